@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 / Ubuntu 24.04 packages moetune needs to build, run and test.
+# Idempotent: only missing packages are installed; apt-get update runs only when something is missing.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build pkg-config git
+  qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins libqt6charts6-dev libqt6svg6-dev libgl-dev libxkbcommon-dev
+  libssh-dev qtkeychain-qt6-dev
+  python3 openssh-server openssh-client
+  xvfb xauth fonts-dejavu-core poppler-utils
+  clang libclang-rt-14-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, build, and run every test:
+#  1. CI build (warnings are errors): unit, GUI (offscreen), CLI, integration (real sshd on 127.0.0.1),
+#     Python agent tests - all through ctest.
+#  2. The same tests under AddressSanitizer + UBSan.
+#  3. libFuzzer targets (clang), each for a bounded time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/install-deps.sh
+export QT_QPA_PLATFORM=offscreen
+jobs=$(nproc)
+
+echo "=== [1/3] CI build + tests ==="
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs" --timeout 600
+
+echo "=== [2/3] ASan + UBSan build + tests ==="
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j "$jobs" --timeout 900 -LE 'python|bench'
+
+echo "=== [3/3] fuzzing (bounded) ==="
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+fuzz_seconds=${MOETUNE_FUZZ_SECONDS:-60}
+shopt -s nullglob
+for f in build/fuzz/tests/fuzz/fuzz_*; do
+  [ -x "$f" ] || continue
+  name=$(basename "$f")
+  corpus=tests/fuzz/corpus/${name#fuzz_}
+  work=$(mktemp -d)
+  [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
+  echo "fuzzing $name for ${fuzz_seconds}s"
+  "$f" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -print_final_stats=1 "$work" 2>&1 | tail -n 4
+  rm -rf "$work"
+done
+echo "all test stages passed"
