@@ -1,0 +1,158 @@
+"""The interface every measurement backend implements.
+
+Three backends implement it:
+  * ``server``    - the server's own fused-MoE kernel (SGLang / vLLM importable on the host),
+  * ``triton``    - moetune's own Triton fused-MoE kernel in ``kernels/`` (same algorithm and config
+                    semantics as the servers'),
+  * ``synthetic`` - a deterministic latency model for hosts without a GPU and for CI. Everything it
+                    produces is marked simulated.
+
+The strategies (``moetune_agent.strategies``) and the multi-GPU scheduler only talk to this interface.
+Standard library only: a backend module imports torch/triton lazily, inside its own methods.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+# The six keys every config file entry has, in the order the servers write them.
+CONFIG_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class KernelConfig:
+    """One candidate tile configuration (one entry of a config file)."""
+
+    BLOCK_SIZE_M: int
+    BLOCK_SIZE_N: int
+    BLOCK_SIZE_K: int
+    GROUP_SIZE_M: int
+    num_warps: int
+    num_stages: int
+    USE_TMA: Optional[bool] = None  # only for backends that support TMA (SGLang down files)
+
+    def as_dict(self) -> Dict[str, object]:
+        d: Dict[str, object] = {k: getattr(self, k) for k in CONFIG_KEYS}
+        if self.USE_TMA is not None:
+            d["USE_TMA"] = self.USE_TMA
+        return d
+
+    @staticmethod
+    def from_dict(d: Dict[str, object]) -> "KernelConfig":
+        return KernelConfig(*(int(d[k]) for k in CONFIG_KEYS), USE_TMA=d.get("USE_TMA"))  # type: ignore[arg-type]
+
+    def key(self) -> str:
+        """Short stable text id, e.g. 'm64n128k64g16w4s3'."""
+        s = "m%dn%dk%dg%dw%ds%d" % (self.BLOCK_SIZE_M, self.BLOCK_SIZE_N, self.BLOCK_SIZE_K,
+                                    self.GROUP_SIZE_M, self.num_warps, self.num_stages)
+        if self.USE_TMA:
+            s += "t"
+        return s
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """The MoE layer being tuned (one rank's view)."""
+
+    E: int                     # local experts
+    N: int                     # per-rank intermediate size after SiLU-and-mul (up weight is 2N x K)
+    K: int                     # hidden size
+    topk: int
+    dtype: str = "bf16"        # "bf16" | "fp16" | "fp8_w8a8" | "int8_w8a8" | ...
+    block_shape: Optional[Tuple[int, int]] = None   # e.g. (128, 128) for block-quant fp8
+    per_channel_quant: bool = False
+
+
+class CandidateError(Exception):
+    """A candidate that cannot run: recorded in the journal and skipped, never fatal to the run.
+
+    kind is one of "compile", "resources" (out of shared memory/registers), "oom" (GPU memory),
+    "mismatch" (output differs from the torch reference), "other".
+    """
+
+    def __init__(self, kind: str, message: str):
+        super().__init__("%s: %s" % (kind, message))
+        self.kind = kind
+        self.message = message
+
+
+@dataclasses.dataclass
+class Timing:
+    """Microseconds per MoE call (or per GEMM when op is "up"/"down")."""
+
+    samples_us: List[float]
+
+    @property
+    def median_us(self) -> float:
+        s = sorted(self.samples_us)
+        n = len(s)
+        return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median of the samples; 0 for a single sample."""
+        if len(self.samples_us) < 2:
+            return 0.0
+        m = self.median_us
+        return (max(self.samples_us) - min(self.samples_us)) / m if m > 0 else 0.0
+
+
+class Backend(abc.ABC):
+    """Measures kernel configs of one MoE shape on one device.
+
+    op is "up" (gate/up GEMM + SiLU-and-mul), "down" (down GEMM scaled by routing weights, summed over
+    top-k) or "both" (the whole MoE call, up config used for both GEMMs unless cfg_down is given).
+    """
+
+    name: str = "abstract"
+    simulated: bool = False
+    supports_tma: bool = False
+
+    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None):
+        self.shape = shape
+        self.device_index = device_index
+        self.cache_dir = cache_dir
+
+    # -- facts about the device ---------------------------------------------------------------
+    @abc.abstractmethod
+    def device_name(self) -> str:
+        """CUDA device name as the servers write it in file names (spaces -> '_')."""
+
+    @abc.abstractmethod
+    def shared_memory_per_block(self) -> int:
+        """Opt-in shared-memory limit per block in bytes (232448 on Hopper)."""
+
+    # -- measuring ----------------------------------------------------------------------------
+    def precompile(self, op: str, cfg: KernelConfig) -> None:
+        """Compile cfg for op ahead of time (may run in a separate CPU worker process that shares
+        cache_dir). Raises CandidateError. Default: nothing to do."""
+
+    @abc.abstractmethod
+    def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
+                cfg_down: Optional[KernelConfig] = None) -> Timing:
+        """Time cfg at batch size m the reference way (whole call in a CUDA graph, fresh random routing
+        per replay). Compiles on first use. Raises CandidateError."""
+
+    @abc.abstractmethod
+    def check(self, op: str, cfg: KernelConfig, m: int) -> float:
+        """Run cfg once on fresh random inputs and return the relative error against a torch
+        reference; raise CandidateError("mismatch", ...) when it is above tolerance."""
+
+    @abc.abstractmethod
+    def default_config(self, op: str, m: int) -> KernelConfig:
+        """The config the server uses when no tuned file exists (FORMATS.md section 3)."""
+
+    def roofline_us(self, op: str, m: int) -> Optional[float]:
+        """Lower bound in microseconds from HBM bandwidth (bytes that must move / measured bandwidth);
+        None when unknown."""
+        return None
+
+    def close(self) -> None:
+        """Free device memory."""
+
+
+def batch_sizes_default() -> Sequence[int]:
+    """The 18 batch sizes the reference tuners sweep."""
+    return (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
