@@ -1,0 +1,27 @@
+"""Search strategies: pure functions from measurements to the next phase of work (see work.py).
+
+make_strategy(name, space, batch_sizes, ops, shape) builds one by name; STRATEGIES lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Sequence, Tuple
+
+from ..backends.base import KernelConfig, Shape
+from ..work import Strategy
+from .exhaustive import ExhaustiveStrategy
+
+STRATEGIES = {
+    "exhaustive": ExhaustiveStrategy,
+}
+DEFAULT_STRATEGY = "exhaustive"
+
+
+def make_strategy(name: str, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+                  ops: Sequence[str], shape: Shape, **options) -> Strategy:
+    """Build the strategy called name; ValueError naming the known ones when it does not exist."""
+    try:
+        cls = STRATEGIES[name]
+    except KeyError:
+        raise ValueError("unknown strategy %r; known strategies: %s" % (name, ", ".join(sorted(STRATEGIES))))
+    return cls(space, batch_sizes, ops, shape, **options)

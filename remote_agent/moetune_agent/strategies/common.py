@@ -1,0 +1,115 @@
+"""Helpers shared by the search strategies: pooling measurements and choosing winners.
+
+Pure functions over ``Measurement`` lists (standard library only), so a resumed run that replays its
+journal reaches exactly the same decisions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..backends.base import KernelConfig
+from ..work import Measurement
+
+# (op, m, config key) -> the pooled samples of every successful measurement of that triple.
+Pool = Dict[Tuple[str, int, str], List[float]]
+
+
+def median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        return float("inf")
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+class Book:
+    """Everything measured so far, indexed for the strategies.
+
+    score(op, m, cfg) is the median of the per-measurement medians of the highest round that measured
+    the triple: a re-timing round replaces the cheap first look instead of being averaged with it, so
+    a lucky first sample cannot keep a config on top (winner's curse).
+    """
+
+    def __init__(self, measured: Iterable[Measurement]):
+        self.cfgs: Dict[str, KernelConfig] = {}
+        self.rounds: Dict[Tuple[str, int, str], Dict[int, List[float]]] = {}
+        self.failed: Dict[Tuple[str, int, str], str] = {}
+        self.failed_cfg: Dict[Tuple[str, str], str] = {}   # (op, key) failing for a batch-independent reason
+        self.done: set = set()
+        for meas in measured:
+            u = meas.unit
+            if u.cfg_down is not None:
+                continue  # combined up+down timings are reported, not used for choosing
+            k = u.cfg.key()
+            self.cfgs[k] = u.cfg
+            self.done.add(u.ident())
+            t = (u.op, u.m, k)
+            if not meas.ok:
+                self.failed[t] = meas.error_kind or "other"
+                if meas.error_kind in ("compile", "resources"):
+                    self.failed_cfg[(u.op, k)] = meas.error_kind
+                continue
+            self.rounds.setdefault(t, {}).setdefault(u.round, []).append(median(meas.samples_us or []))
+
+    def is_failed(self, op: str, m: int, cfg: KernelConfig) -> bool:
+        k = cfg.key()
+        return (op, m, k) in self.failed or (op, k) in self.failed_cfg
+
+    def score(self, op: str, m: int, cfg: KernelConfig) -> float:
+        r = self.rounds.get((op, m, cfg.key()))
+        if not r:
+            return float("inf")
+        return median(r[max(r)])
+
+    def top_round(self, op: str, m: int, cfg: KernelConfig) -> int:
+        r = self.rounds.get((op, m, cfg.key()))
+        return max(r) if r else -1
+
+    def measured_cfgs(self, op: str, m: int) -> List[KernelConfig]:
+        return [self.cfgs[k] for (o, mm, k) in self.rounds if o == op and mm == m]
+
+    def ranked(self, op: str, m: int, cfgs: Optional[Iterable[KernelConfig]] = None,
+               min_round: int = -1) -> List[Tuple[float, KernelConfig]]:
+        """Configs measured at (op, m), fastest first (failed and unmeasured left out)."""
+        pool = self.measured_cfgs(op, m) if cfgs is None else list(cfgs)
+        out = []
+        for c in pool:
+            if self.is_failed(op, m, c) or self.top_round(op, m, c) < min_round:
+                continue
+            s = self.score(op, m, c)
+            if math.isfinite(s):
+                out.append((s, c))
+        out.sort(key=lambda t: (t[0], t[1].key()))
+        return out
+
+
+def choose_winners(book: Book, batch_sizes: Sequence[int], ops: Sequence[str],
+                   candidates: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
+                   min_round: Optional[Dict[Tuple[str, int], int]] = None) -> Dict[Tuple[str, int], KernelConfig]:
+    """Fastest measured config per (op, m). With separate up/down ops the two winners of one batch size
+    share BLOCK_SIZE_M (SGLang asserts it): the BLOCK_SIZE_M minimising best-up + best-down wins."""
+    out: Dict[Tuple[str, int], KernelConfig] = {}
+    for m in batch_sizes:
+        ranked = {}
+        for op in ops:
+            cands = candidates.get((op, m)) if candidates is not None else None
+            mr = min_round.get((op, m), -1) if min_round is not None else -1
+            ranked[op] = book.ranked(op, m, cands, mr)
+        if len(ops) == 1 or set(ops) != {"up", "down"}:
+            for op in ops:
+                if ranked[op]:
+                    out[(op, m)] = ranked[op][0][1]
+            continue
+        best_by_bm: Dict[str, Dict[int, Tuple[float, KernelConfig]]] = {"up": {}, "down": {}}
+        for op in ("up", "down"):
+            for s, c in ranked[op]:
+                best_by_bm[op].setdefault(c.BLOCK_SIZE_M, (s, c))
+        shared = set(best_by_bm["up"]) & set(best_by_bm["down"])
+        if not shared:
+            continue
+        bm = min(shared, key=lambda b: (best_by_bm["up"][b][0] + best_by_bm["down"][b][0], b))
+        out[("up", m)] = best_by_bm["up"][bm][1]
+        out[("down", m)] = best_by_bm["down"][bm][1]
+    return out

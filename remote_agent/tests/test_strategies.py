@@ -1,0 +1,138 @@
+"""Strategies on a deterministic landscape (no GPU): exhaustive finds the true best, separate up/down
+winners share BLOCK_SIZE_M, failures are skipped, a resumed run repeats nothing, unknown names are
+refused. The fast strategy's regret and cost are checked in test_strategies_replay.py and below."""
+
+import itertools
+import math
+import os
+import random
+import sys
+import unittest
+import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
+from moetune_agent.strategies import STRATEGIES, make_strategy  # noqa: E402
+from moetune_agent.work import Measurement, Unit  # noqa: E402
+
+SHAPE = Shape(E=128, N=768, K=2048, topk=8)
+BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
+
+
+def full_space():
+    out = []
+    for bm, bn, bk, gm, w, s in itertools.product((16, 32, 64, 128, 256), (32, 64, 128, 256), (64, 128, 256),
+                                                  (1, 16, 32, 64), (4, 8), (2, 3, 4, 5)):
+        if (s - (1 if bm < 64 else 0)) * (bm + bn) * bk * 2 <= 232448:
+            out.append(KernelConfig(bm, bn, bk, gm, w, s))
+    return out
+
+
+def landscape(op, cfg, m, noise_seed=None):
+    """A made-up but structured latency model in microseconds (a test double standing in for a GPU):
+    padding waste from BLOCK_SIZE_M vs tokens per expert, tile efficiency, warps/stages preferences
+    that move with m, and a small deterministic per-config ripple; optional multiplicative noise."""
+    tpe = max(1.0, m * SHAPE.topk / SHAPE.E)
+    bm, bn, bk = cfg.BLOCK_SIZE_M, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K
+    pad = math.ceil(tpe / bm) * bm / tpe
+    work = (m * SHAPE.topk * (2 if op == "up" else 1)) * pad
+    eff = 1.0 / (1.0 + 32.0 / bn + 16.0 / bk + (0.3 if cfg.num_warps == 8 and bm * bn < 8192 else 0.0))
+    big = math.log2(m + 1) / 12.0
+    stage_pref = abs(cfg.num_stages - (2 + 2 * big)) * 0.02
+    gm_pref = (0.0 if cfg.GROUP_SIZE_M in (1, 16) else 0.01) * big
+    ripple = ((zlib.crc32((op + cfg.key()).encode()) % 1000) / 1000.0) * 0.03
+    base = 20.0 + work * 0.02 / eff
+    t = base * (1.0 + stage_pref + gm_pref + ripple)
+    if noise_seed is not None:
+        t *= 1.0 + random.Random(noise_seed).gauss(0.0, 0.005)
+    return t
+
+
+def run(strategy, fail=lambda u: None, measured=None, noise=False):
+    """Drive a strategy the way the scheduler does; returns (measurements, total replays spent)."""
+    measured = list(measured or [])
+    spent = 0
+    phases = 0
+    while True:
+        phase = strategy.next_phase(measured)
+        if phase is None:
+            break
+        phases += 1
+        assert phases < 1000, "strategy does not terminate"
+        for u in phase:
+            err = fail(u)
+            if err:
+                measured.append(Measurement(u, None, err, "failed"))
+                continue
+            seed = zlib.crc32(u.ident().encode()) if noise else None
+            samples = [landscape(u.op, u.cfg, u.m, None if seed is None else seed + i) for i in range(u.replays)]
+            spent += u.replays + 5
+            measured.append(Measurement(u, samples))
+    return measured, spent
+
+
+def space_for(ops, batches=BATCHES):
+    sp = full_space()
+    return {(op, m): sp for op in ops for m in batches}
+
+
+class ExhaustiveTest(unittest.TestCase):
+    def test_finds_true_best(self):
+        batches = (1, 64, 4096)
+        for ops in (("both",), ("up",)):
+            with self.subTest(ops=ops):
+                space = space_for(ops, batches)
+                st = make_strategy("exhaustive", space, batches, ops, SHAPE)
+                meas, _ = run(st)
+                self.assertEqual(len(meas), sum(len(v) for v in space.values()))
+                win = st.winners(meas)
+                for m in batches:
+                    truth = min(space[(ops[0], m)], key=lambda c: landscape(ops[0], c, m))
+                    self.assertEqual(win[(ops[0], m)], truth)
+
+    def test_up_down_share_block_m(self):
+        batches = (1, 16, 256, 4096)
+        space = space_for(("up", "down"), batches)
+        st = make_strategy("exhaustive", space, batches, ("up", "down"), SHAPE)
+        meas, _ = run(st)
+        win = st.winners(meas)
+        for m in batches:
+            self.assertEqual(win[("up", m)].BLOCK_SIZE_M, win[("down", m)].BLOCK_SIZE_M)
+            best = {}
+            for op in ("up", "down"):
+                for c in space[(op, m)]:
+                    t = landscape(op, c, m)
+                    if t < best.get((op, c.BLOCK_SIZE_M), float("inf")):
+                        best[(op, c.BLOCK_SIZE_M)] = t
+            best_pair = min(best[("up", b)] + best[("down", b)] for b in (16, 32, 64, 128, 256))
+            got = landscape("up", win[("up", m)], m) + landscape("down", win[("down", m)], m)
+            self.assertAlmostEqual(got, best_pair, places=6)
+
+    def test_failures_skipped_and_resume_repeats_nothing(self):
+        batches = (8, 512)
+        space = space_for(("both",), batches)
+        truth = {m: min(space[("both", m)], key=lambda c: landscape("both", c, m)) for m in batches}
+        # the true best fails to compile: the runner-up must win, and it must not be fatal
+        bad = {truth[8].key()}
+        st = make_strategy("exhaustive", space, batches, ("both",), SHAPE)
+        half = st.next_phase([])[: len(space[("both", 8)])]
+        partial = [Measurement(u, [landscape(u.op, u.cfg, u.m)] * u.replays) for u in half
+                   if u.cfg.key() not in bad]
+        meas, _ = run(st, fail=lambda u: "compile" if u.cfg.key() in bad else None, measured=partial)
+        idents = [x.unit.ident() for x in meas]
+        self.assertEqual(len(idents), len(set(idents)), "a resumed run measured a unit twice")
+        win = st.winners(meas)
+        self.assertNotEqual(win[("both", 8)].key(), truth[8].key())
+        if truth[512].key() not in bad:
+            self.assertEqual(win[("both", 512)], truth[512])
+
+    def test_unknown_strategy_is_refused(self):
+        with self.assertRaises(ValueError) as cm:
+            make_strategy("bogus", {}, (1,), ("both",), SHAPE)
+        self.assertIn("exhaustive", str(cm.exception))
+        self.assertIn("exhaustive", STRATEGIES)
+
+
+if __name__ == "__main__":
+    unittest.main()
