@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/moe/framework.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <array>
+#include <optional>
+
+namespace moetune {
+
+struct HostProbe;
+struct TuningTarget;
+
+// One tuning job for the agent's `tune` command: a MoE shape, the batch sizes, the search and where.
+struct TuneSpec {
+    Framework framework = Framework::Unknown;
+    int experts = 0;    // E (local experts, as in the file name)
+    int n = 0;          // N per rank (file name), intermediate size after SiLU-and-mul
+    int hiddenSize = 0; // K
+    int topk = 0;
+    QString dtype;      // "" = bf16/fp16, else "fp8_w8a8", ...
+    std::optional<std::array<int, 2>> blockShape;
+    bool perChannelQuant = false;
+    bool upAndDown = false; // ops "up+down": separate up and _down files (SGLang); else "up"
+    QList<int> batchSizes = defaultBatchSizes();
+    QJsonObject space;      // PROTOCOL.md 6 "space": {} = the full reference space, pruned
+    QString strategy = QStringLiteral("fast"); // a strategy:<name> capability of the agent
+    QList<int> gpus;                           // empty = "all"
+    double timeBudgetSeconds = 0;              // 0 = none
+    QString deviceName;                        // "" = the agent's (synthetic: SIMULATED_GPU)
+    QString backend = QStringLiteral("auto");  // "auto" | "server" | "triton" | "synthetic"
+    QString python;                            // interpreter for the server/triton backends, "" = agent's
+    QString routingFile;                       // recorded topk ids on the host, "" = random routing
+
+    static QList<int> defaultBatchSizes(); // the reference tuners' 18 sizes
+    // Fills what a diagnosis and a probe know; the caller checks validate() before running.
+    static TuneSpec fromTarget(const TuningTarget &target, const HostProbe *probe = nullptr);
+
+    QString validate() const; // empty when runnable, else a sentence naming the bad field
+    QJsonObject toJson() const; // remote_agent/PROTOCOL.md section 6 keys, defaults omitted
+    static std::optional<TuneSpec> fromJson(const QJsonObject &o, QString *error = nullptr);
+    bool operator==(const TuneSpec &) const = default;
+};
+
+} // namespace moetune

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "core/tuning/agentevent.h"
+#include "core/tuning/hostprobe.h"
+#include "core/tuning/tunespec.h"
+#include "remote/hostconfig.h"
+#include "remote/transport.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <memory>
+
+namespace moetune {
+
+class AgentProtocolParser;
+
+// Drives moetune-agent (remote_agent/PROTOCOL.md) on a host through any Transport. Every call returns a
+// job id at once; events() streams the agent's parsed lines for that job, commandFinished() ends it.
+// Deployment is implicit: the first command uploads the agent to ~/.cache/moetune/agent-<version>.pyz
+// (skipped when the remote SHA-256 already matches) and waits for it; later commands reuse it.
+class AgentClient : public QObject
+{
+    Q_OBJECT
+public:
+    // localAgentPath: the moetune-agent.pyz built into ${CMAKE_BINARY_DIR}/remote_agent/.
+    AgentClient(Transport *transport, HostConfig host, QString localAgentPath, QObject *parent = nullptr);
+    ~AgentClient() override;
+
+    static QString remoteAgentPath(const QString &version); // "~/.cache/moetune/agent-<version>.pyz"
+    QString agentVersion() const { return m_version; }
+    void setAgentHome(const QString &remoteDir); // --home for tune (tests); "" = agent default
+    Transport *transport() const { return m_transport; }
+
+    JobId deploy(); // checksum, upload only if different; finishes like any command
+    JobId probe();  // -> probed()
+    JobId startTune(const TuneSpec &spec); // detached: -> runStarted(), done{status:"detached"}
+    JobId attach(const QString &runId, qint64 fromSeq = 0); // events from seq, following until done
+    JobId cancelRun(const QString &runId);
+    JobId listRuns();
+    JobId result(const QString &runId);
+    // Installs a result (run id / run folder / config file on the host); dryRun gives `diff` events.
+    JobId installConfig(const QString &source, Framework framework, bool replace, bool dryRun,
+                        const QString &root = {});
+    // Any agent command (args after the command name are quoted here).
+    JobId run(const QString &command, const QStringList &args);
+
+    // The host's log source: the last maxBytes into localFile, with progress(); or follow (lines).
+    JobId fetchLog(qint64 maxBytes, const QString &localFile);
+    JobId followLog();
+    void cancel(JobId id);
+
+signals:
+    void event(moetune::JobId id, const moetune::AgentEvent &event); // every parsed line (errors too)
+    void probed(moetune::JobId id, const moetune::HostProbe &probe);
+    void runStarted(moetune::JobId id, const QString &runId, const QJsonObject &runStartedEvent);
+    void logLines(moetune::JobId id, const QStringList &lines); // followLog
+    void progress(moetune::JobId id, qint64 done, qint64 total); // deploy upload / fetchLog
+    // ok: the command ran and said done{ok|detached}; else error is a sentence (agent error message,
+    // protocol error with the offending line, transport error, exit status).
+    void commandFinished(moetune::JobId id, bool ok, const QString &error, const QString &doneStatus);
+
+private:
+    struct Command;
+    JobId startCommand(const QStringList &argv, std::function<void(Command &)> setup = {});
+    void launch(JobId id);
+    void ensureDeployed(std::function<void(const QString &error)> then);
+    void onStdoutData(JobId tid, const QByteArray &data);
+    void onStderrLines(JobId tid, const QStringList &lines);
+    void onTransportFinished(JobId tid, const JobResult &r);
+    void handleEvents(Command &c, const QList<AgentEvent> &events);
+    void finishCommand(JobId id, bool ok, const QString &error, const QString &status);
+
+    QPointer<Transport> m_transport;
+    HostConfig m_host;
+    QString m_localAgent;
+    QString m_version;
+    QString m_agentHome;
+    enum class Deploy { No, Running, Done } m_deploy = Deploy::No;
+    QString m_deployError;
+    QList<std::function<void(const QString &)>> m_deployWaiters;
+    JobId m_nextId = 1;
+    QHash<JobId, std::shared_ptr<Command>> m_commands;    // by our id
+    QHash<JobId, JobId> m_byTransport;                  // transport job id -> our id
+};
+
+} // namespace moetune

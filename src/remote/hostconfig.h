@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+namespace moetune {
+
+// Where a host's inference-server log comes from.
+struct LogSource {
+    enum class Kind { None, File, Command };
+    Kind kind = Kind::None;
+    QString value; // a remote path, or a shell command such as `journalctl -u sglang -n 20000`
+    bool operator==(const LogSource &) const = default;
+    static LogSource fromString(const QString &s); // "" -> None; starts with '/' or '~' -> File; else Command
+};
+
+// One host as the app knows it: the connection (from ~/.ssh/config or typed in the app) and the
+// moetune settings of that host.
+struct HostConfig {
+    QString alias;        // the name shown and the ssh Host alias ("gpu-7")
+    QString hostName;     // resolved address (HostName), "" = alias
+    QString user;         // "" = current user / ssh config
+    int port = 0;         // 0 = 22 / ssh config
+    QStringList identityFiles;
+    QString proxyJump;    // as written in ssh config (libssh honours it through ProxyCommand/ProxyJump)
+    bool fromSshConfig = false;
+
+    QString python = QStringLiteral("python3"); // the host's interpreter, e.g. a venv's bin/python
+    LogSource logSource;
+    QString stopCommand;  // optional, run only on explicit user action
+    QString startCommand;
+    bool rememberPassword = false; // keyring only, and only when built with qtkeychain
+
+    QString displayName() const; // "alias (user@host:port)"
+    QJsonObject toJson() const;
+    static HostConfig fromJson(const QJsonObject &o);
+    bool operator==(const HostConfig &) const = default;
+};
+
+} // namespace moetune
