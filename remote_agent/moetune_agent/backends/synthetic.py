@@ -1,0 +1,167 @@
+"""A deterministic latency model of the fused-MoE kernel, for hosts without a GPU and for CI.
+
+Everything it produces is simulated (``simulated = True``, device "SIMULATED_GPU"). The model is a
+roofline with the effects that shape the real landscape (FORMATS.md 4 and 7): weights streamed once
+per M tile (padding from BLOCK_SIZE_M), tile-quantisation waste in N, wave tails over the SMs,
+memory-level parallelism from stages x tile bytes, warp count vs tile size, GROUP_SIZE_M's L2 reuse,
+a launch overhead, and a few percent of hash-based pseudo-noise. Some configs fail deterministically:
+"resources" when the shared-memory rule or the accumulator registers are exceeded, "compile" for a
+fixed pseudo-random 1%.
+"""
+
+import hashlib
+import math
+import os
+import struct
+import time
+from typing import Optional
+
+from .. import space as space_mod
+from .base import Backend, CandidateError, KernelConfig, Shape, Timing
+
+SIM_DEVICE = "SIMULATED_GPU"
+_HBM_BPS = 4.0e12          # bytes/s achievable
+_FLOPS = {1: 1.5e15, 2: 7.5e14, 4: 6.0e13}   # dense tensor throughput by element bytes
+_SMS = 132
+_LAUNCH_US = 3.0
+_LATENCY_S = 0.9e-6        # memory latency that stages must cover
+
+
+def _unit_hash(*parts):
+    # type: (*object) -> float
+    """Deterministic value in [0, 1) from the parts (independent of PYTHONHASHSEED)."""
+    h = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
+    return struct.unpack(">Q", h[:8])[0] / 2.0 ** 64
+
+
+class SyntheticBackend(Backend):
+    name = "synthetic"
+    simulated = True
+    supports_tma = False
+
+    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None):
+        # type: (Shape, int, Optional[str], Optional[str], Optional[float]) -> None
+        super().__init__(shape, device_index, cache_dir)
+        self._device = device_name or SIM_DEVICE
+        if delay_s is None:
+            # Lets tests make a run slow enough to kill it midway; 0 by default.
+            delay_s = float(os.environ.get("MOETUNE_SYNTHETIC_DELAY_MS", "0") or 0) / 1000.0
+        self._delay_s = delay_s
+
+    def device_name(self):
+        return self._device
+
+    def shared_memory_per_block(self):
+        return space_mod.HOPPER_SMEM_LIMIT
+
+    # -- the model ---------------------------------------------------------------------------------
+    def _fails(self, op, cfg):
+        # type: (str, KernelConfig) -> Optional[CandidateError]
+        need = space_mod.smem_bytes(cfg, self.shape.dtype)
+        if need > self.shared_memory_per_block():
+            return CandidateError("resources", "out of shared memory: needs %d bytes, limit %d"
+                                  % (need, self.shared_memory_per_block()))
+        acc_per_thread = cfg.BLOCK_SIZE_M * cfg.BLOCK_SIZE_N // (cfg.num_warps * 32)
+        if acc_per_thread > 256:
+            return CandidateError("resources", "out of registers: %d fp32 accumulators per thread"
+                                  % acc_per_thread)
+        if _unit_hash("compile", op, cfg.key()) < 0.01:
+            return CandidateError("compile", "simulated compiler failure for %s" % cfg.key())
+        return None
+
+    def _gemm_us(self, rows_n, red_k, cfg, m, routed_scale):
+        # type: (int, int, KernelConfig, int, bool) -> float
+        s = self.shape
+        a_bytes, w_bytes = space_mod.element_bytes(s.dtype)
+        pairs = m * s.topk
+        active = s.E * (1.0 - (1.0 - float(s.topk) / s.E) ** m)
+        active = max(1.0, min(float(s.E), active))
+        per_expert = pairs / active
+        m_tiles_e = max(1, int(math.ceil(per_expert / cfg.BLOCK_SIZE_M)))
+        n_tiles = int(math.ceil(float(rows_n) / cfg.BLOCK_SIZE_N))
+        n_waste = n_tiles * cfg.BLOCK_SIZE_N / float(rows_n)
+        tiles = active * m_tiles_e * n_tiles
+        # Bytes: each M tile of an expert streams that expert's weights; L2 absorbs part of the
+        # re-reads, better with a larger GROUP_SIZE_M.
+        l2_miss = 1.0 / (1.0 + 0.15 * math.log2(cfg.GROUP_SIZE_M) + 0.5) if m_tiles_e > 1 else 1.0
+        w_reads = 1.0 + (m_tiles_e - 1) * l2_miss
+        bytes_w = active * w_reads * rows_n * red_k * w_bytes * n_waste
+        bytes_a = pairs * red_k * a_bytes * n_tiles * 0.1 + pairs * rows_n * 2
+        # Concurrency: CTAs per SM limited by shared memory; bytes in flight limited by stages.
+        smem = max(1, space_mod.smem_bytes(cfg, s.dtype))
+        ctas_per_sm = max(1, min(8, self.shared_memory_per_block() // smem))
+        concurrent = min(tiles, _SMS * ctas_per_sm)
+        inflight = max(1, cfg.num_stages - 1) * (cfg.BLOCK_SIZE_M * a_bytes + cfg.BLOCK_SIZE_N * w_bytes) \
+            * cfg.BLOCK_SIZE_K
+        bw = min(_HBM_BPS, concurrent * inflight / _LATENCY_S)
+        mem_s = (bytes_w + bytes_a) / bw
+        # Compute on padded rows; small tiles and a poor warp fit use the tensor cores badly.
+        flops = 2.0 * active * m_tiles_e * cfg.BLOCK_SIZE_M * n_tiles * cfg.BLOCK_SIZE_N * red_k
+        elems_per_thread = cfg.BLOCK_SIZE_M * cfg.BLOCK_SIZE_N / (cfg.num_warps * 32.0)
+        warp_eff = 1.0 / (1.0 + abs(math.log2(max(elems_per_thread, 1.0) / 64.0)) * 0.12)
+        tile_eff = min(1.0, (cfg.BLOCK_SIZE_M * cfg.BLOCK_SIZE_N) / (128.0 * 128.0)) ** 0.35
+        k_eff = 1.0 / (1.0 + 32.0 / cfg.BLOCK_SIZE_K * 0.15)
+        peak = _FLOPS.get(max(a_bytes, w_bytes) if w_bytes != 1 or a_bytes != 1 else 1, 7.5e14)
+        comp_s = flops / (peak * warp_eff * tile_eff * k_eff)
+        waves = tiles / float(_SMS * ctas_per_sm)
+        tail = math.ceil(waves) / waves if waves > 1.0 else 1.0
+        # Deep pipelines cost prologue time on short K loops.
+        k_iters = max(1.0, float(red_k) / cfg.BLOCK_SIZE_K)
+        prologue = 1.0 + 0.04 * max(0, cfg.num_stages - 2) / math.sqrt(k_iters)
+        t = max(mem_s, comp_s * tail) * prologue + 0.25 * min(mem_s, comp_s)
+        extra = 0.15e-6 * m if routed_scale else 0.0
+        return t * 1e6 + extra
+
+    def model_us(self, op, cfg, m, cfg_down=None):
+        # type: (str, KernelConfig, int, Optional[KernelConfig]) -> float
+        s = self.shape
+        if op == "up":
+            us = self._gemm_us(2 * s.N, s.K, cfg, m, False)
+        elif op == "down":
+            us = self._gemm_us(s.K, s.N, cfg, m, True)
+        else:
+            us = self._gemm_us(2 * s.N, s.K, cfg, m, False) + \
+                self._gemm_us(s.K, s.N, cfg_down or cfg, m, True) + _LAUNCH_US
+        return us + _LAUNCH_US + 1.0 + 0.002 * m
+
+    # -- Backend ----------------------------------------------------------------------------------
+    def precompile(self, op, cfg):
+        err = self._fails(op, cfg)
+        if err is not None:
+            raise err
+
+    def measure(self, op, cfg, m, replays=10, cfg_down=None):
+        for c in (cfg, cfg_down):
+            if c is not None:
+                err = self._fails(op, c)
+                if err is not None:
+                    raise err
+        if self._delay_s:
+            time.sleep(self._delay_s)
+        base = self.model_us(op, cfg, m, cfg_down)
+        # Stable per-config bias (a "real" landscape is not perfectly smooth) plus per-sample noise.
+        bias = 1.0 + 0.02 * (_unit_hash("bias", op, cfg.key(), m) - 0.5)
+        n = max(1, min(int(replays), 20))
+        samples = []
+        for i in range(n):
+            noise = 1.0 + 0.01 * (_unit_hash("noise", op, cfg.key(), m, replays, i) - 0.5)
+            samples.append(round(base * bias * noise, 3))
+        return Timing(samples)
+
+    def check(self, op, cfg, m):
+        err = self._fails(op, cfg)
+        if err is not None:
+            raise err
+        return 0.0
+
+    def default_config(self, op, m):
+        return space_mod.server_default_config(self.shape, m, "sglang", op)
+
+    def roofline_us(self, op, m):
+        s = self.shape
+        _, w_bytes = space_mod.element_bytes(s.dtype)
+        active = max(1.0, min(float(s.E), s.E * (1.0 - (1.0 - float(s.topk) / s.E) ** m)))
+        up = active * 2 * s.N * s.K * w_bytes
+        down = active * s.K * s.N * w_bytes
+        b = {"up": up, "down": down}.get(op, up + down)
+        return b / _HBM_BPS * 1e6

@@ -1,0 +1,89 @@
+"""Config file contents (FORMATS.md section 3): parse, validate, and write the servers' exact bytes.
+
+Both tuners write json.dump(obj, indent=4) followed by a newline; vLLM's puts a top-level
+"triton_version" key first (its loader ignores it). Keys are batch sizes as decimal strings.
+"""
+
+import collections
+import json
+from typing import Dict, Optional, Tuple
+
+from .backends.base import CONFIG_KEYS, KernelConfig
+
+OPTIONAL_KEYS = ("USE_TMA", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+
+
+class ConfigFileError(ValueError):
+    """Contents that are not a valid server config file; the message names the bad key."""
+
+
+def _check_entry(key, entry):
+    if not isinstance(entry, dict):
+        raise ConfigFileError("entry %r must be an object, got %s" % (key, type(entry).__name__))
+    for k in CONFIG_KEYS:
+        if k not in entry:
+            raise ConfigFileError("entry %r lacks %s" % (key, k))
+        v = entry[k]
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ConfigFileError("entry %r: %s must be a positive integer, got %r" % (key, k, v))
+    for k in entry:
+        if k not in CONFIG_KEYS and k not in OPTIONAL_KEYS:
+            raise ConfigFileError("entry %r: unknown key %r" % (key, k))
+    if "USE_TMA" in entry and not isinstance(entry["USE_TMA"], bool):
+        raise ConfigFileError("entry %r: USE_TMA must be true or false" % (key,))
+
+
+def parse_config_text(text):
+    # type: (str) -> Tuple[Dict[int, dict], Optional[str]]
+    """-> ({m: entry dict (key order kept)}, triton_version or None). Raises ConfigFileError."""
+    try:
+        obj = json.loads(text, object_pairs_hook=collections.OrderedDict)
+    except ValueError as e:
+        raise ConfigFileError("not JSON: %s" % e)
+    if not isinstance(obj, dict):
+        raise ConfigFileError("a config file must be a JSON object of batch size -> config")
+    entries = collections.OrderedDict()  # type: Dict[int, dict]
+    tv = None
+    for key, entry in obj.items():
+        if key == "triton_version":
+            if not isinstance(entry, str):
+                raise ConfigFileError("triton_version must be a string")
+            tv = entry
+            continue
+        if not key.isdigit() or int(key) <= 0 or str(int(key)) != key:
+            raise ConfigFileError("key %r is not a batch size (a positive decimal integer)" % (key,))
+        _check_entry(key, entry)
+        entries[int(key)] = dict(entry)
+    if not entries:
+        raise ConfigFileError("the file has no batch-size entries")
+    return entries, tv
+
+
+def entries_from_configs(configs):
+    # type: (Dict[int, KernelConfig]) -> Dict[int, dict]
+    return collections.OrderedDict((m, configs[m].as_dict()) for m in sorted(configs))
+
+
+def format_config_text(entries, dialect="sglang", triton_version=None):
+    # type: (Dict[int, object], str, Optional[str]) -> str
+    """The exact bytes the server's tuner writes. entries: m -> KernelConfig or dict; written in
+    ascending batch size; each entry's six keys in the servers' order, then optional keys."""
+    obj = collections.OrderedDict()  # type: Dict[str, object]
+    if dialect == "vllm" and triton_version:
+        obj["triton_version"] = triton_version
+    for m in sorted(entries, key=int):
+        e = entries[m]
+        d = e.as_dict() if isinstance(e, KernelConfig) else dict(e)
+        _check_entry(str(m), d)
+        ordered = collections.OrderedDict((k, d[k]) for k in CONFIG_KEYS)
+        for k in OPTIONAL_KEYS:
+            if k in d:
+                ordered[k] = d[k]
+        obj[str(int(m))] = ordered
+    return json.dumps(obj, indent=4) + "\n"
+
+
+def nearest_key(entries, m):
+    # type: (Dict[int, object], int) -> int
+    """The key the server picks for m tokens: nearest, the smaller on a tie."""
+    return min(entries, key=lambda k: (abs(int(k) - m), int(k)))

@@ -1,0 +1,159 @@
+"""Config file names of both servers (FORMATS.md section 2) and Triton version folders.
+
+E=<E>,N=<N>,device_name=<dev>[,dtype=<dt>][,block_shape=[n, k]][,per_channel_quant=True][_down].json
+SGLang writes the block shape as "[128, 128]", vLLM as "[128,128]"; "_down" and per_channel_quant are
+SGLang-only. One source of truth in Python; tests/data/moe_vectors.json keeps it identical to the C++ one.
+"""
+
+import os
+import re
+from typing import Optional, Tuple
+
+DIALECTS = ("sglang", "vllm")
+
+# The dtypes the servers put into file names; bf16/fp16 have no dtype part at all.
+KNOWN_DTYPES = ("fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16", "float32")
+
+_NAME_RE = re.compile(
+    r"^E=(?P<E>[0-9]+),N=(?P<N>[0-9]+),device_name=(?P<dev>.*?)"
+    r"(?:,dtype=(?P<dtype>[A-Za-z0-9_]+))?"
+    r"(?:,block_shape=\[(?P<bn>[0-9]+), ?(?P<bk>[0-9]+)\])?"
+    r"(?P<pcq>,per_channel_quant=True)?"
+    r"(?P<down>_down)?\.json$")
+
+
+class NameError_(ValueError):
+    """A file name that is not a server MoE config name."""
+
+
+class ConfigName(object):
+    """One parsed config file name."""
+
+    __slots__ = ("E", "N", "device_name", "dtype", "block_shape", "per_channel_quant", "down")
+
+    def __init__(self, E, N, device_name, dtype=None, block_shape=None, per_channel_quant=False,
+                 down=False):
+        # type: (int, int, str, Optional[str], Optional[Tuple[int, int]], bool, bool) -> None
+        self.E = int(E)
+        self.N = int(N)
+        self.device_name = device_name
+        self.dtype = dtype or None
+        self.block_shape = tuple(int(x) for x in block_shape) if block_shape else None
+        self.per_channel_quant = bool(per_channel_quant)
+        self.down = bool(down)
+
+    def _key(self):
+        return (self.E, self.N, self.device_name, self.dtype, self.block_shape, self.per_channel_quant,
+                self.down)
+
+    def __eq__(self, other):
+        return isinstance(other, ConfigName) and self._key() == other._key()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return "ConfigName(%r)" % (self._key(),)
+
+    def file_name(self, dialect="sglang"):
+        # type: (str) -> str
+        if dialect not in DIALECTS:
+            raise ValueError("unknown dialect %r (sglang or vllm)" % (dialect,))
+        s = "E=%d,N=%d,device_name=%s" % (self.E, self.N, self.device_name)
+        if self.dtype:
+            s += ",dtype=%s" % self.dtype
+        if self.block_shape:
+            sep = ", " if dialect == "sglang" else ","
+            s += ",block_shape=[%d%s%d]" % (self.block_shape[0], sep, self.block_shape[1])
+        if dialect == "sglang":
+            if self.per_channel_quant:
+                s += ",per_channel_quant=True"
+            if self.down:
+                s += "_down"
+        return s + ".json"
+
+    def as_dict(self):
+        return {"E": self.E, "N": self.N, "device_name": self.device_name, "dtype": self.dtype,
+                "block_shape": list(self.block_shape) if self.block_shape else None,
+                "per_channel_quant": self.per_channel_quant, "down": self.down}
+
+
+def parse_name(name_or_path):
+    # type: (str) -> ConfigName
+    """Parse a bare file name or a path ending in one (either dialect). Raises NameError_."""
+    base = os.path.basename(name_or_path)
+    m = _NAME_RE.match(base)
+    if not m:
+        raise NameError_("%r is not a fused-MoE config file name "
+                         "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (base,))
+    e, n = int(m.group("E")), int(m.group("N"))
+    if e <= 0 or n <= 0:
+        raise NameError_("%r: E and N must be positive" % (base,))
+    if m.group("dtype") is not None and m.group("dtype") not in KNOWN_DTYPES:
+        raise NameError_("%r: unknown dtype %r" % (base, m.group("dtype")))
+    bs = None
+    if m.group("bn") is not None:
+        bs = (int(m.group("bn")), int(m.group("bk")))
+        if bs[0] <= 0 or bs[1] <= 0:
+            raise NameError_("%r: block_shape must be positive" % (base,))
+    return ConfigName(e, n, m.group("dev"), m.group("dtype"), bs, m.group("pcq") is not None,
+                      m.group("down") is not None)
+
+
+def try_parse_name(name_or_path):
+    # type: (str) -> Optional[ConfigName]
+    try:
+        return parse_name(name_or_path)
+    except NameError_:
+        return None
+
+
+def device_file_name(raw_name):
+    # type: (str) -> str
+    """The CUDA device name as the servers write it into file names: spaces -> '_'."""
+    return (raw_name or "").strip().replace(" ", "_")
+
+
+def dtype_name_part(dtype):
+    # type: (Optional[str]) -> Optional[str]
+    """The dtype as it appears in a file name: None for bf16/fp16 (and None)."""
+    if dtype in (None, "", "bf16", "fp16", "bfloat16", "float16", "auto"):
+        return None
+    return dtype
+
+
+# -- Triton version <-> SGLang folder ------------------------------------------------------------
+
+_VER_RE = re.compile(r"^(?:triton_)?([0-9]+)[._]([0-9]+)(?:[._]([0-9]+))?")
+
+
+def parse_triton_version(s):
+    # type: (str) -> Optional[Tuple[int, int, int]]
+    """'3.6.0', '3.6', '3.6.0+git1234', 'triton_3_6_0' or a path ending in that folder -> (3, 6, 0)."""
+    if not s:
+        return None
+    base = os.path.basename(s.rstrip("/"))
+    m = _VER_RE.match(base)
+    if not m:
+        return None
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+
+
+def triton_folder(version):
+    # type: (str) -> str
+    """'3.6.0' -> 'triton_3_6_0' (the installed triton.__version__ with dots turned into underscores)."""
+    v = parse_triton_version(version)
+    if v is None:
+        raise ValueError("not a Triton version: %r" % (version,))
+    return "triton_%d_%d_%d" % v
+
+
+def triton_version_string(version):
+    # type: (str) -> str
+    v = parse_triton_version(version)
+    if v is None:
+        raise ValueError("not a Triton version: %r" % (version,))
+    return "%d.%d.%d" % v

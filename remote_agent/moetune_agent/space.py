@@ -1,0 +1,169 @@
+"""The search space and its pruning (the Strategy's ``space`` dict).
+
+The reference tuners brute-force BM{16..256} x BN{32..256} x BK{64,128,256} x GM{1,16,32,64} x warps{4,8}
+x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down tuner). Three rules cut it:
+
+1. Shared memory per block (a hard limit: Triton refuses to compile). ``smem_bytes`` is the estimate;
+   FORMATS.md 7 measured that ``(num_stages - [BM < 64]) * (BM + BN) * BK * bytes`` predicted exactly
+   which configs compile for a kernel written to FORMATS.md 4. The kernels engineer may replace
+   ``SMEM_RULE`` after checking it against the real kernel on a GPU.
+2. Block-quant divisibility (a hard limit of the server's kernel), in each server's own direction:
+   SGLang keeps block_k % BK == 0; vLLM keeps BK % block_k == 0 and BN % block_n == 0.
+3. What cannot win: tokens per expert at batch size M is about t = M * topk / E. A BLOCK_SIZE_M above
+   the expert's row count only multiplies padding (the weights are streamed once per M tile either
+   way), so we keep BM <= cap(M) = the smallest power of two >= max(16, factor * t) with factor 2
+   (default), which leaves room for routing imbalance (busy experts get ~2x the mean).
+"""
+
+import itertools
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from .backends.base import KernelConfig, Shape
+
+REF_BLOCK_M = (16, 32, 64, 128, 256)
+REF_BLOCK_N = (32, 64, 128, 256)
+REF_BLOCK_K = (64, 128, 256)
+REF_BLOCK_K_SEP = (32, 64, 128, 256)
+REF_GROUP_M = (1, 16, 32, 64)
+REF_WARPS = (4, 8)
+REF_STAGES = (2, 3, 4, 5)
+
+SPACE_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+HOPPER_SMEM_LIMIT = 232448
+
+# Bytes per element of (activation, weight) as loaded into shared memory.
+_ELEM_BYTES = {
+    None: (2, 2), "bf16": (2, 2), "fp16": (2, 2), "float32": (4, 4),
+    "fp8_w8a8": (1, 1), "int8_w8a8": (1, 1), "int8_w8a16": (2, 1), "int4_w4a16": (2, 1),
+}
+
+
+def element_bytes(dtype):
+    # type: (Optional[str]) -> Tuple[int, int]
+    return _ELEM_BYTES.get(dtype, (2, 2))
+
+
+def default_smem_rule(cfg, dtype):
+    # type: (KernelConfig, Optional[str]) -> int
+    """Shared memory a config's software pipeline needs, in bytes (see the module comment, rule 1)."""
+    a, w = element_bytes(dtype)
+    buffers = cfg.num_stages - (1 if cfg.BLOCK_SIZE_M < 64 else 0)
+    return buffers * (cfg.BLOCK_SIZE_M * a + cfg.BLOCK_SIZE_N * w) * cfg.BLOCK_SIZE_K
+
+
+# Replaceable: the kernels engineer can assign a rule checked against the real kernel.
+SMEM_RULE = default_smem_rule  # type: Callable[[KernelConfig, Optional[str]], int]
+
+
+def smem_bytes(cfg, dtype):
+    # type: (KernelConfig, Optional[str]) -> int
+    return SMEM_RULE(cfg, dtype)
+
+
+def block_quant_ok(cfg, block_shape, framework):
+    # type: (KernelConfig, Optional[Sequence[int]], str) -> bool
+    """Rule 2: block-quant divisibility in the server's own direction."""
+    if not block_shape:
+        return True
+    block_n, block_k = int(block_shape[0]), int(block_shape[1])
+    if framework == "vllm":
+        return cfg.BLOCK_SIZE_K % block_k == 0 and cfg.BLOCK_SIZE_N % block_n == 0
+    return block_k % cfg.BLOCK_SIZE_K == 0
+
+
+def tokens_per_expert(shape, m):
+    # type: (Shape, int) -> float
+    return float(m) * shape.topk / shape.E
+
+
+def block_m_cap(shape, m, factor=2.0):
+    # type: (Shape, int, float) -> int
+    """Rule 3: the largest BLOCK_SIZE_M worth trying at batch size m."""
+    need = max(16.0, factor * tokens_per_expert(shape, m))
+    cap = 16
+    while cap < need:
+        cap *= 2
+    return cap
+
+
+def reference_configs(separate=False, options=None):
+    # type: (bool, Optional[dict]) -> List[KernelConfig]
+    """The reference tuners' space (1920, or 2560 with separate=True), or the axes given in options."""
+    options = options or {}
+    axes = [options.get("BLOCK_SIZE_M", REF_BLOCK_M), options.get("BLOCK_SIZE_N", REF_BLOCK_N),
+            options.get("BLOCK_SIZE_K", REF_BLOCK_K_SEP if separate else REF_BLOCK_K),
+            options.get("GROUP_SIZE_M", REF_GROUP_M), options.get("num_warps", REF_WARPS),
+            options.get("num_stages", REF_STAGES)]
+    return [KernelConfig(*v) for v in itertools.product(*axes)]
+
+
+class PruneStats(object):
+    def __init__(self):
+        self.total = 0
+        self.smem = 0
+        self.block_quant = 0
+        self.kept_hard = 0     # after the hard limits (independent of m)
+
+    def as_dict(self):
+        return {"total": self.total, "pruned_smem": self.smem, "pruned_block_quant": self.block_quant,
+                "kept_hard": self.kept_hard}
+
+
+def hard_filter(configs, shape, framework, smem_limit, stats=None):
+    # type: (Sequence[KernelConfig], Shape, str, int, Optional[PruneStats]) -> List[KernelConfig]
+    """Rules 1 and 2: configs that can run at all."""
+    out = []
+    for c in configs:
+        if stats is not None:
+            stats.total += 1
+        if smem_bytes(c, shape.dtype) > smem_limit:
+            if stats is not None:
+                stats.smem += 1
+            continue
+        if not block_quant_ok(c, shape.block_shape, framework):
+            if stats is not None:
+                stats.block_quant += 1
+            continue
+        out.append(c)
+    if stats is not None:
+        stats.kept_hard = len(out)
+    return out
+
+
+def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_SMEM_LIMIT, options=None,
+                stats=None):
+    # type: (Shape, Sequence[int], Sequence[str], str, int, Optional[dict], Optional[PruneStats]) -> Dict[Tuple[str, int], List[KernelConfig]]
+    """(op, m) -> candidate configs: the Strategy's space.
+
+    options (the spec's "space" object) may restrict any axis (lists of ints), set "prune_m": false to
+    keep every BLOCK_SIZE_M, "prune_m_factor" (default 2), "smem_limit" (bytes) to override the device's.
+    """
+    options = dict(options or {})
+    if options.get("smem_limit"):
+        smem_limit = int(options["smem_limit"])
+    separate = "both" not in ops
+    hard = hard_filter(reference_configs(separate, options), shape, framework, smem_limit, stats)
+    prune_m = options.get("prune_m", True)
+    factor = float(options.get("prune_m_factor", 2.0))
+    space = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    for op in ops:
+        for m in batch_sizes:
+            if prune_m:
+                cap = block_m_cap(shape, m, factor)
+                cands = [c for c in hard if c.BLOCK_SIZE_M <= cap]
+            else:
+                cands = list(hard)
+            space[(op, m)] = cands
+    return space
+
+
+def server_default_config(shape, m, framework="sglang", op="up"):
+    # type: (Shape, int, str, str) -> KernelConfig
+    """The config the server uses when no tuned file exists (FORMATS.md 3): num_warps/num_stages are
+    Triton's launch defaults (4 warps, 3 stages on CUDA)."""
+    if shape.block_shape and shape.dtype == "fp8_w8a8":
+        bn, bk = int(shape.block_shape[0]), int(shape.block_shape[1])
+        return KernelConfig(64, bn, bk, 32, 4, 3)
+    if m <= shape.E:
+        return KernelConfig(16, 32, 64, 1, 4, 3)
+    return KernelConfig(64, 64, 32, 8, 4, 3)
