@@ -1,0 +1,23 @@
+#include "core/diagnosis/coreresources.h"
+
+#include <QtGlobal>
+
+#include <mutex>
+
+// Q_INIT_RESOURCE must be used outside any namespace.
+static void initCoreQrc() {
+    Q_INIT_RESOURCE(core);
+}
+
+namespace moetune {
+
+void ensureCoreResources() {
+    static std::once_flag once;
+    std::call_once(once, initCoreQrc);
+}
+
+QString demoLogPath() {
+    return QStringLiteral(":/moetune/demo/demo-sglang.log");
+}
+
+} // namespace moetune

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/ruleset.h"
+
+#include <QByteArrayView>
+#include <QString>
+
+#include <functional>
+
+class QIODevice;
+
+namespace moetune {
+
+// Reads a server log and turns it into findings and tuning targets. Thread-safe (const, no shared state).
+class Diagnoser {
+public:
+    using Progress = std::function<bool(qint64 done, qint64 total)>; // return false to cancel
+
+    explicit Diagnoser(RuleSet rules = RuleSet::builtin());
+
+    // Memory-maps the file in windows; never holds the whole file in memory.
+    Diagnosis diagnoseFile(const QString &path, const Progress &progress = {},
+                           QString *error = nullptr) const;
+    Diagnosis diagnoseText(QByteArrayView text, const Progress &progress = {}) const;
+    // stdin, sockets: read in chunks until EOF.
+    Diagnosis diagnoseDevice(QIODevice *dev, const Progress &progress = {}, QString *error = nullptr) const;
+
+    const RuleSet &rules() const { return m_rules; }
+
+private:
+    RuleSet m_rules;
+};
+
+} // namespace moetune

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "core/diagnosis/evidence.h"
+#include "core/diagnosis/severity.h"
+#include "core/diagnosis/tuningtarget.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace moetune {
+
+// One thing the log says, merged over every rank that said it.
+struct Finding {
+    QString id;   // stable per finding, e.g. "moe-untuned:E=128,N=768,...": unique within a Diagnosis
+    QString rule; // rule id ("moe-untuned", "moe-fallback", ... or a data rule's id)
+    Severity severity = Severity::Info;
+    QString title;
+    QString explanation;
+    QString advice;
+    QList<Evidence> evidence; // distinct lines, capped (first maxEvidence)
+    int occurrences = 0;      // total times seen (8 ranks -> 8)
+    QStringList sources;      // ranks/processes seen: "TP0".."TP7", "EngineCore_DP0 pid=123", "main"
+    std::optional<TuningTarget> target;
+
+    static constexpr int maxEvidence = 20;
+
+    bool operator==(const Finding &) const = default;
+};
+
+} // namespace moetune

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/diagnosis/rule.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace moetune {
+
+// The data rules the diagnoser applies beyond its built-in MoE rules.
+class RuleSet {
+public:
+    RuleSet() = default;
+
+    static RuleSet builtin(); // from :/moetune/rules/default-rules.json
+    // builtin + dir/*.json; a broken file (or rule) -> an error string naming it, the rest still loads.
+    // A user rule with the id of a builtin one replaces it.
+    static RuleSet withUserRules(const QString &dir, QStringList *errors);
+    static QString userRulesDir(); // QStandardPaths::AppConfigLocation + "/rules"
+
+    // Parses one rule file ({"version": 1, "rules": [...]} or a bare array); errors are appended.
+    static QList<Rule> parseRuleFile(const QByteArray &json, const QString &origin, QStringList *errors);
+
+    void add(const Rule &rule); // replaces a rule with the same id
+    const QList<Rule> &rules() const { return m_rules; }
+    qsizetype size() const { return m_rules.size(); }
+    bool isEmpty() const { return m_rules.isEmpty(); }
+
+private:
+    QList<Rule> m_rules;
+};
+
+} // namespace moetune

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/moe/configname.h"
+#include "core/moe/framework.h"
+#include "core/moe/tritonversion.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace moetune {
+
+// One fused-MoE shape the server wanted a tuned config for, with where the file must go.
+struct TuningTarget {
+    Framework framework = Framework::Unknown;
+    QString configRoot; // folder holding the triton_* folders (SGLang) or the vLLM configs folder, as logged
+    std::optional<TritonVersion> tritonVersion;
+    QString tritonFolder; // wanted folder, e.g. "triton_3_6_0"
+    bool tritonFolderMissing = false;
+    QString fallbackFolder; // "triton_3_4_0" when the log shows a fallback
+    ConfigName name;        // of the up file (down = false)
+    bool upMissing = false;
+    bool downMissing = false;
+    bool upFellBack = false;
+    bool downFellBack = false;
+
+    QString shapeSummary() const; // "E=128, N=768, bf16" (or "E=256, N=256, fp8_w8a8, block [128, 128]")
+    QString upPath() const;       // wanted full paths
+    QString downPath() const;
+    // The folder the files must be installed into (configRoot[/tritonFolder]).
+    QString installFolder() const;
+    // Same shape and same place (used to merge up and down into one target).
+    bool sameShape(const TuningTarget &other) const;
+    QJsonObject toJson() const;
+
+    bool operator==(const TuningTarget &) const = default;
+};
+
+} // namespace moetune
