@@ -16,8 +16,8 @@ struct AgentEvent {
         VersionMismatch, // hello with a protocol this build does not speak: error + rawLine
     };
     Kind kind = Kind::Message;
-    QString type;       // the "type" field ("probe", "progress", "measurement", "result", "error", ...)
-    QJsonObject object; // the whole line
+    QString type;          // the "type" field ("probe", "progress", "measurement", "result", "error", ...)
+    QJsonObject object;    // the whole line
     qint64 lineNumber = 0; // 1-based line on the stream
     QByteArray rawLine;    // the offending line (ParseError / VersionMismatch), capped
     QString error;         // a sentence for ParseError / VersionMismatch

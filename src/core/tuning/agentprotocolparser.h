@@ -14,8 +14,7 @@ namespace moetune {
 // reads); only complete lines become events. Unknown "type"s are skipped (counted in skipped()), so a
 // newer agent's additions do not break an older app; a malformed line becomes a ParseError event
 // carrying the line. The protocol version is checked on the hello line.
-class AgentProtocolParser
-{
+class AgentProtocolParser {
 public:
     static constexpr int kProtocolVersion = 1;
     static constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024; // a longer line is an error, not OOM

@@ -71,7 +71,7 @@ struct HostProbe {
 
     Framework framework = Framework::Unknown;
     QString frameworkVersion;
-    QString configRoot; // SGLang: the folder holding triton_*; vLLM: the configs folder
+    QString configRoot;       // SGLang: the folder holding triton_*; vLLM: the configs folder
     QString userConfigFolder; // VLLM_TUNED_CONFIG_FOLDER / SGLANG_MOE_CONFIG_DIR when set
     QList<TritonFolder> tritonFolders;
     QStringList configFiles; // vLLM (flat folder)

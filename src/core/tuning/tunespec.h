@@ -21,12 +21,12 @@ struct TuneSpec {
     int n = 0;          // N per rank (file name), intermediate size after SiLU-and-mul
     int hiddenSize = 0; // K
     int topk = 0;
-    QString dtype;      // "" = bf16/fp16, else "fp8_w8a8", ...
+    QString dtype; // "" = bf16/fp16, else "fp8_w8a8", ...
     std::optional<std::array<int, 2>> blockShape;
     bool perChannelQuant = false;
     bool upAndDown = false; // ops "up+down": separate up and _down files (SGLang); else "up"
     QList<int> batchSizes = defaultBatchSizes();
-    QJsonObject space;      // PROTOCOL.md 6 "space": {} = the full reference space, pruned
+    QJsonObject space;                         // PROTOCOL.md 6 "space": {} = the full reference space, pruned
     QString strategy = QStringLiteral("fast"); // a strategy:<name> capability of the agent
     QList<int> gpus;                           // empty = "all"
     double timeBudgetSeconds = 0;              // 0 = none
@@ -39,7 +39,7 @@ struct TuneSpec {
     // Fills what a diagnosis and a probe know; the caller checks validate() before running.
     static TuneSpec fromTarget(const TuningTarget &target, const HostProbe *probe = nullptr);
 
-    QString validate() const; // empty when runnable, else a sentence naming the bad field
+    QString validate() const;   // empty when runnable, else a sentence naming the bad field
     QJsonObject toJson() const; // remote_agent/PROTOCOL.md section 6 keys, defaults omitted
     static std::optional<TuneSpec> fromJson(const QJsonObject &o, QString *error = nullptr);
     bool operator==(const TuneSpec &) const = default;

@@ -1,0 +1,12 @@
+#include "core/tuning/agentevent.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+qint64 AgentEvent::seq() const {
+    const QJsonValue v = object.value("seq"_L1);
+    return v.isDouble() ? qint64(v.toDouble()) : -1;
+}
+
+} // namespace moetune

@@ -1,0 +1,141 @@
+#include "core/tuning/hostprobe.h"
+
+#include <QJsonArray>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+namespace {
+
+QString str(const QJsonObject &o, const char *key) {
+    return o.value(QLatin1StringView(key)).toString();
+}
+
+qint64 num(const QJsonObject &o, const char *key) {
+    return qint64(o.value(QLatin1StringView(key)).toDouble());
+}
+
+std::optional<MoeShape> shapeFromJson(const QJsonValue &v) {
+    if (!v.isObject())
+        return std::nullopt;
+    const QJsonObject o = v.toObject();
+    MoeShape m;
+    m.experts = int(num(o, "num_experts"));
+    m.topk = int(num(o, "top_k"));
+    m.hiddenSize = int(num(o, "hidden_size"));
+    m.intermediateSize = int(num(o, "moe_intermediate_size"));
+    const QJsonArray block = o.value("weight_block_size"_L1).toArray();
+    if (block.size() == 2)
+        m.blockShape = std::array<int, 2>{block[0].toInt(), block[1].toInt()};
+    m.quantMethod = str(o, "quant_method");
+    return m;
+}
+
+} // namespace
+
+const TritonFolder *HostProbe::folder(const QString &name) const {
+    for (const TritonFolder &f : tritonFolders) {
+        if (f.name == name)
+            return &f;
+    }
+    return nullptr;
+}
+
+QString HostProbe::installedTritonFolder() const {
+    return tritonVersion ? tritonVersion->folderName() : QString();
+}
+
+std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *error) {
+    if (o.value("type"_L1).toString() != "probe"_L1) {
+        if (error)
+            *error = u"Not a probe event (type \"%1\")."_s.arg(str(o, "type"));
+        return std::nullopt;
+    }
+    HostProbe p;
+    p.raw = o;
+    p.simulated = o.value("simulated"_L1).toBool();
+    const QJsonObject host = o.value("host"_L1).toObject();
+    p.hostName = str(host, "hostname");
+
+    for (const QJsonValue &gv : o.value("gpus"_L1).toArray()) {
+        const QJsonObject g = gv.toObject();
+        GpuInfo gpu;
+        gpu.index = int(num(g, "index"));
+        gpu.deviceName = str(g, "name");
+        gpu.name = g.contains("raw_name"_L1) ? str(g, "raw_name") : gpu.deviceName;
+        gpu.memoryTotalMiB = num(g, "memory_total_mib");
+        gpu.memoryUsedMiB = num(g, "memory_used_mib");
+        gpu.computeCapability = str(g, "compute_capability");
+        for (const QJsonValue &pv : g.value("processes"_L1).toArray()) {
+            const QJsonObject po = pv.toObject();
+            gpu.processes.append({num(po, "pid"), str(po, "name"), num(po, "used_memory_mib")});
+        }
+        p.gpus.append(gpu);
+    }
+
+    const QJsonObject py = o.value("python"_L1).toObject();
+    p.pythonExecutable = str(py, "executable");
+    p.pythonVersion = str(py, "version");
+    p.torchVersion = str(py, "torch");
+    p.tritonVersion = TritonVersion::parse(str(py, "triton"));
+    const QJsonObject nvcc = o.value("nvcc"_L1).toObject();
+    p.nvccVersion = str(nvcc, "version");
+
+    // Servers first: a running server decides which framework this host is about.
+    for (const QJsonValue &sv : o.value("servers"_L1).toArray()) {
+        const QJsonObject so = sv.toObject();
+        ServerProcess s;
+        s.pid = num(so, "pid");
+        s.framework = frameworkFromString(str(so, "framework"));
+        QStringList args;
+        for (const QJsonValue &a : so.value("cmdline"_L1).toArray())
+            args.append(a.toString());
+        s.commandLine = args.join(u' ');
+        s.modelPath = str(so, "model");
+        s.tensorParallel = qMax(1, int(num(so, "tp")));
+        s.shape = shapeFromJson(so.value("moe"_L1));
+        if (!p.suggestedSpec && so.value("suggested_spec"_L1).isObject()) {
+            QJsonObject spec = so.value("suggested_spec"_L1).toObject();
+            if (auto t = TuneSpec::fromJson(spec))
+                p.suggestedSpec = t;
+        }
+        p.servers.append(s);
+    }
+
+    const QJsonArray frameworks = o.value("frameworks"_L1).toArray();
+    Framework wanted = p.servers.isEmpty() ? Framework::Unknown : p.servers.first().framework;
+    QJsonObject chosen;
+    for (const QJsonValue &fv : frameworks) {
+        const QJsonObject f = fv.toObject();
+        if (!f.value("importable"_L1).toBool())
+            continue;
+        const Framework fw = frameworkFromString(str(f, "name"));
+        if (chosen.isEmpty() || fw == wanted)
+            chosen = f;
+    }
+    if (!chosen.isEmpty()) {
+        p.framework = frameworkFromString(str(chosen, "name"));
+        p.frameworkVersion = str(chosen, "version");
+        p.configRoot = str(chosen, "config_root");
+        p.userConfigFolder = str(chosen, "user_folder");
+        p.installedTritonFolderExists = chosen.value("triton_folder_exists"_L1).toBool();
+        for (const QJsonValue &tv : chosen.value("triton_folders"_L1).toArray()) {
+            const QJsonObject t = tv.toObject();
+            TritonFolder folder;
+            folder.name = str(t, "name");
+            folder.version = TritonVersion::parse(folder.name);
+            for (const QJsonValue &f : t.value("files"_L1).toArray())
+                folder.files.append(f.toString());
+            p.tritonFolders.append(folder);
+        }
+        for (const QJsonValue &f : chosen.value("files"_L1).toArray())
+            p.configFiles.append(f.toString());
+        // triton_folder is the agent's own reading of the installed Triton; keep it when torch's is unknown
+        if (!p.tritonVersion)
+            p.tritonVersion = TritonVersion::parse(str(chosen, "triton_folder"));
+    }
+    return p;
+}
+
+} // namespace moetune
