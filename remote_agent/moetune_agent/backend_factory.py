@@ -1,0 +1,106 @@
+"""Builds a Backend from a picklable description, in whatever process needs one (GPU workers,
+precompile workers). The server and Triton backends live in modules of the kernels engineer; this file
+only finds the Backend subclass each defines, so it stays independent of their internals."""
+
+import importlib
+import inspect
+import os
+from typing import Any, Dict, List, Optional
+
+from .backends.base import Backend, Shape
+
+_MODULES = {"triton": "moetune_agent.backends.triton_backend", "server": "moetune_agent.backends.server_backend"}
+
+
+class BackendUnavailable(Exception):
+    pass
+
+
+def available_backend_modules():
+    # type: () -> List[str]
+    """Backends whose module is packaged (importing them must not import torch)."""
+    import pkgutil
+    out = []
+    for name, mod in sorted(_MODULES.items()):
+        try:
+            if pkgutil.find_loader(mod) is not None:
+                out.append(name)
+        except Exception:
+            pass
+    return out
+
+
+def _backend_class(name):
+    if name == "synthetic":
+        from .backends.synthetic import SyntheticBackend
+        return SyntheticBackend
+    mod_name = _MODULES.get(name)
+    if mod_name is None:
+        raise BackendUnavailable("unknown backend %r" % name)
+    try:
+        mod = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise BackendUnavailable("backend %r is not available: %s" % (name, e))
+    classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
+               if issubclass(c, Backend) and c is not Backend and c.__module__ == mod.__name__
+               and not inspect.isabstract(c)]
+    if not classes:
+        raise BackendUnavailable("module %s defines no Backend" % mod_name)
+    return classes[0]
+
+
+def make_backend(desc, device_index, cache_dir):
+    # type: (Dict[str, Any], int, Optional[str]) -> Backend
+    """desc: {"name", "shape": {...}, "framework", "device_name", "routing_file"}."""
+    cls = _backend_class(desc["name"])
+    sd = desc["shape"]
+    shape = Shape(sd["E"], sd["N"], sd["K"], sd["topk"], sd.get("dtype") or "bf16",
+                  tuple(sd["block_shape"]) if sd.get("block_shape") else None, bool(sd.get("per_channel_quant")))
+    kwargs = {}  # type: Dict[str, Any]
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        params = {}
+    for k in ("framework", "device_name", "routing_file"):
+        if k in params and desc.get(k) is not None:
+            kwargs[k] = desc[k]
+    return cls(shape, device_index, cache_dir, **kwargs)
+
+
+def _importable(mod):
+    import importlib.util
+    try:
+        return importlib.util.find_spec(mod) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def resolve_auto(framework):
+    # type: (str) -> str
+    """auto -> "server" when the framework and the server backend are importable here, else "triton"
+    when torch, triton and the Triton backend are; else BackendUnavailable (never synthetic)."""
+    if "server" in available_backend_modules() and _importable(framework):
+        return "server"
+    if "triton" in available_backend_modules() and _importable("torch") and _importable("triton"):
+        return "triton"
+    raise BackendUnavailable(
+        "no GPU backend here: %s is not importable and torch+triton are %s; run with the server's "
+        "Python (--python / spec 'python') or set \"backend\": \"synthetic\" for a simulated run"
+        % (framework, "missing" if not _importable("torch") else "present but the Triton backend is missing"))
+
+
+def gpu_indices():
+    # type: () -> List[int]
+    """Visible CUDA devices (nvidia-smi), honouring CUDA_VISIBLE_DEVICES when it lists indices."""
+    vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if vis is not None and vis.strip() != "":
+        out = []
+        for part in vis.split(","):
+            part = part.strip()
+            if part.isdigit():
+                out.append(int(part))
+        if out:
+            return out
+    from .probe import nvidia_smi_gpus
+    gpus, _ = nvidia_smi_gpus()
+    return [g["index"] for g in gpus] or [0]

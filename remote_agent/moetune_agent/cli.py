@@ -1,0 +1,349 @@
+"""moetune-agent command line: every command prints hello first and done last (PROTOCOL.md)."""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from typing import List, Optional
+
+from . import runs, spec as spec_mod
+from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError("%s: %s" % (self.prog, message))
+
+
+def _parser():
+    p = _Parser(prog="moetune-agent", description="moetune's agent on the GPU host (PROTOCOL.md)")
+    p.add_argument("--home", help="run store (default $MOETUNE_HOME or ~/.cache/moetune)")
+    sub = p.add_subparsers(dest="command")
+    sub.add_parser("version")
+    pr = sub.add_parser("probe")
+    pr.add_argument("--python", help="interpreter whose packages to inspect (a venv's python)")
+    t = sub.add_parser("tune")
+    t.add_argument("spec")
+    t.add_argument("--foreground", action="store_true")
+    t.add_argument("--new", action="store_true", help="never resume a dead run with the same spec")
+    r = sub.add_parser("resume")
+    r.add_argument("run")
+    r.add_argument("--foreground", action="store_true")
+    a = sub.add_parser("attach")
+    a.add_argument("run")
+    a.add_argument("--from", dest="start", type=int, default=0)
+    a.add_argument("--no-follow", action="store_true")
+    c = sub.add_parser("cancel")
+    c.add_argument("run")
+    sub.add_parser("runs")
+    rs = sub.add_parser("result")
+    rs.add_argument("run")
+    ic = sub.add_parser("install-config")
+    ic.add_argument("source")
+    ic.add_argument("--framework", required=True, choices=("sglang", "vllm"))
+    ic.add_argument("--python")
+    ic.add_argument("--root")
+    ic.add_argument("--replace", action="store_true")
+    ic.add_argument("--dry-run", action="store_true")
+    rn = sub.add_parser("_run")  # internal: the detached run process
+    rn.add_argument("run_dir")
+    return p
+
+
+def main(argv=None):
+    # type: (Optional[List[str]]) -> int
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = Emitter()
+    if argv[:1] == ["_run"] and len(argv) == 2:
+        from .runner import Run
+        return Run(argv[1]).main()
+    out.hello()
+    try:
+        args = _parser().parse_args(argv)
+        if not args.command:
+            raise UsageError("usage: moetune-agent <command> [args]; commands: version, probe, tune, resume, "
+                             "attach, cancel, runs, result, install-config")
+    except UsageError as e:
+        out.error("usage", str(e))
+        out.done("failed", exit_code=EXIT_USAGE)
+        return EXIT_USAGE
+    except SystemExit as e:  # --help
+        out.done("ok" if not e.code else "failed", exit_code=int(e.code or 0))
+        return int(e.code or 0)
+    try:
+        rc = _dispatch(args, out)
+    except runs.RunError as e:
+        out.error(e.code, e.message)
+        rc = EXIT_FAILED
+    except spec_mod.SpecError as e:
+        out.error("spec_invalid", str(e), detail=e.key)
+        rc = EXIT_FAILED
+    except KeyboardInterrupt:
+        out.error("internal", "interrupted")
+        rc = EXIT_FAILED
+    except Exception as e:
+        import traceback
+        tb = traceback.format_exc()
+        sys.stderr.write(tb)
+        out.error("internal", "%s: %s" % (type(e).__name__, e), detail=tb[-2000:])
+        rc = EXIT_FAILED
+    if not out.done_sent:
+        out.done("ok" if rc == EXIT_OK else "failed", exit_code=rc)
+    return rc
+
+
+def _dispatch(args, out):
+    cmd = args.command
+    if cmd == "version":
+        return EXIT_OK
+    if cmd == "probe":
+        from .probe import probe
+        out.emit(dict({"type": "probe"}, **probe(args.python)))
+        return EXIT_OK
+    if cmd == "tune":
+        return _tune(args, out)
+    if cmd == "resume":
+        run_dir = runs.resolve(args.run, args.home)
+        if runs.run_alive(run_dir):
+            raise runs.RunError("run_active", "run %s is still running (pid %s); use attach"
+                                % (os.path.basename(run_dir), runs.get_pid(run_dir)))
+        return _start(run_dir, args.foreground, out)
+    if cmd == "attach":
+        return _attach(runs.resolve(args.run, args.home), args.start, not args.no_follow, out)
+    if cmd == "cancel":
+        return _cancel(runs.resolve(args.run, args.home), out)
+    if cmd == "runs":
+        for d in runs.list_runs(args.home):
+            sp = json.loads(runs.read_text(os.path.join(d, "spec.json"), "{}") or "{}")
+            pid = runs.get_pid(d)
+            out.emit({"type": "run", "run_id": os.path.basename(d), "run_dir": d, "state": runs.effective_state(d),
+                      "created_at": os.path.getmtime(os.path.join(d, "spec.json")), "pid": pid,
+                      "alive": runs.run_alive(d), "spec": sp, "measured": runs.journal_count(d),
+                      "simulated": sp.get("backend") == "synthetic"})
+        return EXIT_OK
+    if cmd == "result":
+        d = runs.resolve(args.run, args.home)
+        text = runs.read_text(os.path.join(d, "result.json"))
+        if text is None:
+            raise runs.RunError("not_found", "run %s has no result.json yet (state: %s)"
+                                % (os.path.basename(d), runs.effective_state(d)))
+        res = json.loads(text)
+        out.emit({"type": "result", "run_id": os.path.basename(d), "path": os.path.join(d, "result.json"),
+                  "result": res, "simulated": bool(res.get("simulated"))})
+        return EXIT_OK
+    if cmd == "install-config":
+        from .install import install_command
+        return install_command(args, out)
+    raise UsageError("unknown command %r" % cmd)
+
+
+def _tune(args, out):
+    sp = spec_mod.load(args.spec)
+    from .runner import pick_strategy
+    pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
+    h = spec_mod.spec_hash(sp)
+    if not args.new:
+        # A run of the same spec whose process died (crash, reboot) is continued, not restarted.
+        for d in runs.list_runs(args.home):
+            if os.path.basename(d).split("-")[2:3] != [h[:6]]:
+                continue
+            try:
+                other = spec_mod.normalise(json.loads(runs.read_text(os.path.join(d, "spec.json"), "") or ""))
+            except (ValueError, spec_mod.SpecError):
+                continue
+            if other == sp and runs.effective_state(d) == "dead":
+                sys.stderr.write("moetune-agent: resuming dead run %s of the same spec\n" % os.path.basename(d))
+                return _start(d, args.foreground, out)
+    home = runs.runs_dir(args.home)
+    try:
+        os.makedirs(home, exist_ok=True)
+    except OSError as e:
+        raise runs.RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+                            "cannot create the run store %s: %s" % (home, e))
+    rid = runs.new_run_id(h, args.home)
+    run_dir = os.path.join(home, rid)
+    os.makedirs(run_dir)
+    runs.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
+    runs.set_state(run_dir, "starting")
+    return _start(run_dir, args.foreground, out)
+
+
+def _agent_path():
+    """sys.path entry holding the moetune_agent package (the .pyz itself when run from the zipapp)."""
+    import moetune_agent
+    return os.path.dirname(os.path.dirname(os.path.abspath(moetune_agent.__file__)))
+
+
+def _python_for(run_dir):
+    sp = json.loads(runs.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
+    py = sp.get("python")
+    if py and sp.get("backend") != "synthetic":
+        if not os.access(py, os.X_OK):
+            raise runs.RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
+        return py
+    return sys.executable
+
+
+def _start(run_dir, foreground, out):
+    runs.set_state(run_dir, "starting")
+    if foreground:
+        from .runner import Run
+        rc = Run(run_dir, echo=out).main()
+        out.done_sent = True  # the run's own done event was echoed
+        return EXIT_OK if rc == 0 else EXIT_FAILED
+    start_seq = len(runs.read_events(run_dir))
+    python = _python_for(run_dir)
+    _spawn_detached(python, run_dir)
+    # Wait for the run process to announce itself (or fail early), then return: the run goes on.
+    deadline = time.time() + 60
+    seq = start_seq
+    while time.time() < deadline:
+        for line in runs.read_events(run_dir, seq):
+            seq += 1
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("type") in ("run_started", "error", "done"):
+                out.emit_line(line)
+            if ev.get("type") == "run_started":
+                out.done("detached", run_id=ev.get("run_id"), exit_code=EXIT_OK)
+                return EXIT_OK
+            if ev.get("type") == "done":
+                out.done_sent = True
+                return EXIT_FAILED
+        if runs.get_state(run_dir) in runs.TERMINAL:
+            break
+        time.sleep(0.05)
+    err = (runs.read_text(os.path.join(run_dir, "stderr.log"), "") or "")[-1500:]
+    out.error("backend_failed", "the run process did not start within 60 s; its stderr ends with: %s" % err,
+              path=run_dir)
+    return EXIT_FAILED
+
+
+def _spawn_detached(python, run_dir):
+    """Double fork + setsid: the run survives the SSH session (no controlling tty, own process group,
+    reparented to init), with stdout/stderr in the run folder."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # first child
+        try:
+            os.close(r)
+            os.setsid()
+            pid2 = os.fork()
+            if pid2 != 0:
+                os.write(w, str(pid2).encode())
+                os._exit(0)
+            os.close(w)
+            os.setpgid(0, 0)  # lead our own process group: cancel signals the run and its workers at once
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            o = os.open(os.path.join(run_dir, "stdout.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            e = os.open(os.path.join(run_dir, "stderr.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(o, 1)
+            os.dup2(e, 2)
+            for fd in (devnull, o, e):
+                if fd > 2:
+                    os.close(fd)
+            os.chdir(run_dir)
+            code = ("import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
+                    "sys.exit(main(['_run', sys.argv[2]]))")
+            os.execv(python, [python, "-c", code, _agent_path(), run_dir])
+        except BaseException:
+            os._exit(127)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    if data.strip().isdigit():
+        # Recorded before the child writes it itself, so cancel works from the first instant.
+        runs.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
+
+
+def _attach(run_dir, start, follow, out):
+    seq = max(0, start)
+    idle_since = None
+    while True:
+        lines = runs.read_events(run_dir, seq)
+        for line in lines:
+            seq += 1
+            out.emit_line(line)
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            # The run's own done, as the newest event, ends the stream (it is the last line we print).
+            if ev.get("type") == "done" and seq >= len(runs.read_events(run_dir)):
+                out.done_sent = True
+                return EXIT_OK if ev.get("status") == "ok" else EXIT_RUN_FAILED
+        if lines:
+            idle_since = None
+            continue
+        state = runs.effective_state(run_dir)
+        if not follow:
+            if state == "dead":
+                out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
+                          % os.path.basename(run_dir))
+                return EXIT_FAILED
+            out.done("interrupted", run_id=os.path.basename(run_dir), next_seq=seq)
+            return EXIT_OK
+        if state == "dead" or (state in runs.TERMINAL and not runs.run_alive(run_dir)):
+            idle_since = idle_since or time.time()
+            if time.time() - idle_since > 1.0:
+                if state == "dead":
+                    out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
+                              % os.path.basename(run_dir))
+                    return EXIT_FAILED
+                out.done(_terminal_status(state), run_id=os.path.basename(run_dir), next_seq=seq)
+                return EXIT_OK if state == "finished" else EXIT_RUN_FAILED
+        time.sleep(0.1)
+
+
+def _terminal_status(state):
+    return {"finished": "ok"}.get(state, state)
+
+
+def _cancel(run_dir, out):
+    rid = os.path.basename(run_dir)
+    pid = runs.get_pid(run_dir)
+    state = runs.get_state(run_dir)
+    if state in runs.TERMINAL:
+        out.emit({"type": "cancelled", "run_id": rid, "signalled": False, "state": state})
+        return EXIT_OK
+    signalled = False
+    if runs.pid_alive(pid, run_dir):
+        try:
+            os.killpg(pid, signal.SIGTERM)  # the run leads its own process group
+        except ProcessLookupError:
+            os.kill(pid, signal.SIGTERM)  # a foreground run shares its caller's group
+        except PermissionError:
+            raise runs.RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
+        signalled = True
+        deadline = time.time() + 15
+        while time.time() < deadline and runs.pid_alive(pid, run_dir):
+            time.sleep(0.05)
+        if runs.pid_alive(pid, run_dir):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    if runs.get_state(run_dir) not in runs.TERMINAL:
+        # The process was gone (or had to be killed): record the end so attach stops.
+        runs.set_state(run_dir, "cancelled")
+        log = runs.EventLog(run_dir, rid, False)
+        log.emit({"type": "done", "status": "cancelled"})
+        log.close()
+    out.emit({"type": "cancelled", "run_id": rid, "signalled": signalled, "state": runs.get_state(run_dir)})
+    return EXIT_OK

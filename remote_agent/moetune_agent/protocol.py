@@ -1,0 +1,91 @@
+"""The stdout side of the protocol (PROTOCOL.md): one JSON object per line, hello first, done last."""
+
+import json
+import os
+import sys
+import time
+
+PROTOCOL_VERSION = 1
+AGENT_VERSION = "0.1.0"
+
+# Exit statuses (PROTOCOL.md section 1).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_RUN_FAILED = 3
+
+
+def dumps(obj):
+    # type: (dict) -> str
+    """One protocol line: compact, ASCII-safe, never containing a raw newline."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False, sort_keys=False)
+
+
+def capabilities():
+    caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "install-config",
+            "backend:synthetic"]
+    try:
+        from . import backend_factory
+        for name in backend_factory.available_backend_modules():
+            caps.append("backend:" + name)
+    except Exception:  # a broken optional backend must not break hello
+        pass
+    if _kernels_packaged():
+        caps.append("kernels")
+    try:
+        from .strategies import STRATEGIES
+        caps.extend("strategy:" + s for s in sorted(STRATEGIES))
+    except Exception as e:  # reported, never fatal: probe and install-config still work
+        sys.stderr.write("moetune-agent: strategies unavailable: %s\n" % e)
+    return caps
+
+
+def _kernels_packaged():
+    try:
+        import pkgutil
+        return pkgutil.find_loader("moetune_agent.kernels") is not None
+    except Exception:
+        return False
+
+
+class Emitter(object):
+    """Writes protocol lines to a stream (stdout by default), flushing each one."""
+
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stdout
+        self.done_sent = False
+
+    def emit(self, obj):
+        # type: (dict) -> None
+        self.stream.write(dumps(obj) + "\n")
+        self.stream.flush()
+
+    def emit_line(self, line):
+        # type: (str) -> None
+        """An already-serialised event (attach copies events.jsonl lines verbatim)."""
+        self.stream.write(line.rstrip("\n") + "\n")
+        self.stream.flush()
+
+    def hello(self):
+        self.emit({"type": "hello", "protocol": PROTOCOL_VERSION, "agent_version": AGENT_VERSION,
+                   "capabilities": capabilities(),
+                   "python": "%d.%d.%d" % sys.version_info[:3], "pid": os.getpid()})
+
+    def error(self, code, message, **extra):
+        ev = {"type": "error", "code": code, "message": message}
+        ev.update(extra)
+        self.emit(ev)
+        sys.stderr.write("moetune-agent: error: %s\n" % message)
+
+    def log(self, level, message):
+        self.emit({"type": "log", "level": level, "message": message})
+
+    def done(self, status, **extra):
+        ev = {"type": "done", "status": status}
+        ev.update(extra)
+        self.emit(ev)
+        self.done_sent = True
+
+
+def now():
+    return time.time()

@@ -1,0 +1,275 @@
+"""The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
+writes the result. Runs detached (cli.py starts it) or in the foreground."""
+
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import runs, space as space_mod, spec as spec_mod
+from .backend_factory import BackendUnavailable, gpu_indices, resolve_auto
+from .backends.base import KernelConfig
+from .protocol import AGENT_VERSION
+from .results import build_result, latest_score, share_block_m, write_files, write_result
+from .scheduler import Cancelled, Scheduler
+from .work import Measurement, Unit
+
+DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the speedup figures
+CHECK_ROUND = -2     # correctness checks of winners
+MAX_PHASES = 10000
+
+
+def pick_strategy(name):
+    # type: (Optional[str]) -> Tuple[Any, str]
+    """-> (make_strategy, resolved name). name None means the agent's default: "fast" when present."""
+    from . import strategies
+    known = strategies.STRATEGIES
+    if name is None:
+        name = "fast" if "fast" in known else getattr(strategies, "DEFAULT_STRATEGY", sorted(known)[0])
+    if name not in known:
+        raise spec_mod.SpecError("spec: unknown strategy %r; this agent has: %s" % (name, ", ".join(sorted(known))),
+                                 "strategy")
+    return strategies.make_strategy, name
+
+
+class Run(object):
+    def __init__(self, run_dir, echo=None):
+        self.run_dir = os.path.abspath(run_dir)
+        self.run_id = os.path.basename(self.run_dir)
+        with open(os.path.join(self.run_dir, "spec.json"), encoding="utf-8") as f:
+            self.spec = spec_mod.normalise(json.load(f))
+        self.echo = echo
+        self.sched = None  # type: Optional[Scheduler]
+        self.events = None  # type: Optional[runs.EventLog]
+        self.cancelled = False
+
+    def _on_term(self, signum, frame):
+        self.cancelled = True
+        if self.sched is not None:
+            self.sched.stop = True
+        else:
+            raise Cancelled()
+
+    def main(self):
+        # type: () -> int
+        signal.signal(signal.SIGTERM, self._on_term)
+        runs.write_atomic(os.path.join(self.run_dir, "pid"), ("%d\n" % os.getpid()).encode())
+        runs.set_state(self.run_dir, "running")
+        spec = self.spec
+        backend = spec["backend"]
+        simulated = backend == "synthetic"
+        self.events = runs.EventLog(self.run_dir, self.run_id, simulated, self.echo)
+        t0 = time.time()
+        try:
+            status = self._run(t0)
+        except Cancelled:
+            status = "cancelled"
+        except spec_mod.SpecError as e:
+            self.events.emit({"type": "error", "code": "spec_invalid", "message": str(e), "detail": e.key})
+            status = "failed"
+        except BackendUnavailable as e:
+            self.events.emit({"type": "error", "code": "no_backend", "message": str(e)})
+            status = "failed"
+        except Exception as e:
+            tb = traceback.format_exc()
+            sys.stderr.write(tb)
+            self.events.emit({"type": "error", "code": "internal", "message": "run failed: %s: %s"
+                              % (type(e).__name__, e), "detail": tb[-2000:]})
+            status = "failed"
+        finally:
+            if self.sched is not None:
+                self.sched.close()
+        if self.cancelled:
+            status = "cancelled"
+        state = {"ok": "finished"}.get(status, status)
+        runs.set_state(self.run_dir, state)
+        self.events.emit({"type": "done", "status": status, "wall_s": round(time.time() - t0, 3)})
+        self.events.close()
+        return 0 if status == "ok" else 1
+
+    def _run(self, t0):
+        spec = self.spec
+        ev = self.events
+        assert ev is not None
+        backend = spec["backend"]
+        if backend == "auto":
+            backend = resolve_auto(spec["framework"])
+        simulated = backend == "synthetic"
+        ev.simulated = simulated
+        shape = spec_mod.shape_of(spec)
+        ops = spec_mod.strategy_ops(spec)
+        sizes = spec["batch_sizes"]
+        make_strategy, strategy_name = pick_strategy(spec["strategy"])
+        if spec["gpus"] != "all":
+            gpus = list(spec["gpus"])
+        elif simulated:
+            gpus = [0]
+        else:
+            gpus = gpu_indices()
+        journal = runs.Journal(self.run_dir, simulated)
+        resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0
+        cache_dir = os.path.join(self.run_dir, "triton_cache")
+        os.makedirs(cache_dir, exist_ok=True)
+        desc = {"name": backend, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
+                "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file")}
+        ncpu = os.cpu_count() or 1
+        precompile = 0
+        if backend != "synthetic" and ncpu > 2:
+            precompile = ncpu - 1 - len(gpus) if ncpu - 1 - len(gpus) > 0 else 0
+        self.sched = Scheduler(desc, gpus, cache_dir, precompile)
+        self.sched.start()
+        info = self.sched.info(ops, sizes)
+        device = spec.get("device_name") or info["device_name"]
+        smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
+        space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+        strategy = make_strategy(strategy_name, space, sizes, ops, shape)
+        t_info = info.get("triton_version")
+        ev.emit({"type": "run_started", "run_dir": self.run_dir, "pid": os.getpid(), "resumed": resumed,
+                 "journal_entries": len(journal), "spec": spec, "strategy": strategy_name, "backend": backend,
+                 "device_name": device, "gpus": gpus, "triton_version": t_info,
+                 "space_size": {op: len(space.get((op, max(sizes)), ())) for op in ops}})
+        if simulated:
+            ev.emit({"type": "log", "level": "warning",
+                     "message": "synthetic backend: every number of this run is simulated, not measured"})
+
+        state = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
+                 "best": {}}  # type: Dict[str, Any]
+        defaults_cfg = {}  # type: Dict[Tuple[str, int], KernelConfig]
+        for op in ops:
+            for m in sizes:
+                defaults_cfg[(op, m)] = info["defaults"]["%s|%d" % ("both" if op == "both" else op, m)]
+        default_us = {}  # type: Dict[Tuple[str, int], Optional[float]]
+
+        def record(meas):
+            # type: (Measurement) -> None
+            rec = journal.append(meas)
+            out = dict(rec)
+            out.pop("unit", None)
+            ev.emit(out)
+            state["done"] += 1
+            u = meas.unit
+            if meas.ok and u.round >= 0 and u.cfg_down is None and not u.op.startswith("check:"):
+                key = "%s|%d" % (u.op, u.m)
+                cur = state["best"].get(key)
+                if cur is None or meas.median_us < cur:
+                    state["best"][key] = meas.median_us
+                    d = default_us.get((u.op, u.m))
+                    ev.emit({"type": "best", "op": u.op, "m": u.m, "config": u.cfg.as_dict(),
+                             "median_us": meas.median_us, "default_us": d,
+                             "speedup": (d / meas.median_us) if d else None, "final": False})
+            now = time.time()
+            if now - state["last_progress"] >= 0.25:
+                state["last_progress"] = now
+                self._progress(state, t0)
+
+        def run_phase(name, units):
+            todo = [u for u in units if u.ident() not in journal.idents]
+            state["total"] += len(todo)
+            ev.emit({"type": "phase", "index": state["phase"], "name": name, "units": len(units),
+                     "already_measured": len(units) - len(todo)})
+            state["phase"] += 1
+            self.sched.precompile(todo)
+            self.sched.measure(todo, record, simulated)
+            self._progress(state, t0)
+
+        # Phase: the server's default config at every size (for the speedup figures).
+        run_phase("default", [Unit(op, defaults_cfg[(op, m)], m, 10, DEFAULT_ROUND) for op in ops for m in sizes])
+        for op in ops:
+            for m in sizes:
+                default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
+
+        def strategy_view():
+            return [x for x in journal.measurements if x.unit.round >= 0 and not x.unit.op.startswith("check:")]
+
+        budget = spec.get("time_budget_s")
+        budget_hit = False
+        for _ in range(MAX_PHASES):
+            if budget and time.time() - t0 > budget:
+                budget_hit = True
+                ev.emit({"type": "log", "level": "warning", "message":
+                         "time budget of %gs reached: writing the best configs found so far" % budget})
+                break
+            phase = strategy.next_phase(strategy_view())
+            if not phase:
+                break
+            if all(u.ident() in journal.idents for u in phase):
+                ev.emit({"type": "log", "level": "warning",
+                         "message": "strategy proposed only units already measured; stopping the search"})
+                break
+            run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
+
+        # Correctness: a winner must match the reference before it may win.
+        banned = set()  # type: set
+        winners = {}  # type: Dict[Tuple[str, int], KernelConfig]
+        for _attempt in range(4):
+            view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]
+            winners = strategy.winners(view)
+            items = sorted(set((op, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1].key()))
+            todo = [(op, cfg) for op, cfg in items
+                    if Unit("check:" + op, cfg, sizes[0], 0, CHECK_ROUND).ident() not in journal.idents]
+            res = self.sched.check([(op, cfg, sizes[0]) for op, cfg in todo])
+            for (op, cfg), (status, payload) in zip(todo, res):
+                u = Unit("check:" + op, cfg, sizes[0], 0, CHECK_ROUND)
+                if status == "ok":
+                    journal.append(Measurement(u, [float(payload[0])], simulated=simulated))
+                else:
+                    kind, msg = (payload if status == "cand" else ("crash", str(payload)))
+                    record(Measurement(u, None, kind, msg, simulated=simulated))
+            bad = set((r["op"][len("check:"):], KernelConfig.from_dict(r["config"]).key())
+                      for r in journal.records if r["op"].startswith("check:") and r["type"] != "measurement")
+            if not (set((op, cfg.key()) for op, cfg in items) & bad):
+                break
+            banned |= bad
+        view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]
+        if ops == ("up", "down"):
+            winners, fixed = share_block_m(winners, view, sizes)
+            if fixed:
+                ev.emit({"type": "log", "level": "warning", "message": "up/down winners disagreed on "
+                         "BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M" % ",".join(map(str, fixed))})
+        for op in ops:
+            for m in sizes:
+                cfg = winners.get((op, m))
+                if cfg is None:
+                    ev.emit({"type": "log", "level": "warning", "message": "no config for %s at m=%d: every "
+                             "candidate failed or the budget ended first" % (op, m)})
+                    continue
+                med = latest_score(view, op, m, cfg)
+                d = default_us.get((op, m))
+                ev.emit({"type": "best", "op": op, "m": m, "config": cfg.as_dict(), "median_us": med,
+                         "default_us": d, "speedup": (d / med) if d and med else None, "final": True})
+        # vLLM cannot take a _down file: when tuned separately it gets the up winners.
+        triton_version = t_info
+        files = write_files(self.run_dir, spec, device, winners, triton_version)
+        roof = {}
+        for op in ops:
+            for m in sizes:
+                roof[(op, m)] = info["roofline"].get("%s|%d" % (op, m))
+        failed = sum(1 for r in journal.records if r["type"] != "measurement" and r["round"] >= 0)
+        ctx = {"run_id": self.run_id, "agent_version": AGENT_VERSION, "simulated": simulated,
+               "created_at": os.path.getmtime(os.path.join(self.run_dir, "spec.json")), "finished_at": time.time(),
+               "framework": spec["framework"], "backend": backend, "device_name": device, "gpus": gpus,
+               "triton_version": triton_version, "strategy": strategy_name, "ops": list(ops), "batch_sizes": sizes,
+               "shape": spec_mod.shape_dict(spec), "budget_hit": budget_hit}
+        timings = {"wall_s": round(time.time() - t0, 3), "units_measured": len(journal), "units_failed": failed,
+                   "units_from_journal": state.get("from_journal", 0), "worker_crashes": self.sched.crashes}
+        defaults = {k: (defaults_cfg[k], default_us.get(k)) for k in defaults_cfg}
+        result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings)
+        path, digest = write_result(self.run_dir, result)
+        for f in files:
+            ev.emit({"type": "result_written", "kind": f["kind"], "path": f["path"], "file_name": f["file_name"],
+                     "sha256": f["sha256"]})
+        ev.emit({"type": "result_written", "kind": "result", "path": path, "file_name": "result.json",
+                 "sha256": digest})
+        journal.close()
+        return "ok"
+
+    def _progress(self, state, t0):
+        el = time.time() - t0
+        done, total = state["done"], max(state["total"], state["done"])
+        eta = (el / done * (total - done)) if done else None
+        assert self.events is not None
+        self.events.emit({"type": "progress", "done": done, "total": total, "phase": max(0, state["phase"] - 1),
+                          "elapsed_s": round(el, 3), "eta_s": round(eta, 3) if eta is not None else None})

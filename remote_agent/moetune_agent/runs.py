@@ -1,0 +1,296 @@
+"""Run folders (PROTOCOL.md section 4): ids, state, pid liveness, the journal and the event log."""
+
+import datetime
+import json
+import os
+import time
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from .backends.base import KernelConfig
+from .protocol import dumps
+from .work import Measurement, Unit
+
+STATES = ("starting", "running", "finished", "failed", "cancelled")
+TERMINAL = ("finished", "failed", "cancelled")
+
+
+class RunError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def home_dir(override=None):
+    # type: (Optional[str]) -> str
+    if override:
+        return os.path.abspath(override)
+    env = os.environ.get("MOETUNE_HOME")
+    if env:
+        return os.path.abspath(env)
+    return os.path.join(os.path.expanduser("~"), ".cache", "moetune")
+
+
+def runs_dir(home=None):
+    return os.path.join(home_dir(home), "runs")
+
+
+def new_run_id(spec_hash, home=None):
+    # type: (str, Optional[str]) -> str
+    base = datetime.datetime.utcnow().strftime("%Y%m%d-%H%M%S") + "-" + spec_hash[:6]
+    rid, n = base, 1
+    while os.path.exists(os.path.join(runs_dir(home), rid)):
+        n += 1
+        rid = "%s-%d" % (base, n)
+    return rid
+
+
+def resolve(run, home=None):
+    # type: (str, Optional[str]) -> str
+    """A run id or a run folder path -> the run folder (absolute). Raises RunError(run_not_found)."""
+    if run and ("/" in run or run in (".", "..")):
+        path = os.path.abspath(run)
+    else:
+        if not run or run.startswith("."):
+            raise RunError("run_not_found", "no run called %r" % (run,))
+        path = os.path.join(runs_dir(home), run)
+    if not os.path.isfile(os.path.join(path, "spec.json")):
+        raise RunError("run_not_found", "no run at %s (no spec.json); `runs` lists the runs" % path)
+    return path
+
+
+def fsync_dir(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path, data):
+    # type: (str, bytes) -> None
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fsync_dir(os.path.dirname(path) or ".")
+
+
+def read_text(path, default=None):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return default
+
+
+def set_state(run_dir, state):
+    write_atomic(os.path.join(run_dir, "state"), (state + "\n").encode())
+
+
+def get_state(run_dir):
+    return (read_text(os.path.join(run_dir, "state"), "") or "").strip() or "starting"
+
+
+def get_pid(run_dir):
+    # type: (str) -> Optional[int]
+    t = (read_text(os.path.join(run_dir, "pid"), "") or "").strip()
+    return int(t) if t.isdigit() else None
+
+
+def pid_alive(pid, run_dir=None):
+    # type: (Optional[int], Optional[str]) -> bool
+    """True when pid runs and (if run_dir is given and /proc is readable) is that run's process,
+    so a recycled pid after a reboot is not mistaken for the run."""
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            if f.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
+                return False  # a zombie has finished its work
+    except OSError:
+        pass
+    if run_dir is not None:
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                cmd = f.read()
+            return os.path.basename(run_dir.rstrip("/")).encode() in cmd
+        except OSError:
+            return True
+    return True
+
+
+def run_alive(run_dir):
+    return pid_alive(get_pid(run_dir), run_dir)
+
+
+def effective_state(run_dir):
+    """The state word, or "dead" for a starting/running run whose process is gone."""
+    st = get_state(run_dir)
+    if st not in TERMINAL and not run_alive(run_dir):
+        return "dead"
+    return st
+
+
+def _complete_lines(path):
+    # type: (str) -> Tuple[List[str], int]
+    """Complete lines of a jsonl file and the byte length they cover (a torn last line is left out)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return [], 0
+    end = data.rfind(b"\n") + 1
+    return data[:end].decode("utf-8", "replace").splitlines(), end
+
+
+def truncate_torn_tail(path):
+    """A process killed mid-write leaves a partial last line: cut it so appends stay line-aligned."""
+    _, end = _complete_lines(path)
+    if os.path.exists(path) and os.path.getsize(path) != end:
+        with open(path, "r+b") as f:
+            f.truncate(end)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+class EventLog(object):
+    """events.jsonl: every run event, seq = line index; also echoed to an optional Emitter."""
+
+    def __init__(self, run_dir, run_id, simulated, echo=None):
+        self.path = os.path.join(run_dir, "events.jsonl")
+        truncate_torn_tail(self.path)
+        self.seq = len(_complete_lines(self.path)[0])
+        self.run_id = run_id
+        self.simulated = simulated
+        self.echo = echo
+        self._f = open(self.path, "ab")
+
+    def emit(self, ev):
+        # type: (Dict[str, Any]) -> Dict[str, Any]
+        ev = dict(ev)
+        ev["run_id"] = self.run_id
+        ev["seq"] = self.seq
+        ev["ts"] = round(time.time(), 3)
+        if self.simulated:
+            ev["simulated"] = True
+        line = dumps(ev) + "\n"
+        self._f.write(line.encode())
+        self._f.flush()
+        self.seq += 1
+        if self.echo is not None:
+            self.echo.emit_line(line)
+        return ev
+
+    def close(self):
+        try:
+            os.fsync(self._f.fileno())
+        except OSError:
+            pass
+        self._f.close()
+
+
+def read_events(run_dir, start=0):
+    # type: (str, int) -> List[str]
+    lines, _ = _complete_lines(os.path.join(run_dir, "events.jsonl"))
+    return lines[start:]
+
+
+# -- the journal ----------------------------------------------------------------------------------
+
+def cfg_json(cfg):
+    # type: (Optional[KernelConfig]) -> Optional[Dict[str, Any]]
+    return cfg.as_dict() if cfg is not None else None
+
+
+def measurement_record(meas, index):
+    # type: (Measurement, int) -> Dict[str, Any]
+    u = meas.unit
+    rec = {"type": "measurement" if meas.ok else "candidate_error", "unit": u.ident(), "op": u.op, "m": u.m,
+           "config": u.cfg.as_dict(), "config_down": cfg_json(u.cfg_down), "round": u.round,
+           "replays": u.replays, "gpu": meas.gpu, "index": index}
+    if meas.ok:
+        s = list(meas.samples_us or [])
+        med = meas.median_us
+        rec.update({"median_us": med, "min_us": min(s), "max_us": max(s),
+                    "spread": (max(s) - min(s)) / med if med > 0 and len(s) > 1 else 0.0, "samples_us": s})
+    else:
+        rec.update({"kind": meas.error_kind or "other", "message": meas.error or ""})
+    return rec
+
+
+def measurement_from_record(rec, simulated=False):
+    # type: (Dict[str, Any], bool) -> Measurement
+    cd = rec.get("config_down")
+    unit = Unit(rec["op"], KernelConfig.from_dict(rec["config"]), int(rec["m"]), int(rec["replays"]),
+                int(rec["round"]), KernelConfig.from_dict(cd) if cd else None)
+    if rec.get("type") == "measurement":
+        return Measurement(unit, [float(x) for x in rec["samples_us"]], gpu=int(rec.get("gpu", 0)),
+                           simulated=simulated)
+    return Measurement(unit, None, rec.get("kind") or "other", rec.get("message"), int(rec.get("gpu", 0)),
+                       simulated)
+
+
+class Journal(object):
+    """journal.jsonl: one fsync'd line per finished unit, append-only; replayed on resume."""
+
+    def __init__(self, run_dir, simulated=False):
+        self.path = os.path.join(run_dir, "journal.jsonl")
+        self.simulated = simulated
+        truncate_torn_tail(self.path)
+        self.measurements = []  # type: List[Measurement]
+        self.records = []  # type: List[Dict[str, Any]]
+        for line in _complete_lines(self.path)[0]:
+            try:
+                rec = json.loads(line)
+                meas = measurement_from_record(rec, simulated)
+            except (ValueError, KeyError, TypeError):
+                continue  # an unreadable line is re-measured, never fatal
+            self.records.append(rec)
+            self.measurements.append(meas)
+        self.idents = set(m.unit.ident() for m in self.measurements)
+        self._f = open(self.path, "ab")
+
+    def __len__(self):
+        return len(self.measurements)
+
+    def append(self, meas):
+        # type: (Measurement) -> Dict[str, Any]
+        rec = measurement_record(meas, len(self.measurements))
+        self._f.write((dumps(rec) + "\n").encode())
+        self._f.flush()
+        os.fsync(self._f.fileno())
+        self.measurements.append(meas)
+        self.records.append(rec)
+        self.idents.add(meas.unit.ident())
+        return rec
+
+    def close(self):
+        self._f.close()
+
+
+def list_runs(home=None):
+    # type: (Optional[str]) -> Iterator[str]
+    d = runs_dir(home)
+    try:
+        names = sorted(os.listdir(d), reverse=True)
+    except FileNotFoundError:
+        return iter(())
+    return iter(os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n, "spec.json")))
+
+
+def journal_count(run_dir):
+    return len(_complete_lines(os.path.join(run_dir, "journal.jsonl"))[0])

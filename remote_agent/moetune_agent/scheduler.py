@@ -1,0 +1,255 @@
+"""Runs units of work on one worker process per GPU, plus an optional CPU precompile pool.
+
+Each GPU worker is a spawned process with CUDA_VISIBLE_DEVICES set to its GPU and TRITON_CACHE_DIR set
+to the run's private cache (shared by that run's workers so a kernel compiled by the precompile pool or
+another GPU is reused). The dispatcher is the shared queue: whichever worker is idle gets the next unit,
+one at a time, so the main process always knows which unit a worker holds. A CandidateError is a
+failed measurement; a worker that dies (segfault, GPU fault, OOM kill) is detected, its unit recorded
+as failed with kind "crash", and the worker restarted.
+"""
+
+import multiprocessing
+import os
+import queue
+import sys
+import time
+import traceback
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .backends.base import CandidateError, KernelConfig
+from .work import Measurement, Unit
+
+
+def _worker_main(desc, gpu, cache_dir, task_q, result_q):
+    # Runs in the spawned worker: pin the GPU before anything can import torch.
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != "synthetic" else os.environ.get(
+        "CUDA_VISIBLE_DEVICES", "")
+    if cache_dir:
+        os.environ["TRITON_CACHE_DIR"] = cache_dir
+    from .backend_factory import make_backend
+    try:
+        backend = make_backend(desc, gpu if desc["name"] == "synthetic" else 0, cache_dir)
+    except Exception as e:
+        result_q.put((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
+        return
+    crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
+    while True:
+        task = task_q.get()
+        if task is None:
+            break
+        tid, kind, payload = task
+        try:
+            if kind == "measure":
+                unit = payload  # type: Unit
+                if crash_key and unit.ident() == crash_key and desc["name"] == "synthetic":
+                    os._exit(17)
+                t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
+                result_q.put((gpu, tid, "ok", list(t.samples_us)))
+            elif kind == "check":
+                op, cfg, m = payload
+                result_q.put((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
+            elif kind == "info":
+                ops, sizes = payload
+                roof = {}
+                for op in ops:
+                    for m in sizes:
+                        try:
+                            roof["%s|%d" % (op, m)] = backend.roofline_us(op, m)
+                        except Exception:
+                            roof["%s|%d" % (op, m)] = None
+                defaults = {}
+                for op in ops:
+                    for m in sizes:
+                        defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
+                tv = None
+                if desc["name"] != "synthetic":
+                    try:
+                        import triton  # type: ignore
+                        tv = triton.__version__
+                    except Exception:
+                        tv = None
+                result_q.put((gpu, tid, "ok", {"device_name": backend.device_name(),
+                                               "smem_limit": backend.shared_memory_per_block(),
+                                               "roofline": roof, "defaults": defaults,
+                                               "simulated": bool(backend.simulated), "triton_version": tv,
+                                               "supports_tma": bool(backend.supports_tma)}))
+        except CandidateError as e:
+            result_q.put((gpu, tid, "cand", (e.kind, e.message)))
+        except Exception as e:  # a backend bug on one candidate must not end the run
+            result_q.put((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
+                                                                     traceback.format_exc(limit=3)))))
+    try:
+        backend.close()
+    except Exception:
+        pass
+
+
+_PRECOMPILE_BACKEND = None
+
+
+def _precompile_init(desc, cache_dir):
+    global _PRECOMPILE_BACKEND
+    if cache_dir:
+        os.environ["TRITON_CACHE_DIR"] = cache_dir
+    from .backend_factory import make_backend
+    _PRECOMPILE_BACKEND = make_backend(desc, 0, cache_dir)
+
+
+def _precompile_task(op, cfg):
+    try:
+        _PRECOMPILE_BACKEND.precompile(op, cfg)  # type: ignore[union-attr]
+        return None
+    except CandidateError as e:
+        return e.kind
+    except Exception as e:
+        return "other: %s" % e
+
+
+class Cancelled(Exception):
+    pass
+
+
+class Scheduler(object):
+    def __init__(self, desc, gpus, cache_dir, precompile_workers=0):
+        # type: (Dict[str, Any], Sequence[int], Optional[str], int) -> None
+        self.desc = desc
+        self.gpus = list(gpus)
+        self.cache_dir = cache_dir
+        self.ctx = multiprocessing.get_context("spawn")
+        self.result_q = self.ctx.Queue()
+        self.workers = {}  # type: Dict[int, Tuple[Any, Any]]
+        self.busy = {}  # type: Dict[int, Tuple[int, str, Any]]
+        self.next_tid = 0
+        self.stop = False
+        self.precompile_workers = precompile_workers
+        self._pool = None
+        self._precompiled = set()  # type: set
+        self.crashes = 0
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def _spawn(self, gpu):
+        q = self.ctx.Queue()
+        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, self.result_q),
+                             name="moetune-gpu%d" % gpu, daemon=True)
+        p.start()
+        self.workers[gpu] = (p, q)
+
+    def start(self):
+        for g in self.gpus:
+            self._spawn(g)
+        if self.precompile_workers > 0:
+            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                       initargs=(self.desc, self.cache_dir))
+
+    def close(self):
+        for g, (p, q) in list(self.workers.items()):
+            try:
+                q.put(None)
+            except Exception:
+                pass
+        deadline = time.time() + 5
+        for g, (p, q) in list(self.workers.items()):
+            p.join(max(0.1, deadline - time.time()))
+            if p.is_alive():
+                p.terminate()
+                p.join(1)
+        self.workers.clear()
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    # -- precompile ----------------------------------------------------------------------------
+    def precompile(self, units):
+        # type: (Sequence[Unit]) -> None
+        if self._pool is None:
+            return
+        for u in units:
+            for c in (u.cfg, u.cfg_down):
+                if c is None:
+                    continue
+                key = (u.op, c.key())
+                if key in self._precompiled:
+                    continue
+                self._precompiled.add(key)
+                self._pool.apply_async(_precompile_task, (u.op, c))
+
+    # -- running -------------------------------------------------------------------------------
+    def _run(self, tasks, on_done):
+        # type: (List[Tuple[str, Any]], Callable[[int, int, str, Any], None]) -> None
+        """tasks: list of (kind, payload). on_done(index, gpu, status, payload) per task, as they end;
+        status is "ok" | "cand" | "crash"."""
+        pending = list(range(len(tasks)))
+        pending.reverse()
+        tid_to_index = {}  # type: Dict[int, int]
+        while pending or self.busy:
+            if self.stop:
+                raise Cancelled()
+            for g in self.gpus:
+                if g not in self.busy and pending and g in self.workers:
+                    i = pending.pop()
+                    tid = self.next_tid
+                    self.next_tid += 1
+                    tid_to_index[tid] = i
+                    self.busy[g] = (tid, tasks[i][0], tasks[i][1])
+                    self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
+            try:
+                gpu, tid, status, payload = self.result_q.get(timeout=0.2)
+            except queue.Empty:
+                for g, (tid, kind, payload) in list(self.busy.items()):
+                    p = self.workers[g][0]
+                    if not p.is_alive():
+                        self.crashes += 1
+                        del self.busy[g]
+                        code = p.exitcode
+                        sys.stderr.write("moetune-agent: worker for GPU %d died (exit %s); restarting\n" % (g, code))
+                        self._spawn(g)
+                        on_done(tid_to_index.pop(tid), g, "crash", "worker process died (exit code %s)" % code)
+                continue
+            if status == "fatal":
+                raise RuntimeError("GPU %d worker could not start its backend: %s" % (gpu, payload))
+            cur = self.busy.get(gpu)
+            if cur is None or cur[0] != tid:
+                continue  # a late answer from a worker already written off
+            del self.busy[gpu]
+            on_done(tid_to_index.pop(tid), gpu, status, payload)
+
+    def info(self, ops, sizes):
+        out = {}
+
+        def done(i, gpu, status, payload):
+            if status != "ok":
+                raise RuntimeError("backend info failed on GPU %d: %s" % (gpu, payload))
+            out["info"] = payload
+
+        saved = self.gpus
+        self.gpus = saved[:1]
+        try:
+            self._run([("info", (list(ops), list(sizes)))], done)
+        finally:
+            self.gpus = saved
+        return out["info"]
+
+    def measure(self, units, on_measurement, simulated=False):
+        # type: (Sequence[Unit], Callable[[Measurement], None], bool) -> None
+        def done(i, gpu, status, payload):
+            u = units[i]
+            if status == "ok":
+                meas = Measurement(u, [float(x) for x in payload], gpu=gpu, simulated=simulated)
+            elif status == "cand":
+                meas = Measurement(u, None, payload[0], payload[1], gpu, simulated)
+            else:
+                meas = Measurement(u, None, "crash", str(payload), gpu, simulated)
+            on_measurement(meas)
+
+        self._run([("measure", u) for u in units], done)
+
+    def check(self, items):
+        # type: (Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]
+        res = [("", None)] * len(items)  # type: List[Tuple[str, Any]]
+
+        def done(i, gpu, status, payload):
+            res[i] = (status, payload)
+
+        self._run([("check", it) for it in items], done)
+        return res
