@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace moetune::cli {
+
+// Exit statuses shared by every subcommand, so scripts can rely on them.
+enum ExitCode : int {
+    ExitClean = 0,    // nothing at warning or above
+    ExitFindings = 1, // findings at warning or above (or the command's own "something to fix")
+    ExitUsage = 2,    // bad arguments, unreadable input
+};
+
+// One `moetune-cli <name> ...` subcommand. Register it with MOETUNE_REGISTER_COMMAND (commandregistry.h).
+class Command {
+public:
+    virtual ~Command() = default;
+    virtual QString name() const = 0;
+    // One line for `moetune-cli --help`.
+    virtual QString summary() const = 0;
+    // args[0] is "moetune-cli <name>" (for QCommandLineParser), the rest are the subcommand's arguments.
+    virtual int run(const QStringList &args) = 0;
+};
+
+} // namespace moetune::cli

@@ -1,0 +1,216 @@
+#include "cli/diagnosecommand.h"
+
+#include "cli/commandregistry.h"
+#include "cli/console.h"
+#include "cli/diagnosesource.h"
+#include "cli/fddevice.h"
+#include "cli/textreport.h"
+#include "core/diagnosis/diagnoser.h"
+#include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/ruleset.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune::cli {
+
+MOETUNE_REGISTER_COMMAND(DiagnoseCommand)
+
+namespace {
+
+enum class Format { Text, Json, Markdown };
+
+int fail(const QString &message) {
+    Console::err(u"moetune-cli diagnose: "_s + message + u'\n');
+    return ExitUsage;
+}
+
+QString binaryMessage(const QString &label, qsizetype offset) {
+    return u"%1 looks like a binary file, not a text log (NUL byte at offset %2); nothing was diagnosed. "
+           u"Pass the server's text log (for example the file its stdout/stderr is redirected to)."_s
+               .arg(label)
+               .arg(offset);
+}
+
+} // namespace
+
+QString DiagnoseCommand::name() const {
+    return u"diagnose"_s;
+}
+
+QString DiagnoseCommand::summary() const {
+    return u"Read an SGLang/vLLM server log and report missing or untuned MoE kernel configs"_s;
+}
+
+qsizetype DiagnoseCommand::binaryOffset(QByteArrayView head) {
+    return head.indexOf('\0');
+}
+
+int DiagnoseCommand::run(const QStringList &args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Diagnose an inference-server log (SGLang, vLLM): which tuned fused-MoE kernel configs are missing, "
+        u"taken from another Triton version's folder, or replaced by defaults, and what to do.\n\n"
+        u"Exit status: 0 clean (nothing at warning or above), 1 findings at warning or above, "
+        u"2 usage or read error."_s);
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"FILE"_s, u"The log file; '-' or nothing (with input piped) reads stdin."_s,
+                                 u"[FILE|-]"_s);
+    const QCommandLineOption formatOption(
+        {u"f"_s, u"format"_s}, u"Output format: text (default), json, markdown."_s, u"format"_s, u"text"_s);
+    const QCommandLineOption rulesOption(
+        u"rules"_s,
+        u"Also load the rule files (*.json) in DIR, besides the built-in rules and your own in "_s +
+            RuleSet::userRulesDir() + u'.',
+        u"DIR"_s);
+    const QCommandLineOption noColorOption(
+        u"no-color"_s, u"Never colour the text output (default: colour on a terminal only; "
+                       u"the NO_COLOR environment variable also turns it off)."_s);
+    const QCommandLineOption colorOption(u"color"_s,
+                                         u"Colour the text output even when not on a terminal."_s);
+    parser.addOptions({formatOption, rulesOption, noColorOption, colorOption});
+    auto sources = DiagnoseSource::all();
+    for (const auto &source : sources)
+        parser.addOptions(source->options());
+
+    if (!parser.parse(args))
+        return fail(parser.errorText() + u". Run 'moetune-cli diagnose --help'."_s);
+    if (parser.isSet(u"help"_s)) {
+        // QCommandLineParser names argv[0] alone; show the subcommand too.
+        QString help = parser.helpText();
+        const qsizetype options = help.indexOf(u" [options]"_s);
+        if (help.startsWith(u"Usage: "_s) && options > 0)
+            help.replace(7, options - 7, u"moetune-cli diagnose"_s);
+        Console::out(help);
+        return ExitClean;
+    }
+
+    Format format = Format::Text;
+    const QString formatName = parser.value(formatOption).toLower();
+    if (formatName == u"json"_s)
+        format = Format::Json;
+    else if (formatName == u"markdown"_s || formatName == u"md"_s)
+        format = Format::Markdown;
+    else if (formatName != u"text"_s)
+        return fail(u"unknown --format '"_s + parser.value(formatOption) +
+                    u"'; use text, json or markdown."_s);
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1)
+        return fail(u"give one log at a time (got %1 arguments: %2)."_s.arg(positional.size())
+                        .arg(positional.join(u' ')));
+
+    // Rules: built-in, the user's own folder, and --rules DIR. A broken rule file is reported, not fatal.
+    QStringList ruleErrors;
+    RuleSet rules = RuleSet::withUserRules(RuleSet::userRulesDir(), &ruleErrors);
+    if (parser.isSet(rulesOption)) {
+        const QString dir = parser.value(rulesOption);
+        if (!QFileInfo(dir).isDir())
+            return fail(u"--rules "_s + dir + u": no such directory."_s);
+        const QDir rulesDir(dir);
+        for (const QString &fileName : rulesDir.entryList({u"*.json"_s}, QDir::Files, QDir::Name)) {
+            QFile file(rulesDir.filePath(fileName));
+            if (!file.open(QIODevice::ReadOnly)) {
+                ruleErrors += file.fileName() + u": "_s + file.errorString();
+                continue;
+            }
+            for (const Rule &rule : RuleSet::parseRuleFile(file.readAll(), file.fileName(), &ruleErrors))
+                rules.add(rule);
+        }
+    }
+    for (const QString &e : std::as_const(ruleErrors))
+        Console::err(u"moetune-cli diagnose: warning: "_s + e + u" (rule file skipped)\n"_s);
+    const Diagnoser diagnoser(rules);
+
+    Diagnosis diagnosis;
+    QString label;
+    QString error;
+    DiagnoseSource *selected = nullptr;
+    for (const auto &source : sources) {
+        if (source->isSelected(parser))
+            selected = source.get();
+    }
+    if (selected) {
+        if (!positional.isEmpty())
+            return fail(u"give either a FILE or a remote source, not both."_s);
+        std::unique_ptr<QIODevice> device = selected->open(parser, &label, &error);
+        if (!device)
+            return fail(error);
+        diagnosis = diagnoser.diagnoseDevice(device.get(), {}, &error);
+    } else if (positional.isEmpty() || positional.first() == u"-"_s) {
+        if (positional.isEmpty() && Console::stdinIsTerminal())
+            return fail(
+                u"no log given. Pass a FILE, or pipe a log in: 'moetune-cli diagnose - < server.log'. "
+                u"Run 'moetune-cli diagnose --help' for more."_s);
+        label = u"stdin"_s;
+        FdDevice in(STDIN_FILENO, false);
+        const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
+        if (nul >= 0)
+            return fail(binaryMessage(label, nul));
+        diagnosis = diagnoser.diagnoseDevice(&in, {}, &error);
+    } else {
+        const QString path = positional.first();
+        label = path;
+        const QFileInfo info(path);
+        if (!info.exists())
+            return fail(u"cannot read '"_s + path + u"': no such file."_s);
+        if (info.isDir())
+            return fail(u"'"_s + path + u"' is a directory; pass a log file inside it."_s);
+        if (info.isFile()) {
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly))
+                return fail(u"cannot read '"_s + path + u"': "_s + file.errorString() +
+                            (info.isReadable() ? QString() : u" (check its permissions)"_s) + u'.');
+            const qsizetype nul = binaryOffset(file.read(kBinaryProbeBytes));
+            if (nul >= 0)
+                return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
+            file.close();
+            diagnosis = diagnoser.diagnoseFile(path, {}, &error);
+        } else {
+            // A FIFO or /dev/fd/N from `<(...)`: it can be read once, so stream it from one descriptor.
+            const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                return fail(u"cannot read '"_s + path + u"': "_s +
+                            QString::fromLocal8Bit(std::strerror(errno)) + u'.');
+            FdDevice in(fd, true);
+            const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
+            if (nul >= 0)
+                return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
+            diagnosis = diagnoser.diagnoseDevice(&in, {}, &error);
+        }
+    }
+    if (!error.isEmpty())
+        return fail(u"reading "_s + label + u" failed: "_s + error);
+
+    switch (format) {
+    case Format::Json:
+        Console::outBytes(QJsonDocument(diagnosis.toJson()).toJson(QJsonDocument::Indented));
+        break;
+    case Format::Markdown:
+        Console::out(diagnosis.toMarkdown());
+        break;
+    case Format::Text: {
+        bool color = Console::stdoutIsTerminal() && qEnvironmentVariableIsEmpty("NO_COLOR");
+        if (parser.isSet(colorOption))
+            color = true;
+        if (parser.isSet(noColorOption))
+            color = false;
+        Console::out(TextReport(color).render(diagnosis, label));
+        break;
+    }
+    }
+    const bool actionable = diagnosis.count(Severity::Warning) + diagnosis.count(Severity::Error) > 0;
+    return actionable ? ExitFindings : ExitClean;
+}
+
+} // namespace moetune::cli

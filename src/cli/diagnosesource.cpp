@@ -1,0 +1,23 @@
+#include "cli/diagnosesource.h"
+
+namespace moetune::cli {
+
+namespace {
+std::vector<DiagnoseSource::Factory> &factories() {
+    static std::vector<DiagnoseSource::Factory> list;
+    return list;
+}
+} // namespace
+
+void DiagnoseSource::add(Factory factory) {
+    factories().push_back(std::move(factory));
+}
+
+std::vector<std::unique_ptr<DiagnoseSource>> DiagnoseSource::all() {
+    std::vector<std::unique_ptr<DiagnoseSource>> sources;
+    for (const Factory &factory : factories())
+        sources.push_back(factory());
+    return sources;
+}
+
+} // namespace moetune::cli

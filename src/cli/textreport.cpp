@@ -1,0 +1,226 @@
+#include "cli/textreport.h"
+
+#include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/finding.h"
+#include "core/diagnosis/severity.h"
+#include "core/diagnosis/tuningtarget.h"
+#include "core/moe/framework.h"
+
+#include <QLocale>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune::cli {
+
+namespace {
+constexpr const char *kBold = "1";
+constexpr const char *kDim = "2";
+constexpr const char *kRed = "1;31";
+constexpr const char *kYellow = "1;33";
+constexpr const char *kCyan = "1;36";
+constexpr const char *kMatch = "1;4";
+
+// Evidence lines can be megabytes long: show this many characters around the match.
+constexpr qsizetype kEvidenceWindow = 240;
+
+const char *severityColor(Severity s) {
+    switch (s) {
+    case Severity::Error:
+        return kRed;
+    case Severity::Warning:
+        return kYellow;
+    case Severity::Info:
+        break;
+    }
+    return kCyan;
+}
+
+QString yesNo(bool b) {
+    return b ? u"yes"_s : u"no"_s;
+}
+} // namespace
+
+TextReport::TextReport(bool color, int width)
+    : m_color(color)
+    , m_width(width) {}
+
+QString TextReport::style(const QString &text, const char *code) const {
+    if (!m_color || text.isEmpty())
+        return text;
+    return u"\x1b["_s + QLatin1StringView(code) + u'm' + text + u"\x1b[0m"_s;
+}
+
+QString TextReport::printable(QStringView text) {
+    QString out;
+    out.reserve(text.size());
+    for (QChar c : text) {
+        const char16_t u = c.unicode();
+        if (u == u'\t')
+            out += u' ';
+        else if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0))
+            out += QChar(0xfffd);
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString TextReport::wrap(const QString &text, const QString &indent) const {
+    QString out;
+    const QStringList paragraphs = text.split(u'\n');
+    for (const QString &paragraph : paragraphs) {
+        QString line = indent;
+        bool lineHasWord = false;
+        for (const QString &word : paragraph.split(u' ', Qt::SkipEmptyParts)) {
+            if (lineHasWord && line.size() + 1 + word.size() > m_width) {
+                out += line + u'\n';
+                line = indent;
+                lineHasWord = false;
+            }
+            if (lineHasWord)
+                line += u' ';
+            line += word;
+            lineHasWord = true;
+        }
+        out += line + u'\n';
+    }
+    return out;
+}
+
+QString TextReport::compactSources(const QStringList &sources) {
+    static const QRegularExpression numbered(u"^(.*?)(\\d+)$"_s);
+    QStringList out;
+    qsizetype i = 0;
+    while (i < sources.size()) {
+        const auto m = numbered.match(sources.at(i));
+        qsizetype j = i;
+        if (m.hasMatch()) {
+            const QString prefix = m.captured(1);
+            const int first = m.captured(2).toInt();
+            int expected = first + 1;
+            while (j + 1 < sources.size() && sources.at(j + 1) == prefix + QString::number(expected)) {
+                ++j;
+                ++expected;
+            }
+            if (j - i >= 2) {
+                out += sources.at(i) + u'-' + sources.at(j);
+                i = j + 1;
+                continue;
+            }
+        }
+        out += sources.at(i);
+        ++i;
+    }
+    return out.join(u", "_s);
+}
+
+QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) const {
+    QString out;
+    auto field = [&](const QString &label, const QString &value) {
+        out += indent + style(label.leftJustified(14), kDim) + printable(value) + u'\n';
+    };
+    const ConfigName &n = t.name;
+    field(u"framework"_s, frameworkName(t.framework));
+    QString triton = t.tritonVersion ? t.tritonVersion->toString() : u"unknown"_s;
+    if (!t.tritonFolder.isEmpty()) {
+        triton += u", folder "_s + t.tritonFolder;
+        if (t.tritonFolderMissing)
+            triton += u" (missing)"_s;
+    }
+    if (!t.fallbackFolder.isEmpty())
+        triton += u", fell back to "_s + t.fallbackFolder;
+    if (t.framework != Framework::VLLM || t.tritonVersion)
+        field(u"triton"_s, triton);
+    if (!t.configRoot.isEmpty())
+        field(u"config root"_s, t.configRoot);
+    field(u"experts (E)"_s, QString::number(n.experts));
+    field(u"N"_s, QString::number(n.n));
+    field(u"device"_s, n.deviceName.isEmpty() ? u"(empty)"_s : n.deviceName);
+    field(u"dtype"_s, n.dtype.isEmpty() ? u"bf16/fp16"_s : n.dtype);
+    if (n.blockShape)
+        field(u"block shape"_s, u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]));
+    if (n.perChannelQuant)
+        field(u"per-channel"_s, yesNo(true));
+    auto state = [](bool missing, bool fellBack) {
+        if (missing)
+            return u"missing"_s;
+        if (fellBack)
+            return u"taken from another Triton folder"_s;
+        return u"found"_s;
+    };
+    field(u"up config"_s, state(t.upMissing, t.upFellBack) + u": "_s + t.upPath());
+    if (t.framework != Framework::VLLM)
+        field(u"down config"_s, state(t.downMissing, t.downFellBack) + u": "_s + t.downPath());
+    return out;
+}
+
+QString TextReport::renderFinding(const Finding &f) const {
+    QString out;
+    const QString sev = severityName(f.severity).toUpper();
+    out += style(sev, severityColor(f.severity)) + QString(qMax<qsizetype>(1, 9 - sev.size()), u' ') +
+           style(printable(f.title), kBold) + u'\n';
+    const QString indent = u"  "_s;
+    QString seen =
+        u"seen "_s + QString::number(f.occurrences) + (f.occurrences == 1 ? u" time"_s : u" times"_s);
+    if (!f.sources.isEmpty())
+        seen += u" on "_s + printable(compactSources(f.sources));
+    out += indent + seen + u"   "_s + style(u"["_s + f.rule + u"]"_s, kDim) + u'\n';
+    if (f.target) {
+        out += indent + style(u"target"_s, kBold) + u"  "_s + printable(f.target->shapeSummary()) + u'\n';
+        out += renderTarget(*f.target, indent + u"  "_s);
+    }
+    if (!f.evidence.isEmpty()) {
+        out += indent + style(u"evidence"_s, kBold) + u'\n';
+        int digits = 1;
+        for (const Evidence &e : f.evidence)
+            digits = qMax(digits, int(QString::number(e.line).size()));
+        for (const Evidence &e : f.evidence) {
+            const qsizetype size = e.text.size();
+            const qsizetype start = qBound<qsizetype>(0, e.matchStart, size);
+            const qsizetype length = qBound<qsizetype>(0, e.matchLength, size - start);
+            qsizetype from = 0;
+            qsizetype to = size;
+            if (size > kEvidenceWindow) {
+                from = qMax<qsizetype>(0, start - kEvidenceWindow / 4);
+                to = qMin<qsizetype>(size, qMax(from + kEvidenceWindow, start + length));
+            }
+            QString line = from > 0 ? u"…"_s : QString();
+            line += printable(QStringView(e.text).mid(from, start - from));
+            line += style(printable(QStringView(e.text).mid(start, length)), kMatch);
+            line += printable(QStringView(e.text).mid(start + length, to - start - length));
+            if (to < size)
+                line += u"…"_s;
+            out += indent + u"  "_s + style(QString::number(e.line).rightJustified(digits), kDim) + u" | "_s +
+                   line + u'\n';
+        }
+        if (f.occurrences > f.evidence.size())
+            out += indent + u"  "_s +
+                   style(u"(%1 more occurrences not listed)"_s.arg(f.occurrences - f.evidence.size()), kDim) +
+                   u'\n';
+    }
+    if (!f.explanation.isEmpty())
+        out += wrap(printable(f.explanation), indent);
+    if (!f.advice.isEmpty())
+        out += wrap(style(u"advice:"_s, kBold) + u' ' + printable(f.advice), indent);
+    return out;
+}
+
+QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const {
+    QString out;
+    out += style(printable(d.summary), kBold) + u'\n';
+    const QLocale c = QLocale::c();
+    QString stats = printable(inputLabel) + u": "_s + c.toString(d.linesRead) + u" lines, "_s +
+                    c.formattedDataSize(d.bytesRead, 1, QLocale::DataSizeTraditionalFormat) + u"; "_s;
+    stats += u"%1 error(s), %2 warning(s), %3 info"_s.arg(d.count(Severity::Error))
+                 .arg(d.count(Severity::Warning))
+                 .arg(d.count(Severity::Info));
+    if (d.cancelled)
+        stats += u" (cancelled: partial result)"_s;
+    out += style(stats, kDim) + u'\n';
+    for (const Finding &f : d.findings)
+        out += u'\n' + renderFinding(f);
+    return out;
+}
+
+} // namespace moetune::cli

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QString>
+
+namespace moetune {
+struct Diagnosis;
+struct Finding;
+struct TuningTarget;
+} // namespace moetune
+
+namespace moetune::cli {
+
+// Renders a Diagnosis for a person at a terminal: the summary line, then each finding with its
+// severity, occurrences and sources, the parsed tuning target, the evidence lines and the advice.
+class TextReport {
+public:
+    explicit TextReport(bool color, int width = 100);
+
+    QString render(const Diagnosis &diagnosis, const QString &inputLabel) const;
+    QString renderFinding(const Finding &finding) const;
+    QString renderTarget(const TuningTarget &target, const QString &indent) const;
+
+    // "TP0, TP1, TP2, TP3" -> "TP0-TP3"; other names kept as they are.
+    static QString compactSources(const QStringList &sources);
+    // Control characters (ANSI escapes from the log included) made visible, so a log cannot drive the
+    // terminal.
+    static QString printable(QStringView text);
+
+private:
+    QString style(const QString &text, const char *code) const;
+    QString wrap(const QString &text, const QString &indent) const;
+
+    bool m_color;
+    int m_width;
+};
+
+} // namespace moetune::cli
