@@ -1,0 +1,391 @@
+"""`probe`: what a tuning job needs to know about this host. Every part is optional and degrades to
+null plus an error string (no GPU, no nvidia-smi, no torch, unreadable /proc entries)."""
+
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import naming
+
+SGLANG_CONFIG_DIRS = (
+    # newer (2026) first: srt/layers/moe/moe_runner/triton_utils/configs, then the older location
+    ("srt", "layers", "moe", "moe_runner", "triton_utils"),
+    ("srt", "layers", "moe", "fused_moe_triton"),
+)
+VLLM_CONFIG_DIR = ("model_executor", "layers", "fused_moe", "configs")
+
+
+def _run(cmd, timeout=15):
+    # type: (List[str], float) -> Tuple[int, str, str]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                           universal_newlines=True)
+        return p.returncode, p.stdout, p.stderr
+    except FileNotFoundError:
+        return 127, "", "%s not found" % cmd[0]
+    except subprocess.TimeoutExpired:
+        return 124, "", "%s timed out after %gs" % (cmd[0], timeout)
+    except OSError as e:
+        return 126, "", "%s: %s" % (cmd[0], e)
+
+
+def _nvidia_smi():
+    return os.environ.get("MOETUNE_NVIDIA_SMI") or shutil.which("nvidia-smi") or "nvidia-smi"
+
+
+def _num(s):
+    s = s.strip()
+    try:
+        return int(float(s))
+    except ValueError:
+        return None
+
+
+def nvidia_smi_gpus():
+    # type: () -> Tuple[List[Dict[str, Any]], Optional[str]]
+    smi = _nvidia_smi()
+    fields = "index,name,uuid,memory.total,memory.used,compute_cap"
+    rc, out, err = _run([smi, "--query-gpu=" + fields, "--format=csv,noheader,nounits"])
+    with_cc = True
+    if rc != 0 and rc != 127:
+        # Older drivers do not know compute_cap.
+        rc, out, err = _run([smi, "--query-gpu=index,name,uuid,memory.total,memory.used",
+                             "--format=csv,noheader,nounits"])
+        with_cc = False
+    if rc != 0:
+        return [], (err.strip() or out.strip() or "nvidia-smi failed (exit %d)" % rc).splitlines()[0]
+    gpus = []
+    by_uuid = {}
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 5 or not parts[0].isdigit():
+            continue
+        cc = parts[5] if with_cc and len(parts) > 5 and re.match(r"^\d+\.\d+$", parts[5]) else None
+        g = {"index": int(parts[0]), "name": naming.device_file_name(parts[1]), "raw_name": parts[1],
+             "uuid": parts[2], "memory_total_mib": _num(parts[3]), "memory_used_mib": _num(parts[4]),
+             "compute_capability": cc, "processes": []}
+        gpus.append(g)
+        by_uuid[parts[2]] = g
+    rc, out, _ = _run([smi, "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
+                       "--format=csv,noheader,nounits"])
+    if rc == 0:
+        for line in out.splitlines():
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) >= 4 and parts[0] in by_uuid and parts[1].isdigit():
+                by_uuid[parts[0]]["processes"].append({"pid": int(parts[1]), "name": parts[2],
+                                                       "used_memory_mib": _num(parts[3])})
+    return gpus, None
+
+
+# The child script runs under the user's interpreter (maybe a venv's); it imports nothing heavy:
+# versions come from package metadata, module folders from find_spec.
+_CHILD = r'''
+import json, os, sys
+out = {"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
+try:
+    from importlib import metadata as md
+except ImportError:
+    md = None
+import importlib.util
+def ver(name):
+    if md is not None:
+        try:
+            return md.version(name)
+        except Exception:
+            pass
+    return None
+def loc(name):
+    try:
+        s = importlib.util.find_spec(name)
+    except Exception:
+        return None
+    if s is None:
+        return None
+    if s.submodule_search_locations:
+        return list(s.submodule_search_locations)[0]
+    return os.path.dirname(s.origin) if s.origin else None
+for name in ("torch", "triton", "sglang", "vllm"):
+    out[name] = {"path": loc(name), "version": ver(name)}
+    if out[name]["path"] and not out[name]["version"]:
+        try:
+            mod = __import__(name)
+            out[name]["version"] = getattr(mod, "__version__", None)
+        except Exception as e:
+            out[name]["import_error"] = "%s: %s" % (type(e).__name__, e)
+tc = None
+if out["torch"]["path"]:
+    try:
+        with open(os.path.join(out["torch"]["path"], "version.py")) as f:
+            for line in f:
+                if line.startswith("cuda"):
+                    tc = line.split("=", 1)[1].strip().strip("'\"")
+                    tc = None if tc in ("None", "") else tc
+    except Exception:
+        pass
+out["torch_cuda"] = tc
+print(json.dumps(out))
+'''
+
+
+def python_facts(python=None):
+    # type: (Optional[str]) -> Dict[str, Any]
+    exe = python or sys.executable
+    rc, out, err = _run([exe, "-c", _CHILD], timeout=60)
+    if rc != 0:
+        return {"executable": exe, "error": "cannot run %s: %s" % (exe, (err.strip().splitlines() or ["exit %d" % rc])[-1])}
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"executable": exe, "error": "unexpected output from %s" % exe}
+
+
+def _list_json(folder):
+    try:
+        return sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError:
+        return []
+
+
+def sglang_root(module_path):
+    # type: (Optional[str]) -> Tuple[Optional[str], Optional[str]]
+    """-> (config root, source). SGLANG_MOE_CONFIG_DIR replaces the folder that holds configs/."""
+    env = os.environ.get("SGLANG_MOE_CONFIG_DIR")
+    if env:
+        return os.path.join(env, "configs"), "SGLANG_MOE_CONFIG_DIR"
+    if not module_path:
+        return None, None
+    cands = [os.path.join(module_path, *parts, "configs") for parts in SGLANG_CONFIG_DIRS]
+    for c in cands:
+        if os.path.isdir(c):
+            return c, "module"
+    # Neither exists yet: the newer layout's folder if its loader module exists, else the older.
+    if os.path.isdir(os.path.dirname(cands[0])):
+        return cands[0], "module"
+    return cands[1], "module"
+
+
+def framework_facts(name, facts):
+    # type: (str, Dict[str, Any]) -> Dict[str, Any]
+    f = facts.get(name) or {}
+    tv = (facts.get("triton") or {}).get("version")
+    d = {"name": name, "importable": bool(f.get("path")), "version": f.get("version"), "module_path": f.get("path"),
+         "config_root": None, "config_root_source": None, "config_root_exists": False, "user_folder": None,
+         "triton_folder": None, "triton_folder_exists": False, "triton_folders": [], "files": [], "user_files": [],
+         "error": None if f.get("path") else "No module named %r in %s" % (name, facts.get("executable")),
+         "triton_version": tv}
+    if name == "sglang":
+        root, src = sglang_root(f.get("path"))
+        d["config_root"], d["config_root_source"] = root, src
+        if root:
+            d["config_root_exists"] = os.path.isdir(root)
+            folders = []
+            try:
+                names = os.listdir(root)
+            except OSError:
+                names = []
+            for n in names:
+                v = naming.parse_triton_version(n) if n.startswith("triton_") else None
+                if v is not None and os.path.isdir(os.path.join(root, n)):
+                    folders.append((v, {"name": n, "version": "%d.%d.%d" % v, "files": _list_json(os.path.join(root, n))}))
+            d["triton_folders"] = [x for _, x in sorted(folders, key=lambda t: t[0], reverse=True)]
+            d["files"] = _list_json(root)
+            if tv and naming.parse_triton_version(tv):
+                d["triton_folder"] = naming.triton_folder(tv)
+                d["triton_folder_exists"] = os.path.isdir(os.path.join(root, d["triton_folder"]))
+    else:
+        if f.get("path"):
+            d["config_root"] = os.path.join(f["path"], *VLLM_CONFIG_DIR)
+            d["config_root_source"] = "module"
+            d["config_root_exists"] = os.path.isdir(d["config_root"])
+            d["files"] = _list_json(d["config_root"])
+        uf = os.environ.get("VLLM_TUNED_CONFIG_FOLDER")
+        if uf:
+            d["user_folder"] = uf
+            d["user_files"] = _list_json(uf)
+    return d
+
+
+# -- running servers ------------------------------------------------------------------------------
+
+def _flag(args, names):
+    for i, a in enumerate(args):
+        for n in names:
+            if a == n and i + 1 < len(args):
+                return args[i + 1]
+            if a.startswith(n + "="):
+                return a.split("=", 1)[1]
+    return None
+
+
+def classify_cmdline(args):
+    # type: (List[str]) -> Optional[str]
+    joined = " ".join(args)
+    if "sglang.launch_server" in joined or re.search(r"(^|\s|/)-m\s+sglang(\.|\s|$)", joined) or \
+            re.search(r"(^|/)sglang\s+serve\b", joined):
+        return "sglang"
+    if "vllm.entrypoints" in joined or re.search(r"(^|/)vllm\s+serve\b", joined):
+        return "vllm"
+    return None
+
+
+def model_of(args, framework):
+    m = _flag(args, ["--model-path", "--model"])
+    if m is None and framework == "vllm":
+        for i, a in enumerate(args):
+            if a == "serve" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+                return args[i + 1]
+    return m
+
+
+def find_model_config(model):
+    # type: (Optional[str]) -> Optional[str]
+    if not model:
+        return None
+    if os.path.isdir(model):
+        p = os.path.join(model, "config.json")
+        return p if os.path.isfile(p) else None
+    if re.match(r"^[\w.-]+/[\w.-]+$", model):
+        hub = os.path.join(os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"),
+                           "hub", "models--" + model.replace("/", "--"), "snapshots")
+        try:
+            for snap in sorted(os.listdir(hub)):
+                p = os.path.join(hub, snap, "config.json")
+                if os.path.isfile(p):
+                    return p
+        except OSError:
+            return None
+    return None
+
+
+def moe_shape(cfg):
+    # type: (Dict[str, Any]) -> Optional[Dict[str, Any]]
+    c = cfg
+    if not any(k in c for k in ("num_experts", "n_routed_experts", "num_local_experts")) and \
+            isinstance(cfg.get("text_config"), dict):
+        c = cfg["text_config"]
+    e = c.get("num_experts") or c.get("n_routed_experts") or c.get("num_local_experts")
+    if not e:
+        return None
+    inter = c.get("moe_intermediate_size") or c.get("intermediate_size")
+    q = cfg.get("quantization_config") or c.get("quantization_config") or {}
+    qm = q.get("quant_method") if isinstance(q, dict) else None
+    wbs = q.get("weight_block_size") if isinstance(q, dict) else None
+    dtype = "fp8_w8a8" if qm == "fp8" else ("bf16" if (c.get("torch_dtype") or cfg.get("torch_dtype")) in
+                                           ("bfloat16", None) else None)
+    return {"num_experts": e, "top_k": c.get("num_experts_per_tok"), "hidden_size": c.get("hidden_size"),
+            "moe_intermediate_size": inter, "weight_block_size": wbs, "quant_method": qm, "dtype": dtype,
+            "n_shared_experts": c.get("n_shared_experts")}
+
+
+def suggest_spec(framework, moe, tp):
+    # type: (str, Dict[str, Any], int) -> Optional[Dict[str, Any]]
+    if not moe or not all(moe.get(k) for k in ("num_experts", "top_k", "hidden_size", "moe_intermediate_size")):
+        return None
+    if moe["moe_intermediate_size"] % tp:
+        return None
+    spec = {"framework": framework, "E": moe["num_experts"], "N": moe["moe_intermediate_size"] // tp,
+            "K": moe["hidden_size"], "topk": moe["top_k"],
+            "dtype": moe["dtype"] if moe["dtype"] != "bf16" else None,
+            "block_shape": moe["weight_block_size"] if moe.get("weight_block_size") else None}
+    return spec
+
+
+def server_processes():
+    # type: () -> List[Dict[str, Any]]
+    out = []
+    me = os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    seen_models = set()
+    for pid in sorted(pids):
+        if pid == me:
+            continue
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        args = [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+        if not args or "moetune" in " ".join(args[:3]):
+            continue
+        fw = classify_cmdline(args)
+        if fw is None:
+            continue
+        model = model_of(args, fw)
+        tp_s = _flag(args, ["--tp", "--tp-size", "--tensor-parallel-size", "-tp"])
+        tp = int(tp_s) if tp_s and tp_s.isdigit() and int(tp_s) > 0 else 1
+        key = (fw, model, tp)
+        if key in seen_models:
+            continue  # worker children repeat their parent's command line
+        seen_models.add(key)
+        entry = {"pid": pid, "framework": fw, "cmdline": args, "model": model, "tp": tp,
+                 "model_config_path": None, "moe": None, "suggested_spec": None, "error": None}
+        cfg_path = find_model_config(model)
+        entry["model_config_path"] = cfg_path
+        if cfg_path:
+            try:
+                with open(cfg_path, encoding="utf-8") as f:
+                    moe = moe_shape(json.load(f))
+                entry["moe"] = moe
+                entry["suggested_spec"] = suggest_spec(fw, moe, tp) if moe else None
+                if moe is None:
+                    entry["error"] = "the model's config.json describes no MoE layer"
+            except (OSError, ValueError) as e:
+                entry["error"] = "cannot read %s: %s" % (cfg_path, e)
+        elif model:
+            entry["error"] = "model config.json not found for %s" % model
+        out.append(entry)
+    return out
+
+
+def _mem_total():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _os_name():
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.system()
+
+
+def nvcc_facts():
+    path = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+    if not path:
+        return None
+    rc, out, _ = _run([path, "--version"])
+    m = re.search(r"release ([0-9.]+)", out)
+    return {"path": path, "version": m.group(1) if m else None}
+
+
+def probe(python=None):
+    # type: (Optional[str]) -> Dict[str, Any]
+    gpus, gpu_error = nvidia_smi_gpus()
+    facts = python_facts(python)
+    py = {"executable": facts.get("executable"), "version": facts.get("version"),
+          "torch": (facts.get("torch") or {}).get("version"), "torch_cuda": facts.get("torch_cuda"),
+          "triton": (facts.get("triton") or {}).get("version"), "error": facts.get("error")}
+    fws = [framework_facts(n, facts) for n in ("sglang", "vllm")] if not facts.get("error") else []
+    return {"host": {"hostname": socket.gethostname(), "os": _os_name(), "kernel": platform.release(),
+                     "cpu_count": os.cpu_count(), "mem_total_bytes": _mem_total()},
+            "gpus": gpus, "gpu_error": gpu_error, "python": py, "nvcc": nvcc_facts(), "frameworks": fws,
+            "servers": server_processes()}
