@@ -1,0 +1,145 @@
+"""Search space and pruning: the reference counts, the shared-memory rule, block-quant divisibility in
+each server's direction, and the BLOCK_SIZE_M cap."""
+
+import unittest
+
+import agenttest  # noqa: F401
+from moetune_agent import space
+from moetune_agent.backends.base import KernelConfig, Shape
+
+QWEN = Shape(128, 768, 2048, 8)                      # Qwen3-30B-A3B at TP1, bf16
+FP8_BLOCK = Shape(256, 256, 7168, 8, "fp8_w8a8", (128, 128))
+
+
+class Counts(unittest.TestCase):
+    def test_reference_space(self):
+        self.assertEqual(len(space.reference_configs()), 1920)
+        self.assertEqual(len(space.reference_configs(separate=True)), 2560)
+        self.assertEqual(len(set(space.reference_configs())), 1920)
+
+    def test_unpruned_when_limits_are_off(self):
+        sp = space.build_space(QWEN, [1, 4096], ["both"], smem_limit=10 ** 9, options={"prune_m": False})
+        self.assertEqual(len(sp[("both", 1)]), 1920)
+        sp = space.build_space(QWEN, [1], ["up", "down"], smem_limit=10 ** 9, options={"prune_m": False})
+        self.assertEqual(len(sp[("up", 1)]), 2560)
+        self.assertEqual(len(sp[("down", 1)]), 2560)
+
+    def test_hopper_bf16_counts(self):
+        st = space.PruneStats()
+        sp = space.build_space(QWEN, [1, 4096], ["both"], stats=st)
+        # Every config is either kept or pruned for one counted reason.
+        self.assertEqual(st.total, 1920)
+        self.assertEqual(st.kept_hard + st.smem + st.block_quant, 1920)
+        self.assertEqual(st.block_quant, 0)
+        self.assertEqual(len(sp[("both", 4096)]), st.kept_hard)
+        # Independent count of the rule: (stages - [BM<64]) * (BM+BN) * BK * 2 <= 232448.
+        expect = sum(1 for c in space.reference_configs()
+                     if (c.num_stages - (c.BLOCK_SIZE_M < 64)) * (c.BLOCK_SIZE_M + c.BLOCK_SIZE_N)
+                     * c.BLOCK_SIZE_K * 2 <= 232448)
+        self.assertEqual(st.kept_hard, expect)
+        self.assertLess(len(sp[("both", 1)]), len(sp[("both", 4096)]))
+
+
+class SharedMemory(unittest.TestCase):
+    ROWS = [
+        # (cfg, dtype, bytes)
+        (KernelConfig(64, 128, 128, 1, 4, 3), "bf16", 3 * (64 + 128) * 128 * 2),
+        (KernelConfig(32, 128, 128, 1, 4, 3), "bf16", 2 * (32 + 128) * 128 * 2),   # BM < 64: one buffer less
+        (KernelConfig(16, 256, 256, 1, 4, 5), "bf16", 4 * (16 + 256) * 256 * 2),
+        (KernelConfig(64, 128, 128, 1, 4, 3), "fp8_w8a8", 3 * (64 + 128) * 128 * 1),
+        (KernelConfig(64, 128, 128, 1, 4, 3), "int8_w8a16", 3 * (64 * 2 + 128) * 128),
+    ]
+
+    def test_rule(self):
+        for cfg, dt, b in self.ROWS:
+            with self.subTest(cfg=cfg.key(), dtype=dt):
+                self.assertEqual(space.smem_bytes(cfg, dt), b)
+
+    def test_limit_is_inclusive(self):
+        c = KernelConfig(64, 64, 128, 1, 4, 3)
+        need = space.smem_bytes(c, "bf16")
+        self.assertEqual(len(space.hard_filter([c], QWEN, "sglang", need)), 1)
+        self.assertEqual(len(space.hard_filter([c], QWEN, "sglang", need - 1)), 0)
+
+    def test_rule_is_replaceable(self):
+        old = space.SMEM_RULE
+        try:
+            space.SMEM_RULE = lambda cfg, dtype: 0
+            self.assertEqual(len(space.hard_filter(space.reference_configs(), QWEN, "sglang", 1)), 1920)
+        finally:
+            space.SMEM_RULE = old
+
+    def test_fp8_keeps_more(self):
+        bf = space.hard_filter(space.reference_configs(), QWEN, "sglang", space.HOPPER_SMEM_LIMIT)
+        f8 = space.hard_filter(space.reference_configs(), Shape(128, 768, 2048, 8, "fp8_w8a8"), "sglang",
+                               space.HOPPER_SMEM_LIMIT)
+        self.assertGreater(len(f8), len(bf))
+
+
+class BlockQuant(unittest.TestCase):
+    def test_directions(self):
+        rows = [
+            # (BN, BK, block_shape, framework, ok)
+            (64, 64, (128, 128), "sglang", True),     # 128 % 64 == 0
+            (64, 128, (128, 128), "sglang", True),
+            (64, 256, (128, 128), "sglang", False),   # 128 % 256 != 0
+            (32, 32, (128, 128), "sglang", True),
+            (128, 128, (128, 128), "vllm", True),     # 128 % 128, 128 % 128
+            (128, 256, (128, 128), "vllm", True),
+            (128, 64, (128, 128), "vllm", False),     # 64 % 128 != 0
+            (64, 128, (128, 128), "vllm", False),     # BN 64 % 128 != 0
+            (256, 256, (128, 128), "vllm", True),
+            (64, 64, None, "vllm", True),
+        ]
+        for bn, bk, bs, fw, ok in rows:
+            with self.subTest(bn=bn, bk=bk, fw=fw):
+                self.assertEqual(space.block_quant_ok(KernelConfig(16, bn, bk, 1, 4, 3), bs, fw), ok)
+
+    def test_space_respects_direction(self):
+        sg = space.build_space(FP8_BLOCK, [4096], ["both"], "sglang")[("both", 4096)]
+        vl = space.build_space(FP8_BLOCK, [4096], ["both"], "vllm")[("both", 4096)]
+        self.assertTrue(sg and vl)
+        self.assertEqual({c.BLOCK_SIZE_K for c in sg}, {64, 128})
+        self.assertEqual({c.BLOCK_SIZE_K for c in vl}, {128, 256})
+        self.assertEqual({c.BLOCK_SIZE_N for c in vl}, {128, 256})
+        st = space.PruneStats()
+        space.build_space(FP8_BLOCK, [4096], ["both"], "vllm", stats=st)
+        self.assertGreater(st.block_quant, 0)
+
+
+class BlockMCap(unittest.TestCase):
+    def test_cap(self):
+        rows = [(1, 16), (16, 16), (64, 16), (128, 16), (256, 32), (512, 64), (1024, 128), (2048, 256),
+                (4096, 512)]
+        for m, cap in rows:
+            with self.subTest(m=m):
+                # Qwen3: t = m * 8 / 128; cap = pow2 >= max(16, 2t)
+                self.assertEqual(space.block_m_cap(QWEN, m), cap)
+
+    def test_space_per_m(self):
+        sp = space.build_space(QWEN, [1, 256, 4096], ["up", "down"])
+        self.assertEqual(max(c.BLOCK_SIZE_M for c in sp[("up", 1)]), 16)
+        self.assertEqual(max(c.BLOCK_SIZE_M for c in sp[("up", 256)]), 32)
+        self.assertEqual(max(c.BLOCK_SIZE_M for c in sp[("down", 4096)]), 256)
+        self.assertEqual(sp[("up", 1)], sp[("down", 1)])
+
+    def test_factor_and_off(self):
+        sp = space.build_space(QWEN, [256], ["both"], options={"prune_m_factor": 8})
+        self.assertEqual(max(c.BLOCK_SIZE_M for c in sp[("both", 256)]), 128)
+        sp = space.build_space(QWEN, [1], ["both"], options={"prune_m": False})
+        self.assertEqual(max(c.BLOCK_SIZE_M for c in sp[("both", 1)]), 256)
+
+    def test_axes_restricted(self):
+        sp = space.build_space(QWEN, [4096], ["both"], options={"BLOCK_SIZE_N": [64], "num_warps": [4]})
+        self.assertTrue(all(c.BLOCK_SIZE_N == 64 and c.num_warps == 4 for c in sp[("both", 4096)]))
+
+
+class Defaults(unittest.TestCase):
+    def test_server_default(self):
+        self.assertEqual(space.server_default_config(QWEN, 64), KernelConfig(16, 32, 64, 1, 4, 3))
+        self.assertEqual(space.server_default_config(QWEN, 129), KernelConfig(64, 64, 32, 8, 4, 3))
+        self.assertEqual(space.server_default_config(FP8_BLOCK, 1).BLOCK_SIZE_K, 128)
+
+
+if __name__ == "__main__":
+    unittest.main()
