@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/diagnosis/diagnosis.h"
+
+#include <QAbstractTableModel>
+
+namespace moetune {
+
+// The findings of one Diagnosis as a table: title (with severity icon), occurrences, sources.
+class FindingsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { TitleColumn, OccurrencesColumn, SourcesColumn, ColumnCount };
+    enum Role { SeverityRole = Qt::UserRole + 1, FindingIdRole, RuleRole, FirstLineRole };
+
+    explicit FindingsModel(QObject *parent = nullptr);
+
+    void setDiagnosis(const Diagnosis &diagnosis);
+    const Diagnosis &diagnosis() const { return m_diagnosis; }
+    void clear();
+
+    // nullptr when row is out of range.
+    const Finding *finding(int row) const;
+    // -1 when no finding has that id.
+    int rowOf(const QString &findingId) const;
+
+    // "TP0-7", "TP0, TP2", "EngineCore_DP0 pid=12 +2 more": short enough for a table cell.
+    static QString compactSources(const QStringList &sources);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    Diagnosis m_diagnosis;
+};
+
+} // namespace moetune

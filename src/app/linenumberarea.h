@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QWidget>
+
+namespace moetune {
+
+class LogEdit;
+
+// The gutter left of the log view; LogEdit paints it.
+class LineNumberArea : public QWidget {
+    Q_OBJECT
+public:
+    explicit LineNumberArea(LogEdit *editor);
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    LogEdit *m_editor;
+};
+
+} // namespace moetune

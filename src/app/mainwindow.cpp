@@ -1,0 +1,215 @@
+#include "app/mainwindow.h"
+
+#include "app/diagnosepage.h"
+
+#include "core/util/version.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+
+using namespace Qt::StringLiterals;
+
+// Resources of static libraries are registered explicitly (outside any namespace, as Qt requires).
+static void initAppResources() {
+    Q_INIT_RESOURCE(app);
+}
+
+namespace moetune {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_navigation(new QListWidget(this))
+    , m_stack(new QStackedWidget(this))
+    , m_diagnosePage(nullptr) {
+    initAppResources();
+    setObjectName(u"mainWindow"_s);
+    setWindowTitle(u"moetune"_s);
+    setWindowIcon(QIcon(u":/moetune/icons/moetune.svg"_s));
+
+    auto *central = new QWidget(this);
+    auto *layout = new QHBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+
+    m_navigation->setObjectName(u"navigation"_s);
+    m_navigation->setViewMode(QListView::IconMode);
+    m_navigation->setFlow(QListView::TopToBottom);
+    m_navigation->setMovement(QListView::Static);
+    m_navigation->setIconSize(QSize(32, 32));
+    m_navigation->setGridSize(QSize(92, 72));
+    m_navigation->setFixedWidth(96);
+    m_navigation->setSpacing(0);
+    m_navigation->setFrameShape(QFrame::NoFrame);
+    m_navigation->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_navigation->setStyleSheet(
+        u"QListWidget#navigation { background: palette(window); border-right: 1px solid palette(mid); }"
+        u"QListWidget#navigation::item { border-radius: 6px; padding: 4px; }"
+        u"QListWidget#navigation::item:selected { background: palette(highlight); color: palette(highlighted-text); }"_s);
+    connect(m_navigation, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    layout->addWidget(m_navigation);
+    layout->addWidget(m_stack, 1);
+    setCentralWidget(central);
+
+    m_diagnosePage = new DiagnosePage(this);
+    addPage(m_diagnosePage, QIcon(u":/moetune/icons/page-diagnose.svg"_s), tr("Diagnose"));
+    connect(m_diagnosePage, &DiagnosePage::fileOpened, this, &MainWindow::addRecentFile);
+    connect(m_diagnosePage, &DiagnosePage::statusMessage, statusBar(), &QStatusBar::showMessage);
+
+    createMenus();
+    statusBar()->showMessage(tr("Ready"), 2000);
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+int MainWindow::addPage(QWidget *page, const QIcon &icon, const QString &title) {
+    auto *item = new QListWidgetItem(icon, title);
+    item->setTextAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    item->setSizeHint(QSize(92, 72));
+    m_navigation->addItem(item);
+    const int index = m_stack->addWidget(page);
+    if (m_navigation->currentRow() < 0)
+        m_navigation->setCurrentRow(0);
+    return index;
+}
+
+void MainWindow::setCurrentPage(int index) {
+    m_navigation->setCurrentRow(index);
+}
+
+int MainWindow::currentPage() const {
+    return m_stack->currentIndex();
+}
+
+int MainWindow::pageCount() const {
+    return m_stack->count();
+}
+
+void MainWindow::createMenus() {
+    m_fileMenu = menuBar()->addMenu(tr("&File"));
+    QAction *open = m_fileMenu->addAction(tr("&Open Log..."), this, &MainWindow::openLogDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = m_fileMenu->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    QAction *demo = m_fileMenu->addAction(tr("Open &Demo Log"), m_diagnosePage, &DiagnosePage::loadDemo);
+    demo->setToolTip(tr("The bundled SGLang startup log, to see what moetune finds"));
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_diagnosePage->diagnoseAction());
+    m_fileMenu->addSeparator();
+    QAction *quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    m_editMenu = menuBar()->addMenu(tr("&Edit"));
+    m_editMenu->addAction(m_diagnosePage->copyFindingAction());
+    m_editMenu->addAction(m_diagnosePage->copyDiagnosisAction());
+    m_editMenu->addSeparator();
+    m_editMenu->addAction(tr("C&lear Log"), m_diagnosePage, &DiagnosePage::clearLog);
+
+    m_helpMenu = menuBar()->addMenu(tr("&Help"));
+    m_helpMenu->addAction(tr("&About moetune"), this, &MainWindow::showAbout);
+    m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString &path = files.at(i);
+        const QString label = u"&%1 %2"_s.arg(i + 1).arg(QFileInfo(path).fileName());
+        QAction *action = m_recentMenu->addAction(label, this, [this, path] {
+            setCurrentPage(m_stack->indexOf(m_diagnosePage));
+            m_diagnosePage->openFile(path);
+        });
+        action->setToolTip(path);
+        action->setStatusTip(path);
+    }
+    if (files.isEmpty()) {
+        m_recentMenu->addAction(tr("No recent logs"))->setEnabled(false);
+        return;
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear Menu"), this, [this] {
+        QSettings().remove(u"recentFiles"_s);
+        rebuildRecentMenu();
+    });
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(u"recentFiles"_s).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString &path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList files = recentFiles();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > maxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(u"recentFiles"_s, files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::openLogDialog() {
+    const QStringList recent = recentFiles();
+    const QString dir = recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Server Log"), dir,
+                                                      tr("Logs (*.log *.txt *.out *.err);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    setCurrentPage(m_stack->indexOf(m_diagnosePage));
+    m_diagnosePage->openFile(path);
+}
+
+void MainWindow::openInitial(const QString &logPath) {
+    if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
+        return;
+    // Nothing else to show: the demo tells a first-time user what the app does.
+    if (logPath.isEmpty())
+        m_diagnosePage->loadDemo();
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value(u"window/geometry"_s).toByteArray()))
+        resize(1440, 900);
+    restoreState(settings.value(u"window/state"_s).toByteArray());
+    m_diagnosePage->restoreState(settings.value(u"diagnose/layout"_s).toByteArray());
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(u"window/geometry"_s, saveGeometry());
+    settings.setValue(u"window/state"_s, saveState());
+    settings.setValue(u"diagnose/layout"_s, m_diagnosePage->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+    saveSettings();
+    m_diagnosePage->cancelDiagnosis();
+    event->accept();
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About moetune"),
+        tr("<h3>moetune %1</h3>"
+           "<p>Diagnoses and tunes the fused-MoE Triton kernel configs of LLM inference servers "
+           "(SGLang, vLLM).</p>"
+           "<p>Paste a server log to see which tuned configs are missing, where they belong, and "
+           "how to create them.</p>")
+            .arg(versionString()));
+}
+
+} // namespace moetune
