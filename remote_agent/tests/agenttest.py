@@ -59,12 +59,14 @@ class AgentCase(unittest.TestCase):
         runs = os.path.join(self.home, "runs")
         if os.path.isdir(runs):
             for r in os.listdir(runs):
-                pidf = os.path.join(runs, r, "pid")
-                try:
-                    pid = int(open(pidf).read().strip())
-                    os.killpg(pid, 9)
-                except (OSError, ValueError):
-                    pass
+                from moetune_agent import runs as runs_mod
+                d = os.path.join(runs, r)
+                pid = runs_mod.get_pid(d)
+                if runs_mod.pid_alive(pid, d):  # only the run's own process, never a recycled pid
+                    try:
+                        os.killpg(pid, 9)
+                    except OSError:
+                        pass
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def cmd(self):

@@ -1,0 +1,206 @@
+"""Runs end to end on the synthetic backend: output files, detached runs, attach --from, cancel,
+SIGKILL + resume without measuring a unit twice, a crashing worker."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import agenttest
+from agenttest import read_jsonl, small_spec
+from moetune_agent import configjson, naming, space
+from moetune_agent.backends.base import Shape
+from moetune_agent.work import Unit
+
+
+class RunCase(agenttest.AgentCase):
+    def finished_run(self, spec):
+        r = self.run_agent("tune", self.write_spec(spec), "--foreground", "--new")
+        self.assertEqual(r.rc, 0, r.stderr)
+        return r
+
+    def winners(self, run_dir):
+        with open(os.path.join(run_dir, "result.json")) as f:
+            res = json.load(f)
+        return {(w["op"], w["m"]): w["config"] for w in res["winners"]}
+
+
+class Foreground(RunCase):
+    def test_up_down_files_and_result(self):
+        r = self.finished_run(small_spec(ops="up+down"))
+        self.assertEqual([e["type"] for e in r.events[:2]], ["hello", "run_started"])
+        self.assertEqual(r.events[-1], dict(r.events[-1], type="done", status="ok"))
+        for e in r.events[1:]:
+            self.assertIs(e.get("simulated"), True, e)                  # every run event is labelled
+        seqs = [e["seq"] for e in r.events[1:]]
+        self.assertEqual(seqs, list(range(len(seqs))))
+        started = r.one("run_started")
+        self.assertEqual(started["device_name"], "SIMULATED_GPU")
+        self.assertEqual(started["strategy"], "exhaustive")
+        run_dir = started["run_dir"]
+        meas = r.of("measurement") + r.of("candidate_error")
+        journal = read_jsonl(os.path.join(run_dir, "journal.jsonl"))
+        checks = [j for j in journal if j["op"].startswith("check:")]
+        self.assertEqual({j["type"] for j in checks}, {"measurement"})   # every winner passed its check
+        self.assertEqual(len(journal) - len(checks), len(meas))
+        self.assertEqual([j["index"] for j in journal], list(range(len(journal))))
+        written = {e["kind"]: e for e in r.of("result_written")}
+        self.assertEqual(set(written), {"sglang", "sglang_down", "vllm", "result"})
+        self.assertEqual(written["sglang"]["file_name"], "E=64,N=512,device_name=SIMULATED_GPU.json")
+        self.assertEqual(written["sglang_down"]["file_name"], "E=64,N=512,device_name=SIMULATED_GPU_down.json")
+        with open(written["sglang"]["path"]) as f:
+            up, tv = configjson.parse_config_text(f.read())
+        with open(written["sglang_down"]["path"]) as f:
+            down, _ = configjson.parse_config_text(f.read())
+        self.assertEqual(sorted(up), [1, 64, 512])
+        for m in up:
+            self.assertEqual(up[m]["BLOCK_SIZE_M"], down[m]["BLOCK_SIZE_M"], m)   # SGLang's assert
+        finals = [e for e in r.of("best") if e["final"]]
+        self.assertEqual(len(finals), 6)
+        with open(os.path.join(run_dir, "result.json")) as f:
+            res = json.load(f)
+        self.assertTrue(res["simulated"])
+        self.assertEqual(res["format"], "moetune-result")
+        self.assertEqual(res["ops"], ["up", "down"])
+        self.assertEqual([p["m"] for p in res["per_batch"]], [1, 64, 512])
+        for p in res["per_batch"]:
+            self.assertGreaterEqual(p["speedup"], 1.0)
+            self.assertGreater(p["roofline_fraction"], 0.0)
+            self.assertLessEqual(p["roofline_fraction"], 1.0)
+        self.assertEqual(len([x for x in res["measurements"] if x["round"] == -1]), 6)   # default configs
+        self.assertEqual(open(os.path.join(run_dir, "state")).read().strip(), "finished")
+
+    def test_vllm_block_quant_name(self):
+        r = self.finished_run(small_spec(framework="vllm", dtype="fp8_w8a8", block_shape=[128, 128],
+                                         space={"num_warps": [4], "GROUP_SIZE_M": [1], "num_stages": [3]}))
+        names = {e["kind"]: e["file_name"] for e in r.of("result_written")}
+        self.assertEqual(names["vllm"], "E=64,N=512,device_name=SIMULATED_GPU,dtype=fp8_w8a8,block_shape=[128,128].json")
+        self.assertEqual(names["sglang"],
+                         "E=64,N=512,device_name=SIMULATED_GPU,dtype=fp8_w8a8,block_shape=[128, 128].json")
+        for e in r.of("measurement"):
+            self.assertEqual(e["config"]["BLOCK_SIZE_K"] % 128, 0)   # vLLM's divisibility direction
+
+    def test_worker_crash_is_recorded(self):
+        sp = small_spec(batch_sizes=[1])
+        shape = Shape(64, 512, 1024, 4)
+        opts = dict(sp["space"])
+        cfg = space.build_space(shape, [1], ["both"], options=opts)[("both", 1)][3]
+        ident = Unit("both", cfg, 1, 10, 0).ident()
+        r = self.run_agent("tune", self.write_spec(sp), "--foreground", env={"MOETUNE_TEST_CRASH_UNIT": ident})
+        self.assertEqual(r.rc, 0, r.stderr)
+        crashes = [e for e in r.of("candidate_error") if e["kind"] == "crash"]
+        self.assertEqual(len(crashes), 1)
+        self.assertEqual(crashes[0]["config"], cfg.as_dict())
+        with open(os.path.join(r.one("run_started")["run_dir"], "result.json")) as f:
+            self.assertEqual(json.load(f)["timings"]["worker_crashes"], 1)
+        # The work after the crash was still measured.
+        self.assertGreater(len(r.of("measurement")), 5)
+
+
+class Detached(RunCase):
+    def start(self, spec, delay_ms=20):
+        env = {"MOETUNE_SYNTHETIC_DELAY_MS": str(delay_ms)}
+        t0 = time.time()
+        r = self.run_agent("tune", self.write_spec(spec), env=env)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertLess(time.time() - t0, 30)
+        done = r.events[-1]
+        self.assertEqual((done["type"], done["status"]), ("done", "detached"))
+        st = r.one("run_started")
+        return st["run_id"], st["run_dir"], st["pid"]
+
+    def test_survives_parent_and_attach_follows(self):
+        run_id, run_dir, pid = self.start(small_spec())
+        # The tune command has exited; the run lives on in its own session, not our child.
+        self.assertTrue(agenttest.os.path.exists("/proc/%d" % pid))
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ppid, pgid, sid = int(fields[1]), int(fields[2]), int(fields[3])
+        self.assertNotEqual(ppid, os.getpid())
+        self.assertEqual(pgid, pid)
+        self.assertNotEqual(sid, os.getsid(0))
+        r = self.run_agent("attach", run_id, timeout=300)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertEqual(r.events[-1]["type"], "done")
+        self.assertEqual(r.events[-1]["status"], "ok")
+        self.assertEqual(len(r.of("done")), 1)
+        self.assertEqual([e["seq"] for e in r.events[1:]], list(range(len(r.events) - 1)))
+        # attach --from N starts exactly at N.
+        n = 7
+        r2 = self.run_agent("attach", run_id, "--from", str(n))
+        self.assertEqual(r2.events[1]["seq"], n)
+        self.assertEqual(r2.lines[1:], r.lines[1 + n:])
+        runs = self.run_agent("runs")
+        self.assertEqual(runs.one("run")["state"], "finished")
+
+    def test_cancel(self):
+        run_id, run_dir, pid = self.start(small_spec(), delay_ms=50)
+        self.wait_for(lambda: os.path.exists(os.path.join(run_dir, "journal.jsonl"))
+                      and len(read_jsonl(os.path.join(run_dir, "journal.jsonl"))) >= 3, what="measurements")
+        r = self.run_agent("cancel", run_id)
+        c = r.one("cancelled")
+        self.assertTrue(c["signalled"])
+        self.assertEqual(c["state"], "cancelled")
+        self.assertFalse(os.path.exists("/proc/%d" % pid) and
+                         open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z")
+        a = self.run_agent("attach", run_id)
+        self.assertEqual(a.events[-1]["status"], "cancelled")
+        self.assertEqual(a.rc, 3)
+        self.assertFalse(os.path.exists(os.path.join(run_dir, "result.json")))
+
+    def test_kill_and_resume_measures_nothing_twice(self):
+        spec = small_spec(ops="up+down")
+        ref = self.finished_run(spec)
+        ref_winners = self.winners(ref.one("run_started")["run_dir"])
+        run_id, run_dir, pid = self.start(spec, delay_ms=20)
+        journal = os.path.join(run_dir, "journal.jsonl")
+        self.wait_for(lambda: os.path.exists(journal) and len(read_jsonl(journal)) >= 40, what="40 measurements")
+        os.killpg(pid, signal.SIGKILL)
+        self.wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
+                      open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z", what="death")
+        before = len(read_jsonl(journal))
+        states = {e["run_id"]: e["state"] for e in self.run_agent("runs").of("run")}
+        self.assertEqual(states[run_id], "dead")
+        # `tune` with the same spec continues the dead run instead of starting over.
+        r = self.run_agent("tune", self.write_spec(spec, "again.json"))
+        self.assertEqual(r.one("run_started")["run_id"], run_id)
+        self.assertTrue(r.one("run_started")["resumed"])
+        self.assertEqual(r.one("run_started")["journal_entries"], before)
+        a = self.run_agent("attach", run_id, timeout=300)
+        self.assertEqual(a.events[-1]["status"], "ok", a.stderr)
+        units = [j["unit"] for j in read_jsonl(journal)]
+        self.assertEqual(len(units), len(set(units)))              # no unit measured twice
+        self.assertEqual(len(units), len(read_jsonl(os.path.join(ref.one("run_started")["run_dir"],
+                                                                  "journal.jsonl"))))
+        self.assertEqual(self.winners(run_dir), ref_winners)      # same answer as the uninterrupted run
+
+    def test_torn_journal_line_is_remeasured(self):
+        spec = small_spec(batch_sizes=[1])
+        ref = self.finished_run(spec)
+        run_dir = ref.one("run_started")["run_dir"]
+        journal = os.path.join(run_dir, "journal.jsonl")
+        lines = open(journal).read().splitlines(True)
+        # Simulate a crash mid-append: drop the tail and leave half a line.
+        with open(journal, "w") as f:
+            f.writelines(lines[:10])
+            f.write(lines[10][:25])
+        with open(os.path.join(run_dir, "state"), "w") as f:
+            f.write("running\n")
+        r = self.run_agent("resume", ref.one("run_started")["run_id"], "--foreground")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertEqual(r.one("run_started")["journal_entries"], 10)
+        new = read_jsonl(journal)
+        self.assertEqual(len(new), len(lines))
+        self.assertEqual(len({j["unit"] for j in new}), len(new))
+
+    def test_attach_unknown_run(self):
+        r = self.run_agent("attach", "20990101-000000-abcdef")
+        self.assertEqual(r.one("error")["code"], "run_not_found")
+        self.assertEqual(r.rc, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

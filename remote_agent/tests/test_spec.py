@@ -1,0 +1,118 @@
+"""Malformed specs get clear errors naming the key; nothing is started for them."""
+
+import json
+import os
+import unittest
+
+import agenttest
+from moetune_agent import spec as spec_mod
+
+BASE = {"framework": "sglang", "E": 128, "N": 768, "K": 2048, "topk": 8}
+
+
+class Normalise(unittest.TestCase):
+    def test_defaults(self):
+        s = spec_mod.normalise(dict(BASE))
+        self.assertEqual(s["batch_sizes"], [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048,
+                                            3072, 4096])
+        self.assertEqual(s["ops"], "up")
+        self.assertEqual(s["backend"], "auto")
+        self.assertEqual(s["gpus"], "all")
+        self.assertIsNone(s["strategy"])
+        self.assertIsNone(s["dtype"])
+        self.assertEqual(spec_mod.strategy_ops(s), ("both",))
+        self.assertEqual(spec_mod.strategy_ops(dict(s, ops="up+down")), ("up", "down"))
+
+    def test_batch_sizes_sorted_unique(self):
+        s = spec_mod.normalise(dict(BASE, batch_sizes=[64, 1, 64, 16]))
+        self.assertEqual(s["batch_sizes"], [1, 16, 64])
+
+    BAD = [
+        # (change, key, words in the message)
+        ({"E": -4}, "E", "integer > 0"),
+        ({"E": 0}, "E", "integer > 0"),
+        ({"E": "128"}, "E", "integer > 0"),
+        ({"E": True}, "E", "integer > 0"),
+        ({"N": 7.5}, "N", "integer > 0"),
+        ({"topk": 200}, "topk", "cannot exceed"),
+        ({"framework": "tgi"}, "framework", "sglang"),
+        ({"dtype": "fp4"}, "dtype", "must be one of"),
+        ({"block_shape": [128]}, "block_shape", "[n, k]"),
+        ({"block_shape": [128, 0]}, "block_shape", "[n, k]"),
+        ({"ops": "down"}, "ops", "up+down"),
+        ({"ops": "up+down", "framework": "vllm"}, "ops", "SGLang-only"),
+        ({"batch_sizes": []}, "batch_sizes", "non-empty"),
+        ({"batch_sizes": [1, -2]}, "batch_sizes", "> 0"),
+        ({"gpus": [0, 0]}, "gpus", "distinct"),
+        ({"gpus": "some"}, "gpus", "all"),
+        ({"time_budget_s": 0}, "time_budget_s", "> 0"),
+        ({"backend": "gpu"}, "backend", "must be one of"),
+        ({"space": {"BLOCK_SIZE_M": [16, "32"]}}, "space.BLOCK_SIZE_M", "integers"),
+        ({"space": {"BLOCK_M": [16]}}, "space.BLOCK_M", "unknown key"),
+        ({"space": {"prune_m": "yes"}}, "space.prune_m", "true or false"),
+        ({"per_channel_quant": 1}, "per_channel_quant", "true or false"),
+        ({"bacth_sizes": [1]}, "bacth_sizes", "unknown key"),
+    ]
+
+    def test_bad(self):
+        for change, key, words in self.BAD:
+            with self.subTest(change=change):
+                with self.assertRaises(spec_mod.SpecError) as cm:
+                    spec_mod.normalise(dict(BASE, **change))
+                self.assertEqual(cm.exception.key, key)
+                self.assertIn(words, str(cm.exception))
+
+    def test_missing_required(self):
+        for k in BASE:
+            with self.subTest(missing=k):
+                d = dict(BASE)
+                del d[k]
+                with self.assertRaises(spec_mod.SpecError) as cm:
+                    spec_mod.normalise(d)
+                self.assertEqual(cm.exception.key, k)
+
+    def test_not_an_object(self):
+        with self.assertRaises(spec_mod.SpecError):
+            spec_mod.normalise([1, 2])
+
+
+class CommandLine(agenttest.AgentCase):
+    def test_bad_spec_is_an_error_event_and_starts_nothing(self):
+        path = self.write_spec(dict(BASE, E=-4, backend="synthetic"))
+        r = self.run_agent("tune", path)
+        self.assertEqual(r.rc, 1)
+        err = r.one("error")
+        self.assertEqual(err["code"], "spec_invalid")
+        self.assertEqual(err["detail"], "E")
+        self.assertIn("'E' must be an integer > 0 (got -4)", err["message"])
+        self.assertEqual(r.events[-1]["type"], "done")
+        self.assertEqual(r.events[-1]["status"], "failed")
+        self.assertFalse(os.path.isdir(os.path.join(self.home, "runs")) and os.listdir(os.path.join(self.home, "runs")))
+
+    def test_unreadable_and_not_json(self):
+        r = self.run_agent("tune", os.path.join(self.tmp, "missing.json"))
+        self.assertEqual(r.one("error")["code"], "spec_invalid")
+        self.assertIn("cannot read spec", r.one("error")["message"])
+        p = os.path.join(self.tmp, "bad.json")
+        with open(p, "w") as f:
+            f.write("{\"E\": 12,")
+        r = self.run_agent("tune", p)
+        self.assertIn("not valid JSON", r.one("error")["message"])
+
+    def test_unknown_strategy(self):
+        r = self.run_agent("tune", self.write_spec(dict(BASE, backend="synthetic", strategy="genius")))
+        e = r.one("error")
+        self.assertEqual(e["detail"], "strategy")
+        self.assertIn("exhaustive", e["message"])  # names the known ones
+
+    def test_usage(self):
+        r = self.run_agent("frobnicate")
+        self.assertEqual(r.rc, 2)
+        self.assertEqual(r.one("error")["code"], "usage")
+        r = self.run_agent()
+        self.assertEqual(r.rc, 2)
+        self.assertEqual(r.events[-1]["type"], "done")
+
+
+if __name__ == "__main__":
+    unittest.main()
