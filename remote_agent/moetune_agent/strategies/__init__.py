@@ -10,11 +10,13 @@ from typing import Dict, Sequence, Tuple
 from ..backends.base import KernelConfig, Shape
 from ..work import Strategy
 from .exhaustive import ExhaustiveStrategy
+from .fast import FastStrategy
 
 STRATEGIES = {
     "exhaustive": ExhaustiveStrategy,
+    "fast": FastStrategy,
 }
-DEFAULT_STRATEGY = "exhaustive"
+DEFAULT_STRATEGY = "fast"
 
 
 def make_strategy(name: str, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],

@@ -24,12 +24,15 @@ def median(xs: Sequence[float]) -> float:
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
+TIER = 100  # rounds 0-99 are cheap screening timings, 100+ the re-timing of finalists
+
+
 class Book:
     """Everything measured so far, indexed for the strategies.
 
-    score(op, m, cfg) is the median of the per-measurement medians of the highest round that measured
-    the triple: a re-timing round replaces the cheap first look instead of being averaged with it, so
-    a lucky first sample cannot keep a config on top (winner's curse).
+    Scores are medians of per-measurement medians within one tier (round // 100): screening timings
+    (tier 0) rank candidates, re-timings of finalists (tier 1, interleaved, more replays) pick winners,
+    so a lucky first sample cannot carry a config to the top (winner's curse).
     """
 
     def __init__(self, measured: Iterable[Measurement]):
@@ -38,14 +41,16 @@ class Book:
         self.failed: Dict[Tuple[str, int, str], str] = {}
         self.failed_cfg: Dict[Tuple[str, str], str] = {}   # (op, key) failing for a batch-independent reason
         self.done: set = set()
+        self.touched: set = set()
         for meas in measured:
             u = meas.unit
+            self.done.add(u.ident())
             if u.cfg_down is not None:
                 continue  # combined up+down timings are reported, not used for choosing
             k = u.cfg.key()
             self.cfgs[k] = u.cfg
-            self.done.add(u.ident())
             t = (u.op, u.m, k)
+            self.touched.add(t)
             if not meas.ok:
                 self.failed[t] = meas.error_kind or "other"
                 if meas.error_kind in ("compile", "resources"):
@@ -53,32 +58,36 @@ class Book:
                 continue
             self.rounds.setdefault(t, {}).setdefault(u.round, []).append(median(meas.samples_us or []))
 
+    def has(self, op: str, m: int, cfg: KernelConfig) -> bool:
+        """Measured (or failed) at (op, m) in any round, or failing everywhere."""
+        k = cfg.key()
+        return (op, m, k) in self.touched or (op, k) in self.failed_cfg
+
     def is_failed(self, op: str, m: int, cfg: KernelConfig) -> bool:
         k = cfg.key()
         return (op, m, k) in self.failed or (op, k) in self.failed_cfg
 
-    def score(self, op: str, m: int, cfg: KernelConfig) -> float:
+    def score(self, op: str, m: int, cfg: KernelConfig, tier: Optional[int] = None) -> float:
         r = self.rounds.get((op, m, cfg.key()))
         if not r:
             return float("inf")
-        return median(r[max(r)])
-
-    def top_round(self, op: str, m: int, cfg: KernelConfig) -> int:
-        r = self.rounds.get((op, m, cfg.key()))
-        return max(r) if r else -1
+        if tier is None:
+            tier = max(r) // TIER
+        vals = [v for rnd, vs in r.items() if rnd // TIER == tier for v in vs]
+        return median(vals) if vals else float("inf")
 
     def measured_cfgs(self, op: str, m: int) -> List[KernelConfig]:
         return [self.cfgs[k] for (o, mm, k) in self.rounds if o == op and mm == m]
 
     def ranked(self, op: str, m: int, cfgs: Optional[Iterable[KernelConfig]] = None,
-               min_round: int = -1) -> List[Tuple[float, KernelConfig]]:
-        """Configs measured at (op, m), fastest first (failed and unmeasured left out)."""
+               tier: Optional[int] = None) -> List[Tuple[float, KernelConfig]]:
+        """Configs measured at (op, m) (in tier, when given), fastest first; failed ones left out."""
         pool = self.measured_cfgs(op, m) if cfgs is None else list(cfgs)
         out = []
         for c in pool:
-            if self.is_failed(op, m, c) or self.top_round(op, m, c) < min_round:
+            if self.is_failed(op, m, c):
                 continue
-            s = self.score(op, m, c)
+            s = self.score(op, m, c, tier)
             if math.isfinite(s):
                 out.append((s, c))
         out.sort(key=lambda t: (t[0], t[1].key()))
@@ -87,7 +96,7 @@ class Book:
 
 def choose_winners(book: Book, batch_sizes: Sequence[int], ops: Sequence[str],
                    candidates: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
-                   min_round: Optional[Dict[Tuple[str, int], int]] = None) -> Dict[Tuple[str, int], KernelConfig]:
+                   tier: Optional[int] = None) -> Dict[Tuple[str, int], KernelConfig]:
     """Fastest measured config per (op, m). With separate up/down ops the two winners of one batch size
     share BLOCK_SIZE_M (SGLang asserts it): the BLOCK_SIZE_M minimising best-up + best-down wins."""
     out: Dict[Tuple[str, int], KernelConfig] = {}
@@ -95,9 +104,8 @@ def choose_winners(book: Book, batch_sizes: Sequence[int], ops: Sequence[str],
         ranked = {}
         for op in ops:
             cands = candidates.get((op, m)) if candidates is not None else None
-            mr = min_round.get((op, m), -1) if min_round is not None else -1
-            ranked[op] = book.ranked(op, m, cands, mr)
-        if len(ops) == 1 or set(ops) != {"up", "down"}:
+            ranked[op] = book.ranked(op, m, cands, tier)
+        if set(ops) != {"up", "down"}:
             for op in ops:
                 if ranked[op]:
                     out[(op, m)] = ranked[op][0][1]

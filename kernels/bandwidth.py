@@ -1,0 +1,88 @@
+"""HBM bandwidth probe: the CUDA C++ probe (bandwidth.cu) built with nvcc where it exists, else a torch
+device-to-device copy. Prints one JSON object: {"method", "copy_gbps", "read_gbps", "bytes"}.
+
+copy_gbps counts bytes read plus bytes written; read_gbps is a pure streaming read (what the MoE weight
+stream does). Run: python3 kernels/bandwidth.py [--torch] [--mib 2048]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _nvcc_probe(mib: int, device: int):
+    nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
+    src = os.path.join(HERE, "bandwidth.cu")
+    if not nvcc or not os.path.exists(src):
+        return None
+    out_dir = tempfile.mkdtemp(prefix="moetune-bw-")
+    exe = os.path.join(out_dir, "bandwidth")
+    try:
+        subprocess.run([nvcc, "-O3", "-arch=sm_90", "-o", exe, src], check=True, capture_output=True, timeout=180)
+        env = dict(os.environ)
+        if "CUDA_VISIBLE_DEVICES" not in env:
+            env["CUDA_VISIBLE_DEVICES"] = str(device)
+        r = subprocess.run([exe, str(mib)], check=True, capture_output=True, text=True, timeout=120, env=env)
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+        res["method"] = "nvcc"
+        return res
+    except (subprocess.SubprocessError, OSError, ValueError, IndexError) as e:
+        sys.stderr.write("bandwidth: nvcc probe failed (%s); falling back to torch copy\n" % e)
+        return None
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def _torch_probe(mib: int, device: int):
+    import torch
+
+    dev = torch.device("cuda", device)
+    n = mib * (1 << 20) // 4
+    src = torch.randn(n, device=dev)
+    dst = torch.empty_like(src)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def timed(fn, reps=10):
+        for _ in range(3):
+            fn()
+        ts = []
+        for _ in range(reps):
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            ts.append(start.elapsed_time(end) / 1e3)
+        ts.sort()
+        return ts[len(ts) // 2]
+
+    t_copy = timed(lambda: dst.copy_(src))
+    t_read = timed(lambda: torch.sum(src))
+    nbytes = n * 4
+    return {"method": "torch", "copy_gbps": 2 * nbytes / t_copy / 1e9, "read_gbps": nbytes / t_read / 1e9,
+            "bytes": nbytes}
+
+
+def measure(mib: int = 2048, device: int = 0, use_nvcc: bool = True) -> dict:
+    res = _nvcc_probe(mib, device) if use_nvcc else None
+    return res or _torch_probe(mib, device)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--torch", action="store_true", help="skip the nvcc probe")
+    ap.add_argument("--mib", type=int, default=2048)
+    ap.add_argument("--device", type=int, default=0)
+    a = ap.parse_args(argv)
+    print(json.dumps(measure(a.mib, a.device, not a.torch)))
+
+
+if __name__ == "__main__":
+    main()

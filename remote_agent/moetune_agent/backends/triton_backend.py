@@ -1,0 +1,324 @@
+"""Backend over moetune's own Triton fused-MoE kernel (kernels/fused_moe.py).
+
+Timing follows the reference tuners: the whole call (router top-k, alignment, GEMMs) captured 10 times
+in one CUDA graph, fresh random router logits copied in before every replay, 5 warm-up replays (fewer when
+fewer than 5 are timed), then `replays` timed replays; one sample = replay time / 10, in microseconds.
+
+Every measurement is also a correctness check: the first (eager) run writes into poisoned buffers and
+is compared with a float32 torch reference of the same inputs before any timing is recorded.
+
+torch and triton are imported lazily; TRITON_CACHE_DIR is set from cache_dir before triton loads so
+precompile() in CPU worker processes and measure() here share one cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Dict, Optional, Tuple
+
+from .base import Backend, CandidateError, KernelConfig, Shape, Timing
+
+GRAPH_CALLS = 10
+WARMUP_REPLAYS = 5
+LOGIT_POOL = 16
+
+
+def load_kernel_module(name: str):
+    """kernels/<name>.py: from the zipapp (moetune_agent/kernels/) or, in a checkout, the repo's kernels/."""
+    try:
+        return importlib.import_module("moetune_agent.kernels." + name)
+    except ImportError:
+        repo_kernels = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "kernels")
+        repo_kernels = os.path.normpath(repo_kernels)
+        if repo_kernels not in sys.path:
+            sys.path.insert(0, repo_kernels)
+        return importlib.import_module(name)
+
+
+def sglang_default_config(shape: Shape, m: int) -> KernelConfig:
+    """SGLang's built-in config when no tuned file exists (Triton's default warps 4 / stages 3)."""
+    if shape.dtype == "fp8_w8a8":
+        if shape.block_shape:
+            return KernelConfig(64, shape.block_shape[0], shape.block_shape[1], 32, 4, 3)
+        if m <= shape.E:
+            return KernelConfig(64, 128, 128, 1, 4, 4)
+        return KernelConfig(128, 256, 128, 32, 8, 4)
+    if m <= shape.E:
+        return KernelConfig(16, 32, 64, 1, 4, 3)
+    return KernelConfig(64, 64, 32, 8, 4, 3)
+
+
+def classify(exc: BaseException) -> CandidateError:
+    """Map a Triton/torch failure to a CandidateError kind."""
+    if isinstance(exc, CandidateError):
+        return exc
+    name = type(exc).__name__
+    text = str(exc)
+    if name == "OutOfResources" or "out of resource" in text.lower():
+        return CandidateError("resources", text.splitlines()[0] if text else name)
+    if name == "OutOfMemoryError" or "out of memory" in text.lower():
+        return CandidateError("oom", text.splitlines()[0] if text else name)
+    if name in ("CompilationError", "CompileTimeAssertionFailure") or "compil" in name.lower():
+        return CandidateError("compile", (text.splitlines() or [name])[0][:500])
+    if isinstance(exc, ValueError):
+        return CandidateError("compile", text)
+    return CandidateError("other", "%s: %s" % (name, text.splitlines()[0] if text else ""))
+
+
+class TritonBackend(Backend):
+    name = "triton"
+    simulated = False
+    supports_tma = False
+
+    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0):
+        super().__init__(shape, device_index, cache_dir)
+        if cache_dir:
+            os.environ["TRITON_CACHE_DIR"] = cache_dir
+        self.seed = seed
+        self._torch = None
+        self._fm = None
+        self._weights = None
+        self._small = None
+        self._x: Dict[int, object] = {}
+        self._logits: Dict[int, list] = {}
+        self._inter: Dict[int, object] = {}
+        self._ref: Dict[Tuple[str, int], object] = {}
+        self._bw: Optional[dict] = None
+        self._check_calls = 0
+
+    # -- setup ------------------------------------------------------------------------------------
+    def _ensure(self):
+        if self._torch is not None:
+            return
+        import torch
+
+        if not torch.cuda.is_available():
+            raise CandidateError("other", "no CUDA device visible: the triton backend needs a GPU")
+        torch.cuda.set_device(self.device_index)
+        self._torch = torch
+        self._fm = load_kernel_module("fused_moe")
+        if self.shape.dtype not in self._fm.TOLERANCE:
+            raise CandidateError("other", "dtype %s is not supported by moetune's Triton kernel" % self.shape.dtype)
+
+    @property
+    def dev(self):
+        return self._torch.device("cuda", self.device_index)
+
+    def weights(self):
+        self._ensure()
+        if self._weights is None:
+            s = self.shape
+            self._weights = self._fm.MoEWeights.random(s.E, s.N, s.K, s.dtype, s.block_shape, self.dev, self.seed)
+        return self._weights
+
+    def _inputs(self, m: int):
+        torch = self._torch
+        if m not in self._x:
+            g = torch.Generator(device=self.dev).manual_seed(1000 + m)
+            self._x[m] = torch.randn(m, self.shape.K, device=self.dev, generator=g).to(self.weights().act_dtype)
+            self._logits[m] = [torch.randn(m, self.shape.E, device=self.dev, generator=g) for _ in range(LOGIT_POOL)]
+            n = m * self.shape.topk
+            self._inter[m] = torch.randn(n, self.shape.N, device=self.dev, generator=g).to(self.weights().act_dtype)
+        return self._x[m], self._logits[m], self._inter[m]
+
+    @staticmethod
+    def _cfg_dict(cfg: KernelConfig) -> dict:
+        return cfg.as_dict()
+
+    # -- facts ------------------------------------------------------------------------------------
+    def device_name(self) -> str:
+        self._ensure()
+        return self._torch.cuda.get_device_name(self.device_index).replace(" ", "_")
+
+    def shared_memory_per_block(self) -> int:
+        self._ensure()
+        import triton
+
+        props = triton.runtime.driver.active.utils.get_device_properties(self.device_index)
+        return int(props["max_shared_mem"])
+
+    # -- running one call ---------------------------------------------------------------------------
+    def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
+        try:
+            return self._fm.FusedMoE(w, m, self.shape.topk, self._cfg_dict(cfg),
+                                     self._cfg_dict(cfg_down) if cfg_down else None)
+        except ValueError as e:
+            raise CandidateError("compile", str(e))
+
+    @staticmethod
+    def _step(moe, op: str):
+        moe.route()
+        moe.align()
+        if op in ("both", "up"):
+            moe.up()
+        if op in ("both", "down"):
+            moe.down()
+
+    @staticmethod
+    def _result(moe, op: str):
+        return moe.inter2 if op == "up" else moe.out
+
+    def precompile(self, op: str, cfg: KernelConfig) -> None:
+        """Compile and load the GEMM kernel(s) of cfg for op without launching anything (triton's
+        warmup), on a tiny problem (E = top-k experts, M = 1) with the real N and K, so the
+        specialisation equals the one measure() uses and the binary lands in the shared
+        TRITON_CACHE_DIR. Raises CandidateError ("resources" when shared memory does not fit)."""
+        self._ensure()
+        s = self.shape
+        if self._small is None:
+            self._small = self._fm.MoEWeights.uninitialized(max(s.topk, 2), s.N, s.K, s.dtype, s.block_shape, self.dev)
+        try:
+            moe = self._make(self._small, 1, cfg, None)
+            moe.compile_gemms(op)
+        except Exception as e:  # noqa: BLE001 - every failure becomes a recorded CandidateError
+            raise classify(e)
+
+    def warm_aux(self) -> None:
+        """Compile the small kernels around the GEMMs (alignment for every BLOCK_SIZE_M of the reference
+        space, SiLU-and-mul, activation quantisation) so the first measurement pays no compile."""
+        self._ensure()
+        torch = self._torch
+        s = self.shape
+        ids = torch.randint(0, s.E, (1, s.topk), device=self.dev, dtype=torch.int32)
+        for bm in (16, 32, 64, 128, 256):
+            self._fm.moe_align_block_size(ids, self._fm.AlignBuffers(s.topk, s.E, bm, self.dev))
+        bs = s.block_shape[1] if s.block_shape else 64
+        cfg = KernelConfig(16, 64, min(64, bs), 1, 4, 2)
+        small = self._fm.MoEWeights.random(max(s.topk, 2), s.N, s.K, s.dtype, s.block_shape, self.dev, 1)
+        moe = self._make(small, 1, cfg, None)
+        moe.x.normal_()
+        moe.logits.normal_()
+        moe()
+        torch.cuda.synchronize(self.device_index)
+
+    def _reference(self, op: str, m: int, moe):
+        key = (op, m)
+        if key not in self._ref:
+            x, logits, inter = self._inputs(m)
+            self._ref[key] = self._fm.reference(inter if op == "down" else x, self.weights(), moe.topk_w,
+                                                moe.topk_ids, op)
+        return self._ref[key]
+
+    def _verify(self, op: str, m: int, moe, ref):
+        err = self._fm.rel_error(self._result(moe, op), ref)
+        tol = self._fm.TOLERANCE[self.shape.dtype]
+        if not (err <= tol):
+            raise CandidateError("mismatch", "relative error %.3g above tolerance %.3g (op %s, m %d)"
+                                 % (err, tol, op, m))
+        return err
+
+    def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
+                cfg_down: Optional[KernelConfig] = None) -> Timing:
+        self._ensure()
+        torch = self._torch
+        w = self.weights()
+        x, logits, inter = self._inputs(m)
+        graph = None
+        try:
+            moe = self._make(w, m, cfg, cfg_down)
+            moe.x.copy_(x)
+            moe.poison()
+            moe.inter2.copy_(inter)
+            moe.logits.copy_(logits[0])
+            self._step(moe, op)          # compiles on first use; output checked below
+            torch.cuda.synchronize()
+            # the reference for (op, m) uses logits[0]: the routing of this run is the same
+            self._verify(op, m, moe, self._reference(op, m, moe))
+            stream = torch.cuda.Stream(self.dev)
+            stream.wait_stream(torch.cuda.current_stream())
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(GRAPH_CALLS):
+                    self._step(moe, op)
+            torch.cuda.synchronize()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            samples = []
+            # the reference's 5 warm-up replays; a cheap screening measurement warms up as often as it times
+            warm = min(WARMUP_REPLAYS, max(1, replays))
+            for i in range(warm + replays):
+                moe.logits.copy_(logits[(i + 1) % len(logits)])
+                start.record()
+                graph.replay()
+                end.record()
+                end.synchronize()
+                if i >= warm:
+                    samples.append(start.elapsed_time(end) * 1000.0 / GRAPH_CALLS)
+            return Timing(samples)
+        except Exception as e:  # noqa: BLE001
+            raise classify(e)
+        finally:
+            if graph is not None:
+                graph.reset()
+            del graph
+
+    def check(self, op: str, cfg: KernelConfig, m: int) -> float:
+        """Fresh random inputs and routing (a new seed per call), poisoned outputs, float32 reference."""
+        self._ensure()
+        torch = self._torch
+        self._check_calls += 1
+        g = torch.Generator(device=self.dev).manual_seed(777_000 + self._check_calls * 7919 + m)
+        w = self.weights()
+        try:
+            moe = self._make(w, m, cfg, None)
+            moe.x.copy_(torch.randn(m, self.shape.K, device=self.dev, generator=g))
+            moe.poison()
+            inter = torch.randn(m * self.shape.topk, self.shape.N, device=self.dev, generator=g).to(w.act_dtype)
+            moe.inter2.copy_(inter)
+            moe.logits.copy_(torch.randn(m, self.shape.E, device=self.dev, generator=g))
+            self._step(moe, op)
+            torch.cuda.synchronize()
+            ref = self._fm.reference(inter if op == "down" else moe.x, w, moe.topk_w, moe.topk_ids, op)
+            return self._verify(op, m, moe, ref)
+        except Exception as e:  # noqa: BLE001
+            raise classify(e)
+
+    def default_config(self, op: str, m: int) -> KernelConfig:
+        return sglang_default_config(self.shape, m)
+
+    # -- roofline ---------------------------------------------------------------------------------
+    def bandwidth(self) -> dict:
+        if self._bw is None:
+            self._ensure()
+            bw = load_kernel_module("bandwidth")
+            self._bw = bw.measure(device=self.device_index)
+        return self._bw
+
+    def set_bandwidth(self, bw: dict) -> None:
+        self._bw = dict(bw)
+
+    def roofline_us(self, op: str, m: int) -> Optional[float]:
+        """Bytes that must move at least once / measured bandwidth (the larger of streaming read and
+        copy, so the floor stays a floor): the weights of the experts a uniform random routing is
+        expected to hit, plus reading x and writing the output."""
+        s = self.shape
+        bw = self.bandwidth()
+        gbps = max(bw.get("read_gbps", 0.0), bw.get("copy_gbps", 0.0))
+        if gbps <= 0:
+            return None
+        hit = expected_experts_hit(s.E, s.topk, m)
+        wbytes = 1 if s.dtype in ("fp8_w8a8", "int8_w8a8") else 2
+        per_expert = 0
+        if op in ("both", "up"):
+            per_expert += 2 * s.N * s.K * wbytes
+        if op in ("both", "down"):
+            per_expert += s.K * s.N * wbytes
+        act = 2 * m * s.K * 2
+        return (hit * per_expert + act) / (gbps * 1e9) * 1e6
+
+    def close(self) -> None:
+        self._x.clear()
+        self._logits.clear()
+        self._inter.clear()
+        self._ref.clear()
+        self._weights = None
+        self._small = None
+        if self._torch is not None:
+            self._torch.cuda.empty_cache()
+
+
+def expected_experts_hit(E: int, topk: int, m: int) -> float:
+    """Distinct experts a uniform random top-k routing of m tokens is expected to hit."""
+    return E * (1.0 - (1.0 - topk / E) ** m) if E else 0.0

@@ -1,0 +1,274 @@
+"""The default strategy: reach the exhaustive answer with a small fraction of the measurements.
+
+What it exploits (FORMATS.md 7): the tile shape (BLOCK_SIZE_M/N/K) decides most of the latency,
+warps/stages/GROUP_SIZE_M refine it; neighbouring batch sizes share near-best configs except where
+the regime changes; single cheap timings are noisy (winner's curse), so leaders are re-timed.
+
+Plan (each step is one phase; every step only reads the results of earlier steps, so the strategy is a
+pure function of the measurements and a resumed run repeats nothing):
+  anchors (a few batch sizes spread on a log scale, smallest and largest included):
+    A  tile screen: every tile of the space with two warps/stages variants, few replays
+    B  warps x stages sweep of the best tiles
+    C  GROUP_SIZE_M sweep of the leaders
+    D  local refinement: every one-axis neighbour of the leaders, twice (hill climbing)
+    F  finalists re-timed, interleaved, with the reference's replays, two rounds
+  the other batch sizes, by bisection between sizes already tuned:
+    S  seeds: the leaders of both tuned neighbours (BLOCK_SIZE_M clamped to this size's space)
+    D  one-axis neighbours of the best seeds
+    F  finalists re-timed as above
+Winners are chosen from the re-timed finalists only. With separate up/down ops the finalists of both
+ops include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winners share it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ..backends.base import KernelConfig
+from ..work import Measurement, Strategy, Unit
+from .common import Book, choose_winners
+
+AXES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+FINAL_ROUND = 100
+
+
+def _tile(c: KernelConfig) -> Tuple[int, int, int]:
+    return (c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, c.BLOCK_SIZE_K)
+
+
+def _vec(c: KernelConfig) -> Tuple[int, ...]:
+    return tuple(getattr(c, a) for a in AXES)
+
+
+class FastStrategy(Strategy):
+    name = "fast"
+
+    def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 2, final_replays: int = 10,
+                 final_rounds: int = 2, top_tiles: int = 6, leaders: int = 3, finalists: int = 4, seeds: int = 6):
+        super().__init__(space, batch_sizes, ops, shape)
+        self.batch_sizes = sorted(set(self.batch_sizes))
+        self.screen_replays = screen_replays
+        self.final_replays = final_replays
+        self.final_rounds = final_rounds
+        self.top_tiles = top_tiles
+        self.n_leaders = leaders
+        self.n_finalists = finalists
+        self.n_seeds = seeds
+        self.anchors = self._pick_anchors(n_anchors)
+        self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
+
+    # -- structure -----------------------------------------------------------------------------------
+    def _pick_anchors(self, k: int) -> List[int]:
+        bs = self.batch_sizes
+        if len(bs) <= k:
+            return list(bs)
+        lo, hi = math.log(bs[0]), math.log(bs[-1])
+        out = []
+        for i in range(k):
+            target = lo + (hi - lo) * i / (k - 1)
+            m = min(bs, key=lambda b: (abs(math.log(b) - target), b))
+            if m not in out:
+                out.append(m)
+        return sorted(out)
+
+    def _levels(self) -> List[List[int]]:
+        """Batch sizes after the anchors, by bisection of the gaps between tuned sizes."""
+        idx = {m: i for i, m in enumerate(self.batch_sizes)}
+        done = sorted(idx[m] for m in self.anchors)
+        levels = []
+        while len(done) < len(self.batch_sizes):
+            level = []
+            for a, b in zip(done, done[1:]):
+                if b - a > 1:
+                    level.append((a + b) // 2)
+            if not level:  # sizes outside the anchors' range cannot happen (smallest/largest are anchors)
+                level = [i for i in range(len(self.batch_sizes)) if i not in done]
+            levels.append([self.batch_sizes[i] for i in level])
+            done = sorted(set(done) | set(level))
+        return levels
+
+    def _neighbours_done(self, m: int, done: Sequence[int]) -> List[int]:
+        lower = [d for d in done if d < m]
+        upper = [d for d in done if d > m]
+        out = []
+        if lower:
+            out.append(max(lower))
+        if upper:
+            out.append(min(upper))
+        return out
+
+    def _space(self, op: str, m: int) -> Sequence[KernelConfig]:
+        return self.space.get((op, m), ())
+
+    def _unit(self, op: str, cfg: KernelConfig, m: int, replays: int, rnd: int) -> Unit:
+        return Unit(op, cfg, m, replays, rnd)
+
+    # -- choices ---------------------------------------------------------------------------------------
+    def _gm_for(self, m: int, bm: int, values: Sequence[int]) -> int:
+        """GROUP_SIZE_M only matters once an expert has several M tiles: 1 below that, else ~16."""
+        tpe = m * self.shape.topk / max(1, self.shape.E)
+        want = 16 if tpe > bm else 1
+        return min(values, key=lambda v: (abs(v - want), v))
+
+    def _tile_reps(self, op: str, m: int) -> List[KernelConfig]:
+        by_tile: Dict[Tuple[int, int, int], List[KernelConfig]] = {}
+        for c in self._space(op, m):
+            by_tile.setdefault(_tile(c), []).append(c)
+        out = []
+        for t, cs in sorted(by_tile.items()):
+            gm = self._gm_for(m, t[0], sorted({c.GROUP_SIZE_M for c in cs}))
+            for warps in (4, 8):
+                pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or \
+                       [c for c in cs if c.num_warps == warps]
+                if not pool:
+                    continue
+                out.append(min(pool, key=lambda c: (abs(c.num_stages - 3) + (0.5 if c.num_stages < 3 else 0),
+                                                    abs(c.GROUP_SIZE_M - gm), c.key())))
+        return out
+
+    def _ranked(self, book: Book, op: str, m: int, tier: Optional[int] = None) -> List[KernelConfig]:
+        return [c for _, c in book.ranked(op, m, tier=tier)]
+
+    def _one_axis_neighbours(self, op: str, m: int, cfg: KernelConfig) -> List[KernelConfig]:
+        v = _vec(cfg)
+        out = []
+        for c in self._space(op, m):
+            w = _vec(c)
+            if sum(1 for a, b in zip(v, w) if a != b) == 1:
+                out.append(c)
+        return out
+
+    def _clamp(self, op: str, m: int, cfg: KernelConfig) -> Optional[KernelConfig]:
+        """cfg itself if it is in the space at m, else the same config with the largest BLOCK_SIZE_M
+        (at most cfg's) that is."""
+        table = self._by_vec.get((op, m), {})
+        v = list(_vec(cfg))
+        for bm in sorted({c.BLOCK_SIZE_M for c in self._space(op, m)}, reverse=True):
+            if bm > cfg.BLOCK_SIZE_M:
+                continue
+            v[0] = bm
+            c = table.get(tuple(v))
+            if c is not None:
+                return c
+        return None
+
+    def _finalists(self, book: Book, m: int) -> Dict[str, List[KernelConfig]]:
+        out = {op: self._ranked(book, op, m, tier=0)[: self.n_finalists] for op in self.ops}
+        if set(self.ops) == {"up", "down"}:
+            best = {}
+            for op in ("up", "down"):
+                for s, c in book.ranked("up" if op == "up" else "down", m, tier=0):
+                    best.setdefault((op, c.BLOCK_SIZE_M), s)
+            shared = {b for (o, b) in best if o == "up"} & {b for (o, b) in best if o == "down"}
+            if shared:
+                bm = min(shared, key=lambda b: (best[("up", b)] + best[("down", b)], b))
+                for op in ("up", "down"):
+                    extra = [c for c in self._ranked(book, op, m, tier=0) if c.BLOCK_SIZE_M == bm][:2]
+                    for c in extra:
+                        if c not in out[op]:
+                            out[op].append(c)
+        return out
+
+    def _final_units(self, book: Book, sizes: Sequence[int]) -> List[Unit]:
+        units = []
+        fin = {m: self._finalists(book, m) for m in sizes}
+        for r in range(self.final_rounds):  # interleaved: every finalist once per round
+            for m in sizes:
+                for op in self.ops:
+                    for c in fin[m][op]:
+                        units.append(self._unit(op, c, m, self.final_replays, FINAL_ROUND + r))
+        return units
+
+    # -- the plan ------------------------------------------------------------------------------------
+    def _plan(self, book: Book) -> Iterator[List[Unit]]:
+        sr = self.screen_replays
+        A = self.anchors
+        yield [self._unit(op, c, m, sr, 0) for m in A for op in self.ops for c in self._tile_reps(op, m)]
+
+        units = []
+        for m in A:
+            for op in self.ops:
+                tiles = []
+                for c in self._ranked(book, op, m, tier=0):
+                    if _tile(c) not in tiles:
+                        tiles.append(_tile(c))
+                tiles = tiles[: self.top_tiles]
+                reps = self._tile_reps(op, m)
+                for t in tiles:
+                    gm = next((c.GROUP_SIZE_M for c in reps if _tile(c) == t), 1)
+                    for c in self._space(op, m):
+                        if _tile(c) == t and c.GROUP_SIZE_M == gm and not book.has(op, m, c):
+                            units.append(self._unit(op, c, m, sr, 1))
+        yield units
+
+        units = []
+        for m in A:
+            for op in self.ops:
+                for lead in self._ranked(book, op, m, tier=0)[: self.n_leaders + 1]:
+                    for c in self._one_axis_neighbours(op, m, lead):
+                        if c.GROUP_SIZE_M != lead.GROUP_SIZE_M and not book.has(op, m, c):
+                            units.append(self._unit(op, c, m, sr, 2))
+        yield units
+
+        for rnd in (3, 4):
+            yield self._refine(book, A, sr, rnd)
+        yield self._final_units(book, A)
+
+        done = list(A)
+        for level in self._levels():
+            units = []
+            for m in level:
+                for op in self.ops:
+                    seen = set()
+                    for nb in self._neighbours_done(m, done):
+                        ranked = self._ranked(book, op, nb, tier=1) + self._ranked(book, op, nb, tier=0)
+                        taken = 0
+                        for c in ranked:
+                            if taken >= self.n_seeds:
+                                break
+                            cc = self._clamp(op, m, c)
+                            if cc is None or cc in seen:
+                                continue
+                            seen.add(cc)
+                            taken += 1
+                            if not book.has(op, m, cc):
+                                units.append(self._unit(op, cc, m, sr, 10))
+            yield units
+            yield self._refine(book, level, sr, 11, leaders=2)
+            yield self._refine(book, level, sr, 12, leaders=1)
+            yield self._final_units(book, level)
+            done = sorted(set(done) | set(level))
+
+    def _refine(self, book: Book, sizes: Sequence[int], replays: int, rnd: int,
+                leaders: Optional[int] = None) -> List[Unit]:
+        units = []
+        for m in sizes:
+            for op in self.ops:
+                for lead in self._ranked(book, op, m, tier=0)[: leaders or self.n_leaders]:
+                    for c in self._one_axis_neighbours(op, m, lead):
+                        if not book.has(op, m, c):
+                            units.append(self._unit(op, c, m, replays, rnd))
+        # one unit per (op, m, config) even when two leaders share a neighbour
+        uniq = {}
+        for u in units:
+            uniq.setdefault(u.ident(), u)
+        return list(uniq.values())
+
+    # -- Strategy ------------------------------------------------------------------------------------
+    def next_phase(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
+        book = Book(measured)
+        for step in self._plan(book):
+            todo = [u for u in step if u.ident() not in book.done]
+            if todo:
+                return todo
+        return None
+
+    def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
+        book = Book(measured)
+        out = choose_winners(book, self.batch_sizes, self.ops, tier=1)
+        missing = [m for m in self.batch_sizes if any((op, m) not in out for op in self.ops)]
+        if missing:  # a size whose finalists all failed: fall back to its screening results
+            out.update({k: v for k, v in choose_winners(book, missing, self.ops, tier=0).items() if k not in out})
+        return out
