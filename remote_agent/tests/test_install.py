@@ -1,0 +1,210 @@
+"""install-config: target folders, backup, refusal, dry-run, simulated refusal, atomicity under SIGKILL,
+hostile paths. A fake SGLang/Triton install tree (plain folders on PYTHONPATH) stands in for the real
+packages; the agent inspects it through the same child-interpreter probe it uses on a GPU host."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import agenttest
+from moetune_agent import configjson
+from moetune_agent.backends.base import KernelConfig
+
+NAME = "E=128,N=768,device_name=NVIDIA_H200.json"
+
+
+def entries(bn):
+    return {"1": KernelConfig(16, bn, 64, 1, 4, 3).as_dict(), "64": KernelConfig(16, bn, 128, 1, 4, 3).as_dict()}
+
+
+class InstallCase(agenttest.AgentCase):
+    def setUp(self):
+        super().setUp()
+        self.site = os.path.join(self.tmp, "site")
+        os.makedirs(os.path.join(self.site, "triton"))
+        with open(os.path.join(self.site, "triton", "__init__.py"), "w") as f:
+            f.write('__version__ = "3.6.0"\n')
+        self.sg_root = os.path.join(self.site, "sglang", "srt", "layers", "moe", "fused_moe_triton", "configs")
+        os.makedirs(os.path.join(self.sg_root, "triton_3_4_0"))
+        with open(os.path.join(self.site, "sglang", "__init__.py"), "w") as f:
+            f.write('__version__ = "0.5.0"\n')
+        self.env["PYTHONPATH"] = agenttest.AGENT_ROOT + os.pathsep + self.site
+        self.env.pop("SGLANG_MOE_CONFIG_DIR", None)
+        self.env.pop("VLLM_TUNED_CONFIG_FOLDER", None)
+
+    def result_file(self, bn=64, simulated=False, name=NAME):
+        res = {"format": "moetune-result", "version": 1, "simulated": simulated, "triton_version": "3.6.0",
+               "files": [{"framework": "sglang", "kind": "sglang", "file_name": name, "entries": entries(bn)},
+                         {"framework": "vllm", "kind": "vllm", "file_name": name, "entries": entries(bn)}]}
+        path = os.path.join(self.tmp, "result-%d.json" % bn)
+        with open(path, "w") as f:
+            json.dump(res, f)
+        return path
+
+    def expected_text(self, bn, dialect="sglang"):
+        return configjson.format_config_text({int(k): v for k, v in entries(bn).items()}, dialect,
+                                             "3.6.0" if dialect == "vllm" else None)
+
+
+class Sglang(InstallCase):
+    def test_creates_folder_for_installed_triton(self):
+        r = self.run_agent("install-config", self.result_file(), "--framework", "sglang")
+        self.assertEqual(r.rc, 0, r.lines)
+        ev = r.one("installed")
+        folder = os.path.join(self.sg_root, "triton_3_6_0")
+        self.assertEqual(ev["target"], os.path.join(folder, NAME))
+        self.assertEqual(ev["created_folder"], folder)
+        self.assertIsNone(ev["backup"])
+        with open(ev["target"]) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+        self.assertEqual(sorted(os.listdir(folder)), [NAME])     # no temp file left behind
+
+    def test_refuses_then_replaces_with_backup(self):
+        self.run_agent("install-config", self.result_file(64), "--framework", "sglang")
+        target = os.path.join(self.sg_root, "triton_3_6_0", NAME)
+        r = self.run_agent("install-config", self.result_file(128), "--framework", "sglang")
+        self.assertEqual(r.rc, 1)
+        self.assertEqual(r.one("error")["code"], "exists")
+        self.assertIn("--replace", r.one("error")["message"])
+        with open(target) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+        r = self.run_agent("install-config", self.result_file(128), "--framework", "sglang", "--replace")
+        self.assertEqual(r.rc, 0)
+        ev = r.one("installed")
+        with open(ev["backup"]) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+        self.assertTrue(os.path.basename(ev["backup"]).startswith(NAME + ".bak-"))
+        with open(target) as f:
+            self.assertEqual(f.read(), self.expected_text(128))
+        # Same bytes again: nothing to replace, no new backup.
+        r = self.run_agent("install-config", self.result_file(128), "--framework", "sglang")
+        self.assertTrue(r.one("installed")["unchanged"])
+        self.assertEqual(len([n for n in os.listdir(os.path.dirname(target)) if ".bak-" in n]), 1)
+
+    def test_dry_run_changes_nothing(self):
+        self.run_agent("install-config", self.result_file(64), "--framework", "sglang")
+        target = os.path.join(self.sg_root, "triton_3_6_0", NAME)
+        before = os.stat(target).st_mtime_ns
+        r = self.run_agent("install-config", self.result_file(128), "--framework", "sglang", "--dry-run")
+        self.assertEqual(r.rc, 0)
+        d = r.one("diff")
+        self.assertTrue(d["exists"] and d["changed"])
+        self.assertEqual(d["refused"], "exists")
+        self.assertIn('-        "BLOCK_SIZE_N": 64,', d["diff"])
+        self.assertIn('+        "BLOCK_SIZE_N": 128,', d["diff"])
+        self.assertEqual(os.stat(target).st_mtime_ns, before)
+        self.assertEqual(r.of("installed"), [])
+
+    def test_refuses_simulated(self):
+        r = self.run_agent("install-config", self.result_file(simulated=True), "--framework", "sglang")
+        self.assertEqual(r.one("error")["code"], "simulated")
+        self.assertFalse(os.path.exists(os.path.join(self.sg_root, "triton_3_6_0")))
+        sim = os.path.join(self.tmp, "E=128,N=768,device_name=SIMULATED_GPU.json")
+        with open(sim, "w") as f:
+            f.write(self.expected_text(64))
+        r = self.run_agent("install-config", sim, "--framework", "sglang")
+        self.assertEqual(r.one("error")["code"], "simulated")
+
+    def test_refuses_a_simulated_run_folder(self):
+        r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
+        run_id = r.one("run_started")["run_id"]
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", os.path.join(self.tmp, "x"))
+        self.assertEqual(r.one("error")["code"], "simulated")
+
+    def test_invalid_config_file(self):
+        bad = os.path.join(self.tmp, NAME)
+        with open(bad, "w") as f:
+            f.write('{"1": {"BLOCK_SIZE_M": 16}}')
+        r = self.run_agent("install-config", bad, "--framework", "sglang")
+        self.assertEqual(r.one("error")["code"], "invalid_config")
+        self.assertIn("BLOCK_SIZE_N", r.one("error")["message"])
+
+    def test_sglang_moe_config_dir(self):
+        d = os.path.join(self.tmp, "my configs")
+        r = self.run_agent("install-config", self.result_file(), "--framework", "sglang",
+                           env={"SGLANG_MOE_CONFIG_DIR": d})
+        self.assertEqual(r.one("installed")["target"], os.path.join(d, "configs", "triton_3_6_0", NAME))
+
+    def test_hostile_root_paths(self):
+        for i, name in enumerate(["with space", "quote'\"s", "$(touch PWNED)", "semi;colon && rm -rf x",
+                                  "new\nline", "`id`"]):
+            with self.subTest(name=name):
+                root = os.path.join(self.tmp, "r%d" % i, name, "triton_3_6_0")
+                r = self.run_agent("install-config", self.result_file(), "--framework", "sglang", "--root", root)
+                self.assertEqual(r.rc, 0, r.lines)
+                self.assertEqual(r.one("installed")["target"], os.path.join(root, NAME))
+                with open(os.path.join(root, NAME)) as f:
+                    self.assertEqual(f.read(), self.expected_text(64))
+        for dirpath, _, files in os.walk(self.tmp):
+            self.assertNotIn("PWNED", files, dirpath)
+        self.assertFalse(os.path.exists(os.path.join(agenttest.AGENT_ROOT, "PWNED")))
+
+    def test_sigkill_mid_write_leaves_old_file(self):
+        self.run_agent("install-config", self.result_file(64), "--framework", "sglang")
+        folder = os.path.join(self.sg_root, "triton_3_6_0")
+        target = os.path.join(folder, NAME)
+        env = dict(self.env, MOETUNE_TEST_INSTALL_PAUSE_S="30")
+        p = subprocess.Popen(self.cmd() + ["install-config", self.result_file(128), "--framework", "sglang",
+                                           "--replace"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            self.wait_for(lambda: any(".moetune-tmp-" in n for n in os.listdir(folder)), what="half-written temp")
+            p.send_signal(signal.SIGKILL)
+            p.wait(10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+            p.stderr.close()
+        with open(target) as f:
+            self.assertEqual(f.read(), self.expected_text(64))   # the server still reads a whole old file
+        r = self.run_agent("install-config", self.result_file(128), "--framework", "sglang", "--replace")
+        self.assertEqual(r.rc, 0)
+        with open(target) as f:
+            self.assertEqual(f.read(), self.expected_text(128))
+        self.assertEqual([n for n in os.listdir(folder) if ".moetune-tmp-" in n], [])   # stale temp cleaned
+
+    @unittest.skipIf(os.geteuid() == 0, "root ignores file permissions; run the suite as a user to cover this")
+    def test_permission_denied(self):
+        ro = os.path.join(self.tmp, "ro")
+        os.makedirs(ro)
+        os.chmod(ro, 0o555)
+        self.addCleanup(os.chmod, ro, 0o755)
+        r = self.run_agent("install-config", self.result_file(), "--framework", "sglang", "--root",
+                           os.path.join(ro, "triton_3_6_0"))
+        self.assertEqual(r.one("error")["code"], "permission_denied")
+        self.assertIn("never uses root", r.one("error")["message"])
+
+
+class Vllm(InstallCase):
+    def test_user_folder_and_dialect(self):
+        d = os.path.join(self.tmp, "vllm tuned")
+        os.makedirs(d)
+        src = os.path.join(self.tmp, "E=257,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json")
+        with open(src, "w") as f:
+            f.write(self.expected_text(128))
+        r = self.run_agent("install-config", src, "--framework", "vllm", env={"VLLM_TUNED_CONFIG_FOLDER": d})
+        self.assertEqual(r.rc, 0, r.lines)
+        # vLLM looks the name up without the space.
+        self.assertEqual(os.listdir(d), ["E=257,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128,128].json"])
+
+    def test_result_uses_vllm_format(self):
+        d = os.path.join(self.tmp, "vl")
+        os.makedirs(d)
+        r = self.run_agent("install-config", self.result_file(), "--framework", "vllm", "--root", d)
+        with open(r.one("installed")["target"]) as f:
+            self.assertEqual(f.read(), self.expected_text(64, "vllm"))
+
+    def test_down_file_refused(self):
+        src = os.path.join(self.tmp, "E=128,N=768,device_name=NVIDIA_H200_down.json")
+        with open(src, "w") as f:
+            f.write(self.expected_text(64))
+        r = self.run_agent("install-config", src, "--framework", "vllm", "--root", self.tmp)
+        self.assertEqual(r.one("error")["code"], "invalid_config")
+
+
+if __name__ == "__main__":
+    unittest.main()
