@@ -20,6 +20,11 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError("%s: %s" % (self.prog, message))
 
+    def _print_message(self, message, file=None):
+        # stdout carries protocol lines only: help text goes to stderr.
+        if message:
+            sys.stderr.write(message)
+
 
 def _parser():
     p = _Parser(prog="moetune-agent", description="moetune's agent on the GPU host (PROTOCOL.md)")

@@ -227,9 +227,9 @@ def classify_cmdline(args):
     # type: (List[str]) -> Optional[str]
     joined = " ".join(args)
     if "sglang.launch_server" in joined or re.search(r"(^|\s|/)-m\s+sglang(\.|\s|$)", joined) or \
-            re.search(r"(^|/)sglang\s+serve\b", joined):
+            re.search(r"(^|\s|/)sglang\s+serve\b", joined):
         return "sglang"
-    if "vllm.entrypoints" in joined or re.search(r"(^|/)vllm\s+serve\b", joined):
+    if "vllm.entrypoints" in joined or re.search(r"(^|\s|/)vllm\s+serve\b", joined):
         return "vllm"
     return None
 

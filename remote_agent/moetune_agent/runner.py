@@ -136,6 +136,7 @@ class Run(object):
                      "message": "synthetic backend: every number of this run is simulated, not measured"})
 
         state = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
+                 "from_journal": len(journal),
                  "best": {}}  # type: Dict[str, Any]
         defaults_cfg = {}  # type: Dict[Tuple[str, int], KernelConfig]
         for op in ops:
