@@ -45,11 +45,19 @@ def compile_keys(u: Unit) -> List[Tuple[CompileKey, str, KernelConfig]]:
 _CW = {}
 
 
-def _compile_init(shape: Shape, cache_dir: str, device: int):
-    os.environ["TRITON_CACHE_DIR"] = cache_dir
+def make_backend(kind: str, shape: Shape, device: int, cache_dir: str):
+    if kind == "synthetic":  # CPU-only test double of the runner's own tests
+        from moetune_agent.backends.synthetic import SyntheticBackend
+        return SyntheticBackend(shape, device, cache_dir)
     from moetune_agent.backends.triton_backend import TritonBackend
-    _CW["be"] = TritonBackend(shape, device, cache_dir)
-    _CW["be"]._ensure()
+    return TritonBackend(shape, device, cache_dir)
+
+
+def _compile_init(kind: str, shape: Shape, cache_dir: str, device: int):
+    os.environ["TRITON_CACHE_DIR"] = cache_dir
+    _CW["be"] = make_backend(kind, shape, device, cache_dir)
+    if hasattr(_CW["be"], "_ensure"):
+        _CW["be"]._ensure()
 
 
 def _compile_task(args):
@@ -63,14 +71,14 @@ def _compile_task(args):
 
 
 # -- GPU worker --------------------------------------------------------------------------------------
-def _gpu_worker(gpu: int, shape: Shape, cache_dir: str, bw: Optional[dict], task_q, result_q):
+def _gpu_worker(kind: str, gpu: int, shape: Shape, cache_dir: str, bw: Optional[dict], task_q, result_q):
     os.environ["TRITON_CACHE_DIR"] = cache_dir
-    from moetune_agent.backends.triton_backend import TritonBackend
-    be = TritonBackend(shape, gpu, cache_dir)
     try:
-        be.weights()
-        be.warm_aux()
-        if bw:
+        be = make_backend(kind, shape, gpu, cache_dir)
+        for prep in ("weights", "warm_aux"):
+            if hasattr(be, prep):
+                getattr(be, prep)()
+        if bw and hasattr(be, "set_bandwidth"):
             be.set_bandwidth(bw)
         result_q.put(("ready", gpu, None, 0.0))
         while True:
@@ -109,16 +117,20 @@ class RunStats:
     units: int = 0
     gpu_busy_s: float = 0.0
     phases: int = 0
+    unit_secs_by_m: Dict[int, Dict[str, float]] = dataclasses.field(default_factory=dict)
 
     def as_dict(self):
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        d["unit_secs_by_m"] = {str(k): dict(v) for k, v in self.unit_secs_by_m.items()}
+        return d
 
 
 class Runner:
     """Fresh compile pool + GPU workers for one strategy run; use as a context manager."""
 
     def __init__(self, shape: Shape, gpus: Sequence[int] = (0,), compile_workers: Optional[int] = None,
-                 cache_dir: Optional[str] = None, bw: Optional[dict] = None, log=None):
+                 cache_dir: Optional[str] = None, bw: Optional[dict] = None, log=None, backend: str = "triton"):
+        self.kind = backend
         self.shape = shape
         self.gpus = list(gpus)
         self.nworkers = compile_workers or max(1, (os.cpu_count() or 2) - len(self.gpus) - 1)
@@ -136,12 +148,12 @@ class Runner:
         self.ctx = ctx
         self.task_q = ctx.Queue()
         self.result_q = ctx.Queue()
-        self.procs = [ctx.Process(target=_gpu_worker, args=(g, self.shape, self.cache_dir, self.bw, self.task_q,
+        self.procs = [ctx.Process(target=_gpu_worker, args=(self.kind, g, self.shape, self.cache_dir, self.bw, self.task_q,
                                                             self.result_q), daemon=True) for g in self.gpus]
         for p in self.procs:
             p.start()
         self.pool = ctx.Pool(self.nworkers, initializer=_compile_init,
-                             initargs=(self.shape, self.cache_dir, self.gpus[0]))
+                             initargs=(self.kind, self.shape, self.cache_dir, self.gpus[0]))
         ready = 0
         while ready < len(self.gpus):
             kind, gpu, payload, _ = self.result_q.get(timeout=600)
@@ -200,11 +212,9 @@ class Runner:
             it = self.pool.imap_unordered(_compile_task, [(k, op, c) for k, (op, c) in need.items()])
             self.stats.compile_tasks += len(need)
         while pending_compiles or outstanding:
-            progressed = False
             if pending_compiles:
                 try:
                     key, kind, msg, secs = it.next(timeout=0.002 if outstanding else 0.5)
-                    progressed = True
                     pending_compiles -= 1
                     self.compile_log.append({"key": list(key), "error": kind, "s": round(secs, 4)})
                     self.stats.compile_cpu_s += secs
@@ -228,16 +238,17 @@ class Runner:
             if outstanding:
                 try:
                     kind, gpu, meas, secs = self.result_q.get(timeout=0.002 if pending_compiles else 60)
-                    progressed = True
                     if kind == "dead":
                         raise RuntimeError("GPU worker %d died: %s" % (gpu, meas))
                     outstanding -= 1
                     self.stats.gpu_busy_s += secs
                     self.stats.units += 1
+                    bym = self.stats.unit_secs_by_m.setdefault(meas.unit.m, {"s": 0.0, "n": 0})
+                    bym["s"] += secs
+                    bym["n"] += 1
                     out.append(meas)
                 except queue.Empty:
                     pass
-            del progressed
         return out
 
     def run_strategy(self, strategy, measured: Optional[List[Measurement]] = None) -> List[Measurement]:
