@@ -21,8 +21,7 @@ class AgentProtocolParser;
 // job id at once; events() streams the agent's parsed lines for that job, commandFinished() ends it.
 // Deployment is implicit: the first command uploads the agent to ~/.cache/moetune/agent-<version>.pyz
 // (skipped when the remote SHA-256 already matches) and waits for it; later commands reuse it.
-class AgentClient : public QObject
-{
+class AgentClient : public QObject {
     Q_OBJECT
 public:
     // localAgentPath: the moetune-agent.pyz built into ${CMAKE_BINARY_DIR}/remote_agent/.
@@ -34,8 +33,8 @@ public:
     void setAgentHome(const QString &remoteDir); // --home for tune (tests); "" = agent default
     Transport *transport() const { return m_transport; }
 
-    JobId deploy(); // checksum, upload only if different; finishes like any command
-    JobId probe();  // -> probed()
+    JobId deploy();                        // checksum, upload only if different; finishes like any command
+    JobId probe();                         // -> probed()
     JobId startTune(const TuneSpec &spec); // detached: -> runStarted(), done{status:"detached"}
     JobId attach(const QString &runId, qint64 fromSeq = 0); // events from seq, following until done
     JobId cancelRun(const QString &runId);
@@ -56,7 +55,7 @@ signals:
     void event(moetune::JobId id, const moetune::AgentEvent &event); // every parsed line (errors too)
     void probed(moetune::JobId id, const moetune::HostProbe &probe);
     void runStarted(moetune::JobId id, const QString &runId, const QJsonObject &runStartedEvent);
-    void logLines(moetune::JobId id, const QStringList &lines); // followLog
+    void logLines(moetune::JobId id, const QStringList &lines);  // followLog
     void progress(moetune::JobId id, qint64 done, qint64 total); // deploy upload / fetchLog
     // ok: the command ran and said done{ok|detached}; else error is a sentence (agent error message,
     // protocol error with the offending line, transport error, exit status).
@@ -82,8 +81,8 @@ private:
     QString m_deployError;
     QList<std::function<void(const QString &)>> m_deployWaiters;
     JobId m_nextId = 1;
-    QHash<JobId, std::shared_ptr<Command>> m_commands;    // by our id
-    QHash<JobId, JobId> m_byTransport;                  // transport job id -> our id
+    QHash<JobId, std::shared_ptr<Command>> m_commands; // by our id
+    QHash<JobId, JobId> m_byTransport;                 // transport job id -> our id
 };
 
 } // namespace moetune

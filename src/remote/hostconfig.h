@@ -18,17 +18,17 @@ struct LogSource {
 // One host as the app knows it: the connection (from ~/.ssh/config or typed in the app) and the
 // moetune settings of that host.
 struct HostConfig {
-    QString alias;        // the name shown and the ssh Host alias ("gpu-7")
-    QString hostName;     // resolved address (HostName), "" = alias
-    QString user;         // "" = current user / ssh config
-    int port = 0;         // 0 = 22 / ssh config
+    QString alias;    // the name shown and the ssh Host alias ("gpu-7")
+    QString hostName; // resolved address (HostName), "" = alias
+    QString user;     // "" = current user / ssh config
+    int port = 0;     // 0 = 22 / ssh config
     QStringList identityFiles;
-    QString proxyJump;    // as written in ssh config (libssh honours it through ProxyCommand/ProxyJump)
+    QString proxyJump; // as written in ssh config (libssh honours it through ProxyCommand/ProxyJump)
     bool fromSshConfig = false;
 
     QString python = QStringLiteral("python3"); // the host's interpreter, e.g. a venv's bin/python
     LogSource logSource;
-    QString stopCommand;  // optional, run only on explicit user action
+    QString stopCommand; // optional, run only on explicit user action
     QString startCommand;
     bool rememberPassword = false; // keyring only, and only when built with qtkeychain
 

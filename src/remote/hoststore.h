@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 class QSettings;
 
 namespace moetune {
@@ -14,8 +16,7 @@ namespace moetune {
 // parser, so HostName/User/Port/IdentityFile/ProxyJump mean what they mean to ssh) merged with hosts
 // added in the app (QSettings group "hosts"). moetune-only settings of ssh-config hosts (python, log
 // source, stop/start) are kept in QSettings too; ~/.ssh/config is never written.
-class HostStore
-{
+class HostStore {
 public:
     static QString defaultSshConfigPath(); // ~/.ssh/config
 

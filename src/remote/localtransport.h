@@ -11,8 +11,7 @@ namespace moetune {
 
 // This machine as a host: commands run with /bin/sh -c through QProcess, transfers are file copies.
 // "~/" in paths means homeDir (default: the real home), so tests can give the "host" its own home.
-class LocalTransport : public Transport
-{
+class LocalTransport : public Transport {
     Q_OBJECT
 public:
     explicit LocalTransport(QString homeDir = {}, QObject *parent = nullptr);

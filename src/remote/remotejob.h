@@ -11,11 +11,11 @@ using JobId = quint64;
 // A command for Transport::exec. command is a complete shell command line: build it with shellJoin().
 struct ExecRequest {
     QString command;
-    QByteArray stdinData;  // written then EOF'd; empty = stdin closed at once
-    QString stdoutFile;    // when set, raw stdout goes to this local file (for logs), not to line signals
+    QByteArray stdinData;      // written then EOF'd; empty = stdin closed at once
+    QString stdoutFile;        // when set, raw stdout goes to this local file (for logs), not to line signals
     qint64 expectedBytes = -1; // for progress when stdoutFile is set
-    int timeoutMs = 0;     // 0 = none; on expiry the command is signalled and the job fails
-    bool rawStdout = false; // emit stdoutData chunks instead of lines (agent protocol parsing)
+    int timeoutMs = 0;         // 0 = none; on expiry the command is signalled and the job fails
+    bool rawStdout = false;    // emit stdoutData chunks instead of lines (agent protocol parsing)
 };
 
 // How a job ended. error is empty on success; an exec with a non-zero exit status is still a success

@@ -20,8 +20,7 @@ class SshSession;
 // and default keys, the configured IdentityFile (secretRequested(Passphrase) when encrypted),
 // keyboard-interactive (secretRequested(KeyboardInteractive) per round), password
 // (secretRequested(Password)). Answer with provideSecret()/cancelSecret().
-class SshTransport : public Transport
-{
+class SshTransport : public Transport {
     Q_OBJECT
 public:
     enum class SecretKind { Passphrase, KeyboardInteractive, Password };

@@ -10,8 +10,7 @@ namespace moetune {
 // A host the app drives: over SSH (SshTransport) or this machine (LocalTransport). All calls return
 // at once; results come back as signals on the caller's thread. Jobs run in the order submitted per
 // kind of resource; several execs may stream at once. Remote paths may start with "~/" (the user's home).
-class Transport : public QObject
-{
+class Transport : public QObject {
     Q_OBJECT
 public:
     enum class State {
@@ -48,7 +47,7 @@ signals:
     void stateChanged(moetune::Transport::State state, const QString &message);
     void stdoutLines(moetune::JobId id, const QStringList &lines);
     void stderrLines(moetune::JobId id, const QStringList &lines);
-    void stdoutData(moetune::JobId id, const QByteArray &data); // ExecRequest::rawStdout
+    void stdoutData(moetune::JobId id, const QByteArray &data);  // ExecRequest::rawStdout
     void progress(moetune::JobId id, qint64 done, qint64 total); // transfers and stdoutFile execs
     void finished(moetune::JobId id, const moetune::JobResult &result);
 };

@@ -1,0 +1,120 @@
+#include "remote/sshtransport.h"
+
+#include "remote/sshsession.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+SshTransport::SshTransport(const SshOptions &options, QObject *parent)
+    : Transport(parent)
+    , m_options(options) {
+    qRegisterMetaType<moetune::JobResult>();
+    qRegisterMetaType<moetune::SshJob>();
+    m_thread.setObjectName(u"ssh:"_s + options.host.alias);
+    m_session = new SshSession(options);
+    m_session->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_session, &QObject::deleteLater);
+
+    connect(m_session, &SshSession::stateChanged, this, &SshTransport::onWorkerState);
+    connect(m_session, &SshSession::hostKeyUnknown, this, &SshTransport::hostKeyUnknown);
+    connect(m_session, &SshSession::secretRequested, this,
+            [this](int kind, const QStringList &prompts, const QString &instruction) {
+                emit secretRequested(SecretKind(kind), prompts, instruction);
+            });
+    connect(m_session, &SshSession::stdoutLines, this, &Transport::stdoutLines);
+    connect(m_session, &SshSession::stderrLines, this, &Transport::stderrLines);
+    connect(m_session, &SshSession::stdoutData, this, &Transport::stdoutData);
+    connect(m_session, &SshSession::progress, this, &Transport::progress);
+    connect(m_session, &SshSession::finished, this, &Transport::finished);
+    m_thread.start();
+}
+
+SshTransport::~SshTransport() {
+    // The session is torn down on its own thread (libssh's one-thread rule), then the thread ends.
+    QMetaObject::invokeMethod(m_session, &SshSession::stop, Qt::BlockingQueuedConnection);
+    m_thread.quit();
+    m_thread.wait();
+}
+
+QString SshTransport::hostLabel() const {
+    return m_options.host.alias.isEmpty() ? m_options.host.hostName : m_options.host.alias;
+}
+
+void SshTransport::onWorkerState(State state, const QString &message) {
+    m_state = state;
+    m_stateMessage = message;
+    emit stateChanged(state, message);
+}
+
+JobId SshTransport::nextId() {
+    return m_nextId.fetchAndAddRelaxed(1);
+}
+
+void SshTransport::connectToHost() {
+    QMetaObject::invokeMethod(m_session, &SshSession::start, Qt::QueuedConnection);
+}
+
+void SshTransport::disconnectFromHost() {
+    QMetaObject::invokeMethod(m_session, &SshSession::stop, Qt::QueuedConnection);
+}
+
+JobId SshTransport::exec(const ExecRequest &request) {
+    SshJob job;
+    job.kind = SshJob::Kind::Exec;
+    job.id = nextId();
+    job.exec = request;
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
+    return job.id;
+}
+
+JobId SshTransport::upload(const QString &localPath, const QString &remotePath) {
+    SshJob job;
+    job.kind = SshJob::Kind::Upload;
+    job.id = nextId();
+    job.localPath = localPath;
+    job.remotePath = remotePath;
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
+    return job.id;
+}
+
+JobId SshTransport::download(const QString &remotePath, const QString &localPath) {
+    SshJob job;
+    job.kind = SshJob::Kind::Download;
+    job.id = nextId();
+    job.localPath = localPath;
+    job.remotePath = remotePath;
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
+    return job.id;
+}
+
+JobId SshTransport::replaceFile(const QString &localPath, const QString &remotePath) {
+    // An upload already goes through "<file>.part", a checksum and `mv -f`: it is the atomic replace.
+    return upload(localPath, remotePath);
+}
+
+void SshTransport::cancel(JobId id) {
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, id] { s->cancelJob(id); }, Qt::QueuedConnection);
+}
+
+void SshTransport::answerHostKey(bool accept) {
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, accept] { s->hostKeyAnswer(accept); }, Qt::QueuedConnection);
+}
+
+void SshTransport::provideSecret(const QStringList &answers, bool remember) {
+    Q_UNUSED(remember) // stored by the caller through CredentialStore when it can; never written here
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session, answers] { s->secretAnswer(answers, false); }, Qt::QueuedConnection);
+}
+
+void SshTransport::cancelSecret() {
+    QMetaObject::invokeMethod(
+        m_session, [s = m_session] { s->secretAnswer({}, true); }, Qt::QueuedConnection);
+}
+
+} // namespace moetune
