@@ -196,6 +196,28 @@ class Detached(RunCase):
         self.assertEqual(len(new), len(lines))
         self.assertEqual(len({j["unit"] for j in new}), len(new))
 
+    def test_time_budget_writes_best_so_far(self):
+        spec = small_spec(time_budget_s=0.5)
+        r = self.run_agent("tune", self.write_spec(spec), "--foreground",
+                           env={"MOETUNE_SYNTHETIC_DELAY_MS": "15"})
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertTrue(any("time budget" in e["message"] for e in r.of("log")))
+        with open(os.path.join(r.one("run_started")["run_dir"], "result.json")) as f:
+            res = json.load(f)
+        self.assertTrue(res["budget_hit"])
+        self.assertIn("sglang", {e["kind"] for e in r.of("result_written")})
+
+    def test_auto_backend_without_gpu_is_a_clear_error(self):
+        import importlib.util
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is importable here: auto picks a GPU backend")
+        r = self.run_agent("tune", self.write_spec(small_spec(backend="auto")))
+        self.assertEqual(r.rc, 1)
+        e = r.one("error")
+        self.assertEqual(e["code"], "no_backend")
+        self.assertIn("synthetic", e["message"])          # says how to get a simulated run instead
+        self.assertEqual(r.events[-1]["status"], "failed")
+
     def test_attach_unknown_run(self):
         r = self.run_agent("attach", "20990101-000000-abcdef")
         self.assertEqual(r.one("error")["code"], "run_not_found")
