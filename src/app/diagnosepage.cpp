@@ -1,5 +1,6 @@
 #include "app/diagnosepage.h"
 
+#include "app/appresources.h"
 #include "app/banner.h"
 #include "app/diagnosisrunner.h"
 #include "app/evidencedelegate.h"
@@ -11,6 +12,7 @@
 
 #include "core/diagnosis/coreresources.h"
 #include "core/diagnosis/ruleset.h"
+#include "core/tuning/hostprobemerge.h"
 
 #include <QAction>
 #include <QApplication>
@@ -394,6 +396,8 @@ bool DiagnosePage::openFile(const QString &path) {
     }
 
     m_errorBanner->hide();
+    if (!m_openingFetched)
+        setHostContext({}, std::nullopt);
     m_filePath = info.absoluteFilePath();
     m_fileSize = size;
     m_preview = big;
@@ -424,8 +428,23 @@ void DiagnosePage::setLogText(const QString &text) {
     diagnoseNow();
 }
 
+void DiagnosePage::setHostContext(const QString &hostLabel, const std::optional<HostProbe> &probe) {
+    m_hostLabel = hostLabel;
+    m_hostProbe = hostLabel.isEmpty() ? std::nullopt : probe;
+    updateSourceLabel();
+}
+
+bool DiagnosePage::openFetchedLog(const QString &path, const QString &hostLabel, const HostProbe &probe) {
+    setHostContext(hostLabel, probe);
+    m_openingFetched = true;
+    const bool ok = openFile(path);
+    m_openingFetched = false;
+    return ok;
+}
+
 bool DiagnosePage::loadDemo() {
-    ensureCoreResources();
+    setHostContext({}, std::nullopt);
+    ensureAppResources();
     QFile demo(demoLogPath());
     if (!demo.open(QIODevice::ReadOnly)) {
         showError(tr("The demo log is missing from this build (:/moetune/demo/demo-sglang.log). "
@@ -445,6 +464,7 @@ bool DiagnosePage::loadDemo() {
 
 void DiagnosePage::clearLog() {
     m_runner->cancel();
+    setHostContext({}, std::nullopt);
     m_filePath.clear();
     m_preview = false;
     m_demo = false;
@@ -546,7 +566,9 @@ void DiagnosePage::onProgress(quint64, qint64 done, qint64 total) {
         m_progress->setRange(0, 0);
 }
 
-void DiagnosePage::onFinished(quint64, const Diagnosis &diagnosis) {
+void DiagnosePage::onFinished(quint64, const Diagnosis &logDiagnosis) {
+    // A log from a host: what the probe knows goes into the findings (confirmed folders, served model).
+    const Diagnosis diagnosis = m_hostProbe ? mergeHostProbe(logDiagnosis, *m_hostProbe) : logDiagnosis;
     setBusy(false, false);
     const qint64 ms = m_jobClock.elapsed();
     QString previousId;
@@ -642,6 +664,8 @@ void DiagnosePage::updateSourceLabel() {
         text = tr("Paste a log, drop a file, or press Ctrl+O");
     else
         text = tr("Pasted text");
+    if (!m_hostLabel.isEmpty())
+        text = tr("From host %1: %2").arg(m_hostLabel, text);
     m_sourceLabel->setText(text);
     m_sourceLabel->setToolTip(text);
 }

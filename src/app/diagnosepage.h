@@ -1,10 +1,13 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
+#include "core/tuning/hostprobe.h"
 
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
+
+#include <optional>
 
 class QAction;
 class QLabel;
@@ -43,6 +46,13 @@ public:
     void setLogText(const QString &text);
     // The bundled demo log, diagnosed.
     bool loadDemo();
+    // The log came from a host (Hosts page): every diagnosis from now on is merged with the host's probe
+    // (mergeHostProbe) and the source label names the host. An empty label clears it; opening another
+    // file, the demo or clearing the log clears it too.
+    void setHostContext(const QString &hostLabel, const std::optional<HostProbe> &probe);
+    QString hostLabel() const { return m_hostLabel; }
+    // A log fetched from hostLabel: opened like openFile() and diagnosed with the probe merged.
+    bool openFetchedLog(const QString &path, const QString &hostLabel, const HostProbe &probe);
     void clearLog();
     void diagnoseNow();
     void cancelDiagnosis();
@@ -141,6 +151,9 @@ private:
     QString m_filePath;
     qint64 m_fileSize = 0;
     qint64 m_jobBytes = 0;
+    QString m_hostLabel;
+    std::optional<HostProbe> m_hostProbe;
+    bool m_openingFetched = false;
 };
 
 } // namespace moetune

@@ -1,6 +1,9 @@
 #include "app/mainwindow.h"
 
+#include "app/appresources.h"
 #include "app/diagnosepage.h"
+#include "app/hosticons.h"
+#include "app/hostspage.h"
 
 #include "core/util/version.h"
 
@@ -20,11 +23,6 @@
 
 using namespace Qt::StringLiterals;
 
-// Resources of static libraries are registered explicitly (outside any namespace, as Qt requires).
-static void initAppResources() {
-    Q_INIT_RESOURCE(app);
-}
-
 namespace moetune {
 
 MainWindow::MainWindow(QWidget *parent)
@@ -32,7 +30,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_navigation(new QListWidget(this))
     , m_stack(new QStackedWidget(this))
     , m_diagnosePage(nullptr) {
-    initAppResources();
+    ensureAppResources();
     setObjectName(u"mainWindow"_s);
     setWindowTitle(u"moetune"_s);
     setWindowIcon(QIcon(u":/moetune/icons/moetune.svg"_s));
@@ -65,6 +63,11 @@ MainWindow::MainWindow(QWidget *parent)
     addPage(m_diagnosePage, QIcon(u":/moetune/icons/page-diagnose.svg"_s), tr("Diagnose"));
     connect(m_diagnosePage, &DiagnosePage::fileOpened, this, &MainWindow::addRecentFile);
     connect(m_diagnosePage, &DiagnosePage::statusMessage, statusBar(), &QStatusBar::showMessage);
+
+    auto *hostsPage = new HostsPage(m_diagnosePage, this);
+    addPage(hostsPage, HostIcons::page(), tr("Hosts"));
+    connect(hostsPage, &HostsPage::diagnosisOpened, this,
+            [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);

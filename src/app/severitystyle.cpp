@@ -1,10 +1,13 @@
 #include "app/severitystyle.h"
 
+#include "app/appresources.h"
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
 
 QIcon SeverityStyle::icon(Severity severity) {
+    ensureAppResources();
     switch (severity) {
     case Severity::Error:
         return QIcon(u":/moetune/icons/severity-error.svg"_s);

@@ -1,0 +1,23 @@
+#include "app/appresources.h"
+
+#include "core/diagnosis/coreresources.h"
+
+#include <QtGlobal>
+
+// Q_INIT_RESOURCE must be used outside any namespace.
+static void initAppQrc() {
+    Q_INIT_RESOURCE(app);
+}
+
+namespace moetune {
+
+void ensureAppResources() {
+    static const bool done = [] {
+        initAppQrc();
+        ensureCoreResources();
+        return true;
+    }();
+    Q_UNUSED(done);
+}
+
+} // namespace moetune

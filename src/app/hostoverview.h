@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/tuning/hostprobe.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace moetune {
+
+class HostFolderModel;
+class HostGpuModel;
+
+// What `probe` learned about a host, laid out for a person: the machine and its versions, GPUs with
+// their memory and holders, the server's config folders, the served model and the tuning job it implies.
+class HostOverview : public QWidget {
+    Q_OBJECT
+public:
+    explicit HostOverview(QWidget *parent = nullptr);
+
+    void setProbe(const HostProbe &probe);
+    // No probe yet: a line saying what to do instead of empty fields.
+    void clear(const QString &hint);
+    bool hasProbe() const { return m_hasProbe; }
+
+    // The text of one field: "host", "python", "torch", "triton", "nvcc", "framework", "configRoot",
+    // "model", "moeShape", "suggestedSpec", "gpuNote".
+    QString field(const QString &key) const;
+    QStringList fieldKeys() const { return m_fields.keys(); }
+    HostGpuModel *gpuModel() const { return m_gpuModel; }
+    HostFolderModel *folderModel() const { return m_folderModel; }
+    QTableView *gpuView() const { return m_gpuView; }
+    QTableView *folderView() const { return m_folderView; }
+
+    static QString specText(const TuneSpec &spec);
+    static QString shapeText(const ServerProcess &server);
+
+private:
+    QLabel *addField(class QFormLayout *form, const QString &key, const QString &label);
+    void setField(const QString &key, const QString &text);
+
+    bool m_hasProbe = false;
+    QLabel *m_hint;
+    QWidget *m_content;
+    QHash<QString, QLabel *> m_fields;
+    HostGpuModel *m_gpuModel;
+    HostFolderModel *m_folderModel;
+    QTableView *m_gpuView = nullptr;
+    QTableView *m_folderView = nullptr;
+};
+
+} // namespace moetune

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "remote/sshtransport.h"
+
+#include <QDialog>
+#include <QList>
+
+class QCheckBox;
+class QLineEdit;
+
+namespace moetune {
+
+// Asks for what SSH authentication needs: a key's passphrase, a password, or the answers to a
+// keyboard-interactive round (one field per prompt). Secrets stay in memory; "remember" exists only in
+// builds with the desktop keyring (QtKeychain).
+class HostSecretDialog : public QDialog {
+    Q_OBJECT
+public:
+    HostSecretDialog(const QString &host, SshTransport::SecretKind kind, const QStringList &prompts,
+                     const QString &instruction, QWidget *parent = nullptr);
+
+    QStringList answers() const;
+    bool remember() const;
+    QList<QLineEdit *> fields() const { return m_fields; }
+    QCheckBox *rememberBox() const { return m_remember; }
+
+private:
+    QList<QLineEdit *> m_fields;
+    QCheckBox *m_remember = nullptr;
+};
+
+} // namespace moetune
