@@ -208,12 +208,13 @@ class Run(object):
         for _attempt in range(4):
             view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]
             winners = strategy.winners(view)
-            items = sorted(set((op, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1].key()))
-            todo = [(op, cfg) for op, cfg in items
-                    if Unit("check:" + op, cfg, sizes[0], 0, CHECK_ROUND).ident() not in journal.idents]
-            res = self.sched.check([(op, cfg, sizes[0]) for op, cfg in todo])
-            for (op, cfg), (status, payload) in zip(todo, res):
-                u = Unit("check:" + op, cfg, sizes[0], 0, CHECK_ROUND)
+            # Each winner is checked at the batch size it won, against the backend's torch reference.
+            items = sorted(((op, m, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1]))
+            todo = [(op, m, cfg) for op, m, cfg in items
+                    if Unit("check:" + op, cfg, m, 0, CHECK_ROUND).ident() not in journal.idents]
+            res = self.sched.check([(op, cfg, m) for op, m, cfg in todo])
+            for (op, m, cfg), (status, payload) in zip(todo, res):
+                u = Unit("check:" + op, cfg, m, 0, CHECK_ROUND)
                 if status == "ok":
                     journal.append(Measurement(u, [float(payload[0])], simulated=simulated))
                 else:
@@ -221,7 +222,7 @@ class Run(object):
                     record(Measurement(u, None, kind, msg, simulated=simulated))
             bad = set((r["op"][len("check:"):], KernelConfig.from_dict(r["config"]).key())
                       for r in journal.records if r["op"].startswith("check:") and r["type"] != "measurement")
-            if not (set((op, cfg.key()) for op, cfg in items) & bad):
+            if not (set((op, cfg.key()) for op, _m, cfg in items) & bad):
                 break
             banned |= bad
         view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]

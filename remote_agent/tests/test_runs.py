@@ -83,6 +83,23 @@ class Foreground(RunCase):
         for e in r.of("measurement"):
             self.assertEqual(e["config"]["BLOCK_SIZE_K"] % 128, 0)   # vLLM's divisibility direction
 
+    def test_winner_failing_its_check_is_replaced(self):
+        sp = small_spec(batch_sizes=[64])
+        first = self.finished_run(sp)
+        win = [e for e in first.of("best") if e["final"]][0]["config"]
+        key = "m%dn%dk%dg%dw%ds%d" % tuple(win[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K",
+                                                             "GROUP_SIZE_M", "num_warps", "num_stages"))
+        r = self.run_agent("tune", self.write_spec(sp), "--foreground", "--new",
+                           env={"MOETUNE_TEST_MISMATCH_CFG": key})
+        self.assertEqual(r.rc, 0, r.stderr)
+        mism = [e for e in r.of("candidate_error") if e["kind"] == "mismatch"]
+        self.assertEqual(len(mism), 1)
+        self.assertEqual(mism[0]["config"], win)
+        final = [e for e in r.of("best") if e["final"]][0]
+        self.assertNotEqual(final["config"], win)
+        with open([e for e in r.of("result_written") if e["kind"] == "sglang"][0]["path"]) as f:
+            self.assertNotEqual(configjson.parse_config_text(f.read())[0][64], win)
+
     def test_worker_crash_is_recorded(self):
         sp = small_spec(batch_sizes=[1])
         shape = Shape(64, 512, 1024, 4)

@@ -152,6 +152,8 @@ class SyntheticBackend(Backend):
         err = self._fails(op, cfg)
         if err is not None:
             raise err
+        if os.environ.get("MOETUNE_TEST_MISMATCH_CFG") == cfg.key():  # test hook: a wrong-output kernel
+            raise CandidateError("mismatch", "simulated wrong output: relative error 0.5 > tolerance")
         return 0.0
 
     def default_config(self, op, m):
