@@ -14,7 +14,7 @@ from .backend_factory import BackendUnavailable, gpu_indices, resolve_auto
 from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
 from .results import build_result, latest_score, share_block_m, write_files, write_result
-from .scheduler import Cancelled, Scheduler
+from .scheduler import BackendFailed, Cancelled, Scheduler
 from .work import Measurement, Unit
 
 DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the speedup figures
@@ -72,6 +72,9 @@ class Run(object):
             status = "failed"
         except BackendUnavailable as e:
             self.events.emit({"type": "error", "code": "no_backend", "message": str(e)})
+            status = "failed"
+        except BackendFailed as e:
+            self.events.emit({"type": "error", "code": "backend_failed", "message": str(e)})
             status = "failed"
         except Exception as e:
             tb = traceback.format_exc()

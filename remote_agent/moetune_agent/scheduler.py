@@ -109,6 +109,10 @@ class Cancelled(Exception):
     pass
 
 
+class BackendFailed(Exception):
+    """A worker's backend cannot start or describe the device: the run cannot measure anything."""
+
+
 class Scheduler(object):
     def __init__(self, desc, gpus, cache_dir, precompile_workers=0):
         # type: (Dict[str, Any], Sequence[int], Optional[str], int) -> None
@@ -207,7 +211,8 @@ class Scheduler(object):
                         on_done(tid_to_index.pop(tid), g, "crash", "worker process died (exit code %s)" % code)
                 continue
             if status == "fatal":
-                raise RuntimeError("GPU %d worker could not start its backend: %s" % (gpu, payload))
+                raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
+                                    % (gpu, self.desc["name"], payload))
             cur = self.busy.get(gpu)
             if cur is None or cur[0] != tid:
                 continue  # a late answer from a worker already written off
@@ -219,7 +224,9 @@ class Scheduler(object):
 
         def done(i, gpu, status, payload):
             if status != "ok":
-                raise RuntimeError("backend info failed on GPU %d: %s" % (gpu, payload))
+                msg = payload[1] if isinstance(payload, (tuple, list)) and len(payload) > 1 else payload
+                raise BackendFailed("the %s backend on GPU %d failed to describe the device: %s"
+                                    % (self.desc["name"], gpu, msg))
             out["info"] = payload
 
         saved = self.gpus

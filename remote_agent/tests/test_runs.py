@@ -71,7 +71,8 @@ class Foreground(RunCase):
             self.assertGreater(p["roofline_fraction"], 0.0)
             self.assertLessEqual(p["roofline_fraction"], 1.0)
         self.assertEqual(len([x for x in res["measurements"] if x["round"] == -1]), 6)   # default configs
-        self.assertEqual(open(os.path.join(run_dir, "state")).read().strip(), "finished")
+        with open(os.path.join(run_dir, "state")) as f:
+            self.assertEqual(f.read().strip(), "finished")
 
     def test_vllm_block_quant_name(self):
         r = self.finished_run(small_spec(framework="vllm", dtype="fp8_w8a8", block_shape=[128, 128],
@@ -82,6 +83,18 @@ class Foreground(RunCase):
                          "E=64,N=512,device_name=SIMULATED_GPU,dtype=fp8_w8a8,block_shape=[128, 128].json")
         for e in r.of("measurement"):
             self.assertEqual(e["config"]["BLOCK_SIZE_K"] % 128, 0)   # vLLM's divisibility direction
+
+    def test_two_workers_share_the_queue(self):
+        r = self.finished_run(small_spec(gpus=[0, 1]))
+        self.assertEqual(r.one("run_started")["gpus"], [0, 1])
+        meas = r.of("measurement")
+        by_gpu = {0: 0, 1: 0}
+        for e in meas:
+            by_gpu[e["gpu"]] += 1
+        self.assertGreater(by_gpu[0], len(meas) // 5)      # both pulled a real share of the work
+        self.assertGreater(by_gpu[1], len(meas) // 5)
+        units = [(e["op"], e["m"], json.dumps(e["config"], sort_keys=True), e["round"]) for e in meas]
+        self.assertEqual(len(units), len(set(units)))
 
     def test_winner_failing_its_check_is_replaced(self):
         sp = small_spec(batch_sizes=[64])
@@ -234,6 +247,19 @@ class Detached(RunCase):
         self.assertEqual(e["code"], "no_backend")
         self.assertIn("synthetic", e["message"])          # says how to get a simulated run instead
         self.assertEqual(r.events[-1]["status"], "failed")
+
+    def test_triton_backend_without_torch_fails_clearly(self):
+        import importlib.util
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is importable here")
+        r = self.run_agent("tune", self.write_spec(small_spec(backend="triton")))
+        self.assertEqual(r.rc, 1)
+        e = r.one("error")
+        self.assertEqual(e["code"], "backend_failed")
+        self.assertIn("torch", e["message"])
+        run_dir = self.run_dir(e["run_id"])
+        with open(os.path.join(run_dir, "state")) as f:
+            self.assertEqual(f.read().strip(), "failed")
 
     def test_attach_unknown_run(self):
         r = self.run_agent("attach", "20990101-000000-abcdef")
