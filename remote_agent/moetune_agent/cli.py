@@ -280,9 +280,10 @@ def _spawn_detached(python, run_dir):
 def _attach(run_dir, start, follow, out):
     seq = max(0, start)
     idle_since = None
+    tail = runs.EventTail(run_dir, seq)
     while True:
-        lines = runs.read_events(run_dir, seq)
-        for line in lines:
+        lines = tail.poll()
+        for i, line in enumerate(lines):
             seq += 1
             out.emit_line(line)
             try:
@@ -290,9 +291,12 @@ def _attach(run_dir, start, follow, out):
             except ValueError:
                 continue
             # The run's own done, as the newest event, ends the stream (it is the last line we print).
-            if ev.get("type") == "done" and seq >= len(runs.read_events(run_dir)):
-                out.done_sent = True
-                return EXIT_OK if ev.get("status") == "ok" else EXIT_RUN_FAILED
+            if ev.get("type") == "done" and i == len(lines) - 1:
+                more = tail.poll()
+                if not more:
+                    out.done_sent = True
+                    return EXIT_OK if ev.get("status") == "ok" else EXIT_RUN_FAILED
+                lines.extend(more)
         if lines:
             idle_since = None
             continue

@@ -37,7 +37,7 @@ def runs_dir(home=None):
 
 def new_run_id(spec_hash, home=None):
     # type: (str, Optional[str]) -> str
-    base = datetime.datetime.utcnow().strftime("%Y%m%d-%H%M%S") + "-" + spec_hash[:6]
+    base = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S") + "-" + spec_hash[:6]
     rid, n = base, 1
     while os.path.exists(os.path.join(runs_dir(home), rid)):
         n += 1
@@ -201,6 +201,37 @@ class EventLog(object):
         except OSError:
             pass
         self._f.close()
+
+
+class EventTail(object):
+    """Incremental reader of events.jsonl for attach: skips to line `start` once, then returns only
+    complete new lines on each poll (no re-reading of a file that grows to megabytes)."""
+
+    def __init__(self, run_dir, start=0):
+        self.path = os.path.join(run_dir, "events.jsonl")
+        self.offset = 0
+        self.seq = 0
+        self.start = max(0, start)
+        self._buf = b""
+
+    def poll(self):
+        # type: () -> List[str]
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(data)
+        data = self._buf + data
+        end = data.rfind(b"\n") + 1
+        self._buf = data[end:]
+        out = []
+        for raw in data[:end].splitlines():
+            if self.seq >= self.start:
+                out.append(raw.decode("utf-8", "replace"))
+            self.seq += 1
+        return out
 
 
 def read_events(run_dir, start=0):
