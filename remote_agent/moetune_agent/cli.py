@@ -162,9 +162,16 @@ def _tune(args, out):
                 other = spec_mod.normalise(json.loads(runs.read_text(os.path.join(d, "spec.json"), "") or ""))
             except (ValueError, spec_mod.SpecError):
                 continue
-            if other == sp and runs.effective_state(d) == "dead":
+            if other != sp:
+                continue
+            state = runs.effective_state(d)
+            if state == "dead":
                 sys.stderr.write("moetune-agent: resuming dead run %s of the same spec\n" % os.path.basename(d))
                 return _start(d, args.foreground, out)
+            if state in ("starting", "running"):
+                # Two sweeps of one shape on the same GPUs would spoil each other's timings.
+                raise runs.RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
+                                    "to it, cancel it, or pass --new" % (os.path.basename(d), runs.get_pid(d)))
     home = runs.runs_dir(args.home)
     try:
         os.makedirs(home, exist_ok=True)

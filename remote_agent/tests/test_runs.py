@@ -166,6 +166,16 @@ class Detached(RunCase):
         runs = self.run_agent("runs")
         self.assertEqual(runs.one("run")["state"], "finished")
 
+    def test_same_spec_while_running_is_refused(self):
+        spec = small_spec()
+        run_id, run_dir, pid = self.start(spec, delay_ms=50)
+        r = self.run_agent("tune", self.write_spec(spec, "same.json"))
+        self.assertEqual(r.rc, 1)
+        self.assertEqual(r.one("error")["code"], "run_active")
+        self.assertIn(run_id, r.one("error")["message"])
+        self.assertEqual(len(self.run_agent("runs").of("run")), 1)
+        self.run_agent("cancel", run_id)
+
     def test_cancel(self):
         run_id, run_dir, pid = self.start(small_spec(), delay_ms=50)
         self.wait_for(lambda: os.path.exists(os.path.join(run_dir, "journal.jsonl"))
