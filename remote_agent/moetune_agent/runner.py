@@ -190,8 +190,9 @@ class Run(object):
 
         budget = spec.get("time_budget_s")
         budget_hit = False
-        for _ in range(MAX_PHASES):
-            if budget and time.time() - t0 > budget:
+        for n_phase in range(MAX_PHASES):
+            # The first strategy phase always runs, so even a tiny budget yields an answer.
+            if budget and n_phase > 0 and time.time() - t0 > budget:
                 budget_hit = True
                 ev.emit({"type": "log", "level": "warning", "message":
                          "time budget of %gs reached: writing the best configs found so far" % budget})
