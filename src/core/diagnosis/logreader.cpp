@@ -1,36 +1,301 @@
 #include "core/diagnosis/logreader.h"
 
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QIODevice>
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+using namespace Qt::StringLiterals;
+
 namespace moetune {
 
-LogReader::LogReader(QList<QByteArray> literals)
-    : m_literals(std::move(literals)) {}
+namespace {
 
-bool LogReader::readFile(const QString &, const HitHandler &, const Progress &, QString *) {
-    return false; // TODO
+qsizetype lastNewlineBefore(const char *data, qsizetype end) {
+    const void *p = memrchr(data, '\n', static_cast<size_t>(end));
+    return p ? static_cast<const char *>(p) - data : -1;
 }
 
-bool LogReader::readDevice(QIODevice *, const HitHandler &, const Progress &, QString *) {
-    return false; // TODO
+qsizetype nextNewline(const char *data, qsizetype from, qsizetype end) {
+    if (from >= end)
+        return -1;
+    const void *p = std::memchr(data + from, '\n', static_cast<size_t>(end - from));
+    return p ? static_cast<const char *>(p) - data : -1;
 }
 
-void LogReader::readBuffer(QByteArrayView, const HitHandler &, const Progress &) {}
-
-QByteArray LogReader::cleanLine(QByteArrayView line) {
-    return line.toByteArray();
+bool isDropped(unsigned char c) {
+    return (c < 0x20 && c != '\t') || c == 0x7f;
 }
 
-bool LogReader::endsInsideConfigPath(QByteArrayView) {
-    return false;
+} // namespace
+
+LogReader::LogReader(const QList<QByteArray> &literals)
+    : m_searcher(literals) {}
+
+void LogReader::reset() {
+    m_bytesRead = 0;
+    m_linesRead = 0;
+    m_lastByteWasNewline = true;
+    m_cancelled = false;
+    m_adapted = false;
+}
+
+void LogReader::finish() {
+    if (!m_lastByteWasNewline)
+        ++m_linesRead;
+    m_lastByteWasNewline = true;
 }
 
 qint64 LogReader::countNewlines(QByteArrayView data) {
-    return data.count('\n');
+    const char *p = data.data();
+    const qsizetype n = data.size();
+    qint64 count = 0;
+    qsizetype i = 0;
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    const __m128i zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        // Byte counters overflow after 255 additions: fold them every 255 vectors.
+        const qsizetype stop = std::min<qsizetype>(n - 16, i + 254 * 16);
+        __m128i acc = zero;
+        for (; i <= stop; i += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+        }
+        const __m128i sums = _mm_sad_epu8(acc, zero);
+        count += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+    }
+#endif
+    for (; i < n; ++i)
+        count += p[i] == '\n' ? 1 : 0;
+    return count;
 }
 
-qsizetype LogReader::scanBlock(QByteArrayView block, bool, const HitHandler &) {
-    return block.size();
+QByteArray LogReader::cleanLine(QByteArrayView line) {
+    qsizetype n = line.size();
+    while (n > 0 && line[n - 1] == '\r')
+        --n;
+    QByteArrayView v = line.first(n);
+    // A progress bar redraws with CR: what a terminal finally shows is the last segment.
+    const qsizetype lastCr = v.lastIndexOf('\r');
+    if (lastCr >= 0)
+        v = v.sliced(lastCr + 1);
+    const auto *u = reinterpret_cast<const unsigned char *>(v.data());
+    const qsizetype size = v.size();
+    if (std::none_of(u, u + size, isDropped))
+        return v.toByteArray();
+    QByteArray out;
+    out.reserve(size);
+    qsizetype i = 0;
+    while (i < size) {
+        const unsigned char c = u[i];
+        if (c == 0x1b) {
+            if (i + 1 >= size) {
+                ++i;
+                continue;
+            }
+            const unsigned char next = u[i + 1];
+            qsizetype j = i + 2;
+            if (next == '[') { // CSI: parameters, intermediates, one final byte
+                while (j < size && u[j] >= 0x30 && u[j] <= 0x3f)
+                    ++j;
+                while (j < size && u[j] >= 0x20 && u[j] <= 0x2f)
+                    ++j;
+                if (j < size && u[j] >= 0x40 && u[j] <= 0x7e)
+                    ++j;
+            } else if (next == ']') { // OSC (hyperlinks, titles): up to BEL or ESC '\'
+                while (j < size && u[j] != 0x07 && !(u[j] == 0x1b && j + 1 < size && u[j + 1] == '\\'))
+                    ++j;
+                j = j < size && u[j] == 0x07 ? j + 1 : std::min(size, j + 2);
+            } else if (next == '(' || next == ')' || next == '*' || next == '+') { // charset selection
+                j = std::min(size, i + 3);
+            }
+            i = j;
+            continue;
+        }
+        if (!isDropped(c))
+            out += static_cast<char>(c);
+        ++i;
+    }
+    return out;
 }
 
-void LogReader::reset() {}
+qsizetype LogReader::scanBlock(QByteArrayView block, bool final, bool mustConsume, const HitHandler &onHit) {
+    const char *d = block.data();
+    const qsizetype n = block.size();
+    qsizetype end = n;
+    if (!final) {
+        const qsizetype lastNl = lastNewlineBefore(d, n);
+        if (lastNl >= 0)
+            end = lastNl + 1;
+        else if (!mustConsume)
+            return 0;
+    }
+    if (!m_adapted) {
+        m_searcher.adapt(QByteArrayView(d, std::min<qsizetype>(end, 1 << 20)));
+        m_adapted = true;
+    }
+    const QByteArrayView scan(d, end);
+    qint64 lines = m_linesRead;
+    qsizetype counted = 0;
+    qsizetype pos = 0;
+    while (pos < end) {
+        const qsizetype hit = m_searcher.findNext(scan, pos);
+        if (hit < 0)
+            break;
+        lines += countNewlines(QByteArrayView(d + counted, hit - counted));
+        counted = hit;
+        const qsizetype lineStart = lastNewlineBefore(d, hit) + 1;
+        qsizetype lineEnd = nextNewline(d, hit, end);
+        if (lineEnd < 0)
+            lineEnd = end;
+        qsizetype ts = lineStart;
+        qsizetype te = lineEnd;
+        if (te - ts > maxLineBytes) { // keep a window around the literal; the rest is still counted
+            ts = std::max(lineStart, hit - maxLineBytes / 4);
+            te = std::min(lineEnd, ts + maxLineBytes);
+        }
+        Hit h;
+        h.line = lines + 1;
+        h.text = cleanLine(QByteArrayView(d + ts, te - ts));
+        const qsizetype beforeStart = std::max<qsizetype>(0, lineStart - contextBytes);
+        h.before = QByteArrayView(d + beforeStart, lineStart - beforeStart);
+        const qsizetype afterStart = std::min(n, lineEnd + 1);
+        h.after = QByteArrayView(d + afterStart, std::min(n, afterStart + contextBytes) - afterStart);
+        onHit(h);
+        pos = te < lineEnd ? te : lineEnd + 1;
+    }
+    lines += countNewlines(QByteArrayView(d + counted, end - counted));
+    m_linesRead = lines;
+    m_bytesRead += end;
+    if (end > 0)
+        m_lastByteWasNewline = d[end - 1] == '\n';
+    return end;
+}
+
+void LogReader::readBuffer(QByteArrayView text, const HitHandler &onHit, const Progress &progress) {
+    reset();
+    const qsizetype total = text.size();
+    qsizetype pos = 0;
+    while (pos < total) {
+        const qsizetype len = std::min<qsizetype>(chunkBytes, total - pos);
+        pos += scanBlock(text.sliced(pos, len), pos + len == total, true, onHit);
+        if (progress && !progress(pos, total)) {
+            m_cancelled = true;
+            break;
+        }
+    }
+    finish();
+}
+
+bool LogReader::readFile(const QString &path, const HitHandler &onHit, const Progress &progress,
+                         QString *error) {
+    reset();
+    const QFileInfo info(path);
+    if (info.isDir()) {
+        if (error)
+            *error = u"%1 is a folder, not a log file."_s.arg(path);
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = u"Cannot open %1: %2."_s.arg(path, file.errorString());
+        return false;
+    }
+    const qint64 size = file.size();
+    if (file.isSequential() || size == 0) // FIFOs, /dev/stdin, /proc files: stream them
+        return streamDevice(&file, onHit, progress, error);
+    qint64 pos = 0;
+    while (pos < size) {
+        const qint64 len = std::min(windowBytes, size - pos);
+        uchar *p = file.map(pos, len);
+        if (!p) { // some file systems cannot map: read the rest instead
+            if (!file.seek(pos)) {
+                if (error)
+                    *error = u"Cannot read %1: %2."_s.arg(path, file.errorString());
+                return false;
+            }
+            return streamDevice(&file, onHit, progress, error);
+        }
+        const qsizetype consumed =
+            scanBlock(QByteArrayView(reinterpret_cast<const char *>(p), len), pos + len == size, true, onHit);
+        file.unmap(p);
+        pos += consumed;
+        if (progress && !progress(pos, size)) {
+            m_cancelled = true;
+            break;
+        }
+    }
+    finish();
+    return true;
+}
+
+bool LogReader::readDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress,
+                           QString *error) {
+    reset();
+    return streamDevice(dev, onHit, progress, error);
+}
+
+bool LogReader::streamDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress,
+                             QString *error) {
+    const qint64 startBytes = m_bytesRead;
+    if (!dev || !dev->isReadable()) {
+        if (error)
+            *error = u"The input is not open for reading."_s;
+        return false;
+    }
+    const qint64 total = dev->isSequential() ? -1 : dev->size() - dev->pos();
+    QByteArray buf(chunkBytes, Qt::Uninitialized);
+    qsizetype have = 0;
+    bool ok = true;
+    for (;;) {
+        const qint64 n = dev->read(buf.data() + have, buf.size() - have);
+        if (n < 0) {
+            if (error)
+                *error = u"Reading the input failed after %1 bytes: %2."_s.arg(m_bytesRead + have)
+                             .arg(dev->errorString());
+            ok = false;
+            break;
+        }
+        if (n == 0) {
+            if (!dev->isSequential())
+                break;
+            QElapsedTimer waited;
+            waited.start();
+            if (dev->waitForReadyRead(250))
+                continue;
+            if (waited.elapsed() < 200) // returned at once: closed or at end
+                break;
+            if (progress && !progress(m_bytesRead - startBytes, total)) {
+                m_cancelled = true;
+                break;
+            }
+            continue;
+        }
+        have += n;
+        const qsizetype consumed =
+            scanBlock(QByteArrayView(buf.constData(), have), false, have == buf.size(), onHit);
+        if (consumed > 0) {
+            std::memmove(buf.data(), buf.constData() + consumed, static_cast<size_t>(have - consumed));
+            have -= consumed;
+        }
+        if (progress && !progress(m_bytesRead - startBytes, total)) {
+            m_cancelled = true;
+            break;
+        }
+    }
+    if (!m_cancelled && have > 0)
+        scanBlock(QByteArrayView(buf.constData(), have), true, true, onHit);
+    finish();
+    return ok;
+}
 
 } // namespace moetune

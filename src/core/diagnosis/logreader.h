@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/diagnosis/literalsearcher.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QList>
@@ -11,35 +13,34 @@ class QIODevice;
 
 namespace moetune {
 
-// Streams a log in blocks and reports only the lines that contain one of a set of literals
-// (the rules' prefilters), cleaned: ANSI escapes removed, CRLF and carriage-return progress bars
-// reduced to their last segment, invalid UTF-8 replaced. Lines are numbered by '\n'.
-// The hot loop is a multi-literal byte search plus a SIMD newline count: no per-line work
-// for lines that match nothing.
+// Streams a log in blocks and reports only the lines that contain one of a set of literals (the
+// rules' prefilters). The hot loop is a multi-literal byte search plus a vectorised newline count:
+// lines that match nothing cost no per-line work and no allocation. Lines are numbered by '\n'
+// (CRLF counts once; a lone CR is a progress-bar redraw inside one line).
 class LogReader {
 public:
     struct Hit {
-        qint64 line = 0;       // 1-based line number of the first physical line
-        QByteArray raw;        // cleaned bytes (still UTF-8); joined with continuation lines when wrapped
-        int physicalLines = 1; // how many physical lines were joined
+        qint64 line = 0;       // 1-based number of this physical line
+        QByteArray text;       // the line cleaned (see cleanLine), cut around the literal when very long
+        QByteArrayView before; // raw bytes preceding the line (up to contextBytes), valid during the callback
+        QByteArrayView after;  // raw bytes following the line's '\n' (up to contextBytes), likewise
     };
     using HitHandler = std::function<void(const Hit &hit)>;
     using Progress = std::function<bool(qint64 done, qint64 total)>; // false = cancel
 
-    // A hit line whose text ends inside an unfinished config path is joined with up to this many
-    // following lines (terminal wrapping).
-    static constexpr int maxJoinedLines = 4;
-    // Longest line text handed to the rules; longer lines are cut around the literal found.
+    // Longest line text handed on; longer lines are cut around the literal found.
     static constexpr qsizetype maxLineBytes = 64 * 1024;
-    // File windows mapped at once (keeps resident memory low whatever the file size).
-    static constexpr qint64 windowBytes = 64 * 1024 * 1024;
-    // Chunk read from a device.
+    // Raw context offered around a hit, for rejoining terminal-wrapped lines.
+    static constexpr qsizetype contextBytes = 8 * 1024;
+    // File windows mapped at once: small enough to keep resident memory low whatever the file size.
+    static constexpr qint64 windowBytes = 16 * 1024 * 1024;
+    // Chunk read from a device or handed out of a buffer between progress reports.
     static constexpr qint64 chunkBytes = 4 * 1024 * 1024;
 
-    explicit LogReader(QList<QByteArray> literals);
+    explicit LogReader(const QList<QByteArray> &literals);
 
-    // Each returns false on a read error (with a sentence in *error) and sets cancelled() when progress said
-    // stop.
+    // Each returns false on a read error (with a sentence in *error); cancelled() tells whether
+    // progress asked to stop.
     bool readFile(const QString &path, const HitHandler &onHit, const Progress &progress = {},
                   QString *error = nullptr);
     bool readDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress = {},
@@ -50,25 +51,26 @@ public:
     qint64 linesRead() const { return m_linesRead; }
     bool cancelled() const { return m_cancelled; }
 
-    // Cleans one physical line: drops a trailing CR, keeps the text after the last CR (progress bars),
-    // removes ANSI/VT100 escape sequences and other C0 control bytes except tab.
+    // Cleans one physical line: drops trailing CRs, keeps the text after the last CR (progress bars),
+    // removes ANSI/VT100 escape sequences and other control bytes except tab.
     static QByteArray cleanLine(QByteArrayView line);
-    // Whether a cleaned line ends inside a config path that a terminal probably wrapped.
-    static bool endsInsideConfigPath(QByteArrayView cleaned);
     // Counts '\n' bytes (vectorised where the CPU allows).
     static qint64 countNewlines(QByteArrayView data);
 
 private:
-    // Processes complete lines of block; returns how many bytes were consumed.
-    qsizetype scanBlock(QByteArrayView block, bool final, const HitHandler &onHit);
+    // Processes the complete lines of block; returns how many bytes were consumed.
+    // A block without any newline is taken whole (a fragment of a huge line) only when mustConsume.
+    qsizetype scanBlock(QByteArrayView block, bool final, bool mustConsume, const HitHandler &onHit);
+    bool streamDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress, QString *error);
     void reset();
+    void finish();
 
-    QList<QByteArray> m_literals;
+    LiteralSearcher m_searcher;
     qint64 m_bytesRead = 0;
-    qint64 m_linesRead = 0;
-    qint64 m_lineBase = 0; // lines completed before the current block
-    bool m_inLongLine = false;
+    qint64 m_linesRead = 0; // '\n' seen so far (+1 at the end for a last line without one)
+    bool m_lastByteWasNewline = true;
     bool m_cancelled = false;
+    bool m_adapted = false; // the searcher has seen a sample of this input
 };
 
 } // namespace moetune

@@ -1,13 +1,102 @@
 #include "core/diagnosis/rule.h"
 
+#include <QJsonValue>
+
+using namespace Qt::StringLiterals;
+
 namespace moetune {
 
-std::optional<Rule> Rule::fromJson(const QJsonObject &, QString *) {
-    return std::nullopt; // TODO
+namespace {
+
+bool fail(QString *error, const QString &message) {
+    if (error)
+        *error = message;
+    return false;
 }
 
-QString Rule::expand(const QString &text, const QRegularExpressionMatch &) {
-    return text;
+bool readString(const QJsonObject &o, QLatin1StringView key, bool required, QString *out, QString *error,
+                const QString &where) {
+    const QJsonValue v = o.value(key);
+    if (v.isUndefined() || v.isNull()) {
+        if (required)
+            return fail(error, where + u": the field \""_s + key + u"\" is missing."_s);
+        return true;
+    }
+    if (!v.isString())
+        return fail(error, where + u": the field \""_s + key + u"\" must be a string."_s);
+    *out = v.toString();
+    if (required && out->trimmed().isEmpty())
+        return fail(error, where + u": the field \""_s + key + u"\" is empty."_s);
+    return true;
+}
+
+} // namespace
+
+std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
+    Rule r;
+    QString where = u"rule"_s;
+    if (!readString(object, "id"_L1, true, &r.id, error, where))
+        return std::nullopt;
+    where = u"rule \""_s + r.id + u'"';
+    static const QRegularExpression idRe(u"^[A-Za-z0-9][A-Za-z0-9_.\\-]*$"_s);
+    if (!idRe.match(r.id).hasMatch()) {
+        fail(error, where + u": an id may hold only letters, digits, '-', '_' and '.'."_s);
+        return std::nullopt;
+    }
+    QString pattern, prefilter, severity;
+    if (!readString(object, "pattern"_L1, true, &pattern, error, where) ||
+        !readString(object, "prefilter"_L1, true, &prefilter, error, where) ||
+        !readString(object, "severity"_L1, false, &severity, error, where) ||
+        !readString(object, "title"_L1, true, &r.title, error, where) ||
+        !readString(object, "explanation"_L1, false, &r.explanation, error, where) ||
+        !readString(object, "advice"_L1, false, &r.advice, error, where))
+        return std::nullopt;
+    r.pattern = QRegularExpression(pattern);
+    if (!r.pattern.isValid()) {
+        fail(error, where + u": the pattern is not a valid regular expression ("_s + r.pattern.errorString() +
+                        u" at offset "_s + QString::number(r.pattern.patternErrorOffset()) + u")."_s);
+        return std::nullopt;
+    }
+    r.prefilter = prefilter.toUtf8();
+    // The prefilter is what keeps a 1 GB log fast: too short a literal matches nearly every line.
+    if (r.prefilter.size() < 4) {
+        fail(
+            error,
+            where + u": the prefilter \""_s + prefilter +
+                u"\" is too short; give a literal of at least 4 characters that every matching line contains."_s);
+        return std::nullopt;
+    }
+    if (severity.isEmpty()) {
+        r.severity = Severity::Info;
+    } else if (const auto s = severityFromString(severity)) {
+        r.severity = *s;
+    } else {
+        fail(error, where + u": severity \""_s + severity + u"\" is not one of info, warning, error."_s);
+        return std::nullopt;
+    }
+    r.pattern.optimize();
+    return r;
+}
+
+QString Rule::expand(const QString &text, const QRegularExpressionMatch &match) {
+    if (!text.contains(u'{'))
+        return text;
+    static const QRegularExpression placeholder(u"\\{(\\d|[A-Za-z_][A-Za-z0-9_]*)\\}"_s);
+    QString out;
+    qsizetype last = 0;
+    auto it = placeholder.globalMatch(text);
+    while (it.hasNext()) {
+        const QRegularExpressionMatch p = it.next();
+        out += QStringView(text).sliced(last, p.capturedStart(0) - last);
+        const QString key = p.captured(1);
+        bool isNumber = false;
+        const int n = key.toInt(&isNumber);
+        const QString value = isNumber ? match.captured(n) : match.captured(key);
+        out += value.trimmed();
+        last = p.capturedEnd(0);
+    }
+    out += QStringView(text).sliced(last);
+    return out;
 }
 
 } // namespace moetune

@@ -1,5 +1,13 @@
 #include "core/diagnosis/ruleset.h"
 
+#include "core/diagnosis/coreresources.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
 #include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
@@ -7,19 +15,88 @@ using namespace Qt::StringLiterals;
 namespace moetune {
 
 RuleSet RuleSet::builtin() {
-    return RuleSet(); // TODO
+    ensureCoreResources();
+    // Parsed once: QRegularExpression copies share their compiled pattern.
+    static const RuleSet rules = [] {
+        RuleSet set;
+        QFile f(u":/moetune/rules/default-rules.json"_s);
+        QStringList errors;
+        if (f.open(QIODevice::ReadOnly)) {
+            for (const Rule &r : parseRuleFile(f.readAll(), u"default-rules.json"_s, &errors))
+                set.add(r);
+        } else {
+            errors << u"The built-in rules resource is missing."_s;
+        }
+        if (!errors.isEmpty())
+            qWarning("moetune: broken built-in rules: %s", qUtf8Printable(errors.join(u"; "_s)));
+        return set;
+    }();
+    return rules;
 }
 
-RuleSet RuleSet::withUserRules(const QString &, QStringList *) {
-    return builtin(); // TODO
+RuleSet RuleSet::withUserRules(const QString &dir, QStringList *errors) {
+    RuleSet set = builtin();
+    QDir d(dir);
+    if (dir.isEmpty() || !d.exists())
+        return set;
+    const QStringList files = d.entryList({u"*.json"_s}, QDir::Files | QDir::Readable, QDir::Name);
+    for (const QString &name : files) {
+        const QString path = d.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            if (errors)
+                *errors << path + u": cannot be read ("_s + f.errorString() + u")."_s;
+            continue;
+        }
+        for (const Rule &r : parseRuleFile(f.readAll(), path, errors))
+            set.add(r);
+    }
+    return set;
 }
 
 QString RuleSet::userRulesDir() {
     return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + u"/rules"_s;
 }
 
-QList<Rule> RuleSet::parseRuleFile(const QByteArray &, const QString &, QStringList *) {
-    return {}; // TODO
+QList<Rule> RuleSet::parseRuleFile(const QByteArray &json, const QString &origin, QStringList *errors) {
+    QList<Rule> out;
+    auto report = [&](const QString &message) {
+        if (errors)
+            *errors << origin + u": "_s + message;
+    };
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        const qsizetype line =
+            QByteArrayView(json).first(std::clamp<qsizetype>(pe.offset, 0, json.size())).count('\n') + 1;
+        report(u"not valid JSON ("_s + pe.errorString() + u" on line "_s + QString::number(line) +
+               u"); none of its rules were loaded."_s);
+        return out;
+    }
+    QJsonArray rules;
+    if (doc.isArray()) {
+        rules = doc.array();
+    } else if (doc.isObject() && doc.object().value(u"rules"_s).isArray()) {
+        rules = doc.object().value(u"rules"_s).toArray();
+    } else {
+        report(u"expected {\"version\": 1, \"rules\": [...]} or a list of rules; nothing was loaded."_s);
+        return out;
+    }
+    for (qsizetype i = 0; i < rules.size(); ++i) {
+        if (!rules.at(i).isObject()) {
+            report(u"rule #"_s + QString::number(i + 1) + u" is not an object; skipped."_s);
+            continue;
+        }
+        QString error;
+        std::optional<Rule> r = Rule::fromJson(rules.at(i).toObject(), &error);
+        if (!r) {
+            report(error + u" (rule #"_s + QString::number(i + 1) + u", skipped)"_s);
+            continue;
+        }
+        r->origin = origin;
+        out.append(*r);
+    }
+    return out;
 }
 
 void RuleSet::add(const Rule &rule) {

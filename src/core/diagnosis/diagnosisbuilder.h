@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/logreader.h"
+#include "core/diagnosis/moemessage.h"
+#include "core/diagnosis/ruleset.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QSet>
+#include <QString>
+
+#include <array>
+
+namespace moetune {
+
+// Turns the reader's hit lines into merged findings and tuning targets (one Diagnosis).
+class DiagnosisBuilder {
+public:
+    explicit DiagnosisBuilder(const RuleSet &rules);
+
+    // The literals the reader must find: the MoE messages' and every rule's prefilter.
+    QList<QByteArray> literals() const;
+    void addHit(const LogReader::Hit &hit);
+    Diagnosis finish(qint64 bytesRead, qint64 linesRead, bool cancelled);
+
+private:
+    struct Entry {
+        Finding finding;
+        QSet<QString> sourceSet;
+        qint64 firstLine = 0;
+        std::optional<MoeMessage> message; // the first MoE message, for wording the finding
+        const Rule *rule = nullptr;        // the data rule, for the others
+    };
+
+    void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
+    void applyRules(const QByteArray &text, qint64 line);
+    Entry &entry(const QString &id, const QString &ruleId, Severity severity, bool *created);
+    static void addEvidence(Entry &e, qint64 line, const QString &text, qsizetype start, qsizetype length,
+                            const QString &source);
+    std::optional<TuningTarget> targetFor(const QString &path, Framework framework) const;
+    Framework frameworkFor(const MoeMessage &msg, Framework prefixFramework) const;
+    void describe(Entry &e, const QList<TuningTarget> &targets) const;
+
+    const RuleSet &m_rules;
+    QList<Entry> m_entries;
+    QHash<QString, qsizetype> m_index;
+    qint64 m_consumedThrough = 0;
+    QSet<QString> m_loadedFolders;            // folders a tuned config was loaded from
+    std::array<qint64, 3> m_frameworkVotes{}; // by Framework, from line prefixes
+};
+
+} // namespace moetune

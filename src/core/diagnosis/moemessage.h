@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace moetune {
+
+// One MoE-config line of an SGLang or vLLM log (FORMATS.md 1), recognised in a cleaned line.
+struct MoeMessage {
+    enum class Kind {
+        DefaultKernelConfig, // SGLang: "Using default MoE kernel config. ... Config file not found at P"
+        DefaultConfig,       // older SGLang and vLLM: "Using default MoE config. ... not found at P[, P2]"
+        Fallback,            // SGLang: "... not found at P. Fallback to triton version V and use ... from F"
+        DownMissing,         // SGLang: "Using MoE kernel config with down_moe=False. ... not found at P"
+        BlockFp8Default,     // "Using default W8A8 Block FP8 kernel config. ... not found at P"
+        Deterministic,       // SGLang: "Deterministic inference is enabled, using default MoE kernel config."
+        ConfigUsed,          // SGLang: "Using MoE kernel config from P."
+        ConfigUsedVllm,      // vLLM: "Using configuration from P for MoE layer."
+    };
+    Kind kind = Kind::DefaultKernelConfig;
+    QString path;            // the file the server wanted (or used, for ConfigUsed*)
+    QString path2;           // vLLM's second searched path, when two are printed
+    QString fallbackVersion; // "3.4.0"
+    QString fallbackPath;
+    qsizetype matchStart = 0;
+    qsizetype matchLength = 0;
+
+    static std::optional<MoeMessage> parse(const QString &line);
+    // The byte literals that every such line contains one of (the reader's prefilter).
+    static const QList<QByteArray> &literals();
+    // Whether a cleaned line stops inside one of these messages (a terminal wrapped it).
+    static bool looksIncomplete(QByteArrayView cleaned);
+};
+
+} // namespace moetune
