@@ -51,11 +51,6 @@ QString folderOf(const QString &path) {
     return slash < 0 ? QString() : path.left(slash);
 }
 
-bool anyOf(QByteArrayView text, const QList<QByteArray> &literals) {
-    return std::any_of(literals.begin(), literals.end(),
-                       [&](const QByteArray &l) { return text.contains(l); });
-}
-
 // The last up-to-n lines of raw text, cleaned, oldest first.
 QList<QByteArray> lastLines(QByteArrayView before, int n) {
     QList<QByteArray> out;
@@ -101,7 +96,20 @@ QString installText(const TuningTarget &t) {
 } // namespace
 
 DiagnosisBuilder::DiagnosisBuilder(const RuleSet &rules)
-    : m_rules(rules) {}
+    : m_rules(rules)
+    , m_lineSearcher(literals()) {
+    const QList<QByteArray> &unique = m_lineSearcher.literals();
+    m_rulesByLiteral.resize(unique.size());
+    for (qsizetype i = 0; i < unique.size(); ++i) {
+        const int bit = static_cast<int>(std::min<qsizetype>(i, 63));
+        if (MoeMessage::literals().contains(unique[i]))
+            m_moeBits |= quint64(1) << bit;
+        for (const Rule &r : m_rules.rules()) {
+            if (r.prefilter == unique[i])
+                m_rulesByLiteral[i].append(&r);
+        }
+    }
+}
 
 QList<QByteArray> DiagnosisBuilder::literals() const {
     QList<QByteArray> out = MoeMessage::literals();
@@ -113,7 +121,8 @@ QList<QByteArray> DiagnosisBuilder::literals() const {
 void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
     if (hit.line <= m_consumedThrough)
         return; // already read as the continuation of a wrapped line
-    if (anyOf(hit.text, MoeMessage::literals())) {
+    const quint64 present = m_lineSearcher.presentIn(hit.text);
+    if (present & m_moeBits) {
         QByteArray joined = hit.text;
         int extra = 0;
         QByteArrayView after = hit.after;
@@ -148,31 +157,40 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
             handleMoe(*msg, text, joined, line);
         }
     }
-    applyRules(hit.text, hit.line);
+    applyRules(hit.text, hit.line, present & ~m_moeBits);
 }
 
-void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line) {
+void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 present) {
     QString str;
-    const QList<Rule> &rules = m_rules.rules();
-    for (const Rule &rule : rules) {
-        if (!text.contains(rule.prefilter))
+    std::optional<LogPrefix> prefix;
+    for (qsizetype i = 0; i < m_rulesByLiteral.size() && present != 0; ++i) {
+        const quint64 bit = quint64(1) << std::min<qsizetype>(i, 63);
+        if (!(present & bit))
             continue;
-        if (str.isNull())
-            str = QString::fromUtf8(text);
-        const QRegularExpressionMatch m = rule.pattern.match(str);
-        if (!m.hasMatch())
-            continue;
-        const LogPrefix prefix = LogPrefix::parse(text);
-        m_frameworkVotes[static_cast<size_t>(prefix.framework)]++;
-        bool created = false;
-        Entry &e = entry(rule.id, rule.id, rule.severity, &created);
-        if (created) {
-            e.rule = &rule;
-            e.finding.title = Rule::expand(rule.title, m);
-            e.finding.explanation = Rule::expand(rule.explanation, m);
-            e.finding.advice = Rule::expand(rule.advice, m);
+        if (i < 63)
+            present &= ~bit;
+        for (const Rule *rule : m_rulesByLiteral[i]) {
+            if (i >= 63 && !text.contains(rule->prefilter))
+                continue;
+            if (str.isNull())
+                str = QString::fromUtf8(text);
+            const QRegularExpressionMatch m = rule->pattern.match(str);
+            if (!m.hasMatch())
+                continue;
+            if (!prefix) {
+                prefix = LogPrefix::parse(text);
+                m_frameworkVotes[static_cast<size_t>(prefix->framework)]++;
+            }
+            bool created = false;
+            Entry &e = entry(rule->id, rule->id, rule->severity, &created);
+            if (created) {
+                e.rule = rule;
+                e.finding.title = Rule::expand(rule->title, m);
+                e.finding.explanation = Rule::expand(rule->explanation, m);
+                e.finding.advice = Rule::expand(rule->advice, m);
+            }
+            addEvidence(e, line, str, m.capturedStart(0), m.capturedLength(0), prefix->source);
         }
-        addEvidence(e, line, str, m.capturedStart(0), m.capturedLength(0), prefix.source);
     }
 }
 

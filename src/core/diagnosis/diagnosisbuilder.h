@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/literalsearcher.h"
 #include "core/diagnosis/logreader.h"
 #include "core/diagnosis/moemessage.h"
 #include "core/diagnosis/ruleset.h"
@@ -35,7 +36,7 @@ private:
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
-    void applyRules(const QByteArray &text, qint64 line);
+    void applyRules(const QByteArray &text, qint64 line, quint64 present);
     Entry &entry(const QString &id, const QString &ruleId, Severity severity, bool *created);
     static void addEvidence(Entry &e, qint64 line, const QString &text, qsizetype start, qsizetype length,
                             const QString &source);
@@ -44,6 +45,9 @@ private:
     void describe(Entry &e, const QList<TuningTarget> &targets) const;
 
     const RuleSet &m_rules;
+    LiteralSearcher m_lineSearcher; // which literals one hit line holds
+    quint64 m_moeBits = 0;          // the MoE messages' literals among them
+    QList<QList<const Rule *>> m_rulesByLiteral;
     QList<Entry> m_entries;
     QHash<QString, qsizetype> m_index;
     qint64 m_consumedThrough = 0;

@@ -231,6 +231,36 @@ qsizetype LiteralSearcher::findNext(QByteArrayView haystack, qsizetype from) con
     return findScalar(haystack, from);
 }
 
+quint64 LiteralSearcher::presentIn(QByteArrayView text) const {
+    quint64 bits = 0;
+    if (m_window < 4) {
+        for (int i = 0; i < m_literals.size(); ++i) {
+            if (text.contains(m_literals[i]))
+                bits |= quint64(1) << std::min(i, 63);
+        }
+        return bits;
+    }
+    const char *data = text.data();
+    const qsizetype size = text.size();
+    const qsizetype m = m_window;
+    for (qsizetype pos = 0; pos + m <= size;) {
+        const unsigned b = block(data + pos + m - 3);
+        const std::uint8_t s = m_shift[b];
+        if (s != 0) {
+            pos += s;
+            continue;
+        }
+        for (int i : m_candidates[static_cast<size_t>(m_candidateIndex[b])]) {
+            const QByteArray &l = m_literals[i];
+            if (pos + l.size() <= size &&
+                std::memcmp(data + pos, l.constData(), static_cast<size_t>(l.size())) == 0)
+                bits |= quint64(1) << std::min(i, 63);
+        }
+        ++pos;
+    }
+    return bits;
+}
+
 qsizetype LiteralSearcher::findNaive(QByteArrayView haystack, qsizetype from) const {
     qsizetype best = -1;
     for (const QByteArray &l : m_literals) {

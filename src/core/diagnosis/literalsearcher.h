@@ -21,6 +21,10 @@ public:
     // the one returned (the reader only needs the first line holding any literal).
     qsizetype findNext(QByteArrayView haystack, qsizetype from) const;
 
+    // Which literals occur in text: bit i for literals()[i] (the 64th bit stands for all beyond).
+    // Meant for short texts such as one line.
+    quint64 presentIn(QByteArrayView text) const;
+
     // Re-picks each literal's fingerprint as its rarest four bytes in a sample of the input
     // (a log full of "cache" must not fingerprint "KV cache" on "cach").
     void adapt(QByteArrayView sample);
