@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix="moetune-e2e-")
+    os.makedirs(out, exist_ok=True)
     env = dict(os.environ, MOETUNE_HOME=os.path.join(out, "home"), PYTHONPATH=AGENT_ROOT)
     rc, ev, err = agent(["probe"], env, 120)
     probe = [e for e in ev if e["type"] == "probe"][0]
