@@ -439,9 +439,87 @@ def cmd_probe(a):
         json.dump(res, f, default=str, indent=1)
 
 
+def cmd_fastonly(a):
+    """fast on all 18 sizes with one GPU and with --gpus GPUs (fresh runs), then the new winners
+    re-timed head-to-head against the exhaustive winners recorded by an earlier bench run (--against)."""
+    shape = SHAPES[a.shape]
+    with open(a.against) as f:
+        prev = json.load(f)
+    exh_win = prev["exhaustive"]["winners"]
+    space18 = space_mod.build_space(shape, BS, ("both",))
+    workers = a.workers or max(1, (os.cpu_count() or 4) - 2)
+    bw = prev.get("bandwidth")
+    out = {"shape": a.shape, "against": os.path.basename(a.against), "runs": {}}
+    wins = {}
+    for gpus in ([0], list(range(a.gpus))) if a.gpus > 1 else ([0],):
+        h2h_box = {}
+
+        def extra(r, when, *rest):
+            if when == "before" or len(gpus) != a.gpus:
+                return None
+            st_, meas_ = rest
+            w_ = st_.winners(meas_)
+            units = []
+            for rnd in range(3):
+                for m in sorted(int(x) for x in exh_win):
+                    cs = {exh_win[str(m)]: None}
+                    for g, wg in list(wins.items()) + [("this", w_)]:
+                        cs[wg[("both", m)].key()] = None
+                    for k in sorted(cs):
+                        units.append(Unit("both", _parse_key(k), m, 10, 200 + rnd))
+            got = r.run_strategy(ListStrategy(units))
+            h2h_box["m"] = got
+            return None
+
+        st, meas, wall, stats, _ = run_strategy(shape, "fast", BS, gpus, bw, workers, space18, extra)
+        w = st.winners(meas)
+        wins[len(gpus)] = w
+        out["runs"][str(len(gpus))] = {"wall_s": wall, "stats": stats,
+                                       "winners": {str(m): w[("both", m)].key() for m in BS},
+                                       "measurements": [compact(x) for x in meas]}
+        if "m" in h2h_box:
+            out["h2h"] = [compact(x) for x in h2h_box["m"]]
+        _save(a, out)
+    # regret of each run's winners vs the recorded exhaustive winners, from the interleaved re-timing
+    book = {}
+    for x in out.get("h2h", []):
+        if "us" in x:
+            book.setdefault((x["m"], x["cfg"]), []).append(median(x["us"]))
+    res = {}
+    for g, run in out["runs"].items():
+        regs = {}
+        for m, ek in exh_win.items():
+            fk = run["winners"][m]
+            regs[m] = 1.0 if fk == ek else median(book[(int(m), fk)]) / median(book[(int(m), ek)])
+        res[g] = {"wall_s": run["wall_s"], "regret": regs,
+                  "regret_geomean": math.exp(sum(math.log(v) for v in regs.values()) / len(regs)),
+                  "regret_worst": max(regs.values())}
+    if "1" in out["runs"] and str(a.gpus) in out["runs"] and a.gpus > 1:
+        res["multi_gpu_speedup"] = out["runs"]["1"]["wall_s"] / out["runs"][str(a.gpus)]["wall_s"]
+        res["multi_gpu_speedup_without_startup"] = (
+            out["runs"]["1"]["stats"]["strategy_wall_without_startup_s"]
+            / out["runs"][str(a.gpus)]["stats"]["strategy_wall_without_startup_s"])
+    out["summary"] = res
+    out["log"] = LOG
+    _save(a, out)
+    log(json.dumps(res, indent=1))
+
+
+def _parse_key(k):
+    vals, num = [], ""
+    for ch in k[1:] + "x":
+        if ch.isdigit():
+            num += ch
+        else:
+            vals.append(int(num))
+            num = ""
+    return KernelConfig(*vals[:6])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cmd", choices=("bench", "probe"))
+    ap.add_argument("cmd", choices=("bench", "probe", "fastonly"))
+    ap.add_argument("--against", help="fastonly: an earlier bench JSON holding exhaustive winners")
     ap.add_argument("--shape", choices=sorted(SHAPES), default="qwen3")
     ap.add_argument("--exh-sizes", default="1,16,64,256,1024")
     ap.add_argument("--gpus", type=int, default=1)
@@ -454,7 +532,7 @@ def main():
     a = ap.parse_args()
     global BACKEND
     BACKEND = a.backend
-    {"bench": cmd_bench, "probe": cmd_probe}[a.cmd](a)
+    {"bench": cmd_bench, "probe": cmd_probe, "fastonly": cmd_fastonly}[a.cmd](a)
 
 
 if __name__ == "__main__":

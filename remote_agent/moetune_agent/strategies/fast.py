@@ -7,7 +7,7 @@ the regime changes; single cheap timings are noisy (winner's curse), so leaders 
 Plan (each step is one phase; every step only reads the results of earlier steps, so the strategy is a
 pure function of the measurements and a resumed run repeats nothing):
   anchors (a few batch sizes spread on a log scale, smallest and largest included):
-    A  tile screen: every tile of the space with two warps/stages variants, few replays
+    A  tile screen: every tile of the space once (warps chosen by tile size), few replays
     B  warps x stages sweep of the best tiles
     C  GROUP_SIZE_M sweep of the leaders
     D  local refinement: every one-axis neighbour of the leaders, twice (hill climbing)
@@ -46,8 +46,11 @@ class FastStrategy(Strategy):
 
     def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                  ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 2, final_replays: int = 10,
-                 final_rounds: int = 2, top_tiles: int = 6, leaders: int = 3, finalists: int = 4, seeds: int = 6):
+                 final_rounds: int = 2, top_tiles: int = 6, leaders: int = 3, finalists: int = 4, seeds: int = 6,
+                 screen_both_warps: bool = False, level_leaders: int = 2):
         super().__init__(space, batch_sizes, ops, shape)
+        self.level_leaders = level_leaders
+        self.screen_both_warps = screen_both_warps
         self.batch_sizes = sorted(set(self.batch_sizes))
         self.screen_replays = screen_replays
         self.final_replays = final_replays
@@ -113,19 +116,25 @@ class FastStrategy(Strategy):
         return min(values, key=lambda v: (abs(v - want), v))
 
     def _tile_reps(self, op: str, m: int) -> List[KernelConfig]:
+        """One representative per tile: warps by accumulator size (measured on an H200: 8 warps only
+        pay off for tiles of >= 8192 outputs, 4 are far better for narrow ones), 3 stages, the
+        GROUP_SIZE_M of _gm_for; the screen_both_warps option measures both warps instead."""
         by_tile: Dict[Tuple[int, int, int], List[KernelConfig]] = {}
         for c in self._space(op, m):
             by_tile.setdefault(_tile(c), []).append(c)
         out = []
         for t, cs in sorted(by_tile.items()):
             gm = self._gm_for(m, t[0], sorted({c.GROUP_SIZE_M for c in cs}))
-            for warps in (4, 8):
+            pref = 8 if t[0] * t[1] >= 8192 else 4
+            for warps in ((4, 8) if self.screen_both_warps else (pref, 12 - pref)):
                 pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or \
                        [c for c in cs if c.num_warps == warps]
                 if not pool:
                     continue
                 out.append(min(pool, key=lambda c: (abs(c.num_stages - 3) + (0.5 if c.num_stages < 3 else 0),
                                                     abs(c.GROUP_SIZE_M - gm), c.key())))
+                if not self.screen_both_warps:
+                    break  # the other warps count only when the preferred one does not fit
         return out
 
     def _ranked(self, book: Book, op: str, m: int, tier: Optional[int] = None) -> List[KernelConfig]:
@@ -198,6 +207,7 @@ class FastStrategy(Strategy):
                 reps = self._tile_reps(op, m)
                 for t in tiles:
                     gm = next((c.GROUP_SIZE_M for c in reps if _tile(c) == t), 1)
+                    # every warps x stages variant of the leading tiles
                     for c in self._space(op, m):
                         if _tile(c) == t and c.GROUP_SIZE_M == gm and not book.has(op, m, c):
                             units.append(self._unit(op, c, m, sr, 1))
@@ -236,7 +246,7 @@ class FastStrategy(Strategy):
                             if not book.has(op, m, cc):
                                 units.append(self._unit(op, cc, m, sr, 10))
             yield units
-            yield self._refine(book, level, sr, 11, leaders=2)
+            yield self._refine(book, level, sr, 11, leaders=self.level_leaders)
             yield self._refine(book, level, sr, 12, leaders=1)
             yield self._final_units(book, level)
             done = sorted(set(done) | set(level))
