@@ -179,6 +179,30 @@ class Sglang(InstallCase):
         self.assertIn("never uses root", r.one("error")["message"])
 
 
+class RecordedH200(InstallCase):
+    """A real result.json recorded on an H200 (tools/h200_e2e) installs as the server expects."""
+
+    def test_up_and_down_files(self):
+        src = os.path.join(agenttest.AGENT_ROOT, "tools", "h200_e2e", "up_down_result.json")
+        with open(src) as f:
+            res = json.load(f)
+        self.assertFalse(res["simulated"])
+        root = os.path.join(self.tmp, "root", "triton_3_6_0")
+        r = self.run_agent("install-config", src, "--framework", "sglang", "--root", root)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(sorted(os.listdir(root)), ["E=128,N=768,device_name=NVIDIA_H200.json",
+                                                    "E=128,N=768,device_name=NVIDIA_H200_down.json"])
+        with open(os.path.join(root, "E=128,N=768,device_name=NVIDIA_H200.json")) as f:
+            up, _ = configjson.parse_config_text(f.read())
+        with open(os.path.join(root, "E=128,N=768,device_name=NVIDIA_H200_down.json")) as f:
+            down, _ = configjson.parse_config_text(f.read())
+        self.assertEqual(sorted(up), [16, 256])
+        for m in up:
+            self.assertEqual(up[m]["BLOCK_SIZE_M"], down[m]["BLOCK_SIZE_M"])
+        want = {(w["op"], w["m"]): w["config"] for w in res["winners"]}
+        self.assertEqual(up[256], want[("up", 256)])
+
+
 class Vllm(InstallCase):
     def test_user_folder_and_dialect(self):
         d = os.path.join(self.tmp, "vllm tuned")
