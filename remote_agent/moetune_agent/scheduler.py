@@ -33,6 +33,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_q):
         result_q.put((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
     crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
+    hang_key = os.environ.get("MOETUNE_TEST_HANG_UNIT")    # test hook: hang on this unit ident
     while True:
         task = task_q.get()
         if task is None:
@@ -43,6 +44,8 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_q):
                 unit = payload  # type: Unit
                 if crash_key and unit.ident() == crash_key and desc["name"] == "synthetic":
                     os._exit(17)
+                if hang_key and unit.ident() == hang_key and desc["name"] == "synthetic":
+                    time.sleep(3600)
                 t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
                 result_q.put((gpu, tid, "ok", list(t.samples_us)))
             elif kind == "check":
@@ -129,6 +132,9 @@ class Scheduler(object):
         self._pool = None
         self._precompiled = set()  # type: set
         self.crashes = 0
+        # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
+        self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
+        self._started = {}  # type: Dict[int, float]
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -196,12 +202,24 @@ class Scheduler(object):
                     self.next_tid += 1
                     tid_to_index[tid] = i
                     self.busy[g] = (tid, tasks[i][0], tasks[i][1])
+                    self._started[g] = time.time()
                     self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
             try:
                 gpu, tid, status, payload = self.result_q.get(timeout=0.2)
             except queue.Empty:
                 for g, (tid, kind, payload) in list(self.busy.items()):
                     p = self.workers[g][0]
+                    if p.is_alive() and time.time() - self._started.get(g, time.time()) > self.unit_timeout_s:
+                        p.kill()
+                        p.join(5)
+                        self.crashes += 1
+                        del self.busy[g]
+                        sys.stderr.write("moetune-agent: GPU %d worker hung for %.0fs; restarting\n"
+                                         % (g, self.unit_timeout_s))
+                        self._spawn(g)
+                        on_done(tid_to_index.pop(tid), g, "crash", "timed out after %.0f s (hung kernel?); worker "
+                                "restarted" % self.unit_timeout_s)
+                        continue
                     if not p.is_alive():
                         self.crashes += 1
                         del self.busy[g]

@@ -113,6 +113,18 @@ class Foreground(RunCase):
         with open([e for e in r.of("result_written") if e["kind"] == "sglang"][0]["path"]) as f:
             self.assertNotEqual(configjson.parse_config_text(f.read())[0][64], win)
 
+    def test_hung_worker_is_replaced(self):
+        sp = small_spec(batch_sizes=[1])
+        cfg = space.build_space(Shape(64, 512, 1024, 4), [1], ["both"], options=dict(sp["space"]))[("both", 1)][2]
+        ident = Unit("both", cfg, 1, 10, 0).ident()
+        r = self.run_agent("tune", self.write_spec(sp), "--foreground",
+                           env={"MOETUNE_TEST_HANG_UNIT": ident, "MOETUNE_UNIT_TIMEOUT_S": "2"})
+        self.assertEqual(r.rc, 0, r.stderr)
+        hung = [e for e in r.of("candidate_error") if e["kind"] == "crash"]
+        self.assertEqual(len(hung), 1)
+        self.assertIn("timed out", hung[0]["message"])
+        self.assertEqual(hung[0]["config"], cfg.as_dict())
+
     def test_worker_crash_is_recorded(self):
         sp = small_spec(batch_sizes=[1])
         shape = Shape(64, 512, 1024, 4)
