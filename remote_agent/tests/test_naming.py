@@ -100,10 +100,14 @@ class OwnNames(unittest.TestCase):
     def test_invalid(self):
         for bad in ["E=128,N=768.json", "e=128,N=768,device_name=X.json", "E=128,N=768,device_name=X.txt",
                     "E=0,N=768,device_name=X.json", "E=-1,N=768,device_name=X.json",
-                    "E=128,N=768,device_name=X,dtype=fp7.json", "E=128,N=768,device_name=X,block_shape=[0, 128].json",
+                    "E=128,N=768,device_name=X,block_shape=[0, 128].json", "E=128,N=768,device_name=X,foo=1.json",
                     "", "config.json"]:
             with self.subTest(name=bad):
                 self.assertIsNone(naming.try_parse_name(bad))
+
+    def test_unknown_dtype_still_parses(self):
+        # A dtype newer than this agent must not make a server's file invisible to the diagnosis.
+        self.assertEqual(naming.parse_name("E=8,N=64,device_name=X,dtype=mxfp4.json").dtype, "mxfp4")
 
     def test_device_names(self):
         self.assertEqual(naming.device_file_name("NVIDIA H100 80GB HBM3"), "NVIDIA_H100_80GB_HBM3")
