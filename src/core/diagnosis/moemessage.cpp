@@ -90,6 +90,10 @@ bool MoeMessage::looksIncomplete(QByteArrayView cleaned) {
     // Every "not found" message says "sub-optimal" somewhere; without it the line was cut.
     if (cleaned.contains("Config file not found") && !cleaned.contains("sub-optimal"))
         return true;
+    // "Using default ... sub-optimal! Config file not found at <path>": the path comes after.
+    const qsizetype sub = cleaned.lastIndexOf("sub-optimal");
+    if (sub >= 0 && !cleaned.contains("Fallback to triton") && !cleaned.sliced(sub).contains(".json"))
+        return true;
     static const QByteArrayView markers[] = {"not found at", "kernel config from", "configuration from"};
     qsizetype tailStart = -1;
     for (QByteArrayView marker : markers) {
