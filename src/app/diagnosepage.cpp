@@ -7,6 +7,7 @@
 #include "app/evidencemodel.h"
 #include "app/findingsmodel.h"
 #include "app/logedit.h"
+#include "app/logtext.h"
 #include "app/severitystyle.h"
 #include "app/targetfieldsmodel.h"
 
@@ -45,23 +46,6 @@ constexpr Severity severities[3] = {Severity::Error, Severity::Warning, Severity
 
 QString humanBytes(qint64 bytes) {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
-}
-
-// What a terminal would show: no colour codes, CRLF as one break, a CR progress bar as its last state.
-QString cleanForDisplay(const QByteArray &raw) {
-    static const QRegularExpression ansi(u"\\x1b\\[[0-9;?]*[ -/]*[@-~]"_s);
-    QString text = QString::fromUtf8(raw);
-    text.remove(ansi);
-    text.replace(u"\r\n"_s, u"\n"_s);
-    if (!text.contains(u'\r'))
-        return text;
-    QStringList lines = text.split(u'\n');
-    for (QString &line : lines) {
-        const qsizetype cr = line.lastIndexOf(u'\r');
-        if (cr >= 0)
-            line = line.mid(cr + 1);
-    }
-    return lines.join(u'\n');
 }
 
 QLabel *sectionHeader(const QString &text, QWidget *parent) {
@@ -401,8 +385,9 @@ bool DiagnosePage::openFile(const QString &path) {
     m_filePath = info.absoluteFilePath();
     m_fileSize = size;
     m_preview = big;
+    m_rawText = QByteArray();
     m_demo = false;
-    replaceText(cleanForDisplay(head), big);
+    replaceText(displayLogText(QString::fromUtf8(head)), big);
     if (big) {
         m_noteBanner->showMessage(
             Banner::Kind::Info,
@@ -423,7 +408,10 @@ void DiagnosePage::setLogText(const QString &text) {
     m_preview = false;
     m_demo = false;
     m_noteBanner->hide();
-    replaceText(text, false);
+    const QString shown = displayLogText(text);
+    replaceText(shown, false);
+    // The diagnosis reads the text as given (ANSI, CR bars and all), like it would read the file.
+    m_rawText = shown.size() == text.size() && shown == text ? QByteArray() : text.toUtf8();
     updateSourceLabel();
     diagnoseNow();
 }
@@ -452,7 +440,7 @@ bool DiagnosePage::loadDemo() {
         return false;
     }
     setLogText(QString::fromUtf8(demo.readAll()));
-    m_demo = true;
+    m_demo = true; // after setLogText, which resets it
     m_noteBanner->showMessage(
         Banner::Kind::Info,
         tr("This is a demo: the startup log of an SGLang server. Paste your own server log "
@@ -465,6 +453,7 @@ bool DiagnosePage::loadDemo() {
 void DiagnosePage::clearLog() {
     m_runner->cancel();
     setHostContext({}, std::nullopt);
+    m_rawText = QByteArray();
     m_filePath.clear();
     m_preview = false;
     m_demo = false;
@@ -494,6 +483,7 @@ void DiagnosePage::onTextChanged() {
     if (m_settingText)
         return;
     // The user edited: what is diagnosed from now on is the text, not the file or the demo.
+    m_rawText = QByteArray();
     if (!m_filePath.isEmpty() || m_demo) {
         m_filePath.clear();
         m_demo = false;
@@ -520,7 +510,7 @@ void DiagnosePage::diagnoseNow() {
         setBusy(true, false);
         return;
     }
-    const QByteArray text = m_logEdit->toPlainText().toUtf8();
+    const QByteArray text = m_rawText.isNull() ? m_logEdit->toPlainText().toUtf8() : m_rawText;
     if (text.trimmed().isEmpty()) {
         m_runner->cancel();
         m_findingsModel->clear();

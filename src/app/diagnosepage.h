@@ -149,6 +149,7 @@ private:
     bool m_demo = false;
     bool m_hasResult = false;
     QString m_filePath;
+    QByteArray m_rawText; // what setLogText was given, when the editor shows a cleaned version
     qint64 m_fileSize = 0;
     qint64 m_jobBytes = 0;
     QString m_hostLabel;

@@ -1,6 +1,7 @@
 #include "app/logedit.h"
 
 #include "app/linenumberarea.h"
+#include "app/logtext.h"
 
 #include <QDragEnterEvent>
 #include <QDragMoveEvent>
@@ -149,6 +150,17 @@ void LogEdit::insertFromMimeData(const QMimeData *source) {
     }
     if (isReadOnly())
         return;
+    // Terminal output pasted with its colour codes and progress bars shows as the terminal showed it.
+    if (source->hasText()) {
+        const QString text = source->text();
+        const QString shown = displayLogText(text);
+        if (shown.size() != text.size() || shown != text) {
+            insertPlainText(shown);
+            ensureCursorVisible();
+            emit pasted();
+            return;
+        }
+    }
     QPlainTextEdit::insertFromMimeData(source);
     emit pasted();
 }
