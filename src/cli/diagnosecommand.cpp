@@ -4,6 +4,7 @@
 #include "cli/console.h"
 #include "cli/diagnosesource.h"
 #include "cli/fddevice.h"
+#include "cli/hostsupport.h"
 #include "cli/textreport.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
@@ -78,7 +79,11 @@ int DiagnoseCommand::run(const QStringList &args) {
                        u"the NO_COLOR environment variable also turns it off)."_s);
     const QCommandLineOption colorOption(u"color"_s,
                                          u"Colour the text output even when not on a terminal."_s);
-    parser.addOptions({formatOption, rulesOption, noColorOption, colorOption});
+    const QCommandLineOption evidenceOption(
+        u"evidence"_s,
+        u"Evidence lines shown per finding in text output (default 3; 0 shows all the engine kept)."_s,
+        u"N"_s, u"3"_s);
+    parser.addOptions({formatOption, rulesOption, noColorOption, colorOption, evidenceOption});
     auto sources = DiagnoseSource::all();
     for (const auto &source : sources)
         parser.addOptions(source->options());
@@ -104,6 +109,12 @@ int DiagnoseCommand::run(const QStringList &args) {
     else if (formatName != u"text"_s)
         return fail(u"unknown --format '"_s + parser.value(formatOption) +
                     u"'; use text, json or markdown."_s);
+
+    bool evidenceOk = false;
+    const int maxEvidence = parser.value(evidenceOption).toInt(&evidenceOk);
+    if (!evidenceOk || maxEvidence < 0)
+        return fail(u"--evidence wants a number of lines (0 for all), not '"_s +
+                    parser.value(evidenceOption) + u"'."_s);
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1)
@@ -147,6 +158,9 @@ int DiagnoseCommand::run(const QStringList &args) {
         if (!device)
             return fail(error);
         diagnosis = diagnoser.diagnoseDevice(device.get(), {}, &error);
+        // --host: the host's probe goes into the findings, as in the app's "Diagnose host".
+        if (const auto *host = dynamic_cast<const HostDiagnoseSource *>(selected))
+            diagnosis = host->merge(std::move(diagnosis));
     } else if (positional.isEmpty() || positional.first() == u"-"_s) {
         if (positional.isEmpty() && Console::stdinIsTerminal())
             return fail(
@@ -205,7 +219,7 @@ int DiagnoseCommand::run(const QStringList &args) {
             color = true;
         if (parser.isSet(noColorOption))
             color = false;
-        Console::out(TextReport(color).render(diagnosis, label));
+        Console::out(TextReport(color, maxEvidence).render(diagnosis, label));
         break;
     }
     }

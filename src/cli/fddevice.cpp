@@ -47,10 +47,10 @@ qint64 FdDevice::readData(char *data, qint64 maxSize) {
         }
         return n;
     }
+    // QIODevice convention: 0 at end of file, -1 only for a real read error.
     if (m_eof)
-        return -1;
-    const qint64 n = readFd(data, maxSize);
-    return n > 0 ? n : -1;
+        return m_failed ? -1 : 0;
+    return readFd(data, maxSize);
 }
 
 qint64 FdDevice::writeData(const char *, qint64) {
@@ -62,8 +62,10 @@ qint64 FdDevice::readFd(char *data, qint64 maxSize) {
         const ssize_t n = ::read(m_fd, data, static_cast<size_t>(maxSize));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
             setErrorString(QString::fromLocal8Bit(std::strerror(errno)));
+            m_failed = true;
+        }
         if (n <= 0)
             m_eof = true;
         return n;

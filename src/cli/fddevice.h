@@ -32,6 +32,7 @@ private:
     QByteArray m_head;
     qint64 m_headPos = 0;
     bool m_eof = false;
+    bool m_failed = false;
     int m_fd;
     bool m_owned;
 };

@@ -41,8 +41,9 @@ QString yesNo(bool b) {
 }
 } // namespace
 
-TextReport::TextReport(bool color, int width)
+TextReport::TextReport(bool color, int maxEvidence, int width)
     : m_color(color)
+    , m_maxEvidence(maxEvidence)
     , m_width(width) {}
 
 QString TextReport::style(const QString &text, const char *code) const {
@@ -147,7 +148,7 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
             return u"missing"_s;
         if (fellBack)
             return u"taken from another Triton folder"_s;
-        return u"found"_s;
+        return u"not reported missing"_s;
     };
     field(u"up config"_s, state(t.upMissing, t.upFellBack) + u": "_s + t.upPath());
     if (t.framework != Framework::VLLM)
@@ -155,7 +156,7 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
     return out;
 }
 
-QString TextReport::renderFinding(const Finding &f) const {
+QString TextReport::renderFinding(const Finding &f, bool withTargetFields) const {
     QString out;
     const QString sev = severityName(f.severity).toUpper();
     out += style(sev, severityColor(f.severity)) + QString(qMax<qsizetype>(1, 9 - sev.size()), u' ') +
@@ -167,15 +168,19 @@ QString TextReport::renderFinding(const Finding &f) const {
         seen += u" on "_s + printable(compactSources(f.sources));
     out += indent + seen + u"   "_s + style(u"["_s + f.rule + u"]"_s, kDim) + u'\n';
     if (f.target) {
-        out += indent + style(u"target"_s, kBold) + u"  "_s + printable(f.target->shapeSummary()) + u'\n';
-        out += renderTarget(*f.target, indent + u"  "_s);
+        out += indent + style(u"target"_s, kBold) + u"  "_s + printable(f.target->shapeSummary()) +
+               (withTargetFields ? QString() : style(u"  (as above)"_s, kDim)) + u'\n';
+        if (withTargetFields)
+            out += renderTarget(*f.target, indent + u"  "_s);
     }
     if (!f.evidence.isEmpty()) {
         out += indent + style(u"evidence"_s, kBold) + u'\n';
         int digits = 1;
         for (const Evidence &e : f.evidence)
             digits = qMax(digits, int(QString::number(e.line).size()));
-        for (const Evidence &e : f.evidence) {
+        const qsizetype shown =
+            m_maxEvidence > 0 ? qMin<qsizetype>(m_maxEvidence, f.evidence.size()) : f.evidence.size();
+        for (const Evidence &e : f.evidence.first(shown)) {
             const qsizetype size = e.text.size();
             const qsizetype start = qBound<qsizetype>(0, e.matchStart, size);
             const qsizetype length = qBound<qsizetype>(0, e.matchLength, size - start);
@@ -194,10 +199,16 @@ QString TextReport::renderFinding(const Finding &f) const {
             out += indent + u"  "_s + style(QString::number(e.line).rightJustified(digits), kDim) + u" | "_s +
                    line + u'\n';
         }
-        if (f.occurrences > f.evidence.size())
-            out += indent + u"  "_s +
-                   style(u"(%1 more occurrences not listed)"_s.arg(f.occurrences - f.evidence.size()), kDim) +
-                   u'\n';
+        if (f.occurrences > shown) {
+            QStringList more;
+            for (const Evidence &e : f.evidence.sliced(shown))
+                more += QString::number(e.line);
+            QString note = u"... %1 more"_s.arg(f.occurrences - shown);
+            if (!more.isEmpty())
+                note += u" (line "_s + more.join(u", "_s) +
+                        (f.occurrences > f.evidence.size() ? u", ..."_s : QString()) + u')';
+            out += indent + u"  "_s + style(note, kDim) + u'\n';
+        }
     }
     if (!f.explanation.isEmpty())
         out += wrap(printable(f.explanation), indent);
@@ -218,8 +229,16 @@ QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const 
     if (d.cancelled)
         stats += u" (cancelled: partial result)"_s;
     out += style(stats, kDim) + u'\n';
-    for (const Finding &f : d.findings)
-        out += u'\n' + renderFinding(f);
+    QStringList listedTargets;
+    for (const Finding &f : d.findings) {
+        bool fields = true;
+        if (f.target) {
+            const QString key = f.target->installFolder() + u'/' + f.target->shapeSummary();
+            fields = !listedTargets.contains(key);
+            listedTargets += key;
+        }
+        out += u'\n' + renderFinding(f, fields);
+    }
     return out;
 }
 

@@ -14,10 +14,12 @@ namespace moetune::cli {
 // severity, occurrences and sources, the parsed tuning target, the evidence lines and the advice.
 class TextReport {
 public:
-    explicit TextReport(bool color, int width = 100);
+    // maxEvidence: evidence lines shown per finding (0 = all); the others are counted.
+    explicit TextReport(bool color, int maxEvidence = 3, int width = 100);
 
     QString render(const Diagnosis &diagnosis, const QString &inputLabel) const;
-    QString renderFinding(const Finding &finding) const;
+    // withTargetFields: list the target's fields (false when an earlier finding already listed them).
+    QString renderFinding(const Finding &finding, bool withTargetFields = true) const;
     QString renderTarget(const TuningTarget &target, const QString &indent) const;
 
     // "TP0, TP1, TP2, TP3" -> "TP0-TP3"; other names kept as they are.
@@ -31,6 +33,7 @@ private:
     QString wrap(const QString &text, const QString &indent) const;
 
     bool m_color;
+    int m_maxEvidence;
     int m_width;
 };
 
