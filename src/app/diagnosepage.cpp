@@ -122,7 +122,11 @@ DiagnosePage::DiagnosePage(QWidget *parent)
     m_rightSplitter->setStretchFactor(1, 5);
     m_mainSplitter->addWidget(m_rightSplitter);
     m_mainSplitter->setStretchFactor(0, 5);
-    m_mainSplitter->setStretchFactor(1, 6);
+    m_mainSplitter->setStretchFactor(1, 7);
+    // First-start proportions (restoreState() replaces them): the findings list shows about ten rows.
+    m_mainSplitter->setSizes({560, 780});
+    m_rightSplitter->setSizes({250, 600});
+    m_detailsSplitter->setSizes({230, 260, 150});
     layout->addWidget(m_mainSplitter, 1);
 
     m_debounce.setSingleShot(true);

@@ -61,12 +61,12 @@ void EvidenceDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     painter->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText
                                                                                   : QPalette::Text));
     const qreal y = textRect.top() + (textRect.height() - line.height()) / 2.0;
-    // Keep the match in view when the line is longer than the column.
+    // A match that starts beyond the visible part is scrolled into view, with some context before it.
     qreal x = textRect.left();
     if (length > 0 && start < text.size()) {
-        const qreal matchEnd = line.cursorToX(int(qMin(start + length, text.size())));
-        if (matchEnd > textRect.width())
-            x -= qMin(line.cursorToX(int(start)) - 24.0, matchEnd - textRect.width() + 24.0);
+        const qreal startX = line.cursorToX(int(start));
+        if (startX > textRect.width() * 0.6)
+            x -= startX - textRect.width() * 0.25;
     }
     layout.draw(painter, QPointF(x, y));
     painter->restore();

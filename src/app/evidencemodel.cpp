@@ -31,7 +31,7 @@ QVariant EvidenceModel::data(const QModelIndex &index, int role) const {
     case Qt::DisplayRole:
         return index.column() == LineColumn ? QVariant(e.line) : QVariant(e.text);
     case Qt::ToolTipRole:
-        return tr("Line %1 (click to show it in the log)").arg(e.line);
+        return tr("Line %1 (click to show it in the log)\n%2").arg(e.line).arg(e.text);
     case Qt::FontRole:
         return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     case Qt::TextAlignmentRole:
