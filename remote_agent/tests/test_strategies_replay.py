@@ -51,7 +51,8 @@ class ReplayBackend(Backend):
 
     def __init__(self, rec):
         f = rec["shape"]
-        super().__init__(Shape(E=f["E"], N=f["N"], K=f["K"], topk=f["topk"], dtype=f["dtype"]))
+        bs = tuple(f["block_shape"]) if f.get("block_shape") else None
+        super().__init__(Shape(E=f["E"], N=f["N"], K=f["K"], topk=f["topk"], dtype=f["dtype"], block_shape=bs))
         self.samples = {(int(m), k): v for m, d in rec["samples"].items() for k, v in d.items()}
         self.calls = 0
         self.replays = 0
