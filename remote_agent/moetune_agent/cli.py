@@ -215,7 +215,12 @@ def _start(run_dir, foreground, out):
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
     deadline = time.time() + 60
     seq = start_seq
+    ended = False
+    ended_at = None
     while time.time() < deadline:
+        # The state is written before the final events: read the events once more after seeing it.
+        pid = runs.get_pid(run_dir)
+        ended = runs.get_state(run_dir) in runs.TERMINAL or (pid is not None and not runs.pid_alive(pid))
         for line in runs.read_events(run_dir, seq):
             seq += 1
             try:
@@ -230,11 +235,15 @@ def _start(run_dir, foreground, out):
             if ev.get("type") == "done":
                 out.done_sent = True
                 return EXIT_FAILED
-        if runs.get_state(run_dir) in runs.TERMINAL:
-            break
+        if ended:
+            # Its last events may still be on their way: give them a moment before calling it lost.
+            ended_at = ended_at or time.time()
+            if time.time() - ended_at > 3.0:
+                break
         time.sleep(0.05)
-    err = (runs.read_text(os.path.join(run_dir, "stderr.log"), "") or "")[-1500:]
-    out.error("backend_failed", "the run process did not start within 60 s; its stderr ends with: %s" % err,
+    err = (runs.read_text(os.path.join(run_dir, "stderr.log"), "") or "").strip()[-1500:]
+    what = "ended before it started working" if ended else "did not start within 60 s"
+    out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
               path=run_dir)
     return EXIT_FAILED
 
