@@ -55,26 +55,32 @@ trap 'rm -rf "$tmp"' EXIT
 grep_times=()
 cli_times=()
 cli_rss=()
+grep_cpu=()
+cli_cpu=()
 for i in $(seq "$repeat"); do
-  /usr/bin/time -o "$tmp/g" -f '%e %M' grep -c -F 'sub-optimal' "$log" >"$tmp/gout" || true
+  /usr/bin/time -o "$tmp/g" -f '%e %U %S %M' grep -c -F 'sub-optimal' "$log" >"$tmp/gout" || true
   set +e
-  /usr/bin/time -o "$tmp/c" -f '%e %M' "$cli" diagnose "$log" --format json >"$tmp/cout"
+  /usr/bin/time -o "$tmp/c" -f '%e %U %S %M' "$cli" diagnose "$log" --format json >"$tmp/cout"
   rc=$?
   set -e
   if [ "$rc" -ne 1 ]; then
     echo "diagnose_bench: moetune-cli exited $rc (expected 1: the log holds warnings)" >&2
     exit 1
   fi
-  read -r gt _ <"$tmp/g"
-  read -r ct crss <"$tmp/c"
+  # GNU time prefixes "Command exited with non-zero status N" when the command fails: take the last line.
+  read -r gt gu gs _ < <(tail -n 1 "$tmp/g")
+  read -r ct cu cs crss < <(tail -n 1 "$tmp/c")
   grep_times+=("$gt"); cli_times+=("$ct"); cli_rss+=("$crss")
-  echo "run $i: grep ${gt}s ($(cat "$tmp/gout") lines), moetune-cli ${ct}s, peak RSS $((crss / 1024)) MB"
+  grep_cpu+=("$(python3 -c "print($gu + $gs)")"); cli_cpu+=("$(python3 -c "print($cu + $cs)")")
+  echo "run $i: grep ${gt}s wall (${gu}s user ${gs}s sys, $(cat "$tmp/gout") lines)," \
+       "moetune-cli ${ct}s wall (${cu}s user ${cs}s sys), peak RSS $((crss / 1024)) MB"
 done
 [ "$(cat "$tmp/gout")" = "$expected" ] || { echo "grep count changed" >&2; exit 1; }
-python3 - "$tmp/cout" "$expected" "${grep_times[*]}" "${cli_times[*]}" "${cli_rss[*]}" <<'PY'
+python3 - "$tmp/cout" "$expected" "${grep_times[*]}" "${cli_times[*]}" "${cli_rss[*]}" "${grep_cpu[*]}" "${cli_cpu[*]}" <<'PY'
 import json, statistics, sys
-out, expected, g, c, r = sys.argv[1:]
+out, expected, g, c, r, gc, cc = sys.argv[1:]
 g = [float(x) for x in g.split()]; c = [float(x) for x in c.split()]; r = [int(x) for x in r.split()]
+gc = [float(x) for x in gc.split()]; cc = [float(x) for x in cc.split()]
 d = json.load(open(out))
 findings = d.get("findings", [])
 seen = sum(f.get("occurrences", 0) for f in findings if f.get("severity") in ("warning", "error"))
@@ -84,6 +90,8 @@ gm, cm, peak = statistics.median(g), statistics.median(c), max(r) / 1024.0
 ratio = cm / gm if gm > 0 else float("inf")
 print("grep -c -F:        median %.2f s" % gm)
 print("moetune-cli json:  median %.2f s  -> %.2fx grep  (goal <= 1.5x: %s)" % (cm, ratio, "met" if ratio <= 1.5 else "MISSED"))
+print("CPU time (user+sys): grep median %.2f s, moetune-cli median %.2f s -> %.2fx (moetune-cli may use several threads)"
+      % (statistics.median(gc), statistics.median(cc), statistics.median(cc) / max(statistics.median(gc), 1e-9)))
 print("peak RSS:          %.1f MB  (goal < 64 MB: %s)" % (peak, "met" if peak < 64 else "MISSED"))
 PY
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Generate a realistic inference-server log of a given size for moetune's diagnosis benchmark.
 
-The log mixes what real SGLang and vLLM servers print (FORMATS.md section 6): per-rank SGLang lines
+The log mixes what real SGLang and vLLM servers print (FORMATS.md section 6) in steady state: per-rank SGLang lines
 `[date time TPn] ...`, main-process lines, vLLM `(EngineCore_DP0 pid=N) INFO MM-DD ...` and the older
 prefix-less form, uvicorn access lines with ANSI colours, CR progress bars, Python warnings and the odd
-very long line. A few hundred MoE warnings (untuned, fallback, down missing, block-FP8, vLLM miss,
+very long line; start-up lines (KV cache, memory, CUDA graphs, platform) come in one block per server
+(re)start, --restarts times. A few hundred MoE warnings (untuned, fallback, down missing, block-FP8, vLLM miss,
 deterministic) are scattered through it; every rank prints its own copy, as servers do.
 
 Only those warnings contain the string 'sub-optimal', so `grep -c -F sub-optimal` counts them.
@@ -56,25 +57,7 @@ def sglang_bodies(rng):
             % (rng.randint(1, 32), rng.randint(1, 16384), rng.randint(0, 8192), rng.random(), run, rng.randint(0, 40))
         )
     out += [
-        "Load weight end. type=Qwen3MoeForCausalLM, dtype=torch.bfloat16, avail mem=%.2f GB, mem usage=%.2f GB."
-        % (rng.uniform(20, 80), rng.uniform(10, 60))
-        for _ in range(20)
-    ]
-    out += [
-        "KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB"
-        % (rng.randint(100000, 2000000), rng.uniform(1, 40), rng.uniform(1, 40))
-        for _ in range(10)
-    ]
-    out += [
-        "Capture cuda graph end. Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB."
-        % (rng.uniform(5, 60), rng.uniform(0.5, 4), rng.uniform(5, 30))
-        for _ in range(10)
-    ]
-    out += [
-        "Using MoE kernel config from %s/triton_3_4_0/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json." % SGL_ROOT,
-        "Attention backend not explicitly specified. Use flashinfer backend by default.",
         "Cache flushed successfully!",
-        "Init torch distributed ends. mem usage=0.00 GB",
     ]
     return out
 
@@ -85,14 +68,6 @@ def main_bodies(rng):
         out.append(
             'INFO:     127.0.0.%d:%d - "POST /generate HTTP/1.1" 200 OK' % (rng.randint(1, 254), rng.randint(1024, 65535))
         )
-    out += [
-        "server_args=ServerArgs(model_path='Qwen/Qwen3-30B-A3B', tp_size=8, mem_fraction_static=0.88, "
-        "chunked_prefill_size=8192, max_running_requests=None, enable_deterministic_inference=False, "
-        + ", ".join("opt_%d=%d" % (i, rng.randint(0, 99)) for i in range(60))
-        + ")",
-        "The server is fired up and ready to roll!",
-        "Automatically detected platform cuda.",
-    ]
     return out
 
 
@@ -105,16 +80,36 @@ def vllm_bodies(rng):
             % (rng.uniform(0, 9000), rng.uniform(0, 4000), rng.randint(0, 256), rng.randint(0, 40),
                rng.uniform(0, 100), rng.uniform(0, 100))
         )
-    out += [
-        "[gpu_worker.py:276] Available KV cache memory: %.2f GiB" % rng.uniform(10, 90) for _ in range(5)
-    ] + [
-        "[kv_cache_utils.py:1087] GPU KV cache size: %d tokens" % rng.randint(100000, 3000000) for _ in range(5)
-    ] + [
-        "[fused_moe.py:1019] Using configuration from %s/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json for MoE layer."
-        % VLLM_ROOT,
-        "[gpu_model_runner.py:2007] Graph capturing finished in 12 secs, took 0.55 GiB",
-        "[__init__.py:216] Automatically detected platform cuda.",
-    ]
+    return out
+
+
+def startup_lines(rng, ts, ranks):
+    """What a server prints once per start: these lines are rare in a long log, as in real ones."""
+    vts = ts[5:]
+    out = ["[%s] server_args=ServerArgs(model_path='Qwen/Qwen3-30B-A3B', tp_size=%d, mem_fraction_static=0.88, "
+           "chunked_prefill_size=8192, enable_deterministic_inference=False, %s)"
+           % (ts, ranks, ", ".join("opt_%d=%d" % (i, rng.randint(0, 99)) for i in range(60))),
+           "[%s] Automatically detected platform cuda." % ts]
+    for r in range(ranks):
+        out.append("[%s TP%d] Init torch distributed ends. mem usage=0.00 GB" % (ts, r))
+    for r in range(ranks):
+        out.append("[%s TP%d] Load weight end. type=Qwen3MoeForCausalLM, dtype=torch.bfloat16, avail mem=%.2f GB, "
+                   "mem usage=%.2f GB." % (ts, r, rng.uniform(20, 80), rng.uniform(10, 60)))
+    for r in range(ranks):
+        out.append("[%s TP%d] KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB"
+                   % (ts, r, 1432115, 32.78, 32.78))
+    for r in range(ranks):
+        out.append("[%s TP%d] Using MoE kernel config from %s/triton_3_4_0/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json."
+                   % (ts, r, SGL_ROOT))
+    for r in range(ranks):
+        out.append("[%s TP%d] Capture cuda graph end. Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB."
+                   % (ts, r, rng.uniform(5, 60), rng.uniform(0.5, 4), rng.uniform(5, 30)))
+    out += ["[%s] The server is fired up and ready to roll!" % ts,
+            "INFO %s [__init__.py:216] Automatically detected platform cuda." % vts,
+            "(EngineCore_DP0 pid=4242) INFO %s [gpu_worker.py:276] Available KV cache memory: %.2f GiB" % (vts, rng.uniform(10, 90)),
+            "(EngineCore_DP0 pid=4242) INFO %s [kv_cache_utils.py:1087] GPU KV cache size: %d tokens" % (vts, rng.randint(100000, 3000000)),
+            "(EngineCore_DP0 pid=4242) INFO %s [fused_moe.py:1019] Using configuration from %s/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json for MoE layer." % (vts, VLLM_ROOT),
+            "(EngineCore_DP0 pid=4242) INFO %s [gpu_model_runner.py:2007] Graph capturing finished in 12 secs, took 0.55 GiB" % vts]
     return out
 
 
@@ -145,7 +140,7 @@ def warning_lines(rng, kind, shape, ts, ranks):
     return lines
 
 
-def generate(out, size, n_warnings, seed):
+def generate(out, size, n_warnings, seed, restarts):
     rng = random.Random(seed)
     sgl, main, vllm = sglang_bodies(rng), main_bodies(rng), vllm_bodies(rng)
     ansi = ['\x1b[32mINFO\x1b[0m:     127.0.0.1:%d - "GET /health HTTP/1.1" \x1b[32m200 OK\x1b[0m' % p for p in range(40000, 40050)]
@@ -157,6 +152,9 @@ def generate(out, size, n_warnings, seed):
     # Warning events at random byte offsets, leaving room at the end so none is cut off.
     room = max(1, size - 16 * 1024)
     warn_at = sorted(rng.randrange(room) for _ in range(n_warnings))
+    # Server (re)starts, evenly spaced from the first byte on.
+    start_at = [size * k // max(1, restarts) for k in range(max(1, restarts))]
+    si = 0
     wi = 0
     written = 0
     pos = 0
@@ -174,6 +172,11 @@ def generate(out, size, n_warnings, seed):
         choice = rng.random
         parts = []
         for _ in range(block):
+            if si < len(start_at) and start_at[si] <= pos:
+                lines = startup_lines(rng, ts, 8)
+                parts.extend(lines)
+                pos += sum(len(x) + 1 for x in lines)
+                si += 1
             r = choice()
             if r < 0.62:
                 parts.append(prefixes[int(r * 1000) & 7] + sgl[int(r * 100003) % len(sgl)])
@@ -215,14 +218,15 @@ def main():
     ap.add_argument("--size", default="1G", help="target size, e.g. 10M, 1G (default 1G)")
     ap.add_argument("--out", required=True, help="output file, '-' for stdout")
     ap.add_argument("--warnings", type=int, default=300, help="warning events scattered through the log")
+    ap.add_argument("--restarts", type=int, default=20, help="server start-up sequences spread through the log")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     size = parse_size(args.size)
     if args.out == "-":
-        written, sub = generate(sys.stdout.buffer, size, args.warnings, args.seed)
+        written, sub = generate(sys.stdout.buffer, size, args.warnings, args.seed, args.restarts)
     else:
         with open(args.out, "wb") as f:
-            written, sub = generate(f, size, args.warnings, args.seed)
+            written, sub = generate(f, size, args.warnings, args.seed, args.restarts)
     print("gen_log: wrote %d bytes, %d 'sub-optimal' lines" % (written, sub), file=sys.stderr)
 
 
