@@ -7,6 +7,7 @@
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -76,6 +77,7 @@ private slots:
     void wrappedPathIsRejoined();
     void hugeLines();
     void fileWindowsKeepLineNumbers();
+    void parallelFileEqualsSinglePass();
     void cancel();
     void missingFileIsAClearError();
     void jsonSchema();
@@ -380,6 +382,43 @@ void TestDiagnoser::fileWindowsKeepLineNumbers() {
     QCOMPARE(untuned->occurrences, expectedLines.size());
     for (qsizetype i = 0; i < std::min<qsizetype>(expectedLines.size(), Finding::maxEvidence); ++i)
         QCOMPARE(untuned->evidence[i].line, expectedLines[i]);
+}
+
+void TestDiagnoser::parallelFileEqualsSinglePass() {
+    // Every sample log, and an 8 MB one, read by 1 and by several threads: the same diagnosis.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QStringList paths;
+    for (const QString &name : QDir(QStringLiteral(MOETUNE_TEST_DATA_DIR "/logs")).entryList({u"*.log"_s}))
+        paths << QStringLiteral(MOETUNE_TEST_DATA_DIR "/logs/") + name;
+    const QString big = dir.filePath(u"big.log"_s);
+    QFile f(big);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const QByteArray sample = readData(u"sglang-untuned-tp8.log"_s) + readData(u"vllm-v1.log"_s);
+    for (qint64 written = 0; written < 8 * 1024 * 1024; written += sample.size())
+        f.write(sample);
+    f.close();
+    paths << big;
+    Diagnoser single;
+    single.setMaxThreads(1);
+    for (const QString &path : std::as_const(paths)) {
+        const QJsonObject expected = single.diagnoseFile(path).toJson();
+        for (int threads : {2, 3, 4}) {
+            Diagnoser parallel;
+            parallel.setMaxThreads(threads);
+            parallel.setParallelThreshold(1);
+            qint64 last = 0;
+            const QJsonObject got = parallel
+                                        .diagnoseFile(path,
+                                                      [&](qint64 done, qint64) {
+                                                          last = done;
+                                                          return true;
+                                                      })
+                                        .toJson();
+            QCOMPARE(got, expected);
+            QCOMPARE(last, QFileInfo(path).size());
+        }
+    }
 }
 
 void TestDiagnoser::cancel() {

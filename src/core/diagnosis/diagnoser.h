@@ -28,8 +28,18 @@ public:
 
     const RuleSet &rules() const { return m_rules; }
 
+    // A file of at least parallelThreshold bytes is split at line ends and read by up to maxThreads
+    // threads (default: the CPU count, at most 4); results are identical to a single pass.
+    void setMaxThreads(int threads) { m_maxThreads = threads; }
+    void setParallelThreshold(qint64 bytes) { m_parallelThreshold = bytes; }
+
 private:
+    Diagnosis diagnoseFileParallel(const QString &path, qint64 size, int threads, const Progress &progress,
+                                   QString *error) const;
+
     RuleSet m_rules;
+    int m_maxThreads = 0; // 0 = the CPU count, at most 4
+    qint64 m_parallelThreshold = 64LL * 1024 * 1024;
 };
 
 } // namespace moetune

@@ -471,6 +471,42 @@ void DiagnosisBuilder::describe(Entry &e, const QList<TuningTarget> &targets) co
     f.advice = advice;
 }
 
+void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
+    for (Entry &e : later.m_entries) {
+        for (Evidence &ev : e.finding.evidence)
+            ev.line += lineOffset;
+        const auto it = m_index.constFind(e.finding.id);
+        if (it == m_index.constEnd()) {
+            e.firstLine += lineOffset;
+            m_index.insert(e.finding.id, m_entries.size());
+            m_entries.append(std::move(e));
+            continue;
+        }
+        Entry &mine = m_entries[*it];
+        if (mine.finding.occurrences == 0)
+            mine.firstLine = e.firstLine + lineOffset;
+        mine.finding.occurrences += e.finding.occurrences;
+        mine.sourceSet.unite(e.sourceSet);
+        for (const Evidence &ev : std::as_const(e.finding.evidence)) {
+            if (mine.finding.evidence.size() >= Finding::maxEvidence)
+                break;
+            mine.finding.evidence.append(ev);
+        }
+        if (e.finding.target && mine.finding.target) {
+            TuningTarget &t = *mine.finding.target;
+            t.upMissing = t.upMissing || e.finding.target->upMissing;
+            t.downMissing = t.downMissing || e.finding.target->downMissing;
+            t.upFellBack = t.upFellBack || e.finding.target->upFellBack;
+            t.downFellBack = t.downFellBack || e.finding.target->downFellBack;
+        }
+    }
+    m_loadedFolders.unite(later.m_loadedFolders);
+    for (size_t i = 0; i < m_frameworkVotes.size(); ++i)
+        m_frameworkVotes[i] += later.m_frameworkVotes[i];
+    later.m_entries.clear();
+    later.m_index.clear();
+}
+
 Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool cancelled) {
     Diagnosis d;
     d.bytesRead = bytesRead;

@@ -24,6 +24,9 @@ public:
     // The literals the reader must find: the MoE messages' and every rule's prefilter.
     QList<QByteArray> literals() const;
     void addHit(const LogReader::Hit &hit);
+    // Appends what another builder found in the part of the log that follows this one's;
+    // lineOffset = lines before that part.
+    void merge(DiagnosisBuilder &&later, qint64 lineOffset);
     Diagnosis finish(qint64 bytesRead, qint64 linesRead, bool cancelled);
 
 private:

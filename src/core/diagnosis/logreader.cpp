@@ -197,6 +197,11 @@ void LogReader::readBuffer(QByteArrayView text, const HitHandler &onHit, const P
 
 bool LogReader::readFile(const QString &path, const HitHandler &onHit, const Progress &progress,
                          QString *error) {
+    return readFileRange(path, 0, -1, onHit, progress, error);
+}
+
+bool LogReader::readFileRange(const QString &path, qint64 begin, qint64 end, const HitHandler &onHit,
+                              const Progress &progress, QString *error) {
     reset();
     const QFileInfo info(path);
     if (info.isDir()) {
@@ -210,14 +215,19 @@ bool LogReader::readFile(const QString &path, const HitHandler &onHit, const Pro
             *error = u"Cannot open %1: %2."_s.arg(path, file.errorString());
         return false;
     }
-    const qint64 size = file.size();
-    if (file.isSequential() || size == 0) // FIFOs, /dev/stdin, /proc files: stream them
+    if (file.isSequential() || file.size() == 0) // FIFOs, /dev/stdin, /proc files: stream them
         return streamDevice(&file, onHit, progress, error);
-    qint64 pos = 0;
+    const qint64 size = end < 0 ? file.size() : std::min(end, file.size());
+    qint64 pos = std::clamp<qint64>(begin, 0, size);
     while (pos < size) {
         const qint64 len = std::min(windowBytes, size - pos);
         uchar *p = file.map(pos, len);
         if (!p) { // some file systems cannot map: read the rest instead
+            if (size < file.size()) {
+                if (error)
+                    *error = u"Cannot map %1 for reading: %2."_s.arg(path, file.errorString());
+                return false;
+            }
             if (!file.seek(pos)) {
                 if (error)
                     *error = u"Cannot read %1: %2."_s.arg(path, file.errorString());
@@ -229,7 +239,7 @@ bool LogReader::readFile(const QString &path, const HitHandler &onHit, const Pro
             scanBlock(QByteArrayView(reinterpret_cast<const char *>(p), len), pos + len == size, true, onHit);
         file.unmap(p);
         pos += consumed;
-        if (progress && !progress(pos, size)) {
+        if (progress && !progress(pos - begin, size - begin)) {
             m_cancelled = true;
             break;
         }

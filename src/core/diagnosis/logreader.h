@@ -43,6 +43,9 @@ public:
     // progress asked to stop.
     bool readFile(const QString &path, const HitHandler &onHit, const Progress &progress = {},
                   QString *error = nullptr);
+    // Reads bytes [begin, end) of a file; begin must be 0 or follow a '\n'. Lines count from there.
+    bool readFileRange(const QString &path, qint64 begin, qint64 end, const HitHandler &onHit,
+                       const Progress &progress = {}, QString *error = nullptr);
     bool readDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress = {},
                     QString *error = nullptr);
     void readBuffer(QByteArrayView text, const HitHandler &onHit, const Progress &progress = {});
