@@ -167,14 +167,28 @@ class Sglang(InstallCase):
             self.assertEqual(f.read(), self.expected_text(128))
         self.assertEqual([n for n in os.listdir(folder) if ".moetune-tmp-" in n], [])   # stale temp cleaned
 
-    @unittest.skipIf(os.geteuid() == 0, "root ignores file permissions; run the suite as a user to cover this")
     def test_permission_denied(self):
         ro = os.path.join(self.tmp, "ro")
         os.makedirs(ro)
         os.chmod(ro, 0o555)
         self.addCleanup(os.chmod, ro, 0o755)
-        r = self.run_agent("install-config", self.result_file(), "--framework", "sglang", "--root",
-                           os.path.join(ro, "triton_3_6_0"))
+        src = self.result_file()
+        prefix = []
+        if os.geteuid() == 0:
+            # Root ignores permissions: run the agent as the unprivileged user "nobody", as on a real host.
+            import shutil
+            if not shutil.which("setpriv"):
+                self.skipTest("running as root without setpriv: cannot drop privileges")
+            for dirpath, _, files in os.walk(self.tmp):
+                os.chmod(dirpath, 0o755 if dirpath != ro else 0o555)
+                for f in files:
+                    os.chmod(os.path.join(dirpath, f), 0o644)
+            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        p = subprocess.run(prefix + self.cmd() + ["install-config", src, "--framework", "sglang", "--root",
+                                                  os.path.join(ro, "triton_3_6_0")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, cwd="/")
+        r = self.parse(p.returncode, p.stdout.decode(), p.stderr.decode())
+        self.assertEqual(r.rc, 1)
         self.assertEqual(r.one("error")["code"], "permission_denied")
         self.assertIn("never uses root", r.one("error")["message"])
 
