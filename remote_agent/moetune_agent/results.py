@@ -42,17 +42,19 @@ def share_block_m(winners, measured, batch_sizes):
         up, down = winners.get(("up", m)), winners.get(("down", m))
         if up is None or down is None or up.BLOCK_SIZE_M == down.BLOCK_SIZE_M:
             continue
-        best = {}  # type: Dict[Tuple[str, int], Tuple[float, KernelConfig]]
+        # Median over the highest round per config, computed in one pass (a sweep has ~10^4 entries).
+        rounds = {}  # type: Dict[Tuple[str, KernelConfig], Dict[int, List[float]]]
         for meas in measured:
             u = meas.unit
             if not meas.ok or u.m != m or u.op not in ("up", "down") or u.cfg_down is not None or u.round < 0:
                 continue
-            s = latest_score(measured, u.op, m, u.cfg)
-            if s is None:
-                continue
-            k = (u.op, u.cfg.BLOCK_SIZE_M)
+            rounds.setdefault((u.op, u.cfg), {}).setdefault(u.round, []).append(meas.median_us)
+        best = {}  # type: Dict[Tuple[str, int], Tuple[float, KernelConfig]]
+        for (op, cfg), by_round in rounds.items():
+            s = _median(by_round[max(by_round)])
+            k = (op, cfg.BLOCK_SIZE_M)
             if k not in best or s < best[k][0]:
-                best[k] = (s, u.cfg)
+                best[k] = (s, cfg)
         choices = [(best[("up", bm)][0] + best[("down", bm)][0], bm) for (op, bm) in best
                    if op == "up" and ("down", bm) in best]
         if choices:
