@@ -126,7 +126,7 @@ void AgentClient::ensureDeployed(std::function<void(const QString &)> then) {
     const QByteArray localSha = hash.result().toHex();
     const QString remote = remoteAgentPath(m_version);
     ExecRequest check;
-    check.command = u"mkdir -p \"$HOME\"/.cache/moetune && { sha256sum -- %1 2>/dev/null || true; }"_s.arg(
+    check.command = u"mkdir -p \"$HOME\"/.cache/moetune && { sha256sum < %1 2>/dev/null || true; }"_s.arg(
         shellQuotePath(remote));
     check.rawStdout = true;
     auto deployCmd = std::make_shared<Command>();

@@ -7,6 +7,9 @@
 #include <QSaveFile>
 #include <QTimer>
 
+#include <csignal>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -141,10 +144,13 @@ JobId LocalTransport::exec(const ExecRequest &request) {
     if (request.timeoutMs > 0) {
         QTimer::singleShot(request.timeoutMs, p, [p] {
             p->setProperty("moetune_timedout", true);
-            p->terminate();
+            if (p->processId() > 0)
+                ::kill(-pid_t(p->processId()), SIGTERM);
         });
     }
     m_processes.insert(id, p);
+    // its own process group, so that cancel ends the whole command, not only /bin/sh
+    p->setChildProcessModifier([] { ::setpgid(0, 0); });
     p->start(u"/bin/sh"_s, {u"-c"_s, request.command});
     if (!request.stdinData.isEmpty())
         p->write(request.stdinData);
@@ -216,7 +222,8 @@ void LocalTransport::cancel(JobId id) {
     if (!p)
         return;
     p->setProperty("moetune_cancelled", true);
-    p->terminate();
+    if (p->processId() > 0)
+        ::kill(-pid_t(p->processId()), SIGTERM);
 }
 
 } // namespace moetune

@@ -10,6 +10,9 @@ using JobId = quint64;
 
 // A command for Transport::exec. command is a complete shell command line: build it with shellJoin().
 struct ExecRequest {
+    ExecRequest() = default;
+    explicit ExecRequest(QString commandLine)
+        : command(std::move(commandLine)) {}
     QString command;
     QByteArray stdinData;      // written then EOF'd; empty = stdin closed at once
     QString stdoutFile;        // when set, raw stdout goes to this local file (for logs), not to line signals

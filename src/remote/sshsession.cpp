@@ -22,6 +22,8 @@ constexpr uint32_t kReadChunk = 64 * 1024;
 constexpr int kReadAhead = 32; // outstanding SFTP read requests
 constexpr int kSliceMs = 20;   // longest stretch of transfer work before the worker looks at its queue
 constexpr int kProgressMs = 100;
+constexpr char kPgidMarker[] = "moetune-pgid ";
+constexpr char kPgidPrefix[] = "printf 'moetune-pgid %s\\n' \"$$\" >&2; ";
 
 JobResult failure(const QString &error) {
     JobResult r;
@@ -40,6 +42,8 @@ QString expandHome(const QString &path) {
 } // namespace
 
 struct SshSession::ExecState {
+    qint64 pgid = 0; // the remote command's process group, announced by the wrapper's first line
+    bool pgidKnown = false;
     SshJob job;
     ssh_channel channel = nullptr;
     QByteArray out;
@@ -68,6 +72,10 @@ struct SshSession::TransferState {
 
 SshSession::SshSession(const SshOptions &options)
     : m_options(options) {
+    // parented so that moveToThread() takes the timers along to the worker thread
+    m_safetyTimer.setParent(this);
+    m_keepaliveTimer.setParent(this);
+    m_reconnectTimer.setParent(this);
     m_safetyTimer.setInterval(50);
     connect(&m_safetyTimer, &QTimer::timeout, this, &SshSession::pump);
     m_keepaliveTimer.setInterval(1000);
@@ -568,7 +576,7 @@ void SshSession::cancelJob(JobId id) {
     for (const auto &e : std::as_const(m_execs)) {
         if (e->job.id == id) {
             // TERM the remote command (OpenSSH honours the "signal" request), then close the channel
-            ssh_channel_request_send_signal(e->channel, "TERM");
+            terminateRemote(*e);
             JobResult r;
             r.cancelled = true;
             r.error = u"Cancelled."_s;
@@ -648,7 +656,9 @@ bool SshSession::startExec(const SshJob &job) {
     e->channel = ssh_channel_new(m_session);
     if (!e->channel || ssh_channel_open_session(e->channel) != SSH_OK)
         return fail(sshError());
-    const QByteArray cmd = job.exec.command.toUtf8();
+    // sshd refuses "signal" requests for root logins (no privilege separation), so the command first
+    // announces its process group on stderr: cancel can then `kill -TERM -- -PGID` on any host.
+    const QByteArray cmd = (QString::fromLatin1(kPgidPrefix) + job.exec.command).toUtf8();
     if (ssh_channel_request_exec(e->channel, cmd.constData()) != SSH_OK)
         return fail(sshError());
     if (!job.exec.stdinData.isEmpty()) {
@@ -671,6 +681,15 @@ bool SshSession::startExec(const SshJob &job) {
     if (!m_safetyTimer.isActive())
         m_safetyTimer.start();
     return true;
+}
+
+void SshSession::terminateRemote(ExecState &e) {
+    ssh_channel_request_send_signal(e.channel, "TERM"); // honoured by sshd with privilege separation
+    if (e.pgid > 1) {
+        QByteArray out;
+        QString error;
+        runHelper(u"kill -TERM -- -%1 2>/dev/null; true"_s.arg(e.pgid), &out, &error);
+    }
 }
 
 void SshSession::flushLines(ExecState &e, bool final) {
@@ -722,6 +741,20 @@ bool SshSession::serviceExec(ExecState &e) {
                 break;
             if (isStderr) {
                 e.err.append(buf, n);
+                if (!e.pgidKnown) {
+                    const qsizetype nl = e.err.indexOf('\n');
+                    if (nl >= 0) {
+                        e.pgidKnown = true;
+                        if (e.err.startsWith(kPgidMarker)) {
+                            e.pgid = e.err
+                                         .mid(qsizetype(qstrlen(kPgidMarker)),
+                                              nl - qsizetype(qstrlen(kPgidMarker)))
+                                         .trimmed()
+                                         .toLongLong();
+                            e.err.remove(0, nl + 1);
+                        }
+                    }
+                }
             } else {
                 e.bytes += n;
                 if (e.file)
@@ -753,7 +786,7 @@ bool SshSession::serviceExec(ExecState &e) {
         return false;
     }
     if (e.job.exec.timeoutMs > 0 && e.started.elapsed() > e.job.exec.timeoutMs) {
-        ssh_channel_request_send_signal(e.channel, "TERM");
+        terminateRemote(e);
         JobResult r;
         r.bytes = e.bytes;
         r.error = u"The command on %1 timed out after %2 s and was stopped."_s.arg(hostLabel())
@@ -998,7 +1031,7 @@ bool SshSession::serviceTransfer() {
         t.job.kind == SshJob::Kind::Upload ? (t.job.remotePath + u".part"_s) : t.job.remotePath;
     QByteArray out;
     QString error;
-    if (!runHelper(u"sha256sum -- "_s + shellQuotePath(checked), &out, &error)) {
+    if (!runHelper(u"sha256sum < "_s + shellQuotePath(checked), &out, &error)) {
         if (!ssh_is_connected(m_session)) {
             connectionLost(error);
             return false;

@@ -81,6 +81,7 @@ private:
     bool serviceTransfer(); // one slice of the active transfer; false when it ended
     void finishTransfer(JobResult r);
     void flushLines(ExecState &e, bool final);
+    void terminateRemote(ExecState &e);
     void keepalive();
 
     // Short helper commands of a transfer (sha256sum, mv): blocking on this worker thread.

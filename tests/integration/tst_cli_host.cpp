@@ -1,0 +1,204 @@
+// moetune-cli's remote commands end to end: `probe HOST` and `diagnose --host HOST` on the Local machine
+// (the real agent zipapp on a fake SGLang install) and over a real sshd on 127.0.0.1 (unknown host key
+// refused with its fingerprint, trust-host, then probe), checking output and exit statuses.
+#include "../gui/tst_hosts_fakehost.h"
+#include "sshdfixture.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    QByteArray out;
+    QString err;
+};
+
+} // namespace
+
+class TestCliHost : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+    std::unique_ptr<moetune::test::FakeSglangHost> m_host;
+    QString m_cli;
+
+    CliResult run(const QStringList &args, int timeoutMs = 120000) {
+        CliResult r;
+        QProcess p;
+        p.setStandardInputFile(QProcess::nullDevice()); // non-interactive: never a password prompt
+        p.start(m_cli, args);
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished();
+            r.err = u"moetune-cli did not finish in time"_s;
+            return r;
+        }
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = QString::fromUtf8(p.readAllStandardError());
+        return r;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_home.isValid());
+        qputenv("HOME", m_home.path().toUtf8());
+        qunsetenv("SSH_AUTH_SOCK");
+        m_host = std::make_unique<moetune::test::FakeSglangHost>();
+        QString error;
+        QVERIFY2(m_host->create(&error), qPrintable(error));
+        m_cli = QCoreApplication::applicationDirPath() + u"/../../src/cli/moetune-cli"_s;
+        QVERIFY2(QFileInfo(m_cli).isExecutable(), qPrintable(m_cli));
+    }
+
+    void usageErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no host") << QStringList{u"probe"_s} << u"no HOST given"_s;
+        QTest::newRow("bad format") << QStringList{u"probe"_s, u"local"_s, u"--format"_s, u"xml"_s}
+                                    << u"unknown --format"_s;
+        QTest::newRow("not a host") << QStringList{u"probe"_s, u"a b;c"_s} << u"is not a host"_s;
+        QTest::newRow("port out of range") << QStringList{u"probe"_s, u"me@gpu:99999"_s} << u"out of range"_s;
+        QTest::newRow("diagnose local without log")
+            << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s} << u"has no log source"_s;
+        QTest::newRow("diagnose missing remote log")
+            << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, u"/nonexistent/sglang.log"_s}
+            << u"cannot fetch the log of local"_s;
+        QTest::newRow("diagnose bad size")
+            << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s, u"--bytes"_s, u"lots"_s}
+            << u"--bytes wants a size"_s;
+        QTest::newRow("trust-host local") << QStringList{u"trust-host"_s, u"local"_s} << u"no host key"_s;
+    }
+
+    void usageErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const CliResult r = run(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void probeLocalJson() {
+        const CliResult r = run({u"probe"_s, u"local"_s, u"--format"_s, u"json"_s});
+        // 1: described, and the folder of the installed Triton (triton_3_6_0) is missing.
+        QCOMPARE(r.exitCode, 1);
+        QJsonParseError pe{};
+        const QJsonObject o = QJsonDocument::fromJson(r.out, &pe).object();
+        QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(pe.errorString() + u'\n' + r.err));
+        QCOMPARE(o.value("python"_L1).toObject().value("triton"_L1).toString(), u"3.6.0"_s);
+        QJsonObject sglang;
+        for (const QJsonValue &f : o.value("frameworks"_L1).toArray()) {
+            if (f.toObject().value("name"_L1).toString() == u"sglang"_s)
+                sglang = f.toObject();
+        }
+        QCOMPARE(sglang.value("version"_L1).toString(), u"0.5.6"_s);
+        QCOMPARE(sglang.value("config_root"_L1).toString(), m_host->configRoot());
+        QCOMPARE(sglang.value("triton_folder"_L1).toString(), u"triton_3_6_0"_s);
+        QCOMPARE(sglang.value("triton_folder_exists"_L1).toBool(), false);
+        QCOMPARE(sglang.value("triton_folders"_L1).toArray().first().toObject().value("name"_L1).toString(),
+                 u"triton_3_4_0"_s);
+        bool served = false;
+        for (const QJsonValue &s : o.value("servers"_L1).toArray())
+            served = served || s.toObject().value("model"_L1).toString() == m_host->modelPath();
+        QVERIFY(served);
+        QCOMPARE(o.value("gpus"_L1).toArray().first().toObject().value("name"_L1).toString(),
+                 u"NVIDIA_H200"_s);
+        QCOMPARE(o.value("host_spec"_L1).toString(), u"local"_s);
+    }
+
+    void probeLocalText() {
+        const CliResult r = run({u"probe"_s, u"local"_s});
+        QCOMPARE(r.exitCode, 1);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(u"Framework:   SGLang 0.5.6"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"installed Triton: MISSING"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"128 experts, top-k 8, hidden 2048, MoE intermediate 768"_s), qPrintable(out));
+    }
+
+    void diagnoseHostLocal_data() {
+        QTest::addColumn<QString>("bytes");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<bool>("folderConfirmed");
+        QTest::newRow("whole log") << u"64M"_s << 1 << true;
+        // Only the last line ("fired up"): nothing to fix in the log, but the probe's facts still merge.
+        QTest::newRow("last 60 bytes") << u"60"_s << 0 << false;
+    }
+
+    void diagnoseHostLocal() {
+        QFETCH(QString, bytes);
+        QFETCH(int, exitCode);
+        QFETCH(bool, folderConfirmed);
+        const CliResult r = run({u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, m_host->logPath(),
+                                 u"--bytes"_s, bytes, u"--format"_s, u"json"_s});
+        QCOMPARE(r.exitCode, exitCode);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QVERIFY2(!o.isEmpty(), qPrintable(r.err));
+        QStringList rules;
+        for (const QJsonValue &f : o.value("findings"_L1).toArray())
+            rules.append(f.toObject().value("rule"_L1).toString());
+        QCOMPARE(rules.contains(u"host-triton-folder-missing"_s), folderConfirmed);
+        QCOMPARE(rules.contains(u"moe-fallback"_s), folderConfirmed);
+    }
+
+    void sshUnknownKeyThenTrust() {
+        moetune::test::SshdFixture sshd;
+        QString error;
+        if (!sshd.start(&error))
+            QFAIL(qPrintable(u"sshd fixture: "_s + error));
+        // The CLI reads $HOME/.ssh like ssh: the fixture's authorised key as the default key.
+        const QString ssh = m_home.path() + u"/.ssh"_s;
+        QDir().mkpath(ssh);
+        QFile::remove(ssh + u"/id_ed25519"_s);
+        QFile::remove(ssh + u"/known_hosts"_s);
+        QVERIFY(QFile::copy(sshd.userKey(), ssh + u"/id_ed25519"_s));
+        QFile::setPermissions(ssh + u"/id_ed25519"_s, QFile::ReadOwner | QFile::WriteOwner);
+        const QString host = u"%1@127.0.0.1:%2"_s.arg(sshd.userName()).arg(sshd.port());
+        const QString fp = sshd.hostKeyFingerprint();
+        QVERIFY(fp.startsWith(u"SHA256:"_s));
+
+        CliResult r = run({u"probe"_s, host, u"--format"_s, u"json"_s});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(fp), qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"moetune-cli trust-host %1 --fingerprint %2"_s.arg(host, fp)),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(ssh + u"/known_hosts"_s) || QFile(ssh + u"/known_hosts"_s).size() == 0);
+
+        r = run({u"trust-host"_s, host, u"--fingerprint"_s, u"SHA256:notthekey"_s});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(u"nothing was recorded"_s), qPrintable(r.err));
+
+        r = run({u"trust-host"_s, host, u"--fingerprint"_s, fp});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(QString::fromUtf8(r.out).contains(fp), r.out.constData());
+
+        // Now known: the probe runs over SSH with an interpreter that sees the fake SGLang install.
+        const QString python = m_host->binPath() + u"/python-with-fake-sglang"_s;
+        {
+            QFile f(python);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\nPYTHONPATH='" + m_host->sitePath().toUtf8() + "' exec python3 \"$@\"\n");
+        }
+        QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        r = run({u"probe"_s, host, u"--python"_s, python, u"--format"_s, u"json"_s});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value("python"_L1).toObject().value("triton"_L1).toString(), u"3.6.0"_s);
+
+        r = run({u"diagnose"_s, u"--host"_s, host, u"--python"_s, python, u"--log"_s, m_host->logPath(),
+                 u"--format"_s, u"json"_s});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(r.out).contains(u"host-triton-folder-missing"_s), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliHost)
+#include "tst_cli_host.moc"
