@@ -74,6 +74,22 @@ class Foreground(RunCase):
         with open(os.path.join(run_dir, "state")) as f:
             self.assertEqual(f.read().strip(), "finished")
 
+    def test_fast_matches_exhaustive_with_fewer_measurements(self):
+        base = {"framework": "sglang", "E": 128, "N": 768, "K": 2048, "topk": 8, "backend": "synthetic",
+                "batch_sizes": [1, 256, 2048], "ops": "up"}
+        res = {}
+        for st in ("fast", "exhaustive"):
+            r = self.finished_run(dict(base, strategy=st))
+            with open(os.path.join(r.one("run_started")["run_dir"], "result.json")) as f:
+                res[st] = json.load(f)
+        self.assertEqual(res["fast"]["strategy"], "fast")
+        n_fast = len(res["fast"]["measurements"])
+        n_exh = len(res["exhaustive"]["measurements"])
+        self.assertLess(n_fast * 4, n_exh)
+        exh = {p["m"]: p["best_us"] for p in res["exhaustive"]["per_batch"]}
+        for p in res["fast"]["per_batch"]:
+            self.assertLessEqual(p["best_us"] / exh[p["m"]], 1.03, p["m"])   # regret on the synthetic model
+
     def test_vllm_block_quant_name(self):
         r = self.finished_run(small_spec(framework="vllm", dtype="fp8_w8a8", block_shape=[128, 128],
                                          space={"num_warps": [4], "GROUP_SIZE_M": [1], "num_stages": [3]}))
