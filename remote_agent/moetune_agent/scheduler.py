@@ -130,7 +130,7 @@ class Scheduler(object):
         self.stop = False
         self.precompile_workers = precompile_workers
         self._pool = None
-        self._precompiled = set()  # type: set
+        self._precompiled = {}  # type: Dict[Tuple[str, str], Any]  # (op, cfg key) -> AsyncResult
         self.crashes = 0
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
         self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
@@ -181,8 +181,7 @@ class Scheduler(object):
                 key = (u.op, c.key())
                 if key in self._precompiled:
                     continue
-                self._precompiled.add(key)
-                self._pool.apply_async(_precompile_task, (u.op, c))
+                self._precompiled[key] = self._pool.apply_async(_precompile_task, (u.op, c))
 
     # -- running -------------------------------------------------------------------------------
     def _run(self, tasks, on_done):
@@ -197,7 +196,7 @@ class Scheduler(object):
                 raise Cancelled()
             for g in self.gpus:
                 if g not in self.busy and pending and g in self.workers:
-                    i = pending.pop()
+                    i = pending.pop(self._pick(tasks, pending))
                     tid = self.next_tid
                     self.next_tid += 1
                     tid_to_index[tid] = i
@@ -236,6 +235,28 @@ class Scheduler(object):
                 continue  # a late answer from a worker already written off
             del self.busy[gpu]
             on_done(tid_to_index.pop(tid), gpu, status, payload)
+
+    def _compiled(self, unit):
+        # type: (Unit) -> bool
+        for c in (unit.cfg, unit.cfg_down):
+            if c is not None:
+                r = self._precompiled.get((unit.op, c.key()))
+                if r is not None and not r.ready():
+                    return False
+        return True
+
+    def _pick(self, tasks, pending):
+        # type: (List[Tuple[str, Any]], List[int]) -> int
+        """Position in pending (a reversed list) of the next task: with a precompile pool, the first of
+        the next few units whose kernels are already compiled, so the GPU times while the CPUs compile;
+        otherwise, or when none is ready yet, simply the next one."""
+        if not self._precompiled:
+            return len(pending) - 1
+        for pos in range(len(pending) - 1, max(-1, len(pending) - 1 - 256), -1):
+            kind, payload = tasks[pending[pos]]
+            if kind != "measure" or self._compiled(payload):
+                return pos
+        return len(pending) - 1
 
     def info(self, ops, sizes):
         out = {}

@@ -1,0 +1,81 @@
+"""The scheduler with real spawned worker processes on the synthetic backend (the labelled GPU double):
+every unit measured once with the backend's own numbers, a precompile pool, compiled-first dispatch."""
+
+import unittest
+
+import agenttest  # noqa: F401
+from moetune_agent import space
+from moetune_agent.backends.base import KernelConfig as K, Shape
+from moetune_agent.backends.synthetic import SyntheticBackend
+from moetune_agent.scheduler import Scheduler
+from moetune_agent.work import Unit
+
+SHAPE = Shape(64, 512, 1024, 4)
+DESC = {"name": "synthetic", "shape": {"E": 64, "N": 512, "K": 1024, "topk": 4, "dtype": None, "block_shape": None,
+                                       "per_channel_quant": False}}
+
+
+def units(n):
+    cfgs = space.build_space(SHAPE, [64], ["both"])[("both", 64)][:n]
+    return [Unit("both", c, 64, 10, 0) for c in cfgs]
+
+
+class Workers(unittest.TestCase):
+    def run_units(self, gpus, precompile):
+        us = units(40)
+        s = Scheduler(DESC, gpus, None, precompile)
+        s.start()
+        got = []
+        try:
+            if precompile:
+                s.precompile(us)
+            s.measure(us, got.append, simulated=True)
+        finally:
+            s.close()
+        return us, got
+
+    def check(self, us, got, gpus):
+        self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))
+        direct = SyntheticBackend(SHAPE, delay_s=0)
+        for m in got:
+            self.assertIn(m.gpu, gpus)
+            if m.ok:
+                self.assertEqual(m.samples_us, direct.measure("both", m.unit.cfg, 64).samples_us)
+            else:
+                self.assertIn(m.error_kind, ("compile", "resources"))
+
+    def test_two_workers(self):
+        us, got = self.run_units([0, 1], 0)
+        self.check(us, got, [0, 1])
+
+    def test_precompile_pool(self):
+        us, got = self.run_units([0], 1)
+        self.check(us, got, [0])
+
+
+class Pick(unittest.TestCase):
+    class Ready(object):
+        def __init__(self, v):
+            self.v = v
+
+        def ready(self):
+            return self.v
+
+    def test_compiled_first(self):
+        a, b, c = K(16, 32, 64, 1, 4, 2), K(16, 64, 64, 1, 4, 2), K(32, 64, 64, 1, 4, 2)
+        tasks = [("measure", Unit("both", x, 1)) for x in (a, b, c)]
+        pending = [2, 1, 0]   # next task is the last entry
+        s = Scheduler(DESC, [0], None)
+        rows = [({}, 0),
+                ({a.key(): False, b.key(): True, c.key(): True}, 1),
+                ({a.key(): False, b.key(): False, c.key(): True}, 2),
+                ({a.key(): False, b.key(): False, c.key(): False}, 0),
+                ({a.key(): True, b.key(): True, c.key(): True}, 0)]
+        for ready, want in rows:
+            with self.subTest(ready=ready):
+                s._precompiled = {("both", k): self.Ready(v) for k, v in ready.items()}
+                self.assertEqual(pending[s._pick(tasks, pending)], want)
+
+
+if __name__ == "__main__":
+    unittest.main()
