@@ -16,6 +16,15 @@ from moetune_agent.backends.base import Shape
 from moetune_agent.work import Unit
 
 
+def gone(pid):
+    """The process no longer runs (absent, or a zombie waiting for init to reap it)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 class RunCase(agenttest.AgentCase):
     def finished_run(self, spec):
         r = self.run_agent("tune", self.write_spec(spec), "--foreground", "--new")
@@ -212,8 +221,7 @@ class Detached(RunCase):
         c = r.one("cancelled")
         self.assertTrue(c["signalled"])
         self.assertEqual(c["state"], "cancelled")
-        self.assertFalse(os.path.exists("/proc/%d" % pid) and
-                         open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z")
+        self.assertTrue(gone(pid))
         a = self.run_agent("attach", run_id)
         self.assertEqual(a.events[-1]["status"], "cancelled")
         self.assertEqual(a.rc, 3)
@@ -227,8 +235,7 @@ class Detached(RunCase):
         journal = os.path.join(run_dir, "journal.jsonl")
         self.wait_for(lambda: os.path.exists(journal) and len(read_jsonl(journal)) >= 40, what="40 measurements")
         os.killpg(pid, signal.SIGKILL)
-        self.wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
-                      open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z", what="death")
+        self.wait_for(lambda: gone(pid), what="death")
         before = len(read_jsonl(journal))
         states = {e["run_id"]: e["state"] for e in self.run_agent("runs").of("run")}
         self.assertEqual(states[run_id], "dead")
@@ -250,7 +257,8 @@ class Detached(RunCase):
         ref = self.finished_run(spec)
         run_dir = ref.one("run_started")["run_dir"]
         journal = os.path.join(run_dir, "journal.jsonl")
-        lines = open(journal).read().splitlines(True)
+        with open(journal) as f:
+            lines = f.read().splitlines(True)
         # Simulate a crash mid-append: drop the tail and leave half a line.
         with open(journal, "w") as f:
             f.writelines(lines[:10])
