@@ -191,9 +191,8 @@ class Scheduler(object):
         pending = list(range(len(tasks)))
         pending.reverse()
         tid_to_index = {}  # type: Dict[int, int]
-        while pending or self.busy:
-            if self.stop:
-                raise Cancelled()
+
+        def dispatch():
             for g in self.gpus:
                 if g not in self.busy and pending and g in self.workers:
                     i = pending.pop(self._pick(tasks, pending))
@@ -203,38 +202,51 @@ class Scheduler(object):
                     self.busy[g] = (tid, tasks[i][0], tasks[i][1])
                     self._started[g] = time.time()
                     self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
+
+        def check_workers():
+            for g, (tid, kind, payload) in list(self.busy.items()):
+                p = self.workers[g][0]
+                hung = p.is_alive() and time.time() - self._started.get(g, time.time()) > self.unit_timeout_s
+                if hung:
+                    p.kill()
+                    p.join(5)
+                elif p.is_alive():
+                    continue
+                self.crashes += 1
+                del self.busy[g]
+                if hung:
+                    why = "timed out after %.0f s (hung kernel?); worker restarted" % self.unit_timeout_s
+                else:
+                    why = "worker process died (exit code %s)" % p.exitcode
+                sys.stderr.write("moetune-agent: GPU %d: %s\n" % (g, why))
+                self._spawn(g)
+                on_done(tid_to_index.pop(tid), g, "crash", why)
+
+        last_check = time.time()
+        while pending or self.busy:
+            if self.stop:
+                raise Cancelled()
+            dispatch()
             try:
-                gpu, tid, status, payload = self.result_q.get(timeout=0.2)
+                item = self.result_q.get(timeout=0.2)
             except queue.Empty:
-                for g, (tid, kind, payload) in list(self.busy.items()):
-                    p = self.workers[g][0]
-                    if p.is_alive() and time.time() - self._started.get(g, time.time()) > self.unit_timeout_s:
-                        p.kill()
-                        p.join(5)
-                        self.crashes += 1
-                        del self.busy[g]
-                        sys.stderr.write("moetune-agent: GPU %d worker hung for %.0fs; restarting\n"
-                                         % (g, self.unit_timeout_s))
-                        self._spawn(g)
-                        on_done(tid_to_index.pop(tid), g, "crash", "timed out after %.0f s (hung kernel?); worker "
-                                "restarted" % self.unit_timeout_s)
-                        continue
-                    if not p.is_alive():
-                        self.crashes += 1
-                        del self.busy[g]
-                        code = p.exitcode
-                        sys.stderr.write("moetune-agent: worker for GPU %d died (exit %s); restarting\n" % (g, code))
-                        self._spawn(g)
-                        on_done(tid_to_index.pop(tid), g, "crash", "worker process died (exit code %s)" % code)
-                continue
-            if status == "fatal":
-                raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
-                                    % (gpu, self.desc["name"], payload))
-            cur = self.busy.get(gpu)
-            if cur is None or cur[0] != tid:
-                continue  # a late answer from a worker already written off
-            del self.busy[gpu]
-            on_done(tid_to_index.pop(tid), gpu, status, payload)
+                item = None
+            if item is not None:
+                gpu, tid, status, payload = item
+                if status == "fatal":
+                    raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
+                                        % (gpu, self.desc["name"], payload))
+                cur = self.busy.get(gpu)
+                if cur is not None and cur[0] == tid:
+                    del self.busy[gpu]
+                    # Give the worker its next unit before recording this one (journal fsync, events),
+                    # so the GPU never waits on our bookkeeping.
+                    dispatch()
+                    on_done(tid_to_index.pop(tid), gpu, status, payload)
+                # else: a late answer from a worker already written off
+            if item is None or time.time() - last_check > 0.5:
+                last_check = time.time()
+                check_workers()
 
     def _compiled(self, unit):
         # type: (Unit) -> bool
