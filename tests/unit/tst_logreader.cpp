@@ -34,6 +34,7 @@ private slots:
     void countNewlines();
     void searcherFindsEveryLiteral_data();
     void searcherFindsEveryLiteral();
+    void searcherAgreesWithNaiveSearch_data();
     void searcherAgreesWithNaiveSearch();
     void presentIn();
     void hitsAndLineNumbers_data();
@@ -90,14 +91,19 @@ void TestLogReader::countNewlines() {
 
 void TestLogReader::searcherFindsEveryLiteral_data() {
     QTest::addColumn<QByteArray>("literal");
-    for (const char *l :
-         {"sub-optimal", "KV Cache is allocated", "avail mem=", "Automatically detected platform",
-          "NCCL error", "Traceback (most recent call last)"})
-        QTest::newRow(l) << QByteArray(l);
+    QTest::addColumn<QByteArray>("simd");
+    for (const char *simd : {"widest", "ssse3"}) {
+        for (const char *l :
+             {"sub-optimal", "KV Cache is allocated", "avail mem=", "Automatically detected platform",
+              "NCCL error", "Traceback (most recent call last)"})
+            QTest::addRow("%s %s", simd, l) << QByteArray(l) << QByteArray(simd);
+    }
 }
 
 void TestLogReader::searcherFindsEveryLiteral() {
     QFETCH(QByteArray, literal);
+    QFETCH(QByteArray, simd);
+    qputenv("MOETUNE_SIMD", simd); // "" = the widest the CPU has
     const QList<QByteArray> all{"sub-optimal", "KV Cache is allocated",
                                 "avail mem=",  "Automatically detected platform",
                                 "NCCL error",  "Traceback (most recent call last)"};
@@ -110,9 +116,18 @@ void TestLogReader::searcherFindsEveryLiteral() {
         hay = QByteArray(200, 'z') + hay;
         QCOMPARE(s.findNext(hay, 0), 200 + at);
     }
+    qunsetenv("MOETUNE_SIMD");
+}
+
+void TestLogReader::searcherAgreesWithNaiveSearch_data() {
+    QTest::addColumn<QByteArray>("simd");
+    QTest::newRow("widest") << QByteArray();
+    QTest::newRow("ssse3") << QByteArray("ssse3");
 }
 
 void TestLogReader::searcherAgreesWithNaiveSearch() {
+    QFETCH(QByteArray, simd);
+    qputenv("MOETUNE_SIMD", simd);
     const QList<QByteArray> literals{"sub-optimal", "MoE kernel config", "GPU KV cache size",
                                      "avail mem=", "ready to roll"};
     LiteralSearcher s(literals);
@@ -153,6 +168,7 @@ void TestLogReader::searcherAgreesWithNaiveSearch() {
         }
         start = end + 1;
     }
+    qunsetenv("MOETUNE_SIMD");
     QVERIFY(naive.size() > 100);
     QCOMPARE(viaSearcher, naive);
 }

@@ -1,11 +1,14 @@
 #include "core/diagnosis/literalsearcher.h"
 
+#include <QtGlobal>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
+#include <immintrin.h>
 #include <tmmintrin.h>
 #define MOETUNE_TEDDY 1
 #endif
@@ -51,6 +54,28 @@ inline unsigned gramHash(const char *p) {
 bool cpuHasSsse3() {
     static const bool has = __builtin_cpu_supports("ssse3");
     return has;
+}
+
+bool cpuHasAvx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+
+__attribute__((target("avx2"))) inline __m256i teddyMask256(const char *p, const std::uint8_t (*lo)[16],
+                                                            const std::uint8_t (*hi)[16]) {
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    __m256i acc = _mm256_set1_epi8(static_cast<char>(0xff));
+    for (int k = 0; k < 4; ++k) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + k));
+        const __m256i l = _mm256_and_si256(v, low4);
+        const __m256i h = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+        const __m256i tl =
+            _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i *>(lo[k])));
+        const __m256i th =
+            _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i *>(hi[k])));
+        acc = _mm256_and_si256(acc, _mm256_and_si256(_mm256_shuffle_epi8(tl, l), _mm256_shuffle_epi8(th, h)));
+    }
+    return acc;
 }
 
 // Bucket bits of the 16 anchor positions starting at p (needs p[0..18] readable).
@@ -216,6 +241,8 @@ void LiteralSearcher::buildTeddy(const std::vector<qsizetype> &anchors) {
         m_buckets[static_cast<size_t>(bestBucket)].push_back(i);
     }
     m_teddy = true;
+    // MOETUNE_SIMD=ssse3 keeps the 16-byte path (tests cover both on AVX2 machines).
+    m_avx2 = cpuHasAvx2() && qgetenv("MOETUNE_SIMD") != "ssse3";
 #else
     Q_UNUSED(anchors);
 #endif
@@ -227,7 +254,7 @@ qsizetype LiteralSearcher::findNext(QByteArrayView haystack, qsizetype from) con
     if (m_window < 4)
         return findNaive(haystack, from);
     if (m_teddy)
-        return findTeddy(haystack, from);
+        return m_avx2 ? findTeddyAvx2(haystack, from) : findTeddy(haystack, from);
     return findScalar(haystack, from);
 }
 
@@ -332,8 +359,47 @@ __attribute__((target("ssse3"))) qsizetype LiteralSearcher::findTeddy(QByteArray
     const qsizetype found = findNaive(haystack, tailFrom);
     return found;
 }
+__attribute__((target("avx2"))) qsizetype LiteralSearcher::findTeddyAvx2(QByteArrayView haystack,
+                                                                         qsizetype from) const {
+    const char *data = haystack.data();
+    const qsizetype size = haystack.size();
+    qsizetype p = from;
+    alignas(32) std::uint8_t lanes[32];
+    const __m256i zero = _mm256_setzero_si256();
+    while (p + 35 <= size) {
+        const __m256i mask = teddyMask256(data + p, m_lo, m_hi);
+        unsigned bits = ~static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(mask, zero)));
+        if (bits != 0) {
+            _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), mask);
+            while (bits != 0) {
+                const int j = std::countr_zero(bits);
+                bits &= bits - 1;
+                unsigned buckets = lanes[j];
+                while (buckets != 0) {
+                    const int b = std::countr_zero(buckets);
+                    buckets &= buckets - 1;
+                    for (int i : m_buckets[static_cast<size_t>(b)]) {
+                        const QByteArray &l = m_literals[i];
+                        const qsizetype start = p + j - m_anchor[static_cast<size_t>(i)];
+                        if (start >= from && start + l.size() <= size &&
+                            std::memcmp(data + start, l.constData(), static_cast<size_t>(l.size())) == 0)
+                            return start;
+                    }
+                }
+            }
+        }
+        p += 32;
+    }
+    // The rest (under 35 bytes) with the 16-byte path and its own tail.
+    const qsizetype rest = findTeddy(haystack, std::max(from, p - m_maxLength));
+    return rest >= from ? rest : -1;
+}
 #else
 qsizetype LiteralSearcher::findTeddy(QByteArrayView haystack, qsizetype from) const {
+    return findScalar(haystack, from);
+}
+
+qsizetype LiteralSearcher::findTeddyAvx2(QByteArrayView haystack, qsizetype from) const {
     return findScalar(haystack, from);
 }
 #endif

@@ -37,6 +37,7 @@ private:
     qsizetype findScalar(QByteArrayView haystack, qsizetype from) const;
     qsizetype findNaive(QByteArrayView haystack, qsizetype from) const;
     qsizetype findTeddy(QByteArrayView haystack, qsizetype from) const;
+    qsizetype findTeddyAvx2(QByteArrayView haystack, qsizetype from) const;
 
     QList<QByteArray> m_literals;
     qsizetype m_window = 0;                     // shortest literal length (>= 4 in the table paths)
@@ -52,6 +53,7 @@ private:
     std::array<double, 256> m_byteFreq{};      // estimated share of each byte value in the input
     qsizetype m_maxLength = 0;
     bool m_teddy = false;
+    bool m_avx2 = false; // 32 positions per step where the CPU has AVX2
 };
 
 } // namespace moetune
