@@ -134,5 +134,78 @@ class ExhaustiveTest(unittest.TestCase):
         self.assertIn("exhaustive", STRATEGIES)
 
 
+def run_backend(strategy, backend):
+    """Drive a strategy against a Backend; returns (measurements, units, replays)."""
+    from moetune_agent.backends.base import CandidateError
+    measured, units, replays = [], 0, 0
+    while True:
+        phase = strategy.next_phase(measured)
+        if phase is None:
+            return measured, units, replays
+        for u in phase:
+            units += 1
+            replays += u.replays
+            try:
+                t = backend.measure(u.op, u.cfg, u.m, u.replays, u.cfg_down)
+                measured.append(Measurement(u, t.samples_us))
+            except CandidateError as e:
+                measured.append(Measurement(u, None, e.kind, e.message))
+
+
+class FastOnSyntheticTest(unittest.TestCase):
+    """The fast strategy against the agent's synthetic backend (a simulated latency model with
+    failures and noise): near-exhaustive answers for a small fraction of the work."""
+
+    SIZES = (1, 4, 16, 64, 256, 1024, 4096)
+
+    def compare(self, shape, ops):
+        from moetune_agent import space as space_mod
+        from moetune_agent.backends.synthetic import SyntheticBackend
+        be = SyntheticBackend(shape)
+        space = space_mod.build_space(shape, self.SIZES, ops)
+        ex = make_strategy("exhaustive", space, self.SIZES, ops, shape)
+        me, ue, re_ = run_backend(ex, be)
+        fa = make_strategy("fast", space, self.SIZES, ops, shape)
+        mf, uf, rf = run_backend(fa, be)
+        we, wf = ex.winners(me), fa.winners(mf)
+        regrets = []
+        for m in self.SIZES:
+            te = sum(be.model_us(op, we[(op, m)], m) for op in ops)
+            tf = sum(be.model_us(op, wf[(op, m)], m) for op in ops)
+            regrets.append(tf / te)
+        return regrets, (ue, re_), (uf, rf), wf
+
+    def test_bf16_and_fp8_regret_and_cost(self):
+        for shape in (SHAPE, Shape(E=256, N=256, K=7168, topk=8, dtype="fp8_w8a8", block_shape=(128, 128))):
+            with self.subTest(dtype=shape.dtype):
+                regrets, (ue, re_), (uf, rf), _ = self.compare(shape, ("both",))
+                geo = math.exp(sum(math.log(r) for r in regrets) / len(regrets))
+                self.assertLessEqual(geo, 1.01, regrets)
+                self.assertLessEqual(max(regrets), 1.03, regrets)
+                self.assertLess(uf * 5, ue, "fast measured more than a fifth of the units")
+                self.assertLess(rf * 10, re_, "fast spent more than a tenth of the replays")
+
+    def test_separate_up_down_share_block_m(self):
+        regrets, _, _, wf = self.compare(SHAPE, ("up", "down"))
+        for m in self.SIZES:
+            self.assertEqual(wf[("up", m)].BLOCK_SIZE_M, wf[("down", m)].BLOCK_SIZE_M)
+        self.assertLessEqual(max(regrets), 1.03, regrets)
+
+    def test_every_batch_size_gets_a_winner_from_its_space(self):
+        from moetune_agent import space as space_mod
+        from moetune_agent.backends.synthetic import SyntheticBackend
+        sizes = BATCHES
+        space = space_mod.build_space(SHAPE, sizes, ("both",))
+        fa = make_strategy("fast", space, sizes, ("both",), SHAPE)
+        meas, _, _ = run_backend(fa, SyntheticBackend(SHAPE))
+        win = fa.winners(meas)
+        for m in sizes:
+            self.assertIn(win[("both", m)], space[("both", m)])
+        idents = [x.unit.ident() for x in meas]
+        self.assertEqual(len(idents), len(set(idents)), "a unit was measured twice")
+        self.assertIn(1, fa.anchors)
+        self.assertIn(4096, fa.anchors)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -270,9 +270,12 @@ class FastStrategy(Strategy):
     def next_phase(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
         book = Book(measured)
         for step in self._plan(book):
-            todo = [u for u in step if u.ident() not in book.done]
+            todo: Dict[str, Unit] = {}
+            for u in step:  # leaders sharing a neighbour propose it twice: measure it once
+                if u.ident() not in book.done:
+                    todo.setdefault(u.ident(), u)
             if todo:
-                return todo
+                return list(todo.values())
         return None
 
     def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
