@@ -18,13 +18,29 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _cu_source():
+    """bandwidth.cu's text, from this folder or, inside the agent's zipapp, through the zip loader."""
+    path = os.path.join(HERE, "bandwidth.cu")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            return f.read()
+    loader = globals().get("__loader__")
+    try:
+        return loader.get_data(path) if loader is not None and hasattr(loader, "get_data") else None
+    except OSError:
+        return None
+
+
 def _nvcc_probe(mib: int, device: int):
     nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
-    src = os.path.join(HERE, "bandwidth.cu")
-    if not nvcc or not os.path.exists(src):
+    code = _cu_source()
+    if not nvcc or code is None:
         return None
     out_dir = tempfile.mkdtemp(prefix="moetune-bw-")
     exe = os.path.join(out_dir, "bandwidth")
+    src = os.path.join(out_dir, "bandwidth.cu")
+    with open(src, "wb") as f:
+        f.write(code)
     try:
         subprocess.run([nvcc, "-O3", "-arch=sm_90", "-o", exe, src], check=True, capture_output=True, timeout=180)
         env = dict(os.environ)
