@@ -117,6 +117,7 @@ class BackendFailed(Exception):
 
 
 class Scheduler(object):
+    PREFETCH = 2  # units queued per worker
     def __init__(self, desc, gpus, cache_dir, precompile_workers=0):
         # type: (Dict[str, Any], Sequence[int], Optional[str], int) -> None
         self.desc = desc
@@ -187,24 +188,36 @@ class Scheduler(object):
     def _run(self, tasks, on_done):
         # type: (List[Tuple[str, Any]], Callable[[int, int, str, Any], None]) -> None
         """tasks: list of (kind, payload). on_done(index, gpu, status, payload) per task, as they end;
-        status is "ok" | "cand" | "crash"."""
+        status is "ok" | "cand" | "crash".
+
+        Each worker holds up to PREFETCH units (it works through them in order), so it never idles
+        waiting for this process; the first one held is the one running, which is what a crash or a
+        hang is charged to; the others go back to the queue."""
         pending = list(range(len(tasks)))
         pending.reverse()
         tid_to_index = {}  # type: Dict[int, int]
+        held = {}  # type: Dict[int, List[int]]   # gpu -> tids in the order the worker runs them
 
         def dispatch():
             for g in self.gpus:
-                if g not in self.busy and pending and g in self.workers:
+                if g not in self.workers:
+                    continue
+                q = held.setdefault(g, [])
+                while pending and len(q) < self.PREFETCH:
                     i = pending.pop(self._pick(tasks, pending))
                     tid = self.next_tid
                     self.next_tid += 1
                     tid_to_index[tid] = i
-                    self.busy[g] = (tid, tasks[i][0], tasks[i][1])
-                    self._started[g] = time.time()
+                    if not q:
+                        self._started[g] = time.time()
+                    q.append(tid)
                     self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
+                self._sync_busy(held)
 
         def check_workers():
-            for g, (tid, kind, payload) in list(self.busy.items()):
+            for g, q in list(held.items()):
+                if not q:
+                    continue
                 p = self.workers[g][0]
                 hung = p.is_alive() and time.time() - self._started.get(g, time.time()) > self.unit_timeout_s
                 if hung:
@@ -213,17 +226,21 @@ class Scheduler(object):
                 elif p.is_alive():
                     continue
                 self.crashes += 1
-                del self.busy[g]
+                culprit, rest = q[0], q[1:]
+                held[g] = []
+                for tid in reversed(rest):   # not started: back to the front of the queue
+                    pending.append(tid_to_index.pop(tid))
+                self._sync_busy(held)
                 if hung:
                     why = "timed out after %.0f s (hung kernel?); worker restarted" % self.unit_timeout_s
                 else:
                     why = "worker process died (exit code %s)" % p.exitcode
                 sys.stderr.write("moetune-agent: GPU %d: %s\n" % (g, why))
                 self._spawn(g)
-                on_done(tid_to_index.pop(tid), g, "crash", why)
+                on_done(tid_to_index.pop(culprit), g, "crash", why)
 
         last_check = time.time()
-        while pending or self.busy:
+        while pending or any(held.values()):
             if self.stop:
                 raise Cancelled()
             dispatch()
@@ -236,17 +253,21 @@ class Scheduler(object):
                 if status == "fatal":
                     raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
                                         % (gpu, self.desc["name"], payload))
-                cur = self.busy.get(gpu)
-                if cur is not None and cur[0] == tid:
-                    del self.busy[gpu]
-                    # Give the worker its next unit before recording this one (journal fsync, events),
-                    # so the GPU never waits on our bookkeeping.
+                q = held.get(gpu) or []
+                if q and q[0] == tid:
+                    q.pop(0)
+                    self._started[gpu] = time.time()
+                    # Refill before recording this result (journal fsync, events): the GPU never waits.
                     dispatch()
                     on_done(tid_to_index.pop(tid), gpu, status, payload)
                 # else: a late answer from a worker already written off
             if item is None or time.time() - last_check > 0.5:
                 last_check = time.time()
                 check_workers()
+        self._sync_busy(held)
+
+    def _sync_busy(self, held):
+        self.busy = {g: q[0] for g, q in held.items() if q}
 
     def _compiled(self, unit):
         # type: (Unit) -> bool
