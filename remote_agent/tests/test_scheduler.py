@@ -53,6 +53,28 @@ class Workers(unittest.TestCase):
         self.check(us, got, [0])
 
 
+class Crash(unittest.TestCase):
+    def test_crash_charged_to_running_unit_and_queued_one_requeued(self):
+        import os
+        us = units(12)
+        victim = us[4]
+        os.environ["MOETUNE_TEST_CRASH_UNIT"] = victim.ident()
+        try:
+            s = Scheduler(DESC, [0], None)
+            s.start()
+        finally:
+            del os.environ["MOETUNE_TEST_CRASH_UNIT"]
+        got = []
+        try:
+            s.measure(us, got.append, simulated=True)
+        finally:
+            s.close()
+        self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))  # each once
+        crashed = [m for m in got if m.error_kind == "crash"]
+        self.assertEqual([m.unit for m in crashed], [victim])
+        self.assertEqual(s.crashes, 1)
+
+
 class Pick(unittest.TestCase):
     class Ready(object):
         def __init__(self, v):
