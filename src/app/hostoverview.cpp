@@ -218,10 +218,16 @@ void HostOverview::setProbe(const HostProbe &p) {
         setField(u"model"_s, tr("no running server found"));
         setField(u"moeShape"_s, u"-"_s);
     } else {
-        const ServerProcess &s = p.servers.first();
-        setField(u"model"_s,
-                 tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
-        setField(u"moeShape"_s, shapeText(s));
+        // Usually one server; several (a second model, a test instance) are all listed.
+        QStringList models;
+        QStringList shapes;
+        for (const ServerProcess &s : p.servers) {
+            models.append(
+                tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
+            shapes.append(shapeText(s));
+        }
+        setField(u"model"_s, models.join(u'\n'));
+        setField(u"moeShape"_s, shapes.join(u'\n'));
     }
     setField(u"suggestedSpec"_s,
              p.suggestedSpec ? specText(*p.suggestedSpec) : tr("none (no MoE model served)"));

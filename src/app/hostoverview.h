@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QWidget>
 
+class QFormLayout;
 class QLabel;
 class QTableView;
 
@@ -38,7 +39,7 @@ public:
     static QString shapeText(const ServerProcess &server);
 
 private:
-    QLabel *addField(class QFormLayout *form, const QString &key, const QString &label);
+    QLabel *addField(QFormLayout *form, const QString &key, const QString &label);
     void setField(const QString &key, const QString &text);
 
     bool m_hasProbe = false;

@@ -179,6 +179,11 @@ HostsPage::HostsPage(DiagnosePage *diagnosePage, QWidget *parent)
             connectHost();
     });
 
+    // The files of $HOME/.ssh, as HostStore reads them (libssh alone would look up the passwd home).
+    const QString sshDir = QDir::homePath() + u"/.ssh"_s;
+    m_sshTemplate.sshDir = sshDir;
+    m_sshTemplate.knownHostsFile = sshDir + u"/known_hosts"_s;
+    m_sshTemplate.sshConfigFile = QFileInfo::exists(m_sshConfigPath) ? m_sshConfigPath : u"none"_s;
     setSources(nullptr, m_sshConfigPath);
 }
 

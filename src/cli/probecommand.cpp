@@ -1,0 +1,193 @@
+#include "cli/probecommand.h"
+
+#include "cli/commandregistry.h"
+#include "cli/console.h"
+#include "cli/hostsupport.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune::cli {
+
+MOETUNE_REGISTER_COMMAND(ProbeCommand)
+
+namespace {
+
+int fail(const QString &message) {
+    Console::err(u"moetune-cli probe: "_s + message + u'\n');
+    return ExitUsage;
+}
+
+QString orNone(const QString &s, const QString &none) {
+    return s.isEmpty() ? none : s;
+}
+
+} // namespace
+
+QString ProbeCommand::name() const {
+    return u"probe"_s;
+}
+
+QString ProbeCommand::summary() const {
+    return u"Describe a host: GPUs, versions, MoE config folders, served model (over SSH or 'local')"_s;
+}
+
+bool ProbeCommand::needsAttention(const HostProbe &p) {
+    return p.framework == Framework::SGLang && p.tritonVersion && !p.installedTritonFolderExists;
+}
+
+QString ProbeCommand::renderText(const HostProbe &p) {
+    QString out;
+    const QJsonObject host = p.raw.value("host"_L1).toObject();
+    out += u"Host:        %1%2%3\n"_s.arg(orNone(p.hostName, u"?"_s),
+                                          host.value("os"_L1).toString().isEmpty()
+                                              ? QString()
+                                              : u" ("_s + host.value("os"_L1).toString() + u')',
+                                          p.simulated ? u" [simulated]"_s : QString());
+    out += u"Python:      %1 (%2)\n"_s.arg(orNone(p.pythonVersion, u"not found"_s), p.pythonExecutable);
+    out += u"torch:       %1\n"_s.arg(orNone(p.torchVersion, u"not installed"_s));
+    out += u"Triton:      %1\n"_s.arg(p.tritonVersion ? p.tritonVersion->toString() : u"not installed"_s);
+    out += u"nvcc:        %1\n"_s.arg(orNone(p.nvccVersion, u"not found"_s));
+    if (p.gpus.isEmpty()) {
+        const QString why = p.raw.value("gpu_error"_L1).toString();
+        out += u"GPUs:        none%1\n"_s.arg(why.isEmpty() ? QString() : u" (" + why + u')');
+    }
+    for (const GpuInfo &g : p.gpus) {
+        out += u"GPU %1:       %2, %3 / %4 MiB used"_s.arg(g.index)
+                   .arg(g.name)
+                   .arg(g.memoryUsedMiB)
+                   .arg(g.memoryTotalMiB);
+        if (!g.computeCapability.isEmpty())
+            out += u", sm %1"_s.arg(g.computeCapability);
+        out += u'\n';
+        for (const GpuProcess &proc : g.processes)
+            out += u"             pid %1 %2: %3 MiB\n"_s.arg(proc.pid).arg(proc.name).arg(proc.usedMiB);
+    }
+    if (p.framework == Framework::Unknown) {
+        out += u"Framework:   neither SGLang nor vLLM is importable\n"_s;
+    } else {
+        out += u"Framework:   %1 %2\n"_s.arg(frameworkName(p.framework), p.frameworkVersion);
+        out += u"Config root: %1\n"_s.arg(orNone(p.configRoot, u"-"_s));
+        if (!p.userConfigFolder.isEmpty())
+            out += u"User folder: %1\n"_s.arg(p.userConfigFolder);
+        if (p.framework == Framework::SGLang) {
+            const QString installed = p.installedTritonFolder();
+            if (!installed.isEmpty())
+                out += u"  %1  installed Triton: %2\n"_s.arg(
+                    installed.leftJustified(16), p.installedTritonFolderExists ? u"present"_s : u"MISSING"_s);
+            for (const TritonFolder &f : p.tritonFolders) {
+                if (f.name != installed)
+                    out += u"  %1  %2 file(s)\n"_s.arg(f.name.leftJustified(16)).arg(f.files.size());
+            }
+        } else {
+            out += u"  %1 config file(s)\n"_s.arg(p.configFiles.size());
+        }
+    }
+    if (p.servers.isEmpty())
+        out += u"Server:      no running inference server found\n"_s;
+    for (const ServerProcess &s : p.servers) {
+        out += u"Server:      pid %1, %2, model %3, TP %4\n"_s.arg(s.pid)
+                   .arg(frameworkName(s.framework), orNone(s.modelPath, u"?"_s))
+                   .arg(s.tensorParallel);
+        if (s.shape)
+            out += u"MoE shape:   %1 experts, top-k %2, hidden %3, MoE intermediate %4%5\n"_s
+                       .arg(s.shape->experts)
+                       .arg(s.shape->topk)
+                       .arg(s.shape->hiddenSize)
+                       .arg(s.shape->intermediateSize)
+                       .arg(s.shape->quantMethod.isEmpty() ? QString() : u", "_s + s.shape->quantMethod);
+    }
+    if (p.suggestedSpec) {
+        const TuneSpec &t = *p.suggestedSpec;
+        out += u"Tuning job:  %1 E=%2 N=%3 K=%4 top-k %5 %6\n"_s.arg(frameworkName(t.framework))
+                   .arg(t.experts)
+                   .arg(t.n)
+                   .arg(t.hiddenSize)
+                   .arg(t.topk)
+                   .arg(t.dtype.isEmpty() ? u"bf16"_s : t.dtype);
+    }
+    if (needsAttention(p))
+        out += u"\n%1 does not exist: the server falls back to older folders or default configs. "
+               u"Tune the served shapes to create it.\n"_s.arg(p.installedTritonFolder());
+    return out;
+}
+
+int ProbeCommand::run(const QStringList &args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Run moetune's agent on HOST and describe it: GPUs and who holds their memory, Python/torch/Triton "
+        u"versions, the SGLang/vLLM config root and its triton_* folders, the served model's MoE shape.\n\n"
+        u"HOST: an alias of ~/.ssh/config, a host added in the app, user@host[:port], or 'local' (this "
+        u"machine). An unknown host key is refused (exit 2) with the command that trusts it.\n\n"
+        u"Exit status: 0 described, 1 described and the folder for the installed Triton is missing, "
+        u"2 usage, connection or agent error."_s);
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"HOST"_s, u"The host to probe."_s);
+    const QCommandLineOption python(
+        u"python"_s, u"The host's Python interpreter (e.g. a venv's bin/python)."_s, u"PATH"_s);
+    const QCommandLineOption format({u"f"_s, u"format"_s}, u"Output format: text (default) or json."_s,
+                                    u"format"_s, u"text"_s);
+    const QCommandLineOption accept(
+        u"accept-new-host-key"_s, u"Record an unknown host key instead of refusing (a changed key is always "
+                                  u"refused)."_s);
+    const QCommandLineOption timeout(u"timeout"_s, u"Seconds to wait for the host (default 120)."_s, u"S"_s,
+                                     u"120"_s);
+    parser.addOptions({python, format, accept, timeout});
+    if (!parser.parse(args))
+        return fail(parser.errorText() + u". Run 'moetune-cli probe --help'."_s);
+    if (parser.isSet(u"help"_s)) {
+        QString help = parser.helpText();
+        const qsizetype options = help.indexOf(u" [options]"_s);
+        if (help.startsWith(u"Usage: "_s) && options > 0)
+            help.replace(7, options - 7, u"moetune-cli probe"_s);
+        Console::out(help);
+        return ExitClean;
+    }
+    const QString fmt = parser.value(format).toLower();
+    if (fmt != u"text"_s && fmt != u"json"_s)
+        return fail(u"unknown --format '%1'; use text or json."_s.arg(parser.value(format)));
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return fail(positional.isEmpty() ? u"no HOST given. Example: moetune-cli probe gpu-7 (or 'local')."_s
+                                         : u"give one HOST (got %1)."_s.arg(positional.join(u' ')));
+    bool ok = false;
+    const int seconds = parser.value(timeout).toInt(&ok);
+    if (!ok || seconds <= 0)
+        return fail(u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
+
+    QString error;
+    const auto target = resolveHost(positional.first(), &error);
+    if (!target)
+        return fail(error);
+    HostSession::Options options;
+    options.python = parser.value(python);
+    options.acceptNewHostKey = parser.isSet(accept);
+    options.timeoutMs = seconds * 1000;
+    HostSession session(*target, options);
+    if (!session.connect(&error))
+        return fail(error);
+    if (!session.acceptedFingerprint().isEmpty())
+        Console::err(u"moetune-cli probe: recorded the %1 host key %2 of %3 in known_hosts.\n"_s.arg(
+            session.seenKeyType(), session.acceptedFingerprint(), target->host.alias));
+    const auto probe = session.probe(&error);
+    session.disconnect();
+    if (!probe)
+        return fail(u"the probe of %1 failed: %2"_s.arg(target->host.alias, error));
+
+    if (fmt == u"json"_s) {
+        QJsonObject o = probe->raw;
+        o.remove(u"type"_s);
+        o.insert(u"agent_version"_s, probe->agentVersion);
+        o.insert(u"host_spec"_s, positional.first());
+        Console::outBytes(QJsonDocument(o).toJson(QJsonDocument::Indented));
+    } else {
+        Console::out(renderText(*probe));
+    }
+    return needsAttention(*probe) ? ExitFindings : ExitClean;
+}
+
+} // namespace moetune::cli

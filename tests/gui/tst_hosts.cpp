@@ -1,0 +1,410 @@
+// The Hosts page offscreen: its models under QAbstractItemModelTester, the host dialog, and the whole
+// "Local machine" flow (connect, probe a fake SGLang install, Diagnose host into the Diagnose page) with
+// the real agent zipapp and LocalTransport.
+#include "tst_hosts_fakehost.h"
+
+#include "app/diagnosepage.h"
+#include "app/hostconnection.h"
+#include "app/hostdialog.h"
+#include "app/hostfoldermodel.h"
+#include "app/hostgpumodel.h"
+#include "app/hostlistmodel.h"
+#include "app/hostoverview.h"
+#include "app/hostspage.h"
+#include "app/logedit.h"
+#include "app/mainwindow.h"
+#include "core/tuning/hostprobe.h"
+#include "remote/hoststore.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QTreeView>
+
+using namespace Qt::StringLiterals;
+using namespace moetune;
+
+namespace {
+
+HostProbe probeFrom(const QByteArray &json) {
+    QJsonParseError e{};
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &e);
+    QString error;
+    const auto p = HostProbe::fromJson(doc.object(), &error);
+    return p.value_or(HostProbe{});
+}
+
+QByteArray sglangProbe(const char *triton, const char *folders) {
+    return QByteArray(
+               R"({"type":"probe","host":{"hostname":"gpu-7"},"gpus":[],"python":{"executable":"/usr/bin/python3","version":"3.11.2","triton":")") +
+           triton +
+           R"("},"frameworks":[{"name":"sglang","importable":true,"version":"0.5.6","config_root":"/x/configs","triton_folders":)" +
+           folders + R"(}],"servers":[]})";
+}
+
+HostDialog *waitForDialog(QWidget *parent) {
+    HostDialog *d = nullptr;
+    for (int i = 0; i < 100 && !d; ++i) {
+        d = parent->findChild<HostDialog *>();
+        if (!d)
+            QTest::qWait(20);
+    }
+    return d;
+}
+
+} // namespace
+
+class TestHosts : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+    std::unique_ptr<test::FakeSglangHost> m_host;
+    QString m_agent;
+
+    // A main window whose Hosts page reads this test's settings and an empty ssh config.
+    std::unique_ptr<MainWindow> makeWindow(HostsPage **page) {
+        auto w = std::make_unique<MainWindow>();
+        *page = w->findChild<HostsPage *>();
+        if (*page) {
+            (*page)->setLocalHome(m_host->homePath());
+            (*page)->setAgentPath(m_agent);
+        }
+        return w;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_home.isValid());
+        // Everything this test writes (settings, ~/.ssh, fetched logs) stays in temporary folders.
+        qputenv("HOME", m_home.path().toUtf8());
+        qunsetenv("SSH_AUTH_SOCK");
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        m_host = std::make_unique<test::FakeSglangHost>();
+        QString error;
+        QVERIFY2(m_host->create(&error), qPrintable(error));
+        m_agent = HostConnection::findAgentPath();
+        QVERIFY2(!m_agent.isEmpty(), "moetune-agent.pyz not found: build the moetune_agent_pyz target first");
+    }
+
+    void cleanupTestCase() { QSettings().clear(); }
+
+    void folderModel_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<QString>("installedStatus");
+        QTest::newRow("installed missing, older present")
+            << sglangProbe(
+                   "3.6.0",
+                   R"([{"name":"triton_3_4_0","files":["a.json"]},{"name":"triton_3_2_0","files":[]}])")
+            << QStringList{u"triton_3_6_0"_s, u"triton_3_4_0"_s, u"triton_3_2_0"_s}
+            << u"installed Triton: MISSING"_s;
+        QTest::newRow("installed present, sorted newest first")
+            << sglangProbe(
+                   "3.4.0",
+                   R"([{"name":"triton_3_2_0","files":[]},{"name":"triton_3_4_0","files":["a.json"]}])")
+            << QStringList{u"triton_3_4_0"_s, u"triton_3_2_0"_s} << u"installed Triton: present"_s;
+        QTest::newRow("no folders at all")
+            << sglangProbe("3.7.0", "[]") << QStringList{u"triton_3_7_0"_s} << u"installed Triton: MISSING"_s;
+        QTest::newRow("vllm flat folder")
+            << QByteArray(
+                   R"({"type":"probe","python":{"triton":"3.6.0"},"frameworks":[{"name":"vllm","importable":true,"config_root":"/v/configs","files":["E=8.json"]}]})")
+            << QStringList{u"configs/"_s} << QString();
+        QTest::newRow("no framework")
+            << QByteArray(R"({"type":"probe","python":{},"frameworks":[]})") << QStringList{} << QString();
+    }
+
+    void folderModel() {
+        QFETCH(QByteArray, json);
+        QFETCH(QStringList, names);
+        QFETCH(QString, installedStatus);
+        HostFolderModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setProbe(probeFrom(json));
+        QStringList got;
+        QString status;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            got.append(model.index(r, HostFolderModel::FolderColumn).data().toString());
+            if (model.index(r, 0).data(HostFolderModel::InstalledRole).toBool())
+                status = model.index(r, HostFolderModel::StatusColumn).data().toString();
+        }
+        QCOMPARE(got, names);
+        QCOMPARE(status, installedStatus);
+    }
+
+    void gpuModel_data() {
+        QTest::addColumn<qint64>("used");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<double>("fraction");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("busy") << qint64(120034) << qint64(143771) << 120034.0 / 143771.0
+                              << u"117.2 / 140.4 GiB in use (83%)"_s;
+        QTest::newRow("idle") << qint64(0) << qint64(81559) << 0.0 << u"0.0 / 79.6 GiB in use (0%)"_s;
+        QTest::newRow("unknown total") << qint64(10) << qint64(0) << -1.0 << u"unknown"_s;
+    }
+
+    void gpuModel() {
+        QFETCH(qint64, used);
+        QFETCH(qint64, total);
+        QFETCH(double, fraction);
+        QFETCH(QString, text);
+        QLocale::setDefault(QLocale::c());
+        HostGpuModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        GpuInfo g;
+        g.name = u"NVIDIA H200"_s;
+        g.memoryUsedMiB = used;
+        g.memoryTotalMiB = total;
+        g.processes = {{5123, u"python3"_s, used}};
+        model.setGpus({g, g});
+        QCOMPARE(model.rowCount(), 2);
+        const QModelIndex mem = model.index(0, HostGpuModel::MemoryColumn);
+        QCOMPARE(mem.data().toString(), text);
+        QCOMPARE(mem.data(HostGpuModel::MemoryFractionRole).toDouble(), fraction);
+        QVERIFY(model.index(0, HostGpuModel::ProcessesColumn).data().toString().contains(u"pid 5123"_s));
+    }
+
+    void dialogValidation_data() {
+        QTest::addColumn<QString>("alias");
+        QTest::addColumn<int>("logKind");
+        QTest::addColumn<QString>("logSource");
+        QTest::addColumn<bool>("valid");
+        QTest::addColumn<QString>("errorPart");
+        QTest::newRow("ok file") << u"gpu-9"_s << int(LogSource::Kind::File) << u"/var/log/sglang.log"_s
+                                 << true << QString();
+        QTest::newRow("ok command") << u"gpu-9"_s << int(LogSource::Kind::Command)
+                                    << u"docker logs --tail 20000 sgl"_s << true << QString();
+        QTest::newRow("empty name") << QString() << int(LogSource::Kind::None) << QString() << false
+                                    << u"name"_s;
+        QTest::newRow("space in name")
+            << u"gpu 9"_s << int(LogSource::Kind::None) << QString() << false << u"no spaces"_s;
+        QTest::newRow("taken name") << u"gpu-1"_s << int(LogSource::Kind::None) << QString() << false
+                                    << u"already"_s;
+        QTest::newRow("relative log")
+            << u"gpu-9"_s << int(LogSource::Kind::File) << u"sglang.log"_s << false << u"absolute"_s;
+        QTest::newRow("empty command")
+            << u"gpu-9"_s << int(LogSource::Kind::Command) << QString() << false << u"command"_s;
+    }
+
+    void dialogValidation() {
+        QFETCH(QString, alias);
+        QFETCH(int, logKind);
+        QFETCH(QString, logSource);
+        QFETCH(bool, valid);
+        QFETCH(QString, errorPart);
+        HostDialog dialog(HostDialog::Mode::Add, HostConfig{}, {u"gpu-1"_s, u"local"_s});
+        dialog.aliasEdit()->setText(alias);
+        dialog.logKindCombo()->setCurrentIndex(dialog.logKindCombo()->findData(logKind));
+        dialog.logSourceEdit()->setText(logSource);
+        QCOMPARE(dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled(), valid);
+        QCOMPARE(dialog.validationError().isEmpty(), valid);
+        if (!valid)
+            QVERIFY2(dialog.errorLabel()->text().contains(errorPart),
+                     qPrintable(dialog.errorLabel()->text()));
+    }
+
+    void addEditRemoveHostThroughDialog() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        QVERIFY(page);
+        QAbstractItemModelTester tester(page->hostModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // With nothing configured the page offers this machine, so the flow can be tried at once.
+        QCOMPARE(page->hostModel()->rowCount(), 1);
+        QCOMPARE(page->hostModel()->index(0, 0).data().toString(), u"Local machine"_s);
+
+        page->addHost();
+        HostDialog *dialog = waitForDialog(page);
+        QVERIFY(dialog);
+        QTest::keyClicks(dialog->aliasEdit(), u"gpu-7"_s);
+        QTest::keyClicks(dialog->hostNameEdit(), u"10.1.2.3"_s);
+        QTest::keyClicks(dialog->userEdit(), u"ubuntu"_s);
+        dialog->portSpin()->setValue(2222);
+        QTest::keyClicks(dialog->proxyJumpEdit(), u"jump@bastion"_s);
+        dialog->pythonEdit()->setText(u"/opt/venv/bin/python"_s);
+        dialog->logKindCombo()->setCurrentIndex(
+            dialog->logKindCombo()->findData(int(LogSource::Kind::Command)));
+        QTest::keyClicks(dialog->logSourceEdit(), u"journalctl -u sglang -n 20000"_s);
+        QVERIFY(dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+        QTest::mouseClick(dialog->buttons()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+
+        QTRY_COMPARE(page->hostModel()->rowCount(), 2);
+        const int row = page->hostModel()->rowOf(u"gpu-7"_s);
+        QVERIFY(row >= 0);
+        QCOMPARE(page->hostModel()->index(row, HostListModel::AddressColumn).data().toString(),
+                 u"ubuntu@10.1.2.3:2222 via jump@bastion"_s);
+        QCOMPARE(page->hostModel()->index(row, HostListModel::SourceColumn).data().toString(), u"app"_s);
+        QCOMPARE(page->currentAlias(), u"gpu-7"_s);
+
+        // Kept in the settings, where the CLI's HostStore finds it too.
+        QSettings settings;
+        const auto saved = HostStore(&settings).host(u"gpu-7"_s);
+        QVERIFY(saved);
+        QCOMPARE(saved->python, u"/opt/venv/bin/python"_s);
+        QCOMPARE(saved->logSource.kind, LogSource::Kind::Command);
+        QCOMPARE(saved->logSource.value, u"journalctl -u sglang -n 20000"_s);
+        QCOMPARE(saved->port, 2222);
+
+        // Edit: the python changes, the rest stays.
+        page->editHost();
+        dialog = waitForDialog(page);
+        QVERIFY(dialog);
+        QCOMPARE(dialog->userEdit()->text(), u"ubuntu"_s);
+        dialog->pythonEdit()->setText(u"/srv/env/bin/python3"_s);
+        QTest::mouseClick(dialog->buttons()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        QTRY_COMPARE(HostStore(&settings).host(u"gpu-7"_s)->python, u"/srv/env/bin/python3"_s);
+        QCOMPARE(HostStore(&settings).host(u"gpu-7"_s)->user, u"ubuntu"_s);
+
+        QVERIFY(page->selectHost(u"gpu-7"_s));
+        QVERIFY(page->removeHost());
+        QCOMPARE(page->hostModel()->rowCount(), 1);
+        QVERIFY(!HostStore(&settings).host(u"gpu-7"_s));
+        // The Local machine entry cannot be removed.
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        QVERIFY(!page->removeHost());
+    }
+
+    void diagnoseWithoutLogSourceSaysWhatToDo() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        page->diagnoseHost();
+        QVERIFY2(page->bannerText().contains(u"no log source"_s), qPrintable(page->bannerText()));
+        QCOMPARE(window->currentPage(), 0);
+    }
+
+    void localMachineProbeAndDiagnose() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        window->show();
+        QAbstractItemModelTester tester(page->hostModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester gpuTester(page->overview()->gpuModel(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester folderTester(page->overview()->folderModel(),
+                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int hostsIndex = window->pageCount() - 1;
+        window->setCurrentPage(hostsIndex);
+
+        // The Local machine's log source is set like any host's: a file, here with a space in its path.
+        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        local.logSource = {LogSource::Kind::File, m_host->logPath()};
+        page->saveHost(local);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+
+        page->connectHost();
+        const int row = page->hostModel()->rowOf(HostListModel::localAlias());
+        QTRY_COMPARE(page->hostModel()->index(row, 0).data(HostListModel::StateRole).toInt(),
+                     int(Transport::State::Connected));
+        QCOMPARE(page->hostModel()->index(row, HostListModel::StateColumn).data().toString(), u"Connected"_s);
+
+        page->probeHost();
+        HostOverview *ov = page->overview();
+        QTRY_VERIFY_WITH_TIMEOUT(ov->hasProbe() || page->bannerText().contains(u"failed"_s), 60000);
+        QVERIFY2(ov->hasProbe(), qPrintable(page->bannerText()));
+        QCOMPARE(ov->field(u"framework"_s), u"SGLang 0.5.6"_s);
+        QVERIFY2(ov->field(u"triton"_s).startsWith(u"3.6.0"_s), qPrintable(ov->field(u"triton"_s)));
+        QCOMPARE(ov->field(u"configRoot"_s), m_host->configRoot());
+        // The folder of the installed Triton is missing: it is listed first and marked so.
+        HostFolderModel *folders = ov->folderModel();
+        QCOMPARE(folders->rowCount(), 2);
+        QCOMPARE(folders->index(0, HostFolderModel::FolderColumn).data().toString(), u"triton_3_6_0"_s);
+        QCOMPARE(folders->index(0, HostFolderModel::StatusColumn).data().toString(),
+                 u"installed Triton: MISSING"_s);
+        QCOMPARE(folders->index(1, HostFolderModel::FolderColumn).data().toString(), u"triton_3_4_0"_s);
+        QCOMPARE(folders->index(1, HostFolderModel::FilesColumn).data().toString(), u"1 config file(s)"_s);
+        // GPU facts through the nvidia-smi stand-in.
+        QCOMPARE(ov->gpuModel()->rowCount(), 1);
+        QVERIFY(
+            ov->gpuModel()->index(0, HostGpuModel::GpuColumn).data().toString().contains(u"NVIDIA H200"_s));
+        QVERIFY(ov->gpuModel()
+                    ->index(0, HostGpuModel::ProcessesColumn)
+                    .data()
+                    .toString()
+                    .contains(u"pid 5123"_s));
+        // The served model and the tuning job it implies.
+        QVERIFY2(ov->field(u"model"_s).contains(m_host->modelPath()), qPrintable(ov->field(u"model"_s)));
+        QVERIFY2(ov->field(u"moeShape"_s).contains(u"128 experts, top-k 8, hidden size 2048"_s),
+                 qPrintable(ov->field(u"moeShape"_s)));
+        QVERIFY2(ov->field(u"suggestedSpec"_s).contains(u"E=128, N=768, K=2048, top-k 8"_s),
+                 qPrintable(ov->field(u"suggestedSpec"_s)));
+        QVERIFY2(page->bannerText().contains(u"MISSING"_s), qPrintable(page->bannerText()));
+
+        // Diagnose host: fetch the log, open it in the Diagnose page with the probe merged, switch pages.
+        QSignalSpy opened(page, &HostsPage::diagnosisOpened);
+        page->diagnoseHost();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        QCOMPARE(window->currentPage(), 0);
+        DiagnosePage *diagnose = window->diagnosePage();
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose->isBusy(), 30000);
+        const Diagnosis &d = diagnose->diagnosis();
+        bool folderConfirmed = false;
+        bool servedModel = false;
+        bool fallbackFromLog = false;
+        for (const Finding &f : d.findings) {
+            folderConfirmed = folderConfirmed || f.rule == u"host-triton-folder-missing"_s;
+            servedModel = servedModel || f.rule == u"host-served-model"_s;
+            fallbackFromLog = fallbackFromLog || f.rule.contains(u"fallback"_s);
+        }
+        QVERIFY2(folderConfirmed, qPrintable(d.toMarkdown()));
+        QVERIFY2(servedModel, qPrintable(d.toMarkdown()));
+        QVERIFY2(fallbackFromLog, qPrintable(d.toMarkdown()));
+        QCOMPARE(diagnose->hostLabel(), u"Local machine"_s);
+        QVERIFY(diagnose->findChild<QLabel *>(u"sourceLabel"_s)->text().contains(u"Local machine"_s));
+        QVERIFY2(page->bannerText().contains(u"Fetched"_s), qPrintable(page->bannerText()));
+
+        // Opening another log drops the host context: its findings are the log's alone.
+        diagnose->loadDemo();
+        QVERIFY(diagnose->hostLabel().isEmpty());
+        page->disconnectHost();
+        QTRY_COMPARE(page->hostModel()->index(row, 0).data(HostListModel::StateRole).toInt(),
+                     int(Transport::State::Disconnected));
+    }
+
+    void followLiveAppendsNewLines() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        const QString log = m_host->root() + u"/logs/follow.log"_s;
+        {
+            QFile f(log);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("[2026-11-29 10:00:00] starting\n");
+        }
+        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        local.logSource = {LogSource::Kind::File, log};
+        page->saveHost(local);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        page->setFollowing(true);
+        QVERIFY(page->followButton()->isChecked());
+        DiagnosePage *diagnose = window->diagnosePage();
+        QCOMPARE(window->currentPage(), 0);
+        QTest::qWait(1500); // tail -F starts at the end: only lines written from now on arrive
+        {
+            QFile f(log);
+            QVERIFY(f.open(QIODevice::Append));
+            f.write(
+                "[2026-11-29 10:00:09 TP0] Using default MoE kernel config. Performance might be "
+                "sub-optimal! "
+                "Config file not found at /x/configs/triton_3_6_0/E=64,N=1408,device_name=NVIDIA_H200.json, "
+                "you can create them with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/"
+                "fused_moe_triton\n");
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(diagnose->logEdit()->toPlainText().contains(u"E=64,N=1408"_s), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose->diagnosis().targets.isEmpty(), 20000);
+        QCOMPARE(diagnose->diagnosis().targets.first().name.experts, 64);
+        page->setFollowing(false);
+        QTRY_VERIFY(!page->connection(HostListModel::localAlias())->isFollowing());
+    }
+};
+
+QTEST_MAIN(TestHosts)
+#include "tst_hosts.moc"
