@@ -708,13 +708,14 @@ void DiagnosePage::showFinding(int row) {
         seen += tr(" on %1").arg(FindingsModel::compactSources(f->sources));
     html += u"<p style='color:gray; margin-top:0'>"_s + seen.toHtmlEscaped() + u" &middot; rule <code>"_s +
             f->rule.toHtmlEscaped() + u"</code></p>"_s;
-    if (!f->explanation.isEmpty())
-        html += u"<p>"_s + htmlParagraphs(f->explanation) + u"</p>"_s;
+    // What to do first: it is what a person came for; the why follows.
     if (!f->advice.isEmpty()) {
-        html += u"<table width='100%' cellpadding='8' style='background-color:#eaf3ea; margin-top:4px'>"
+        html += u"<table width='100%' cellpadding='8' style='background-color:#eaf3ea; margin-top:2px'>"
                 u"<tr><td><b>What to do</b><br>"_s +
                 htmlParagraphs(f->advice) + u"</td></tr></table>"_s;
     }
+    if (!f->explanation.isEmpty())
+        html += u"<p><b>Why</b><br>"_s + htmlParagraphs(f->explanation) + u"</p>"_s;
     m_details->setHtml(html);
 
     m_targetModel->setTarget(f->target);

@@ -6,14 +6,37 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QHash>
 #include <QIcon>
+#include <QImage>
 #include <QPixmap>
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
+
+// A palette of the most frequent colours keeps a UI screenshot small enough for a README.
+static QImage reduceColors(const QImage &image, int colors) {
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    QHash<QRgb, int> counts;
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x)
+            ++counts[line[x]];
+    }
+    QList<std::pair<int, QRgb>> byCount;
+    byCount.reserve(counts.size());
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        byCount.append({it.value(), it.key()});
+    std::sort(byCount.begin(), byCount.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    QList<QRgb> table;
+    for (qsizetype i = 0; i < byCount.size() && i < colors; ++i)
+        table.append(byCount.at(i).second);
+    return rgb.convertToFormat(QImage::Format_Indexed8, table, Qt::ThresholdDither);
+}
 
 int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
@@ -35,7 +58,10 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption windowSize(u"window-size"_s, u"Window size, e.g. 1440x900."_s, u"WxH"_s);
     const QCommandLineOption finding(u"select-finding"_s,
                                      u"Row of the finding to select (with --screenshot)."_s, u"row"_s);
-    parser.addOptions({screenshot, windowSize, finding});
+    const QCommandLineOption screenshotColors(
+        u"screenshot-colors"_s, u"Reduce the screenshot to this many colours (2-256; default: all)."_s,
+        u"n"_s);
+    parser.addOptions({screenshot, windowSize, finding, screenshotColors});
     parser.process(app);
 
     moetune::MainWindow window;
@@ -55,13 +81,17 @@ int main(int argc, char *argv[]) {
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
         const int row = parser.value(finding).toInt();
+        const int colors = qBound(0, parser.value(screenshotColors).toInt(), 256);
         auto *page = window.diagnosePage();
-        auto grab = [&window, page, out, row] {
+        auto grab = [&window, page, out, row, colors] {
             if (row > 0)
                 page->selectFinding(row);
             // Let the layout settle after the last model reset before grabbing.
-            QTimer::singleShot(300, &window, [&window, out] {
-                const bool ok = window.grab().save(out, "PNG");
+            QTimer::singleShot(300, &window, [&window, out, colors] {
+                QImage image = window.grab().toImage();
+                if (colors >= 2)
+                    image = reduceColors(image, colors);
+                const bool ok = image.save(out, "PNG");
                 std::fprintf(stderr, ok ? "moetune: saved %s\n" : "moetune: could not write %s\n",
                              qPrintable(QDir::toNativeSeparators(out)));
                 QApplication::exit(ok ? 0 : 1);
