@@ -50,7 +50,17 @@ qint64 FdDevice::readData(char *data, qint64 maxSize) {
     // QIODevice convention: 0 at end of file, -1 only for a real read error.
     if (m_eof)
         return m_failed ? -1 : 0;
-    return readFd(data, maxSize);
+    // Fill the whole request, as a file read would: a pipe hands out whatever the writer last wrote, and
+    // the diagnoser sees lines in context best in large blocks.
+    qint64 total = 0;
+    while (total < maxSize && !m_eof) {
+        const qint64 n = readFd(data + total, maxSize - total);
+        if (n > 0)
+            total += n;
+    }
+    if (total == 0 && m_failed)
+        return -1;
+    return total;
 }
 
 qint64 FdDevice::writeData(const char *, qint64) {

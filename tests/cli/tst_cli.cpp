@@ -432,6 +432,41 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(piped.out).object(), fromFile);
     }
 
+    void slowPipe() {
+        // A producer that writes line by line (kubectl logs -f, ssh) after more than the 64 KiB the binary
+        // check reads first: the wrapped warning at the end must still be rejoined and found.
+        const QString bash = QStandardPaths::findExecutable(u"bash"_s);
+        if (bash.isEmpty())
+            QSKIP("bash is not installed");
+        QTemporaryDir dir;
+        const QString filler = dir.filePath(u"filler.log"_s);
+        const QString whole = dir.filePath(u"whole.log"_s);
+        QFile f(filler);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 1500; ++i)
+            f.write(QByteArray(
+                "[2026-03-02 10:15:02 TP0] Decode batch. #running-req: 3, #token: 2817, token usage: "
+                "0.00, cuda graph: True, gen throughput (token/s): 412.33, #queue-req: 0, \n"));
+        f.close();
+        QFile messy(data(u"messy-paste.log"_s));
+        QVERIFY(messy.open(QIODevice::ReadOnly));
+        QVERIFY(QFile::copy(filler, whole));
+        QFile w(whole);
+        QVERIFY(w.open(QIODevice::Append));
+        w.write(messy.readAll());
+        w.close();
+        const QString script =
+            u"{ cat \"$1\"; while IFS= read -r l; do printf '%s\\n' \"$l\"; sleep 0.02; done < \"$2\"; }"
+            u" | \"$0\" diagnose --format=json -"_s;
+        const CliResult piped =
+            run({u"-c"_s, script, QStringLiteral(MOETUNE_CLI_PATH), filler, data(u"messy-paste.log"_s)}, {},
+                {}, bash);
+        QCOMPARE(piped.exitCode, 1);
+        const QJsonObject fromFile = diagnoseJson(whole);
+        QCOMPARE(fromFile.value(u"targets"_s).toArray().size(), 1);
+        QCOMPARE(QJsonDocument::fromJson(piped.out).object(), fromFile);
+    }
+
     void unreadableFile() {
         QTemporaryDir dir;
         const QString path = dir.filePath(u"secret.log"_s);

@@ -23,7 +23,7 @@ public:
 protected:
     qint64 readData(char *out, qint64 maxSize) override {
         if (m_pos >= m_data.size())
-            return -1;
+            return 0; // end of data (-1 would mean a read error)
         const qint64 n = qMin(qMin(maxSize, m_chunk), m_data.size() - m_pos);
         std::memcpy(out, m_data.constData() + m_pos, static_cast<size_t>(n));
         m_pos += n;
