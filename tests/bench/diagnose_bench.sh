@@ -31,8 +31,9 @@ if [ ! -x "$cli" ]; then
   echo "  cmake --build build/cli --target moetune-cli diagnose_paste_bench" >&2
   exit 2
 fi
-if [ ! -x /usr/bin/time ]; then
-  echo "diagnose_bench: /usr/bin/time is missing: apt-get install time (packaging/install-deps.sh lists it)" >&2
+timebin=${MOETUNE_TIME:-/usr/bin/time}
+if [ ! -x "$timebin" ]; then
+  echo "diagnose_bench: $timebin (GNU time) is missing: apt-get install time (packaging/install-deps.sh lists it)" >&2
   exit 2
 fi
 
@@ -58,9 +59,9 @@ cli_rss=()
 grep_cpu=()
 cli_cpu=()
 for i in $(seq "$repeat"); do
-  /usr/bin/time -o "$tmp/g" -f '%e %U %S %M' grep -c -F 'sub-optimal' "$log" >"$tmp/gout" || true
+  "$timebin" -o "$tmp/g" -f '%e %U %S %M' grep -c -F 'sub-optimal' "$log" >"$tmp/gout" || true
   set +e
-  /usr/bin/time -o "$tmp/c" -f '%e %U %S %M' "$cli" diagnose "$log" --format json >"$tmp/cout"
+  "$timebin" -o "$tmp/c" -f '%e %U %S %M' "$cli" diagnose "$log" --format json >"$tmp/cout"
   rc=$?
   set -e
   if [ "$rc" -ne 1 ]; then
