@@ -91,11 +91,15 @@ void AgentClient::launch(JobId id) {
         return;
     ExecRequest req = c->request;
     if (c->kind == Command::Kind::Agent) {
-        QString cmd = shellQuotePath(m_host.python.isEmpty() ? u"python3"_s : m_host.python) + u' ' +
-                      shellQuotePath(remoteAgentPath(m_version));
-        for (const QString &a : std::as_const(c->argv))
-            cmd += u' ' + shellQuote(a);
-        req.command = cmd;
+        if (req.command.isEmpty()) { // startTune builds its own command line
+            QString cmd = shellQuotePath(m_host.python.isEmpty() ? u"python3"_s : m_host.python) + u' ' +
+                          shellQuotePath(remoteAgentPath(m_version));
+            if (!m_agentHome.isEmpty()) // a global option: before the command
+                cmd += u" --home "_s + shellQuotePath(m_agentHome);
+            for (const QString &a : std::as_const(c->argv))
+                cmd += u' ' + shellQuote(a);
+            req.command = cmd;
+        }
         req.rawStdout = true;
     }
     c->launched = true;
@@ -185,9 +189,10 @@ JobId AgentClient::startTune(const TuneSpec &spec) {
     QString cmd = u"f=$(mktemp \"${TMPDIR:-/tmp}/moetune-spec.XXXXXX\") && printf '%s' "_s +
                   shellQuote(QString::fromUtf8(json)) + u" > \"$f\" && "_s +
                   shellQuotePath(m_host.python.isEmpty() ? u"python3"_s : m_host.python) + u' ' +
-                  shellQuotePath(remoteAgentPath(m_version)) + u" tune \"$f\""_s;
-    if (!m_agentHome.isEmpty())
+                  shellQuotePath(remoteAgentPath(m_version));
+    if (!m_agentHome.isEmpty()) // a global option: before the command
         cmd += u" --home "_s + shellQuotePath(m_agentHome);
+    cmd += u" tune \"$f\""_s;
     cmd += u"; rc=$?; rm -f \"$f\"; exit $rc"_s;
     return startCommand({}, [cmd](Command &c) {
         c.kind = Command::Kind::Agent;
@@ -232,10 +237,6 @@ JobId AgentClient::installConfig(const QString &source, Framework framework, boo
 JobId AgentClient::run(const QString &command, const QStringList &args) {
     QStringList argv{command};
     argv += args;
-    // Commands that touch runs take --home when one was chosen (tests, non-default MOETUNE_HOME)
-    static const QStringList runCommands{u"attach"_s, u"cancel"_s, u"runs"_s, u"result"_s, u"resume"_s};
-    if (!m_agentHome.isEmpty() && runCommands.contains(command))
-        argv << u"--home"_s << m_agentHome;
     return startCommand(argv);
 }
 

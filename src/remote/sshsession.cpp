@@ -97,11 +97,11 @@ QString SshSession::sshError() const {
 }
 
 QString SshSession::sftpPath(const QString &path) const {
-    // sftp-server starts in the user's home, so "~/x" is the relative path "x"
+    // "~" is the shell's $HOME (what exec commands see); sftp-server's own start folder is only the fallback
     if (path == u"~")
-        return u"."_s;
+        return m_remoteHome.isEmpty() ? u"."_s : m_remoteHome;
     if (path.startsWith(u"~/"))
-        return path.mid(2);
+        return m_remoteHome.isEmpty() ? path.mid(2) : m_remoteHome + path.mid(1);
     return path;
 }
 
@@ -466,6 +466,10 @@ void SshSession::continueAuth() {
 
 void SshSession::authenticated() {
     m_authStep = AuthStep::Done;
+    QByteArray home;
+    QString homeError;
+    if (runHelper(u"printf '%s' \"$HOME\""_s, &home, &homeError))
+        m_remoteHome = QString::fromUtf8(home);
     m_everConnected = true;
     m_reconnectAttempt = 0;
     m_lastRx.start();

@@ -103,6 +103,7 @@ private:
     int m_identityIndex = 0;
     QHash<QString, QString> m_passphrases; // memory only, for reconnects of this session
     QString m_password;
+    QString m_remoteHome; // $HOME of the remote user, for "~/" in SFTP paths
     bool m_passwordKnown = false;
     bool m_waitingSecret = false;
     QStringList m_triedMethods;

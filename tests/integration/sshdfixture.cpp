@@ -132,7 +132,7 @@ QString SshdFixture::hostKeyFingerprint() const {
 
 bool SshdFixture::generateKeys(QString *error) {
     QDir d(dir());
-    for (const char *sub : {"keys", "client", "client/ssh_with_key", "client/ssh_empty"})
+    for (const char *sub : {"keys", "client", "client/ssh_with_key", "client/ssh_empty", "home"})
         d.mkpath(QLatin1StringView(sub));
     auto keygen = [&](const QString &path, const QString &pass) {
         QFile::remove(path);
@@ -182,6 +182,7 @@ bool SshdFixture::writeConfig(QString *error) {
         "MaxSessions 32\n"
         "MaxStartups 64\n"
         "ClientAliveInterval 0\n"
+        "SetEnv HOME=%2/home\n"
         "LogLevel %3\n"_s.arg(m_port)
             .arg(dir(), qEnvironmentVariableIsSet("MOETUNE_SSHD_LOG") ? u"DEBUG"_s : u"ERROR"_s);
     f.write(cfg.toUtf8());

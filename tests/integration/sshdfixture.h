@@ -30,6 +30,7 @@ public:
     bool isRunning() const { return m_sshd && m_sshd->state() == QProcess::Running; }
     int port() const { return m_port; }
     QString dir() const { return m_dir->path(); }
+    QString remoteHome() const { return dir() + QStringLiteral("/home"); } // $HOME of the test logins
     QString userKey() const;                         // authorised private key (ed25519, no passphrase)
     QString encryptedUserKey() const;                // authorised, passphrase "correct horse"
     QString wrongKey() const;                        // a key the server does not know

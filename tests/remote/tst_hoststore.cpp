@@ -1,0 +1,158 @@
+#include "remote/hoststore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace moetune;
+
+class TestHostStore : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_config;
+
+    void write(const QString &path, const QByteArray &text) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_config = m_dir.path() + u"/config"_s;
+        write(m_dir.path() + u"/extra.conf"_s, "Host included-box\n    HostName 10.0.0.9\n    User carol\n");
+        write(m_config, (u"# a comment\n"
+                         "Include %1/extra.conf\n"
+                         "Host gpu-7 gpu7\n"
+                         "    HostName 192.168.1.7\n"
+                         "    User alice\n"
+                         "    Port 2222\n"
+                         "    IdentityFile %1/id_gpu\n"
+                         "    ProxyJump bastion.example.com\n"
+                         "Host bastion.example.com\n"
+                         "    User jump\n"
+                         "Host=eq-box\n"
+                         "    HostName=172.16.0.5\n"
+                         "Host *.internal !secret.internal\n"
+                         "    User bob\n"
+                         "Host *\n"
+                         "    ServerAliveInterval 30\n"_s.arg(m_dir.path()))
+                            .toUtf8());
+    }
+
+    void aliases() {
+        QStringList errors;
+        const QStringList a = HostStore::sshConfigAliases(m_config, &errors);
+        QCOMPARE(a, (QStringList{u"included-box"_s, u"gpu-7"_s, u"gpu7"_s, u"bastion.example.com"_s,
+                                 u"eq-box"_s}));
+        QVERIFY(errors.isEmpty());
+    }
+
+    void resolve_data() {
+        QTest::addColumn<QString>("alias");
+        QTest::addColumn<QString>("hostName");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("proxyJump");
+        QTest::addColumn<bool>("hasIdentity");
+        QTest::newRow("full entry") << u"gpu-7"_s << u"192.168.1.7"_s << u"alice"_s << 2222
+                                    << u"bastion.example.com"_s << true;
+        QTest::newRow("second name of a Host line")
+            << u"gpu7"_s << u"192.168.1.7"_s << u"alice"_s << 2222 << u"bastion.example.com"_s << true;
+        QTest::newRow("Key=value syntax")
+            << u"eq-box"_s << u"172.16.0.5"_s << QString() << 0 << QString() << false;
+        QTest::newRow("from an Include")
+            << u"included-box"_s << u"10.0.0.9"_s << u"carol"_s << 0 << QString() << false;
+        QTest::newRow("pattern match")
+            << u"db.internal"_s << QString() << u"bob"_s << 0 << QString() << false;
+    }
+
+    void resolve() {
+        QFETCH(QString, alias);
+        QFETCH(QString, hostName);
+        QFETCH(QString, user);
+        QFETCH(int, port);
+        QFETCH(QString, proxyJump);
+        QFETCH(bool, hasIdentity);
+        const HostConfig h = HostStore::resolveSshConfig(alias, m_config);
+        QCOMPARE(h.alias, alias);
+        QCOMPARE(h.hostName, hostName);
+        if (!user.isEmpty())
+            QCOMPARE(h.user, user);
+        QCOMPARE(h.port, port);
+        QCOMPARE(h.proxyJump, proxyJump);
+        QCOMPARE(!h.identityFiles.isEmpty(), hasIdentity);
+        if (hasIdentity)
+            QCOMPARE(h.identityFiles.first(), m_dir.path() + u"/id_gpu"_s);
+        QVERIFY(h.fromSshConfig);
+    }
+
+    void settingsMergeAndAppHosts() {
+        QSettings settings(m_dir.path() + u"/moetune.ini"_s, QSettings::IniFormat);
+        HostStore store(&settings, m_config);
+        QCOMPARE(store.hosts().size(), 5);
+
+        HostConfig mine;
+        mine.alias = u"lab box"_s;
+        mine.hostName = u"10.1.2.3"_s;
+        mine.user = u"me"_s;
+        mine.python = u"/opt/venv/bin/python"_s;
+        mine.logSource = LogSource::fromString(u"docker logs --tail 20000 sglang"_s);
+        store.save(mine);
+
+        // moetune settings of an ssh-config host are kept beside it; the connection comes from the config
+        HostConfig gpu = *store.host(u"gpu-7"_s);
+        gpu.python = u"~/venv/bin/python"_s;
+        gpu.logSource = LogSource::fromString(u"/var/log/sglang.log"_s);
+        gpu.hostName = u"evil.example.com"_s; // not taken: ~/.ssh/config is the source of truth
+        store.save(gpu);
+
+        HostStore reread(&settings, m_config);
+        const auto all = reread.hosts();
+        QCOMPARE(all.size(), 6);
+        QCOMPARE(all.last(), mine);
+        QVERIFY(!all.last().fromSshConfig);
+        const HostConfig g = *reread.host(u"gpu-7"_s);
+        QCOMPARE(g.python, u"~/venv/bin/python"_s);
+        QCOMPARE(g.logSource.kind, LogSource::Kind::File);
+        QCOMPARE(g.hostName, u"192.168.1.7"_s);
+        QCOMPARE(reread.host(u"lab box"_s)->logSource.kind, LogSource::Kind::Command);
+
+        QVERIFY(!reread.remove(u"gpu-7"_s)); // lives in ~/.ssh/config: not ours to delete
+        QVERIFY(reread.remove(u"lab box"_s));
+        QCOMPARE(reread.hosts().size(), 5);
+    }
+
+    void brokenSettingsReported() {
+        QSettings settings(m_dir.path() + u"/broken.ini"_s, QSettings::IniFormat);
+        settings.setValue(u"hosts/bad"_s, QByteArray("{not json"));
+        HostStore store(&settings, m_dir.path() + u"/no-such-config"_s);
+        QCOMPARE(store.hosts().size(), 0);
+        QCOMPARE(store.errors().size(), 1);
+        QVERIFY(store.errors().first().contains(u"bad"_s));
+    }
+
+    void logSource_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("kind");
+        QTest::newRow("empty") << u"  "_s << int(LogSource::Kind::None);
+        QTest::newRow("absolute file") << u"/var/log/sglang.log"_s << int(LogSource::Kind::File);
+        QTest::newRow("home file") << u"~/logs/server.log"_s << int(LogSource::Kind::File);
+        QTest::newRow("journalctl") << u"journalctl -u sglang -n 20000"_s << int(LogSource::Kind::Command);
+        QTest::newRow("docker") << u"docker logs --tail 20000 vllm"_s << int(LogSource::Kind::Command);
+    }
+
+    void logSource() {
+        QFETCH(QString, text);
+        QFETCH(int, kind);
+        QCOMPARE(int(LogSource::fromString(text).kind), kind);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostStore)
+#include "tst_hoststore.moc"
