@@ -345,7 +345,7 @@ void TestDiagnoser::fileWindowsKeepLineNumbers() {
     QList<qint64> expectedLines;
     qint64 line = 0;
     qint64 bytes = 0;
-    while (bytes < 40LL * 1024 * 1024) {
+    while (bytes < 33LL * 1024 * 1024) {
         QByteArray chunk;
         for (int i = 0; i < 1000; ++i)
             chunk += filler;
@@ -385,7 +385,7 @@ void TestDiagnoser::fileWindowsKeepLineNumbers() {
 }
 
 void TestDiagnoser::parallelFileEqualsSinglePass() {
-    // Every sample log, and an 8 MB one, read by 1 and by several threads: the same diagnosis.
+    // Every sample log, and a 4 MB one, read by 1 and by several threads: the same diagnosis.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QStringList paths;
@@ -395,7 +395,7 @@ void TestDiagnoser::parallelFileEqualsSinglePass() {
     QFile f(big);
     QVERIFY(f.open(QIODevice::WriteOnly));
     const QByteArray sample = readData(u"sglang-untuned-tp8.log"_s) + readData(u"vllm-v1.log"_s);
-    for (qint64 written = 0; written < 8 * 1024 * 1024; written += sample.size())
+    for (qint64 written = 0; written < 4 * 1024 * 1024; written += sample.size())
         f.write(sample);
     f.close();
     paths << big;
@@ -423,7 +423,7 @@ void TestDiagnoser::parallelFileEqualsSinglePass() {
 
 void TestDiagnoser::cancel() {
     QByteArray text;
-    while (text.size() < 12 * 1024 * 1024)
+    while (text.size() < 9 * 1024 * 1024)
         text += untunedLine(1) + '\n';
     int calls = 0;
     const Diagnosis d = Diagnoser().diagnoseText(text, [&](qint64, qint64) { return ++calls < 2; });

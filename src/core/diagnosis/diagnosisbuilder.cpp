@@ -1,4 +1,5 @@
 #include "core/diagnosis/diagnosisbuilder.h"
+#include "core/moe/precompiledregex.h"
 
 #include "core/diagnosis/logprefix.h"
 
@@ -277,7 +278,7 @@ std::optional<TuningTarget> DiagnosisBuilder::targetFor(const QString &path, Fra
     t.name = *name;
     t.name.down = false;
     const QString dir = folderOf(path);
-    static const QRegularExpression tritonFolderRe(u"^triton_\\d+_\\d+(?:_\\d+)?$"_s);
+    static const QRegularExpression tritonFolderRe = precompiledRegex(u"^triton_\\d+_\\d+(?:_\\d+)?$"_s);
     const QString last = fileNameOf(dir);
     if (tritonFolderRe.match(last).hasMatch()) {
         t.tritonFolder = last;
@@ -379,7 +380,7 @@ void DiagnosisBuilder::describe(Entry &e, const QList<TuningTarget> &targets) co
         f.advice = u"Nothing to do for this shape."_s;
         return;
     case MoeMessage::Kind::BlockFp8Default: {
-        static const QRegularExpression nk(u"N=(\\d+),K=(\\d+),device_name=([^,]*)"_s);
+        static const QRegularExpression nk = precompiledRegex(u"N=(\\d+),K=(\\d+),device_name=([^,]*)"_s);
         const QRegularExpressionMatch m = nk.match(fileNameOf(msg.path));
         f.title = m.hasMatch() ? u"Untuned W8A8 block-FP8 GEMM: N=%1, K=%2 on %3"_s.arg(
                                      m.captured(1), m.captured(2),

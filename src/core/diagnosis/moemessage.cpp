@@ -1,4 +1,5 @@
 #include "core/diagnosis/moemessage.h"
+#include "core/moe/precompiledregex.h"
 
 #include <QRegularExpression>
 
@@ -21,25 +22,25 @@ struct Pattern {
 const QList<Pattern> &patterns() {
     static const QList<Pattern> list{
         {MoeMessage::Kind::Fallback,
-         QRegularExpression(u"" MT_NOTFOUND MT_PATH
-                            "\\.?\\s*Fallback to triton version\\s*(\\S+?)\\s+and use MoE kernel "
-                            "config from\\s*" MT_PATH ""_s)},
+         precompiledRegex(u"" MT_NOTFOUND MT_PATH
+                          "\\.?\\s*Fallback to triton version\\s*(\\S+?)\\s+and use MoE kernel "
+                          "config from\\s*" MT_PATH ""_s)},
         {MoeMessage::Kind::DefaultKernelConfig,
-         QRegularExpression(u"Using default MoE kernel config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH ""_s)},
+         precompiledRegex(u"Using default MoE kernel config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH ""_s)},
         {MoeMessage::Kind::DownMissing,
-         QRegularExpression(u"Using MoE kernel config with down_moe=False\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
-                            ""_s)},
+         precompiledRegex(u"Using MoE kernel config with down_moe=False\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
+                          ""_s)},
         {MoeMessage::Kind::BlockFp8Default,
-         QRegularExpression(u"Using default W8A8 Block FP8 kernel config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
-                            ""_s)},
+         precompiledRegex(u"Using default W8A8 Block FP8 kernel config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
+                          ""_s)},
         {MoeMessage::Kind::DefaultConfig,
-         QRegularExpression(u"Using default MoE config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
-                            "(?:\\s*,\\s*([/~.\\\\].*?\\.json|[A-Za-z]:.*?\\.json))?"_s)},
+         precompiledRegex(u"Using default MoE config\\.?\\s*" MT_SUB MT_NOTFOUND MT_PATH
+                          "(?:\\s*,\\s*([/~.\\\\].*?\\.json|[A-Za-z]:.*?\\.json))?"_s)},
         {MoeMessage::Kind::Deterministic,
-         QRegularExpression(u"Deterministic inference is enabled, using default MoE kernel config\\.?"_s)},
-        {MoeMessage::Kind::ConfigUsed, QRegularExpression(u"Using MoE kernel config from\\s*" MT_PATH ""_s)},
+         precompiledRegex(u"Deterministic inference is enabled, using default MoE kernel config\\.?"_s)},
+        {MoeMessage::Kind::ConfigUsed, precompiledRegex(u"Using MoE kernel config from\\s*" MT_PATH ""_s)},
         {MoeMessage::Kind::ConfigUsedVllm,
-         QRegularExpression(u"Using configuration from\\s*" MT_PATH "\\s*for MoE layer"_s)},
+         precompiledRegex(u"Using configuration from\\s*" MT_PATH "\\s*for MoE layer"_s)},
     };
     return list;
 }

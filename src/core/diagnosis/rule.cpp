@@ -1,4 +1,5 @@
 #include "core/diagnosis/rule.h"
+#include "core/moe/precompiledregex.h"
 
 #include <QJsonValue>
 
@@ -38,7 +39,7 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
     if (!readString(object, "id"_L1, true, &r.id, error, where))
         return std::nullopt;
     where = u"rule \""_s + r.id + u'"';
-    static const QRegularExpression idRe(u"^[A-Za-z0-9][A-Za-z0-9_.\\-]*$"_s);
+    static const QRegularExpression idRe = precompiledRegex(u"^[A-Za-z0-9][A-Za-z0-9_.\\-]*$"_s);
     if (!idRe.match(r.id).hasMatch()) {
         fail(error, where + u": an id may hold only letters, digits, '-', '_' and '.'."_s);
         return std::nullopt;
@@ -81,7 +82,7 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
 QString Rule::expand(const QString &text, const QRegularExpressionMatch &match) {
     if (!text.contains(u'{'))
         return text;
-    static const QRegularExpression placeholder(u"\\{(\\d|[A-Za-z_][A-Za-z0-9_]*)\\}"_s);
+    static const QRegularExpression placeholder = precompiledRegex(u"\\{(\\d|[A-Za-z_][A-Za-z0-9_]*)\\}"_s);
     QString out;
     qsizetype last = 0;
     auto it = placeholder.globalMatch(text);

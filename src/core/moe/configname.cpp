@@ -1,4 +1,5 @@
 #include "core/moe/configname.h"
+#include "core/moe/precompiledregex.h"
 
 #include <QRegularExpression>
 #include <QStringList>
@@ -11,7 +12,7 @@ std::optional<ConfigName> ConfigName::parse(QStringView fileNameOrPath) {
     qsizetype slash = std::max(fileNameOrPath.lastIndexOf(u'/'), fileNameOrPath.lastIndexOf(u'\\'));
     // A device name cannot hold '/', but "[128, 128]" never does either, so the last separator is safe.
     const QString name = fileNameOrPath.mid(slash + 1).trimmed().toString();
-    static const QRegularExpression re(
+    static const QRegularExpression re = precompiledRegex(
         u"^E=(\\d{1,6}),N=(\\d{1,7}),device_name=([^,]*?)(?:,dtype=([A-Za-z0-9_]+?))?"
         "(?:,block_shape=\\[(\\d{1,5}), ?(\\d{1,5})\\])?(?:,per_channel_quant=(True))?(_down)?\\.json$"_s);
     const QRegularExpressionMatch m = re.match(name);

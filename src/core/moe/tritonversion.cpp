@@ -1,4 +1,5 @@
 #include "core/moe/tritonversion.h"
+#include "core/moe/precompiledregex.h"
 
 #include <QRegularExpression>
 
@@ -13,10 +14,10 @@ TritonVersion::TritonVersion(int major, int minor, int patch)
 
 std::optional<TritonVersion> TritonVersion::parse(QStringView s) {
     // A folder name (possibly at the end of a path) uses '_', a version string '.'.
-    static const QRegularExpression folderRe(
-        u"(?:^|[/\\\\])triton_(\\d{1,4})_(\\d{1,4})(?:_(\\d{1,4}))?[/\\\\]?$"_s);
-    static const QRegularExpression versionRe(
-        u"^\\s*v?(\\d{1,4})\\.(\\d{1,4})(?:\\.(\\d{1,4}))?(?:[+.\\-a-zA-Z].*)?\\s*$"_s);
+    static const QRegularExpression folderRe =
+        precompiledRegex(u"(?:^|[/\\\\])triton_(\\d{1,4})_(\\d{1,4})(?:_(\\d{1,4}))?[/\\\\]?$"_s);
+    static const QRegularExpression versionRe =
+        precompiledRegex(u"^\\s*v?(\\d{1,4})\\.(\\d{1,4})(?:\\.(\\d{1,4}))?(?:[+.\\-a-zA-Z].*)?\\s*$"_s);
     QRegularExpressionMatch m = folderRe.match(s.toString());
     if (!m.hasMatch())
         m = versionRe.match(s.toString());
