@@ -24,6 +24,8 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent) {
     view->setSelectionMode(QAbstractItemView::NoSelection);
     view->setFocusPolicy(Qt::NoFocus);
     view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() +
+                                                  12); // room for the memory bar
     view->horizontalHeader()->setStretchLastSection(true);
     view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view->setShowGrid(false);
@@ -33,6 +35,14 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent) {
     view->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     return view;
+}
+
+// A table exactly as tall as its rows: the overview scrolls as a whole, tables never scroll inside it.
+void fitToRows(QTableView *view) {
+    int height = view->horizontalHeader()->sizeHint().height() + 2 * view->frameWidth();
+    for (int r = 0; r < view->model()->rowCount(); ++r)
+        height += view->rowHeight(r);
+    view->setFixedHeight(height);
 }
 
 QString orDash(const QString &s) {
@@ -231,8 +241,8 @@ void HostOverview::setProbe(const HostProbe &p) {
     }
     setField(u"suggestedSpec"_s,
              p.suggestedSpec ? specText(*p.suggestedSpec) : tr("none (no MoE model served)"));
-    m_gpuView->updateGeometry();
-    m_folderView->updateGeometry();
+    fitToRows(m_gpuView);
+    fitToRows(m_folderView);
 }
 
 } // namespace moetune

@@ -338,6 +338,21 @@ private slots:
                  qPrintable(ov->field(u"suggestedSpec"_s)));
         QVERIFY2(page->bannerText().contains(u"MISSING"_s), qPrintable(page->bannerText()));
 
+        // MOETUNE_HOSTS_SCREENSHOT=file.png: a picture of the probed page for the docs (fake host, see
+        // above).
+        if (const QString shot = qEnvironmentVariable("MOETUNE_HOSTS_SCREENSHOT"); !shot.isEmpty()) {
+            HostConfig other;
+            other.alias = u"gpu-7"_s;
+            other.hostName = u"10.0.0.7"_s;
+            other.user = u"ubuntu"_s;
+            other.logSource = {LogSource::Kind::Command, u"journalctl -u sglang -n 20000"_s};
+            page->saveHost(other);
+            QVERIFY(page->selectHost(HostListModel::localAlias()));
+            window->resize(1440, 900);
+            QTest::qWait(300);
+            QVERIFY(window->grab().save(shot, "PNG"));
+        }
+
         // Diagnose host: fetch the log, open it in the Diagnose page with the probe merged, switch pages.
         QSignalSpy opened(page, &HostsPage::diagnosisOpened);
         page->diagnoseHost();
@@ -360,6 +375,10 @@ private slots:
         QCOMPARE(diagnose->hostLabel(), u"Local machine"_s);
         QVERIFY(diagnose->findChild<QLabel *>(u"sourceLabel"_s)->text().contains(u"Local machine"_s));
         QVERIFY2(page->bannerText().contains(u"Fetched"_s), qPrintable(page->bannerText()));
+        if (const QString shot = qEnvironmentVariable("MOETUNE_HOSTS_SCREENSHOT"); !shot.isEmpty()) {
+            QTest::qWait(300);
+            QVERIFY(window->grab().save(QString(shot).replace(u".png"_s, u"-diagnose.png"_s), "PNG"));
+        }
 
         // Opening another log drops the host context: its findings are the log's alone.
         diagnose->loadDemo();
