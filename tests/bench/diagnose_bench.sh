@@ -98,7 +98,8 @@ PY
 
 if [ -x "$paste" ]; then
   echo "--- paste: 10 MB log through Diagnoser::diagnoseText ---"
-  "$paste"
+  python3 "$root/tests/bench/gen_log.py" --size 10M --warnings 40 --restarts 2 --out "$tmp/paste-10M.log" 2>/dev/null
+  "$paste" "$tmp/paste-10M.log"
 else
   echo "diagnose_bench: $paste not built; skipping the paste figure" >&2
 fi
