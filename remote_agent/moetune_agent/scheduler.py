@@ -9,8 +9,8 @@ as failed with kind "crash", and the worker restarted.
 """
 
 import multiprocessing
+import multiprocessing.connection as mp_connection
 import os
-import queue
 import sys
 import time
 import traceback
@@ -20,7 +20,7 @@ from .backends.base import CandidateError, KernelConfig
 from .work import Measurement, Unit
 
 
-def _worker_main(desc, gpu, cache_dir, task_q, result_q):
+def _worker_main(desc, gpu, cache_dir, task_q, result_conn):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != "synthetic" else os.environ.get(
         "CUDA_VISIBLE_DEVICES", "")
@@ -30,7 +30,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_q):
     try:
         backend = make_backend(desc, gpu if desc["name"] == "synthetic" else 0, cache_dir)
     except Exception as e:
-        result_q.put((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
+        result_conn.send((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
     crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
     hang_key = os.environ.get("MOETUNE_TEST_HANG_UNIT")    # test hook: hang on this unit ident
@@ -47,10 +47,10 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_q):
                 if hang_key and unit.ident() == hang_key and desc["name"] == "synthetic":
                     time.sleep(3600)
                 t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
-                result_q.put((gpu, tid, "ok", list(t.samples_us)))
+                result_conn.send((gpu, tid, "ok", list(t.samples_us)))
             elif kind == "check":
                 op, cfg, m = payload
-                result_q.put((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
+                result_conn.send((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
             elif kind == "info":
                 ops, sizes = payload
                 roof = {}
@@ -71,20 +71,21 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_q):
                         tv = triton.__version__
                     except Exception:
                         tv = None
-                result_q.put((gpu, tid, "ok", {"device_name": backend.device_name(),
+                result_conn.send((gpu, tid, "ok", {"device_name": backend.device_name(),
                                                "smem_limit": backend.shared_memory_per_block(),
                                                "roofline": roof, "defaults": defaults,
                                                "simulated": bool(backend.simulated), "triton_version": tv,
                                                "supports_tma": bool(backend.supports_tma)}))
         except CandidateError as e:
-            result_q.put((gpu, tid, "cand", (e.kind, e.message)))
+            result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
-            result_q.put((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
+            result_conn.send((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
                                                                      traceback.format_exc(limit=3)))))
     try:
         backend.close()
     except Exception:
         pass
+    result_conn.close()
 
 
 _PRECOMPILE_BACKEND = None
@@ -124,7 +125,6 @@ class Scheduler(object):
         self.gpus = list(gpus)
         self.cache_dir = cache_dir
         self.ctx = multiprocessing.get_context("spawn")
-        self.result_q = self.ctx.Queue()
         self.workers = {}  # type: Dict[int, Tuple[Any, Any]]
         self.busy = {}  # type: Dict[int, Tuple[int, str, Any]]
         self.next_tid = 0
@@ -140,10 +140,14 @@ class Scheduler(object):
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
         q = self.ctx.Queue()
-        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, self.result_q),
+        # Results come back on a pipe per worker: a send is complete when it returns, so whatever a
+        # worker reported before crashing is still readable after it died.
+        r, w = self.ctx.Pipe(duplex=False)
+        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, w),
                              name="moetune-gpu%d" % gpu, daemon=True)
         p.start()
-        self.workers[gpu] = (p, q)
+        w.close()
+        self.workers[gpu] = (p, q, r)
 
     def start(self):
         for g in self.gpus:
@@ -153,17 +157,18 @@ class Scheduler(object):
                                        initargs=(self.desc, self.cache_dir))
 
     def close(self):
-        for g, (p, q) in list(self.workers.items()):
+        for g, (p, q, r) in list(self.workers.items()):
             try:
                 q.put(None)
             except Exception:
                 pass
         deadline = time.time() + 5
-        for g, (p, q) in list(self.workers.items()):
+        for g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
             if p.is_alive():
                 p.terminate()
                 p.join(1)
+            r.close()
         self.workers.clear()
         if self._pool is not None:
             self._pool.terminate()
@@ -198,9 +203,11 @@ class Scheduler(object):
         tid_to_index = {}  # type: Dict[int, int]
         held = {}  # type: Dict[int, List[int]]   # gpu -> tids in the order the worker runs them
 
+        dead = set()  # type: set
+
         def dispatch():
             for g in self.gpus:
-                if g not in self.workers:
+                if g not in self.workers or g in dead:
                     continue
                 q = held.setdefault(g, [])
                 while pending and len(q) < self.PREFETCH:
@@ -214,11 +221,44 @@ class Scheduler(object):
                     self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
                 self._sync_busy(held)
 
+        def handle(gpu, tid, status, payload):
+            if status == "fatal":
+                raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
+                                    % (gpu, self.desc["name"], payload))
+            q = held.get(gpu) or []
+            if q and q[0] == tid:
+                q.pop(0)
+                self._started[gpu] = time.time()
+                # Refill before recording this result (journal fsync, events): the GPU never waits.
+                dispatch()
+                on_done(tid_to_index.pop(tid), gpu, status, payload)
+            # else: a late answer from a worker already written off
+
+        def drain(g):
+            """Everything worker g sent, in order; False once its pipe is closed (it exited)."""
+            conn = self.workers[g][2]
+            while True:
+                try:
+                    if not conn.poll():
+                        return True
+                    item = conn.recv()
+                except (EOFError, OSError):
+                    return False
+                handle(*item)
+
         def check_workers():
-            for g, q in list(held.items()):
-                if not q:
+            for g in list(held):
+                if not held[g]:
                     continue
                 p = self.workers[g][0]
+                if not p.is_alive():
+                    dead.add(g)  # nothing more is handed to it while its last results are read
+                    drain(g)     # results it sent before dying are real results
+                    q = held[g]
+                    if not q:
+                        continue
+                else:
+                    q = held[g]
                 hung = p.is_alive() and time.time() - self._started.get(g, time.time()) > self.unit_timeout_s
                 if hung:
                     p.kill()
@@ -236,7 +276,9 @@ class Scheduler(object):
                 else:
                     why = "worker process died (exit code %s)" % p.exitcode
                 sys.stderr.write("moetune-agent: GPU %d: %s\n" % (g, why))
+                self.workers[g][2].close()
                 self._spawn(g)
+                dead.discard(g)
                 on_done(tid_to_index.pop(culprit), g, "crash", why)
 
         last_check = time.time()
@@ -244,24 +286,12 @@ class Scheduler(object):
             if self.stop:
                 raise Cancelled()
             dispatch()
-            try:
-                item = self.result_q.get(timeout=0.2)
-            except queue.Empty:
-                item = None
-            if item is not None:
-                gpu, tid, status, payload = item
-                if status == "fatal":
-                    raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
-                                        % (gpu, self.desc["name"], payload))
-                q = held.get(gpu) or []
-                if q and q[0] == tid:
-                    q.pop(0)
-                    self._started[gpu] = time.time()
-                    # Refill before recording this result (journal fsync, events): the GPU never waits.
-                    dispatch()
-                    on_done(tid_to_index.pop(tid), gpu, status, payload)
-                # else: a late answer from a worker already written off
-            if item is None or time.time() - last_check > 0.5:
+            conns = {self.workers[g][2]: g for g in self.gpus if g in self.workers}
+            ready = mp_connection.wait(list(conns), timeout=0.2)
+            closed = False
+            for conn in ready:
+                closed = not drain(conns[conn]) or closed
+            if closed or not ready or time.time() - last_check > 0.5:
                 last_check = time.time()
                 check_workers()
         self._sync_busy(held)
