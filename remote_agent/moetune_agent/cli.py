@@ -125,7 +125,10 @@ def _dispatch(args, out):
         return _cancel(runs.resolve(args.run, args.home), out)
     if cmd == "runs":
         for d in runs.list_runs(args.home):
-            sp = json.loads(runs.read_text(os.path.join(d, "spec.json"), "{}") or "{}")
+            try:
+                sp = json.loads(runs.read_text(os.path.join(d, "spec.json"), "{}") or "{}")
+            except ValueError:
+                sp = {}  # a damaged run folder is still listed (and can be removed), never fatal
             pid = runs.get_pid(d)
             out.emit({"type": "run", "run_id": os.path.basename(d), "run_dir": d, "state": runs.effective_state(d),
                       "created_at": os.path.getmtime(os.path.join(d, "spec.json")), "pid": pid,

@@ -310,6 +310,16 @@ class Detached(RunCase):
         with open(os.path.join(run_dir, "state")) as f:
             self.assertEqual(f.read().strip(), "failed")
 
+    def test_runs_lists_a_damaged_run(self):
+        d = os.path.join(self.home, "runs", "20260101-000000-abcdef")
+        os.makedirs(d)
+        with open(os.path.join(d, "spec.json"), "w") as f:
+            f.write("{garbage")
+        r = self.run_agent("runs")
+        self.assertEqual(r.rc, 0)
+        run = r.one("run")
+        self.assertEqual((run["run_id"], run["state"], run["spec"]), ("20260101-000000-abcdef", "dead", {}))
+
     def test_attach_unknown_run(self):
         r = self.run_agent("attach", "20990101-000000-abcdef")
         self.assertEqual(r.one("error")["code"], "run_not_found")
