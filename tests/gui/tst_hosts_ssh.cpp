@@ -1,0 +1,146 @@
+// The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/integration's fixture): an unknown host
+// key is asked in a dialog showing its SHA256 fingerprint and recorded only when accepted, a changed key
+// is refused inline with the explanation, and probe + Diagnose host work over SSH.
+#include "tst_hosts_fakehost.h"
+
+#include "app/diagnosepage.h"
+#include "app/hostconnection.h"
+#include "app/hostkeydialog.h"
+#include "app/hostlistmodel.h"
+#include "app/hostoverview.h"
+#include "app/hostspage.h"
+#include "sshdfixture.h"
+
+#include <QAbstractItemModelTester>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace moetune;
+
+class TestHostsSsh : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+    test::SshdFixture m_sshd;
+    std::unique_ptr<test::FakeSglangHost> m_host;
+    std::unique_ptr<QSettings> m_settings;
+    const QString m_alias = u"sshd-test"_s;
+
+    std::unique_ptr<HostsPage> makePage(DiagnosePage *diagnose) {
+        auto page = std::make_unique<HostsPage>(diagnose);
+        page->setSources(m_settings.get(), m_home.path() + u"/no-ssh-config"_s);
+        page->setSshTemplate(m_sshd.options());
+        HostConfig h;
+        h.alias = m_alias;
+        h.hostName = u"127.0.0.1"_s;
+        h.port = m_sshd.port();
+        h.user = m_sshd.userName();
+        h.logSource = {LogSource::Kind::File, m_host->logPath()};
+        page->saveHost(h);
+        return page;
+    }
+
+    HostKeyDialog *waitForKeyDialog(QWidget *parent) {
+        HostKeyDialog *d = nullptr;
+        for (int i = 0; i < 500 && !d; ++i) {
+            d = parent->findChild<HostKeyDialog *>();
+            if (!d)
+                QTest::qWait(20);
+        }
+        return d;
+    }
+
+    int state(HostsPage *page) const {
+        return page->hostModel()
+            ->index(page->hostModel()->rowOf(m_alias), 0)
+            .data(HostListModel::StateRole)
+            .toInt();
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_home.isValid());
+        qputenv("HOME", m_home.path().toUtf8());
+        qunsetenv("SSH_AUTH_SOCK");
+        QStandardPaths::setTestModeEnabled(true);
+        m_settings = std::make_unique<QSettings>(m_home.path() + u"/settings.ini"_s, QSettings::IniFormat);
+        m_host = std::make_unique<test::FakeSglangHost>();
+        QString error;
+        QVERIFY2(m_host->create(&error), qPrintable(error));
+        QVERIFY2(!HostConnection::findAgentPath().isEmpty(), "moetune-agent.pyz not found");
+        if (!m_sshd.start(&error))
+            QFAIL(qPrintable(u"sshd fixture: "_s + error));
+    }
+
+    void unknownKeyRejectedRecordsNothing() {
+        DiagnosePage diagnose;
+        auto page = makePage(&diagnose);
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        HostKeyDialog *dialog = waitForKeyDialog(page.get());
+        QVERIFY(dialog);
+        QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
+        dialog->findChild<QPushButton *>(u"rejectButton"_s)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(state(page.get()) == int(Transport::State::Failed) ||
+                                     state(page.get()) == int(Transport::State::Disconnected),
+                                 20000);
+        QVERIFY2(page->bannerText().contains(u"not accepted"_s) || page->bannerText().contains(u"key"_s),
+                 qPrintable(page->bannerText()));
+        QFile kh(m_sshd.knownHostsFile());
+        QVERIFY(!kh.exists() || kh.size() == 0);
+    }
+
+    void acceptKeyProbeAndDiagnose() {
+        DiagnosePage diagnose;
+        auto page = makePage(&diagnose);
+        QAbstractItemModelTester tester(page->hostModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        HostKeyDialog *dialog = waitForKeyDialog(page.get());
+        QVERIFY(dialog);
+        QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
+        dialog->findChild<QPushButton *>(u"acceptButton"_s)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+        QFile kh(m_sshd.knownHostsFile());
+        QVERIFY(kh.open(QIODevice::ReadOnly));
+        QVERIFY(kh.readAll().contains("127.0.0.1"));
+
+        page->probeHost();
+        QTRY_VERIFY_WITH_TIMEOUT(page->overview()->hasProbe() || page->bannerText().contains(u"failed"_s),
+                                 60000);
+        QVERIFY2(page->overview()->hasProbe(), qPrintable(page->bannerText()));
+        QVERIFY(!page->overview()->field(u"python"_s).isEmpty());
+
+        QSignalSpy opened(page.get(), &HostsPage::diagnosisOpened);
+        page->diagnoseHost();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose.isBusy(), 30000);
+        bool fallback = false;
+        for (const Finding &f : diagnose.diagnosis().findings)
+            fallback = fallback || f.rule == u"moe-fallback"_s;
+        QVERIFY2(fallback, qPrintable(diagnose.diagnosis().toMarkdown()));
+        QCOMPARE(diagnose.hostLabel(), m_alias);
+        page->disconnectHost();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+    }
+
+    void changedKeyRefusedInline() {
+        QString error;
+        QVERIFY2(m_sshd.restartWithNewHostKey(&error), qPrintable(error));
+        DiagnosePage diagnose;
+        auto page = makePage(&diagnose);
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Failed), 20000);
+        // Refused with the explanation in the page itself; no dialog offers to accept the new key.
+        QVERIFY2(page->bannerText().contains(u"changed"_s), qPrintable(page->bannerText()));
+        QVERIFY(!page->findChild<HostKeyDialog *>());
+    }
+};
+
+QTEST_MAIN(TestHostsSsh)
+#include "tst_hosts_ssh.moc"
