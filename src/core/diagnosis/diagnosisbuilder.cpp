@@ -179,7 +179,7 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
             if (!m.hasMatch())
                 continue;
             if (!prefix) {
-                prefix = LogPrefix::parse(text);
+                prefix = LogPrefix::scan(text);
                 m_frameworkVotes[static_cast<size_t>(prefix->framework)]++;
             }
             bool created = false;
@@ -190,9 +190,22 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
                 e.finding.explanation = Rule::expand(rule->explanation, m);
                 e.finding.advice = Rule::expand(rule->advice, m);
             }
-            addEvidence(e, line, str, m.capturedStart(0), m.capturedLength(0), prefix->source);
+            addEvidence(e, line, str, m.capturedStart(0), m.capturedLength(0),
+                        sourceName(prefix->sourceBytes));
         }
     }
+}
+
+const QString &DiagnosisBuilder::sourceName(QByteArrayView bytes) {
+    for (const auto &[key, name] : std::as_const(m_sourceNames)) {
+        if (key == bytes)
+            return name;
+    }
+    if (m_sourceNames.size() >= 64)
+        m_sourceNames.removeFirst();
+    const QString name = bytes.isEmpty() ? u"main"_s : QString::fromUtf8(bytes).simplified();
+    m_sourceNames.append({bytes.toByteArray(), name});
+    return m_sourceNames.back().second;
 }
 
 DiagnosisBuilder::Entry &DiagnosisBuilder::entry(const QString &id, const QString &ruleId, Severity severity,
@@ -426,7 +439,7 @@ void DiagnosisBuilder::describe(Entry &e, const QList<TuningTarget> &targets) co
     switch (msg.kind) {
     case MoeMessage::Kind::Fallback:
         f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +
-                  t.fallbackFolder + u" (" + tritonText(t) + u" installed)"_s;
+                  t.fallbackFolder + u" ("_s + tritonText(t) + u" installed)"_s;
         f.explanation = server + u" found no config for this shape in "_s + t.tritonFolder +
                         u" and used the one tuned under Triton "_s + msg.fallbackVersion + u" ("_s +
                         msg.fallbackPath +

@@ -47,9 +47,12 @@ private:
     Framework frameworkFor(const MoeMessage &msg, Framework prefixFramework) const;
     void describe(Entry &e, const QList<TuningTarget> &targets) const;
 
+    const QString &sourceName(QByteArrayView bytes);
+
     const RuleSet &m_rules;
-    LiteralSearcher m_lineSearcher; // which literals one hit line holds
-    quint64 m_moeBits = 0;          // the MoE messages' literals among them
+    QList<std::pair<QByteArray, QString>> m_sourceNames; // small cache: ranks repeat
+    LiteralSearcher m_lineSearcher;                      // which literals one hit line holds
+    quint64 m_moeBits = 0;                               // the MoE messages' literals among them
     QList<QList<const Rule *>> m_rulesByLiteral;
     QList<Entry> m_entries;
     QHash<QString, qsizetype> m_index;

@@ -53,8 +53,13 @@ qsizetype skipSpaces(QByteArrayView s, qsizetype i) {
 } // namespace
 
 LogPrefix LogPrefix::parse(QByteArrayView line) {
+    LogPrefix p = scan(line);
+    p.source = p.sourceBytes.isEmpty() ? u"main"_s : QString::fromUtf8(p.sourceBytes).simplified();
+    return p;
+}
+
+LogPrefix LogPrefix::scan(QByteArrayView line) {
     LogPrefix p;
-    p.source = u"main"_s;
     qsizetype i = skipSpaces(line, 0);
     // Wrappers insert tags such as "[Stage-1]" before the server's own prefix: skip up to three.
     for (int round = 0; round < 4 && i < line.size(); ++round) {
@@ -62,7 +67,7 @@ LogPrefix LogPrefix::parse(QByteArrayView line) {
         if (rest.front() == '(') {
             const qsizetype close = rest.indexOf(')');
             if (close > 1 && close < 120 && rest.first(close).contains("pid=")) {
-                p.source = QString::fromUtf8(rest.sliced(1, close - 1)).simplified();
+                p.sourceBytes = rest.sliced(1, close - 1).trimmed();
                 p.framework = Framework::VLLM;
                 p.messageStart = skipSpaces(line, i + close + 1);
                 return p;
@@ -77,8 +82,7 @@ LogPrefix LogPrefix::parse(QByteArrayView line) {
             const qsizetype dt = dateTimeLength(inside);
             if (dt > 0) {
                 const QByteArrayView who = inside.sliced(dt).trimmed();
-                if (!who.isEmpty())
-                    p.source = QString::fromUtf8(who);
+                p.sourceBytes = who;
                 p.framework = Framework::SGLang;
                 p.messageStart = skipSpaces(line, i + close + 1);
                 return p;
