@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from . import configjson, naming
 from .protocol import EXIT_FAILED, EXIT_OK

@@ -5,7 +5,6 @@ is a real process whose command line looks like `python -m sglang.launch_server 
 
 import json
 import os
-import stat
 import subprocess
 import sys
 import unittest

@@ -1,6 +1,5 @@
 """Malformed specs get clear errors naming the key; nothing is started for them."""
 
-import json
 import os
 import unittest
 
