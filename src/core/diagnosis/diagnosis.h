@@ -24,7 +24,17 @@ struct Diagnosis {
 
     QString toMarkdown() const;
     QString findingMarkdown(const Finding &finding) const;
-    QJsonObject toJson() const; // the documented `moetune-cli diagnose --format json` schema
+    // The `moetune-cli diagnose --format json` schema, "moetune.diagnosis/1":
+    // {schema, summary, bytes_read, lines_read, cancelled, worst: "info"|"warning"|"error"|null,
+    //  counts: {info, warning, error},
+    //  findings: [{id, rule, severity, title, explanation, advice, occurrences, sources: [..],
+    //              evidence: [{line, text, match_start, match_length}], target: TARGET|null}],
+    //  targets: [TARGET]}
+    // TARGET: {framework: "sglang"|"vllm"|"unknown", config_root, triton_version|null, triton_folder,
+    //  triton_folder_missing, fallback_folder|null, E, N, device_name, dtype|null, block_shape: [n, k]|null,
+    //  per_channel_quant, up_missing, down_missing, up_fell_back, down_fell_back, shape, up_path,
+    //  down_path|null, install_folder}. match_start/match_length count UTF-16 units of text.
+    QJsonObject toJson() const;
 };
 
 } // namespace moetune
