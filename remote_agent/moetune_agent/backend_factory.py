@@ -49,6 +49,15 @@ def _backend_class(name):
     return classes[0]
 
 
+def backend_takes(name, option):
+    # type: (str, str) -> bool
+    """Whether the backend's constructor accepts an option (e.g. routing_file)."""
+    try:
+        return option in inspect.signature(_backend_class(name).__init__).parameters
+    except (BackendUnavailable, TypeError, ValueError):
+        return False
+
+
 def make_backend(desc, device_index, cache_dir):
     # type: (Dict[str, Any], int, Optional[str]) -> Backend
     """desc: {"name", "shape": {...}, "framework", "device_name", "routing_file"}."""

@@ -155,6 +155,7 @@ def _tune(args, out):
     sp = spec_mod.load(args.spec)
     from .runner import pick_strategy
     pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
+    spec_mod.check_routing_file(sp)
     h = spec_mod.spec_hash(sp)
     if not args.new:
         # A run of the same spec whose process died (crash, reboot) is continued, not restarted.

@@ -10,7 +10,7 @@ import traceback
 from typing import Any, Dict, Optional, Tuple
 
 from . import runs, space as space_mod, spec as spec_mod
-from .backend_factory import BackendUnavailable, gpu_indices, resolve_auto
+from .backend_factory import BackendUnavailable, backend_takes, gpu_indices, resolve_auto
 from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
 from .results import build_result, latest_score, share_block_m, write_files, write_result
@@ -137,6 +137,9 @@ class Run(object):
         if simulated:
             ev.emit({"type": "log", "level": "warning",
                      "message": "synthetic backend: every number of this run is simulated, not measured"})
+        if spec.get("routing_file") and not backend_takes(backend, "routing_file"):
+            ev.emit({"type": "log", "level": "warning", "message": "the %s backend cannot replay recorded "
+                     "routing: timing with fresh random routing instead of %s" % (backend, spec["routing_file"])})
 
         state = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
                  "from_journal": len(journal),

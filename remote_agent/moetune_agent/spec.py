@@ -139,6 +139,27 @@ def normalise(raw):
     return d
 
 
+def check_routing_file(spec):
+    # type: (Dict[str, Any]) -> None
+    """A recorded routing file must be a JSON list of per-token lists of topk expert ids in [0, E)."""
+    path = spec.get("routing_file")
+    if not path:
+        return
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SpecError("spec: cannot read 'routing_file' %s: %s" % (path, e), "routing_file")
+    if not isinstance(data, list) or not data:
+        raise SpecError("spec: 'routing_file' must hold a non-empty JSON list of per-token expert id lists",
+                        "routing_file")
+    for i, row in enumerate(data):
+        if not isinstance(row, list) or len(row) != spec["topk"] or \
+                not all(_is_int(x) and 0 <= x < spec["E"] for x in row):
+            raise SpecError("spec: 'routing_file' row %d must list %d expert ids in [0, %d) (got %s)"
+                            % (i, spec["topk"], spec["E"], json.dumps(row)[:80]), "routing_file")
+
+
 def load(path):
     # type: (str) -> Dict[str, Any]
     """Read and validate a spec file. Raises SpecError (unreadable / not JSON / invalid)."""

@@ -104,6 +104,26 @@ class CommandLine(agenttest.AgentCase):
         self.assertEqual(e["detail"], "strategy")
         self.assertIn("exhaustive", e["message"])  # names the known ones
 
+    def test_routing_file(self):
+        rows = [("[[0, 1], [2, 3]]", None), ("not json", "cannot read"), ("[]", "non-empty"),
+                ("[[0, 1, 2]]", "row 0 must list 2 expert ids"), ("[[0, 9]]", "in [0, 8)")]
+        for text, words in rows:
+            with self.subTest(text=text):
+                path = os.path.join(self.tmp, "routing.json")
+                with open(path, "w") as f:
+                    f.write(text)
+                spec = dict(BASE, E=8, topk=2, backend="synthetic", routing_file=path, batch_sizes=[1],
+                            space={"BLOCK_SIZE_N": [64], "BLOCK_SIZE_K": [64], "GROUP_SIZE_M": [1],
+                                   "num_warps": [4], "num_stages": [2]})
+                r = self.run_agent("tune", self.write_spec(spec), "--foreground", "--new")
+                if words is None:
+                    self.assertEqual(r.rc, 0, r.lines)
+                    # The synthetic backend cannot replay routing: it says so instead of pretending.
+                    self.assertTrue(any("recorded routing" in e["message"] for e in r.of("log")))
+                else:
+                    self.assertEqual(r.one("error")["detail"], "routing_file")
+                    self.assertIn(words, r.one("error")["message"])
+
     def test_usage(self):
         r = self.run_agent("frobnicate")
         self.assertEqual(r.rc, 2)
