@@ -5,6 +5,7 @@
 #include "cli/diagnosesource.h"
 #include "cli/fddevice.h"
 #include "cli/hostsupport.h"
+#include "cli/progressline.h"
 #include "cli/textreport.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
@@ -145,6 +146,12 @@ int DiagnoseCommand::run(const QStringList &args) {
 
     Diagnosis diagnosis;
     QString label;
+    // One progress line on stderr while reading (only on a terminal), erased before the report prints.
+    std::unique_ptr<ProgressLine> progressLine;
+    auto progressFor = [&progressLine](const QString &name) -> Diagnoser::Progress {
+        progressLine = std::make_unique<ProgressLine>(name);
+        return [line = progressLine.get()](qint64 done, qint64 total) { return line->update(done, total); };
+    };
     QString error;
     DiagnoseSource *selected = nullptr;
     for (const auto &source : sources) {
@@ -157,7 +164,7 @@ int DiagnoseCommand::run(const QStringList &args) {
         std::unique_ptr<QIODevice> device = selected->open(parser, &label, &error);
         if (!device)
             return fail(error);
-        diagnosis = diagnoser.diagnoseDevice(device.get(), {}, &error);
+        diagnosis = diagnoser.diagnoseDevice(device.get(), progressFor(label), &error);
         // --host: the host's probe goes into the findings, as in the app's "Diagnose host".
         if (const auto *host = dynamic_cast<const HostDiagnoseSource *>(selected))
             diagnosis = host->merge(std::move(diagnosis));
@@ -171,7 +178,7 @@ int DiagnoseCommand::run(const QStringList &args) {
         const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
         if (nul >= 0)
             return fail(binaryMessage(label, nul));
-        diagnosis = diagnoser.diagnoseDevice(&in, {}, &error);
+        diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
     } else {
         const QString path = positional.first();
         label = path;
@@ -189,7 +196,7 @@ int DiagnoseCommand::run(const QStringList &args) {
             if (nul >= 0)
                 return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
             file.close();
-            diagnosis = diagnoser.diagnoseFile(path, {}, &error);
+            diagnosis = diagnoser.diagnoseFile(path, progressFor(label), &error);
         } else {
             // A FIFO or /dev/fd/N from `<(...)`: it can be read once, so stream it from one descriptor.
             const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
@@ -200,9 +207,10 @@ int DiagnoseCommand::run(const QStringList &args) {
             const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
             if (nul >= 0)
                 return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
-            diagnosis = diagnoser.diagnoseDevice(&in, {}, &error);
+            diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
         }
     }
+    progressLine.reset();
     if (!error.isEmpty())
         return fail(u"reading "_s + label + u" failed: "_s + error);
 
