@@ -16,12 +16,16 @@ namespace moetune {
 
 namespace {
 
-constexpr int kMaxExecChannels = 8;        // OpenSSH's MaxSessions is 10; keep room for transfer helpers
-constexpr qint64 kUploadChunk = 64 * 1024; // libssh 0.10 sends one SSH_FXP_WRITE per call
+constexpr int kMaxExecChannels = 8; // OpenSSH's MaxSessions is 10; keep room for transfer helpers
+constexpr qint64 kUploadChunk =
+    192 * 1024; // one SSH_FXP_WRITE per call in libssh 0.10; OpenSSH takes <= 256 KiB messages
 constexpr uint32_t kReadChunk = 64 * 1024;
 constexpr int kReadAhead = 32; // outstanding SFTP read requests
 constexpr int kSliceMs = 20;   // longest stretch of transfer work before the worker looks at its queue
 constexpr int kProgressMs = 100;
+constexpr int kFlushMs = 15;
+constexpr qsizetype kFlushBytes = 1 << 20;
+constexpr int kMaxUndeliveredBatches = 8; // output batches the receiver may have queued before reading pauses
 constexpr char kPgidMarker[] = "moetune-pgid ";
 constexpr char kPgidPrefix[] = "printf 'moetune-pgid %s\\n' \"$$\" >&2; ";
 
@@ -53,6 +57,7 @@ struct SshSession::ExecState {
     qint64 bytes = 0;
     QElapsedTimer started;
     QElapsedTimer lastProgress;
+    QElapsedTimer lastFlush;
 };
 
 struct SshSession::TransferState {
@@ -70,13 +75,14 @@ struct SshSession::TransferState {
     QString partPath; // upload: remote "<target>.part"
 };
 
-SshSession::SshSession(const SshOptions &options)
-    : m_options(options) {
+SshSession::SshSession(const SshOptions &options, std::shared_ptr<QAtomicInt> undelivered)
+    : m_options(options)
+    , m_undelivered(std::move(undelivered)) {
     // parented so that moveToThread() takes the timers along to the worker thread
     m_safetyTimer.setParent(this);
     m_keepaliveTimer.setParent(this);
     m_reconnectTimer.setParent(this);
-    m_safetyTimer.setInterval(50);
+    m_safetyTimer.setInterval(10);
     connect(&m_safetyTimer, &QTimer::timeout, this, &SshSession::pump);
     m_keepaliveTimer.setInterval(1000);
     connect(&m_keepaliveTimer, &QTimer::timeout, this, &SshSession::keepalive);
@@ -230,6 +236,9 @@ void SshSession::connectNow() {
     }
     const long timeoutUsec = long(m_options.connectTimeoutMs) * 1000;
     ssh_options_set(m_session, SSH_OPTIONS_TIMEOUT_USEC, &timeoutUsec);
+    // SFTP is request/response: without TCP_NODELAY each small request waits out Nagle + delayed ACK (~40 ms)
+    const int nodelay = 1;
+    ssh_options_set(m_session, SSH_OPTIONS_NODELAY, &nodelay);
     m_rx = {};
     m_tx = {};
     ssh_set_counters(m_session, &m_tx, &m_rx);
@@ -697,6 +706,12 @@ void SshSession::terminateRemote(ExecState &e) {
 }
 
 void SshSession::flushLines(ExecState &e, bool final) {
+    // Coalesce: at most one batch per channel every kFlushMs (or per kFlushBytes), so a fast stream costs
+    // the receiving thread a few events a second, not one per SSH packet.
+    if (!final && e.lastFlush.isValid() && e.lastFlush.elapsed() < kFlushMs &&
+        e.out.size() + e.err.size() + e.raw.size() < kFlushBytes)
+        return;
+    e.lastFlush.start();
     auto split = [final](QByteArray &buf) {
         QStringList lines;
         qsizetype start = 0;
@@ -720,22 +735,28 @@ void SshSession::flushLines(ExecState &e, bool final) {
     if (!e.job.exec.rawStdout && !e.file) {
         const QStringList out = split(e.out);
         if (!out.isEmpty())
-            emit stdoutLines(e.job.id, out);
+            m_undelivered->ref();
+        emit stdoutLines(e.job.id, out);
     }
     if (!e.raw.isEmpty()) {
+        m_undelivered->ref();
         emit stdoutData(e.job.id, e.raw);
         e.raw.clear();
     }
     const QStringList err = split(e.err);
     if (!err.isEmpty())
-        emit stderrLines(e.job.id, err);
+        m_undelivered->ref();
+    emit stderrLines(e.job.id, err);
 }
 
 bool SshSession::serviceExec(ExecState &e) {
     static thread_local char buf[64 * 1024];
     bool error = false;
+    // Backpressure: while the receiving (GUI) thread has not taken the earlier batches, read nothing more;
+    // the data waits in the SSH window / TCP instead of piling up in the receiver's event queue.
+    const bool throttled = m_undelivered->loadRelaxed() > kMaxUndeliveredBatches;
     for (int isStderr : {0, 1}) {
-        for (int rounds = 0; rounds < 64; ++rounds) { // bounded, so one chatty channel cannot starve others
+        for (int rounds = 0; !throttled && rounds < 8; ++rounds) { // bounded: no channel starves the others
             const int n = ssh_channel_read_nonblocking(e.channel, buf, sizeof buf, isStderr);
             if (n == SSH_ERROR) {
                 error = true;
@@ -841,11 +862,11 @@ void SshSession::pump() {
     startQueued();
     if (m_state != Transport::State::Connected)
         return;
-    if (m_execs.isEmpty()) {
+    if (m_execs.isEmpty())
         m_safetyTimer.stop();
-        if (m_notifier)
-            m_notifier->setEnabled(false);
-    }
+    // throttled: unread data keeps the socket readable, so only the timer may wake the pump
+    if (m_notifier)
+        m_notifier->setEnabled(!m_execs.isEmpty() && m_undelivered->loadRelaxed() <= kMaxUndeliveredBatches);
     if (m_transfer)
         schedulePump();
 }

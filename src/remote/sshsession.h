@@ -3,6 +3,7 @@
 #include "remote/sshoptions.h"
 #include "remote/transport.h"
 
+#include <QAtomicInt>
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
@@ -36,7 +37,8 @@ struct SshJob {
 class SshSession : public QObject {
     Q_OBJECT
 public:
-    explicit SshSession(const SshOptions &options);
+    // undelivered: output batches emitted but not yet handled by the receiver (shared with SshTransport)
+    SshSession(const SshOptions &options, std::shared_ptr<QAtomicInt> undelivered);
     ~SshSession() override;
 
     // Slots, called queued from SshTransport.
@@ -111,6 +113,7 @@ private:
     QList<SshJob> m_queue;
     QList<std::shared_ptr<ExecState>> m_execs;
     std::unique_ptr<TransferState> m_transfer;
+    std::shared_ptr<QAtomicInt> m_undelivered;
     bool m_pumpScheduled = false;
     QTimer m_safetyTimer; // catches data libssh buffered without the socket becoming readable
     QTimer m_keepaliveTimer;

@@ -2,6 +2,10 @@
 
 #include "remote/sshsession.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -12,7 +16,7 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
     qRegisterMetaType<moetune::JobResult>();
     qRegisterMetaType<moetune::SshJob>();
     m_thread.setObjectName(u"ssh:"_s + options.host.alias);
-    m_session = new SshSession(options);
+    m_session = new SshSession(options, m_undelivered);
     m_session->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_session, &QObject::deleteLater);
 
@@ -22,11 +26,25 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
             [this](int kind, const QStringList &prompts, const QString &instruction) {
                 emit secretRequested(SecretKind(kind), prompts, instruction);
             });
-    connect(m_session, &SshSession::stdoutLines, this, &Transport::stdoutLines);
-    connect(m_session, &SshSession::stderrLines, this, &Transport::stderrLines);
-    connect(m_session, &SshSession::stdoutData, this, &Transport::stdoutData);
+    // Each output batch is counted out by the worker and back in here once every receiver has seen it.
+    connect(m_session, &SshSession::stdoutLines, this, [this](JobId id, const QStringList &lines) {
+        emit stdoutLines(id, lines);
+        m_undelivered->deref();
+    });
+    connect(m_session, &SshSession::stderrLines, this, [this](JobId id, const QStringList &lines) {
+        emit stderrLines(id, lines);
+        m_undelivered->deref();
+    });
+    connect(m_session, &SshSession::stdoutData, this, [this](JobId id, const QByteArray &data) {
+        emit stdoutData(id, data);
+        m_undelivered->deref();
+    });
     connect(m_session, &SshSession::progress, this, &Transport::progress);
     connect(m_session, &SshSession::finished, this, &Transport::finished);
+    // SSH work is background work: the worker runs at nice +5 so that, on a busy machine, the GUI thread
+    // wins the CPU (Linux applies nice per thread).
+    connect(&m_thread, &QThread::started, m_session,
+            [] { ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 5); });
     m_thread.start();
 }
 

@@ -7,6 +7,8 @@
 #include <QMutex>
 #include <QThread>
 
+#include <memory>
+
 namespace moetune {
 
 class SshSession;
@@ -64,6 +66,7 @@ private:
     State m_state = State::Disconnected;
     QString m_stateMessage;
     QAtomicInteger<quint64> m_nextId{1};
+    std::shared_ptr<QAtomicInt> m_undelivered = std::make_shared<QAtomicInt>(0);
 };
 
 } // namespace moetune

@@ -27,6 +27,7 @@ public:
     QList<qint64> sessionPids() const;
     void stopSessions(bool stop); // SIGSTOP/SIGCONT the session processes (a link that goes silent)
 
+    qint64 pid() const { return m_sshd ? m_sshd->processId() : 0; } // the listener
     bool isRunning() const { return m_sshd && m_sshd->state() == QProcess::Running; }
     int port() const { return m_port; }
     QString dir() const { return m_dir->path(); }
