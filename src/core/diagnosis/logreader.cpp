@@ -84,12 +84,11 @@ QByteArray LogReader::cleanLine(QByteArrayView line) {
         --n;
     QByteArrayView v = line.first(n);
     // A progress bar redraws with CR: what a terminal finally shows is the last segment.
-    const qsizetype lastCr = v.lastIndexOf('\r');
-    if (lastCr >= 0)
-        v = v.sliced(lastCr + 1);
+    if (const void *cr = n > 0 ? memrchr(v.data(), '\r', static_cast<size_t>(n)) : nullptr)
+        v = v.sliced(static_cast<const char *>(cr) - v.data() + 1);
     const auto *u = reinterpret_cast<const unsigned char *>(v.data());
     const qsizetype size = v.size();
-    if (std::none_of(u, u + size, isDropped))
+    if (std::none_of(u, u + size, [](unsigned char c) { return isDropped(c); }))
         return v.toByteArray();
     QByteArray out;
     out.reserve(size);
