@@ -132,6 +132,8 @@ DiagnosePage::DiagnosePage(QWidget *parent)
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(400);
     connect(&m_debounce, &QTimer::timeout, this, &DiagnosePage::diagnoseNow);
+    m_loadTimer.setInterval(0);
+    connect(&m_loadTimer, &QTimer::timeout, this, &DiagnosePage::loadNextChunk);
     m_showProgressDelay.setSingleShot(true);
     m_showProgressDelay.setInterval(250);
     connect(&m_showProgressDelay, &QTimer::timeout, this, [this] {
@@ -196,6 +198,7 @@ QWidget *DiagnosePage::createLogPane() {
         diagnoseNow();
     });
     connect(m_logEdit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
+    connect(m_logEdit, &LogEdit::largePaste, this, &DiagnosePage::pasteLargeText);
     layout->addWidget(m_logEdit, 1);
     return pane;
 }
@@ -412,12 +415,20 @@ void DiagnosePage::setLogText(const QString &text) {
     m_preview = false;
     m_demo = false;
     m_noteBanner->hide();
-    const QString shown = displayLogText(text);
-    replaceText(shown, false);
-    // The diagnosis reads the text as given (ANSI, CR bars and all), like it would read the file.
-    m_rawText = shown.size() == text.size() && shown == text ? QByteArray() : text.toUtf8();
-    updateSourceLabel();
+    // The diagnosis reads the text as given (ANSI, CR bars and all), like it would read a file, and
+    // starts before the editor has it all.
+    m_rawText = text.toUtf8();
     diagnoseNow();
+    replaceText(displayLogText(text), false);
+    updateSourceLabel();
+}
+
+void DiagnosePage::pasteLargeText(const QString &text) {
+    // Replaces the selection like a paste would, but through the worker and the chunked loader.
+    QString full = m_logEdit->toPlainText();
+    const QTextCursor cursor = m_logEdit->textCursor();
+    full.replace(cursor.selectionStart(), cursor.selectionEnd() - cursor.selectionStart(), text);
+    setLogText(full);
 }
 
 void DiagnosePage::setHostContext(const QString &hostLabel, const std::optional<HostProbe> &probe) {
@@ -474,13 +485,70 @@ void DiagnosePage::clearLog() {
 }
 
 void DiagnosePage::replaceText(const QString &text, bool readOnly) {
+    m_loadTimer.stop();
+    m_pendingText.clear();
+    m_pendingPos = 0;
     m_settingText = true;
     m_debounce.stop();
     m_logEdit->setMarkedLine(0);
     m_logEdit->setReadOnly(false);
-    m_logEdit->setPlainText(text);
-    m_logEdit->setReadOnly(readOnly);
+    // Big texts go in by chunks between events: laying out megabytes at once would freeze the window.
+    const qsizetype first = text.size() <= loadChunkChars ? text.size() : chunkEnd(text, 0);
+    m_logEdit->setPlainText(first == text.size() ? text : text.left(first));
     m_settingText = false;
+    if (first < text.size()) {
+        m_pendingText = text;
+        m_pendingPos = first;
+        m_pendingReadOnly = readOnly;
+        m_logEdit->setReadOnly(true);
+        m_logEdit->document()->setUndoRedoEnabled(false);
+        // The findings come first: the rest of the text follows once the worker is done (or soon anyway).
+        if (isBusy())
+            QTimer::singleShot(300, this, [this] { resumeLoading(); });
+        else
+            m_loadTimer.start();
+        return;
+    }
+    m_logEdit->setReadOnly(readOnly);
+}
+
+qsizetype DiagnosePage::chunkEnd(const QString &text, qsizetype from) {
+    const qsizetype limit = from + loadChunkChars;
+    if (limit >= text.size())
+        return text.size();
+    const qsizetype lineEnd = text.lastIndexOf(u'\n', limit);
+    return lineEnd > from ? lineEnd + 1 : limit;
+}
+
+void DiagnosePage::loadNextChunk() {
+    if (m_pendingPos >= m_pendingText.size()) {
+        m_loadTimer.stop();
+        return;
+    }
+    const qsizetype end = chunkEnd(m_pendingText, m_pendingPos);
+    m_settingText = true;
+    QTextCursor cursor(m_logEdit->document());
+    cursor.movePosition(QTextCursor::End);
+    cursor.insertText(QStringView(m_pendingText).mid(m_pendingPos, end - m_pendingPos).toString());
+    m_settingText = false;
+    m_pendingPos = end;
+    if (m_pendingPos >= m_pendingText.size()) {
+        m_loadTimer.stop();
+        m_pendingText.clear();
+        m_pendingPos = 0;
+        m_logEdit->document()->setUndoRedoEnabled(true);
+        m_logEdit->setReadOnly(m_pendingReadOnly);
+        emit logLoaded();
+    }
+}
+
+bool DiagnosePage::isLoading() const {
+    return !m_pendingText.isEmpty();
+}
+
+void DiagnosePage::resumeLoading() {
+    if (!m_pendingText.isEmpty() && !m_loadTimer.isActive())
+        m_loadTimer.start();
 }
 
 void DiagnosePage::onTextChanged() {
@@ -536,6 +604,7 @@ void DiagnosePage::cancelDiagnosis() {
 
 void DiagnosePage::setBusy(bool busy, bool showProgressNow) {
     if (!busy) {
+        resumeLoading();
         m_showProgressDelay.stop();
         m_progress->hide();
         m_cancelButton->hide();
@@ -755,6 +824,10 @@ bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
                 }
             }
         }
+    }
+    if (target > blocks && isLoading()) {
+        emit statusMessage(tr("Line %1 is not in the log view yet: it is still loading.").arg(line), 5000);
+        return false;
     }
     if (target > blocks) {
         emit statusMessage(m_preview

@@ -35,6 +35,8 @@ public:
     static constexpr qint64 previewBytes = 4 * 1024 * 1024;
     // Text above this shows the progress bar at once (smaller jobs show it only if they take a while).
     static constexpr qint64 bigTextBytes = 10 * 1024 * 1024;
+    // Text goes into the log view in chunks of this many characters, one per event-loop turn.
+    static constexpr qsizetype loadChunkChars = 256 * 1024;
 
     explicit DiagnosePage(QWidget *parent = nullptr);
     ~DiagnosePage() override;
@@ -44,6 +46,10 @@ public:
     bool openFile(const QString &path);
     // Replaces the log text (not a paste: no undo entry) and diagnoses it.
     void setLogText(const QString &text);
+    // A paste too big for the editor to take at once: diagnosed at once, shown by chunks.
+    void pasteLargeText(const QString &text);
+    // True while a big text is still going into the log view (it is read-only meanwhile).
+    bool isLoading() const;
     // The bundled demo log, diagnosed.
     bool loadDemo();
     // The log came from a host (Hosts page): every diagnosis from now on is merged with the host's probe
@@ -94,6 +100,7 @@ public:
 signals:
     void fileOpened(const QString &path);
     void diagnosisFinished();
+    void logLoaded(); // a text loaded by chunks is complete in the log view
     void statusMessage(const QString &text, int timeoutMs);
 
 private:
@@ -111,6 +118,9 @@ private:
     void updateSourceLabel();
     void showError(const QString &text);
     void replaceText(const QString &text, bool readOnly);
+    void loadNextChunk();
+    void resumeLoading();
+    static qsizetype chunkEnd(const QString &text, qsizetype from);
 
     DiagnosisRunner *m_runner;
     FindingsModel *m_findingsModel;
@@ -143,6 +153,10 @@ private:
 
     QTimer m_debounce;
     QTimer m_showProgressDelay;
+    QTimer m_loadTimer;
+    QString m_pendingText; // the rest of a text being loaded by chunks
+    qsizetype m_pendingPos = 0;
+    bool m_pendingReadOnly = false;
     QElapsedTimer m_jobClock;
     bool m_settingText = false;
     bool m_preview = false;

@@ -8,6 +8,7 @@
 #include <QDropEvent>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QMetaMethod>
 #include <QMimeData>
 #include <QPaintEvent>
 #include <QPainter>
@@ -153,6 +154,11 @@ void LogEdit::insertFromMimeData(const QMimeData *source) {
     // Terminal output pasted with its colour codes and progress bars shows as the terminal showed it.
     if (source->hasText()) {
         const QString text = source->text();
+        if (text.size() > largePasteChars &&
+            isSignalConnected(QMetaMethod::fromSignal(&LogEdit::largePaste))) {
+            emit largePaste(text);
+            return;
+        }
         const QString shown = displayLogText(text);
         if (shown.size() != text.size() || shown != text) {
             insertPlainText(shown);

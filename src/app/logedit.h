@@ -9,6 +9,8 @@ namespace moetune {
 class LogEdit : public QPlainTextEdit {
     Q_OBJECT
 public:
+    static constexpr qsizetype largePasteChars = 512 * 1024;
+
     explicit LogEdit(QWidget *parent = nullptr);
 
     // Selects line (1-based) and centres it; false when the document has no such line.
@@ -24,6 +26,8 @@ public:
 
 signals:
     void pasted();
+    // A paste above largePasteChars is not inserted here: the page loads it without freezing.
+    void largePaste(const QString &text);
     void fileDropped(const QString &path);
 
 protected:

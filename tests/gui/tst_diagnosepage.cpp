@@ -17,10 +17,13 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -32,6 +35,7 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTreeView>
+#include <QUrl>
 
 #include <memory>
 
@@ -97,6 +101,7 @@ private slots:
     void pasteShowsFindings_data();
     void pasteShowsFindings();
     void quietLogSaysSo();
+    void largePasteLoadsByChunks();
     void ctrlReturnDiagnosesAtOnce();
     void evidenceClickJumpsToLine();
     void copyAsMarkdown();
@@ -105,6 +110,8 @@ private slots:
     void inlineErrors_data();
     void inlineErrors();
     void recentFilesRemembered();
+    void dropOrPasteFileOpensIt_data();
+    void dropOrPasteFileOpensIt();
     void addPagePlugsIn();
 
 private:
@@ -300,6 +307,36 @@ void TestDiagnosePage::quietLogSaysSo() {
     QCOMPARE(page()->findingsModel()->rowCount(), expected.findings.size());
     QVERIFY(!page()->summaryText().isEmpty());
     QVERIFY(page()->findChild<QLabel *>(u"count-warning"_s)->text().startsWith(u"0 "_s));
+}
+
+void TestDiagnosePage::largePasteLoadsByChunks() {
+    // A paste of megabytes is diagnosed at once and goes into the editor by chunks (no long freeze).
+    QString log = guitestlogs::sglangEightRanks();
+    while (log.size() < 3 * LogEdit::largePasteChars)
+        log +=
+            u"[2026-11-20 10:01:02 TP1] Decode batch. #running-req: 3, #token: 1234, gen throughput: 99.0\n"_s;
+    log += guitestlogs::vllmFp8();
+    QSignalSpy finished(page(), &DiagnosePage::diagnosisFinished);
+    QSignalSpy loaded(page(), &DiagnosePage::logLoaded);
+    LogEdit *edit = page()->logEdit();
+    edit->setPlainText(u"replaced by the paste"_s);
+    edit->selectAll();
+    QGuiApplication::clipboard()->setText(log);
+    edit->paste();
+    QVERIFY(page()->isLoading());
+    QVERIFY(edit->isReadOnly());
+    QVERIFY(edit->toPlainText().size() < log.size());
+    QVERIFY(page()->isBusy() || finished.size() == 1);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 30000);
+    QVERIFY(!page()->isLoading());
+    QVERIFY(!edit->isReadOnly());
+    QCOMPARE(edit->toPlainText(), log);
+    QTRY_COMPARE(finished.size(), 1);
+    const Diagnosis expected = Diagnoser().diagnoseText(log.toUtf8());
+    QCOMPARE(page()->diagnosis().findings.size(), expected.findings.size());
+    QCOMPARE(page()->diagnosis().linesRead, expected.linesRead);
+    // Editing afterwards works as usual (and undo is back on).
+    QVERIFY(edit->document()->isUndoRedoEnabled());
 }
 
 void TestDiagnosePage::ctrlReturnDiagnosesAtOnce() {
@@ -503,6 +540,38 @@ void TestDiagnosePage::recentFilesRemembered() {
     QCOMPARE(page()->currentFile(), a);
     QCOMPARE(m_window->recentFiles(), (QStringList{a, b}));
     QVERIFY(waitIdle());
+}
+
+void TestDiagnosePage::dropOrPasteFileOpensIt_data() {
+    QTest::addColumn<bool>("drop");
+    QTest::newRow("dropped on the log view") << true;
+    QTest::newRow("copied in a file manager, pasted") << false;
+}
+
+void TestDiagnosePage::dropOrPasteFileOpensIt() {
+    QFETCH(bool, drop);
+    const QString path = writeFile(u"dropped.log"_s, guitestlogs::vllmFp8().toUtf8());
+    QVERIFY(!path.isEmpty());
+    QSignalSpy finished(page(), &DiagnosePage::diagnosisFinished);
+    auto *mime = new QMimeData;
+    mime->setUrls({QUrl::fromLocalFile(path)});
+    LogEdit *edit = page()->logEdit();
+    if (drop) {
+        QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(edit->viewport(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent dropEvent(QPointF(20, 20), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(edit->viewport(), &dropEvent);
+        delete mime;
+    } else {
+        QGuiApplication::clipboard()->setMimeData(mime); // takes ownership
+        edit->paste();
+    }
+    QCOMPARE(page()->currentFile(), path);
+    QCOMPARE(edit->toPlainText(), guitestlogs::vllmFp8()); // the file's text, not its path
+    QTRY_COMPARE(finished.size(), 1);
+    QVERIFY(page()->findingsModel()->rowCount() > 0);
+    QCOMPARE(m_window->recentFiles().value(0), path);
 }
 
 void TestDiagnosePage::addPagePlugsIn() {
