@@ -8,10 +8,13 @@
 #include "app/hostkeydialog.h"
 #include "app/hostlistmodel.h"
 #include "app/hostoverview.h"
+#include "app/hostsecretdialog.h"
 #include "app/hostspage.h"
 #include "sshdfixture.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -109,6 +112,17 @@ private slots:
         QVERIFY(kh.open(QIODevice::ReadOnly));
         QVERIFY(kh.readAll().contains("127.0.0.1"));
 
+        // Several hosts at once, one transport each: this machine connects beside the SSH host.
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        page->connectHost();
+        const int localRow = page->hostModel()->rowOf(HostListModel::localAlias());
+        QTRY_COMPARE(page->hostModel()->index(localRow, 0).data(HostListModel::StateRole).toInt(),
+                     int(Transport::State::Connected));
+        QCOMPARE(state(page.get()), int(Transport::State::Connected));
+        QVERIFY(page->connection(m_alias)->transport() !=
+                page->connection(HostListModel::localAlias())->transport());
+        QVERIFY(page->selectHost(m_alias));
+
         page->probeHost();
         QTRY_VERIFY_WITH_TIMEOUT(page->overview()->hasProbe() || page->bannerText().contains(u"failed"_s),
                                  60000);
@@ -126,6 +140,48 @@ private slots:
         QCOMPARE(diagnose.hostLabel(), m_alias);
         page->disconnectHost();
         QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+    }
+
+    void passphraseAskedInDialog_data() {
+        QTest::addColumn<QString>("passphrase");
+        QTest::addColumn<bool>("connects");
+        QTest::newRow("right passphrase") << u"correct horse"_s << true;
+        QTest::newRow("dialog cancelled") << QString() << false;
+    }
+
+    void passphraseAskedInDialog() {
+        QFETCH(QString, passphrase);
+        QFETCH(bool, connects);
+        QString error;
+        QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+        DiagnosePage diagnose;
+        auto page = makePage(&diagnose);
+        // No default key and no agent: only the configured, encrypted key can log in.
+        page->setSshTemplate(m_sshd.options(false));
+        HostConfig h = page->hostModel()->entry(m_alias)->host;
+        h.identityFiles = {m_sshd.encryptedUserKey()};
+        page->saveHost(h);
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        HostSecretDialog *dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+        QCOMPARE(dialog->fields().size(), 1);
+        QCOMPARE(dialog->fields().first()->echoMode(), QLineEdit::Password);
+#ifdef MOETUNE_HAVE_KEYCHAIN
+        QVERIFY(dialog->rememberBox());
+#else
+        QVERIFY(!dialog->rememberBox());
+#endif
+        if (connects) {
+            dialog->fields().first()->setText(passphrase);
+            dialog->accept();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+        } else {
+            dialog->reject();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Failed), 20000);
+            QVERIFY2(page->bannerText().contains(u"cancelled"_s), qPrintable(page->bannerText()));
+        }
+        page->disconnectHost();
     }
 
     void changedKeyRefusedInline() {
