@@ -19,6 +19,7 @@ struct SshOptions {
     int deadAfterMs = 10000;        // no packet from the server for this long: connection lost
     int maxReconnectAttempts = 5;   // then Failed
     int initialBackoffMs = 1000;    // doubled per attempt, capped at 30 s
+    bool backgroundPriority = true; // worker thread at nice +5 so that a busy machine favours the GUI thread
 };
 
 } // namespace moetune

@@ -43,8 +43,10 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
     connect(m_session, &SshSession::finished, this, &Transport::finished);
     // SSH work is background work: the worker runs at nice +5 so that, on a busy machine, the GUI thread
     // wins the CPU (Linux applies nice per thread).
-    connect(&m_thread, &QThread::started, m_session,
-            [] { ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 5); });
+    if (options.backgroundPriority) {
+        connect(&m_thread, &QThread::started, m_session,
+                [] { ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 5); });
+    }
     m_thread.start();
 }
 
