@@ -90,6 +90,8 @@ private slots:
         QTest::newRow("vllm") << QStringList{d, data(u"vllm.log"_s)} << 1 << QString();
         QTest::newRow("messy paste") << QStringList{d, data(u"messy-paste.log"_s)} << 1 << QString();
         QTest::newRow("clean") << QStringList{d, data(u"clean.log"_s)} << 0 << QString();
+        QTest::newRow("deterministic (info only)")
+            << QStringList{d, data(u"deterministic.log"_s)} << 0 << QString();
         QTest::newRow("clean json") << QStringList{d, u"--format=json"_s, data(u"clean.log"_s)} << 0
                                     << QString();
         QTest::newRow("findings markdown")
@@ -240,10 +242,50 @@ private slots:
         QVERIFY(!d.value(u"summary"_s).toString().isEmpty());
     }
 
+    void rulesFound_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("rule");
+        QTest::addColumn<QString>("severity");
+        QTest::addColumn<int>("occurrences");
+        QTest::newRow("untuned, 8 ranks") << u"sglang-new.log"_s << u"moe-untuned"_s << u"warning"_s << 8;
+        QTest::newRow("down missing") << u"sglang-new.log"_s << u"moe-down-missing"_s << u"warning"_s << 8;
+        QTest::newRow("triton folder missing")
+            << u"sglang-new.log"_s << u"triton-folder-missing"_s << u"warning"_s << 16;
+        QTest::newRow("kv cache") << u"sglang-new.log"_s << u"kv-cache-size"_s << u"info"_s << 8;
+        QTest::newRow("fallback") << u"sglang-fallback.log"_s << u"moe-fallback"_s << u"warning"_s << 4;
+        QTest::newRow("block fp8 gemm")
+            << u"sglang-fallback.log"_s << u"w8a8-block-fp8-untuned"_s << u"warning"_s << 4;
+        QTest::newRow("old wording") << u"sglang-old.log"_s << u"moe-untuned"_s << u"warning"_s << 2;
+        QTest::newRow("vllm") << u"vllm.log"_s << u"moe-untuned"_s << u"warning"_s << 2;
+        QTest::newRow("deterministic: info, exit 0")
+            << u"deterministic.log"_s << u"deterministic-default-config"_s << u"info"_s << 2;
+    }
+
+    void rulesFound() {
+        QFETCH(QString, file);
+        QFETCH(QString, rule);
+        QFETCH(QString, severity);
+        QFETCH(int, occurrences);
+        const CliResult r = run({u"diagnose"_s, u"--format=json"_s, data(file)});
+        const QJsonObject d = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject counts = d.value(u"counts"_s).toObject();
+        const bool actionable = counts.value(u"warning"_s).toInt() + counts.value(u"error"_s).toInt() > 0;
+        QCOMPARE(r.exitCode, actionable ? 1 : 0);
+        for (const QJsonValue &v : d.value(u"findings"_s).toArray()) {
+            const QJsonObject f = v.toObject();
+            if (f.value(u"rule"_s).toString() != rule)
+                continue;
+            QCOMPARE(f.value(u"severity"_s).toString(), severity);
+            QCOMPARE(f.value(u"occurrences"_s).toInt(), occurrences);
+            return;
+        }
+        QFAIL(qPrintable(u"no finding of rule "_s + rule + u" in "_s + QString::fromUtf8(r.out)));
+    }
+
     void jsonMatchesSchema_data() {
         QTest::addColumn<QString>("file");
         for (const char *f : {"sglang-new.log", "sglang-fallback.log", "sglang-old.log", "vllm.log",
-                              "messy-paste.log", "clean.log"})
+                              "messy-paste.log", "clean.log", "deterministic.log"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
 
