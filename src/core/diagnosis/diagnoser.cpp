@@ -137,6 +137,21 @@ Diagnosis Diagnoser::diagnoseFileParallel(const QString &path, qint64 size, int 
         *error = u"A part of the file could not be read."_s;
         return {};
     }
+    // A wrapped message that the end of a part rejoined with the next part's first lines: a single pass
+    // skips those lines, so read the next part again knowing it (rare: splits prefer a log line's start).
+    for (size_t i = 0; i + 1 < parts; ++i) {
+        const qint64 spill = builders[i]->consumedThrough() - readers[i]->linesRead();
+        if (spill <= 0 || cancel)
+            continue;
+        builders[i + 1] = std::make_unique<DiagnosisBuilder>(m_rules);
+        builders[i + 1]->skipThrough(spill);
+        readers[i + 1] = std::make_unique<LogReader>(builders[i + 1]->literals());
+        if (!readers[i + 1]->readFileRange(
+                path, bounds[i + 1], bounds[i + 2],
+                [&](const LogReader::Hit &hit) { builders[i + 1]->addHit(hit); }, {}, error)) {
+            return {};
+        }
+    }
     qint64 lines = readers[0]->linesRead();
     qint64 bytes = readers[0]->bytesRead();
     bool cancelled = readers[0]->cancelled();

@@ -12,6 +12,7 @@
 #include <QSet>
 #include <QString>
 
+#include <algorithm>
 #include <array>
 
 namespace moetune {
@@ -28,6 +29,10 @@ public:
     // lineOffset = lines before that part.
     void merge(DiagnosisBuilder &&later, qint64 lineOffset);
     Diagnosis finish(qint64 bytesRead, qint64 linesRead, bool cancelled);
+    // The last line read as the continuation of a wrapped message (0 if none). A part of a split file
+    // starts with skipThrough(what the previous part consumed past its end), as a single pass would.
+    qint64 consumedThrough() const { return m_consumedThrough; }
+    void skipThrough(qint64 line) { m_consumedThrough = std::max(m_consumedThrough, line); }
 
 private:
     struct Entry {

@@ -126,32 +126,38 @@ QByteArray LogReader::cleanLine(QByteArrayView line) {
     return out;
 }
 
-qsizetype LogReader::scanBlock(QByteArrayView block, bool final, bool mustConsume, const HitHandler &onHit) {
-    const char *d = block.data();
-    const qsizetype n = block.size();
-    qsizetype end = n;
+qsizetype LogReader::scanBlock(QByteArrayView data, qsizetype from, qsizetype scanEnd, bool final,
+                               bool dataIsInputEnd, bool mustConsume, const HitHandler &onHit) {
+    const char *d = data.data();
+    const qsizetype n = data.size();
+    qsizetype end = scanEnd;
     if (!final) {
-        const qsizetype lastNl = lastNewlineBefore(d, n);
+        // A line is taken once the bytes after it that a hit may look at are all here.
+        const qsizetype cut = std::min(scanEnd, dataIsInputEnd ? n : n - contextBytes);
+        const qsizetype lastNl = cut > from ? lastNewlineBefore(d + from, cut - from) : -1;
         if (lastNl >= 0)
-            end = lastNl + 1;
-        else if (!mustConsume)
-            return 0;
+            end = from + lastNl + 1;
+        else if (mustConsume && cut > from)
+            end = cut;
+        else
+            return from;
     }
     if (!m_adapted) {
-        m_searcher.adapt(QByteArrayView(d, std::min<qsizetype>(end, 1 << 20)));
+        m_searcher.adapt(QByteArrayView(d + from, std::min<qsizetype>(end - from, 1 << 20)));
         m_adapted = true;
     }
     const QByteArrayView scan(d, end);
     qint64 lines = m_linesRead;
-    qsizetype counted = 0;
-    qsizetype pos = 0;
+    qsizetype counted = from;
+    qsizetype pos = from;
     while (pos < end) {
         const qsizetype hit = m_searcher.findNext(scan, pos);
         if (hit < 0)
             break;
         lines += countNewlines(QByteArrayView(d + counted, hit - counted));
         counted = hit;
-        const qsizetype lineStart = lastNewlineBefore(d, hit) + 1;
+        // The line starts after the previous '\n' of the scanned range (from follows one, or a fragment).
+        const qsizetype lineStart = from + lastNewlineBefore(d + from, hit - from) + 1;
         qsizetype lineEnd = nextNewline(d, hit, end);
         if (lineEnd < 0)
             lineEnd = end;
@@ -173,8 +179,8 @@ qsizetype LogReader::scanBlock(QByteArrayView block, bool final, bool mustConsum
     }
     lines += countNewlines(QByteArrayView(d + counted, end - counted));
     m_linesRead = lines;
-    m_bytesRead += end;
-    if (end > 0)
+    m_bytesRead += end - from;
+    if (end > from)
         m_lastByteWasNewline = d[end - 1] == '\n';
     return end;
 }
@@ -184,8 +190,8 @@ void LogReader::readBuffer(QByteArrayView text, const HitHandler &onHit, const P
     const qsizetype total = text.size();
     qsizetype pos = 0;
     while (pos < total) {
-        const qsizetype len = std::min<qsizetype>(chunkBytes, total - pos);
-        pos += scanBlock(text.sliced(pos, len), pos + len == total, true, onHit);
+        const qsizetype scanEnd = std::min<qsizetype>(pos + chunkBytes, total);
+        pos = scanBlock(text, pos, scanEnd, scanEnd == total, true, true, onHit);
         if (progress && !progress(pos, total)) {
             m_cancelled = true;
             break;
@@ -216,13 +222,18 @@ bool LogReader::readFileRange(const QString &path, qint64 begin, qint64 end, con
     }
     if (file.isSequential() || file.size() == 0) // FIFOs, /dev/stdin, /proc files: stream them
         return streamDevice(&file, onHit, progress, error);
-    const qint64 size = end < 0 ? file.size() : std::min(end, file.size());
+    const qint64 fileSize = file.size();
+    const qint64 size = end < 0 ? fileSize : std::min(end, fileSize);
     qint64 pos = std::clamp<qint64>(begin, 0, size);
     while (pos < size) {
-        const qint64 len = std::min(windowBytes, size - pos);
-        uchar *p = file.map(pos, len);
+        // Each window also maps the context around it, even outside [begin, end), so a hit reads the same
+        // neighbouring lines as a single pass over the whole file.
+        const qint64 scanEnd = std::min(size, pos + windowBytes);
+        const qint64 mapStart = std::max<qint64>(0, pos - contextBytes);
+        const qint64 mapEnd = std::min(fileSize, scanEnd + contextBytes);
+        uchar *p = file.map(mapStart, mapEnd - mapStart);
         if (!p) { // some file systems cannot map: read the rest instead
-            if (size < file.size()) {
+            if (size < fileSize) {
                 if (error)
                     *error = u"Cannot map %1 for reading: %2."_s.arg(path, file.errorString());
                 return false;
@@ -234,10 +245,11 @@ bool LogReader::readFileRange(const QString &path, qint64 begin, qint64 end, con
             }
             return streamDevice(&file, onHit, progress, error);
         }
-        const qsizetype consumed =
-            scanBlock(QByteArrayView(reinterpret_cast<const char *>(p), len), pos + len == size, true, onHit);
+        const QByteArrayView data(reinterpret_cast<const char *>(p), mapEnd - mapStart);
+        const qsizetype consumed = scanBlock(data, pos - mapStart, scanEnd - mapStart, scanEnd == size,
+                                             mapEnd == fileSize, true, onHit);
         file.unmap(p);
-        pos += consumed;
+        pos = mapStart + consumed;
         if (progress && !progress(pos - begin, size - begin)) {
             m_cancelled = true;
             break;
@@ -262,14 +274,27 @@ bool LogReader::streamDevice(QIODevice *dev, const HitHandler &onHit, const Prog
         return false;
     }
     const qint64 total = dev->isSequential() ? -1 : dev->size() - dev->pos();
-    QByteArray buf(chunkBytes, Qt::Uninitialized);
+    // buf holds [kept context | unscanned bytes]: the context before `from` and the lookahead after a
+    // line are kept across reads, so the diagnosis does not depend on how the input arrives.
+    QByteArray buf(chunkBytes + 2 * contextBytes, Qt::Uninitialized);
+    qsizetype from = 0;
     qsizetype have = 0;
     bool ok = true;
+    auto scan = [&](bool final) {
+        const qsizetype end = scanBlock(QByteArrayView(buf.constData(), have), from, have, final, final,
+                                        have == buf.size(), onHit);
+        if (end == from)
+            return;
+        const qsizetype keepFrom = std::max<qsizetype>(0, end - contextBytes);
+        std::memmove(buf.data(), buf.constData() + keepFrom, static_cast<size_t>(have - keepFrom));
+        have -= keepFrom;
+        from = end - keepFrom;
+    };
     for (;;) {
         const qint64 n = dev->read(buf.data() + have, buf.size() - have);
         if (n < 0) {
             if (error)
-                *error = u"Reading the input failed after %1 bytes: %2."_s.arg(m_bytesRead + have)
+                *error = u"Reading the input failed after %1 bytes: %2."_s.arg(m_bytesRead + have - from)
                              .arg(dev->errorString());
             ok = false;
             break;
@@ -290,19 +315,16 @@ bool LogReader::streamDevice(QIODevice *dev, const HitHandler &onHit, const Prog
             continue;
         }
         have += n;
-        const qsizetype consumed =
-            scanBlock(QByteArrayView(buf.constData(), have), false, have == buf.size(), onHit);
-        if (consumed > 0) {
-            std::memmove(buf.data(), buf.constData() + consumed, static_cast<size_t>(have - consumed));
-            have -= consumed;
-        }
+        // Tiny reads (a pipe, a terminal) are gathered first: scanning is cheaper in bigger steps.
+        if (have == buf.size() || have - from >= 2 * contextBytes + 64 * 1024)
+            scan(false);
         if (progress && !progress(m_bytesRead - startBytes, total)) {
             m_cancelled = true;
             break;
         }
     }
-    if (!m_cancelled && have > 0)
-        scanBlock(QByteArrayView(buf.constData(), have), true, true, onHit);
+    if (!m_cancelled && have > from)
+        scan(true);
     finish();
     return ok;
 }

@@ -61,9 +61,15 @@ public:
     static qint64 countNewlines(QByteArrayView data);
 
 private:
-    // Processes the complete lines of block; returns how many bytes were consumed.
-    // A block without any newline is taken whole (a fragment of a huge line) only when mustConsume.
-    qsizetype scanBlock(QByteArrayView block, bool final, bool mustConsume, const HitHandler &onHit);
+    // Processes complete lines of data[from, scanEnd); returns the offset in data up to which it consumed.
+    // Bytes of data outside that range are context only, so a hit sees the same raw context whatever
+    // the read or window boundaries: up to contextBytes before from (already consumed), and after.
+    // final: scan all of the range (its end is the end of the input or of a file range).
+    // dataIsInputEnd: nothing follows data, so a short after-context is the true one.
+    // Without final, only lines whose after-context data holds in full are taken; if none is complete,
+    // a fragment of a huge line is taken only when mustConsume.
+    qsizetype scanBlock(QByteArrayView data, qsizetype from, qsizetype scanEnd, bool final,
+                        bool dataIsInputEnd, bool mustConsume, const HitHandler &onHit);
     bool streamDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress, QString *error);
     void reset();
     void finish();

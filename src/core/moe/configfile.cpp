@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QJsonValue>
+#include <QVariant>
 
 #include <cmath>
 #include <limits>
@@ -103,6 +104,9 @@ QByteArray scalarJson(const QJsonValue &v) {
     if (v.isNull())
         return "null";
     if (v.isDouble()) {
+        // A JSON integer token is kept as a 64-bit integer: write it exactly, as json.dumps does with an int.
+        if (const QVariant exact = v.toVariant(); exact.typeId() == QMetaType::LongLong)
+            return QByteArray::number(exact.toLongLong());
         const double d = v.toDouble();
         if (std::floor(d) == d && std::abs(d) < 1e15)
             return QByteArray::number(static_cast<qint64>(d));
