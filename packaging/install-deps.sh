@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins libqt6charts6-dev qt6-svg-dev libgl-dev libxkbcommon-dev
+  qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
   libssh-dev qtkeychain-qt6-dev
   python3 openssh-server openssh-client
   xvfb xauth fonts-dejavu-core poppler-utils
