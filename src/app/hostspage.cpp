@@ -185,6 +185,16 @@ HostsPage::HostsPage(DiagnosePage *diagnosePage, QWidget *parent)
     m_sshTemplate.knownHostsFile = sshDir + u"/known_hosts"_s;
     m_sshTemplate.sshConfigFile = QFileInfo::exists(m_sshConfigPath) ? m_sshConfigPath : u"none"_s;
     setSources(nullptr, m_sshConfigPath);
+
+    m_followFlush.setInterval(followFlushMs);
+    connect(&m_followFlush, &QTimer::timeout, this, [this] {
+        if (m_followBuffer.isEmpty() || !m_diagnose) {
+            m_followFlush.stop();
+            return;
+        }
+        m_diagnose->logEdit()->appendPlainText(m_followBuffer.join(u'\n'));
+        m_followBuffer.clear();
+    });
 }
 
 HostsPage::~HostsPage() {
@@ -232,9 +242,9 @@ void HostsPage::reload() {
     const QString current = currentAlias();
     const QList<HostConfig> hosts = m_store->hosts();
     m_model->setHosts(hosts, localHost());
+    // An unreadable ssh config or saved host is reported (and cleared once fixed), never fatal.
     const QStringList errors = m_store->errors();
-    if (!errors.isEmpty())
-        showHostMessage(QString(), int(Banner::Kind::Warning), errors.join(u'\n'));
+    showHostMessage(QString(), int(Banner::Kind::Warning), errors.join(u'\n'));
     // Connections follow their host's new settings; removed hosts lose theirs.
     for (auto it = m_connections.begin(); it != m_connections.end();) {
         if (const auto h = hostConfig(it.key())) {
@@ -328,7 +338,10 @@ HostConnection *HostsPage::ensureConnection(const QString &alias) {
     connect(c, &HostConnection::followLines, this, [this, alias](const QStringList &lines) {
         if (m_following != alias || !m_diagnose)
             return;
-        m_diagnose->logEdit()->appendPlainText(lines.join(u'\n'));
+        // Batched: a chatty server would otherwise keep the Diagnose page's paste debounce from firing.
+        m_followBuffer += lines;
+        if (!m_followFlush.isActive())
+            m_followFlush.start();
     });
     connect(c, &HostConnection::followStopped, this, [this, alias](const QString &error) {
         if (m_following == alias)
@@ -577,6 +590,7 @@ void HostsPage::setFollowing(bool follow) {
         return;
     }
     m_following = alias;
+    m_followBuffer.clear();
     std::optional<HostProbe> probe = c->lastProbe();
     if (!probe)
         c->probe(); // facts arrive later; the page merges them from the next diagnosis on

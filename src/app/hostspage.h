@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QPointer>
+#include <QTimer>
 #include <QWidget>
 
 #include <memory>
@@ -34,6 +35,8 @@ class HostsPage : public QWidget {
     Q_OBJECT
 public:
     static constexpr int defaultFetchMiB = 16;
+    // Followed lines reach the Diagnose page at most this often, so it re-diagnoses between batches.
+    static constexpr int followFlushMs = 1000;
 
     explicit HostsPage(DiagnosePage *diagnosePage, QWidget *parent = nullptr);
     ~HostsPage() override;
@@ -110,7 +113,9 @@ private:
     QHash<QString, HostConnection *> m_connections;
     QHash<QString, Message> m_messages;
     QString m_following; // alias whose log streams into the Diagnose page
-    QString m_fetching;  // alias whose log is being fetched for the Diagnose page
+    QStringList m_followBuffer;
+    QTimer m_followFlush;
+    QString m_fetching; // alias whose log is being fetched for the Diagnose page
 
     HostListModel *m_model;
     QTreeView *m_view = nullptr;

@@ -22,11 +22,13 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 
 using namespace Qt::StringLiterals;
@@ -388,6 +390,29 @@ private slots:
                      int(Transport::State::Disconnected));
     }
 
+    void fetchShowsProgressAndCancels() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        window->show();
+        window->setCurrentPage(window->pageCount() - 1);
+        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        // A log command that never ends (a stuck journalctl): the fetch must be cancellable.
+        local.logSource = {LogSource::Kind::Command, u"echo partial; sleep 60"_s};
+        page->saveHost(local);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        QSignalSpy opened(page, &HostsPage::diagnosisOpened);
+        page->diagnoseHost();
+        QVERIFY(page->progressBar()->isVisible());
+        QVERIFY(page->cancelButton()->isVisible());
+        QTest::qWait(300);
+        QTest::mouseClick(page->cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(page->bannerText().contains(u"cancelled"_s), 20000);
+        QVERIFY(!page->progressBar()->isVisible());
+        QVERIFY(!page->cancelButton()->isVisible());
+        QCOMPARE(opened.count(), 0);
+        QCOMPARE(window->currentPage(), window->pageCount() - 1);
+    }
+
     void followLiveAppendsNewLines() {
         HostsPage *page = nullptr;
         auto window = makeWindow(&page);
@@ -406,19 +431,22 @@ private slots:
         QVERIFY(page->followButton()->isChecked());
         DiagnosePage *diagnose = window->diagnosePage();
         QCOMPARE(window->currentPage(), 0);
-        QTest::qWait(1500); // tail -F starts at the end: only lines written from now on arrive
-        {
+        // tail -F starts at the end of the file, whenever it starts: keep writing until a line arrives.
+        QTimer writer;
+        connect(&writer, &QTimer::timeout, this, [log] {
             QFile f(log);
-            QVERIFY(f.open(QIODevice::Append));
-            f.write(
-                "[2026-11-29 10:00:09 TP0] Using default MoE kernel config. Performance might be "
-                "sub-optimal! "
-                "Config file not found at /x/configs/triton_3_6_0/E=64,N=1408,device_name=NVIDIA_H200.json, "
-                "you can create them with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/"
-                "fused_moe_triton\n");
-        }
+            if (f.open(QIODevice::Append))
+                f.write(
+                    "[2026-11-29 10:00:09 TP0] Using default MoE kernel config. Performance might be "
+                    "sub-optimal! Config file not found at /x/configs/triton_3_6_0/"
+                    "E=64,N=1408,device_name=NVIDIA_H200.json, you can create them with "
+                    "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n");
+        });
+        writer.start(300);
+        // The server keeps writing; lines arrive in batches and the page diagnoses between them.
         QTRY_VERIFY_WITH_TIMEOUT(diagnose->logEdit()->toPlainText().contains(u"E=64,N=1408"_s), 20000);
         QTRY_VERIFY_WITH_TIMEOUT(!diagnose->diagnosis().targets.isEmpty(), 20000);
+        writer.stop();
         QCOMPARE(diagnose->diagnosis().targets.first().name.experts, 64);
         page->setFollowing(false);
         QTRY_VERIFY(!page->connection(HostListModel::localAlias())->isFollowing());
