@@ -22,17 +22,24 @@ ctest --preset asan -j "$jobs" --timeout 900 -LE 'python|bench'
 
 echo "=== [3/3] fuzzing (bounded) ==="
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$jobs"
+fuzz_targets=(fuzz_logreader fuzz_configname fuzz_configfile)
+cmake --build --preset fuzz -j "$jobs" --target "${fuzz_targets[@]}"
 fuzz_seconds=${MOETUNE_FUZZ_SECONDS:-60}
-shopt -s nullglob
-for f in build/fuzz/tests/fuzz/fuzz_*; do
-  [ -x "$f" ] || continue
+for t in "${fuzz_targets[@]}"; do
+  f=build/fuzz/tests/fuzz/$t
   name=$(basename "$f")
   corpus=tests/fuzz/corpus/${name#fuzz_}
   work=$(mktemp -d)
   [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
+  mkdir -p build/fuzz/artifacts
   echo "fuzzing $name for ${fuzz_seconds}s"
-  "$f" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -print_final_stats=1 "$work" 2>&1 | tail -n 4
+  if ! "$f" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix=build/fuzz/artifacts/ "$work" >"build/fuzz/$name.log" 2>&1; then
+    tail -n 60 "build/fuzz/$name.log"
+    echo "FUZZ FAILURE in $name; the input is under build/fuzz/artifacts/" >&2
+    exit 1
+  fi
+  tail -n 3 "build/fuzz/$name.log"
   rm -rf "$work"
 done
 echo "all test stages passed"
