@@ -300,7 +300,7 @@ void AgentClient::onStderrLines(JobId tid, const QStringList &lines) {
 
 void AgentClient::handleEvents(Command &c, const QList<AgentEvent> &events) {
     for (const AgentEvent &e : events) {
-        emit event(c.id, e);
+        emit agentEvent(c.id, e);
         if (e.isError()) {
             if (c.protocolError.isEmpty())
                 c.protocolError = e.error;

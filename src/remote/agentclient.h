@@ -18,7 +18,7 @@ namespace moetune {
 class AgentProtocolParser;
 
 // Drives moetune-agent (remote_agent/PROTOCOL.md) on a host through any Transport. Every call returns a
-// job id at once; events() streams the agent's parsed lines for that job, commandFinished() ends it.
+// job id at once; agentEvent() streams the agent's parsed lines for that job, commandFinished() ends it.
 // Deployment is implicit: the first command uploads the agent to ~/.cache/moetune/agent-<version>.pyz
 // (skipped when the remote SHA-256 already matches) and waits for it; later commands reuse it.
 class AgentClient : public QObject {
@@ -52,7 +52,7 @@ public:
     void cancel(JobId id);
 
 signals:
-    void event(moetune::JobId id, const moetune::AgentEvent &event); // every parsed line (errors too)
+    void agentEvent(moetune::JobId id, const moetune::AgentEvent &event); // every parsed line (errors too)
     void probed(moetune::JobId id, const moetune::HostProbe &probe);
     void runStarted(moetune::JobId id, const QString &runId, const QJsonObject &runStartedEvent);
     void logLines(moetune::JobId id, const QStringList &lines);  // followLog

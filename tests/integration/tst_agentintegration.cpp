@@ -234,7 +234,7 @@ private slots:
         QList<qint64> seqs;
         bool sawDone = false;
         bool allSimulated = true;
-        connect(&agent, &AgentClient::event, this, [&](JobId, const AgentEvent &e) {
+        connect(&agent, &AgentClient::agentEvent, this, [&](JobId, const AgentEvent &e) {
             if (e.isError() || e.seq() < 0)
                 return;
             seqs.append(e.seq());
