@@ -48,14 +48,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(!QJsonDocument(d.toJson()).toJson().isEmpty());
     FUZZ_CHECK(!d.toMarkdown().isEmpty());
 
-    // Known core bug (reported; reproducers in tests/fuzz/known-failures/): LogReader::streamDevice scans
-    // each read as it arrives, so the context around a line (used to rejoin wrapped lines) is cut where a
-    // read ends, and a stream in small reads can diagnose differently. The comparison below runs only with
-    // MOETUNE_FUZZ_STREAM=1 until that is fixed; then make it unconditional.
-    static const bool compareStream = qEnvironmentVariableIntValue("MOETUNE_FUZZ_STREAM") == 1;
-    if (!compareStream)
-        return 0;
-
     // Streaming in chunks of 1..97 bytes must see exactly what the in-memory path saw.
     fuzz::TrickleDevice device(bytes, 1 + static_cast<qint64>((size * 7919) % 97));
     QString error;
