@@ -63,24 +63,6 @@ void HostConnection::refreshAgent() {
 
 HostConnection::~HostConnection() = default;
 
-QString HostConnection::findAgentPath() {
-    const QString name = u"moetune-agent.pyz"_s;
-    const QString fromEnv = qEnvironmentVariable("MOETUNE_AGENT_PYZ");
-    if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isFile())
-        return fromEnv;
-    const QString exeDir = QCoreApplication::applicationDirPath();
-    // Installed beside the binary, in the build tree (build/X/src/app -> build/X/remote_agent), or installed
-    // under share/.
-    const QStringList candidates{exeDir + u'/' + name, exeDir + u"/../../remote_agent/"_s + name,
-                                 exeDir + u"/../remote_agent/"_s + name,
-                                 exeDir + u"/../share/moetune/"_s + name};
-    for (const QString &c : candidates) {
-        if (QFileInfo(c).isFile())
-            return QDir::cleanPath(c);
-    }
-    return {};
-}
-
 void HostConnection::setHost(const HostConfig &host) {
     if (host == m_host)
         return;

@@ -27,10 +27,6 @@ public:
                    const QString &localHome, const QString &agentPath, QObject *parent = nullptr);
     ~HostConnection() override;
 
-    // The agent zipapp this build ships: $MOETUNE_AGENT_PYZ, beside the executable, the build tree's
-    // remote_agent/ folder, or ../share/moetune; "" when none exists.
-    static QString findAgentPath();
-
     const HostConfig &host() const { return m_host; }
     // Settings edited while connected take effect at the next command (the connection stays).
     void setHost(const HostConfig &host);

@@ -9,6 +9,7 @@
 #include "app/hostoverview.h"
 #include "app/hostsecretdialog.h"
 #include "app/logedit.h"
+#include "remote/agentclient.h"
 
 #include "remote/hoststore.h"
 
@@ -50,7 +51,7 @@ HostsPage::HostsPage(DiagnosePage *diagnosePage, QWidget *parent)
     : QWidget(parent)
     , m_diagnose(diagnosePage)
     , m_sshConfigPath(HostStore::defaultSshConfigPath())
-    , m_agentPath(HostConnection::findAgentPath())
+    , m_agentPath(AgentClient::defaultLocalAgentPath())
     , m_model(new HostListModel(this)) {
     setObjectName(u"hostsPage"_s);
     auto *outer = new QVBoxLayout(this);

@@ -138,22 +138,6 @@ std::optional<HostTarget> resolveHost(const QString &spec, QString *error) {
     return HostTarget{h, false};
 }
 
-QString findAgentPath() {
-    const QString name = u"moetune-agent.pyz"_s;
-    const QString fromEnv = qEnvironmentVariable("MOETUNE_AGENT_PYZ");
-    if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isFile())
-        return fromEnv;
-    const QString exeDir = QCoreApplication::applicationDirPath();
-    const QStringList candidates{exeDir + u'/' + name, exeDir + u"/../../remote_agent/"_s + name,
-                                 exeDir + u"/../remote_agent/"_s + name,
-                                 exeDir + u"/../share/moetune/"_s + name};
-    for (const QString &c : candidates) {
-        if (QFileInfo(c).isFile())
-            return QDir::cleanPath(c);
-    }
-    return {};
-}
-
 HostSession::HostSession(HostTarget target, Options options)
     : m_target(std::move(target))
     , m_options(std::move(options)) {
@@ -238,7 +222,7 @@ bool HostSession::connect(QString *error, bool *hostKeyUnknown) {
         return s == Transport::State::Connected || s == Transport::State::Failed;
     });
     if (t->state() == Transport::State::Connected) {
-        const QString agentPath = findAgentPath();
+        const QString agentPath = AgentClient::defaultLocalAgentPath();
         m_agent = std::make_unique<AgentClient>(t, m_target.host, agentPath);
         if (agentPath.isEmpty()) {
             *error =

@@ -26,9 +26,6 @@ struct HostTarget {
 };
 std::optional<HostTarget> resolveHost(const QString &spec, QString *error);
 
-// The agent zipapp this build ships ($MOETUNE_AGENT_PYZ, beside the binary, the build tree, share/).
-QString findAgentPath();
-
 // One non-interactive connection to a host for the CLI, driven through nested event loops (the CLI has
 // no window to keep alive). Unknown host keys are refused unless acceptNewHostKey (or the fingerprint
 // matches expectFingerprint); secrets are asked on the terminal only when stdin is one.

@@ -4,8 +4,11 @@
 #include "core/util/version.h"
 #include "remote/shellquote.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QTimer>
 
@@ -388,6 +391,23 @@ void AgentClient::finishCommand(JobId id, bool ok, const QString &error, const Q
     if (!m_commands.remove(id))
         return;
     emit commandFinished(id, ok, error, status);
+}
+
+QString AgentClient::defaultLocalAgentPath() {
+    const QString name = u"moetune-agent.pyz"_s;
+    const QString fromEnv = qEnvironmentVariable("MOETUNE_AGENT_PYZ");
+    if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isFile())
+        return fromEnv;
+    const QString exeDir = QCoreApplication::applicationDirPath();
+    // Beside the binary, in the build tree (build/X/src/app -> build/X/remote_agent), or under share/.
+    const QStringList candidates{exeDir + u'/' + name, exeDir + u"/../../remote_agent/"_s + name,
+                                 exeDir + u"/../remote_agent/"_s + name,
+                                 exeDir + u"/../share/moetune/"_s + name};
+    for (const QString &c : candidates) {
+        if (QFileInfo(c).isFile())
+            return QDir::cleanPath(c);
+    }
+    return {};
 }
 
 } // namespace moetune

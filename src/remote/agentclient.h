@@ -29,6 +29,9 @@ public:
     ~AgentClient() override;
 
     static QString remoteAgentPath(const QString &version); // "~/.cache/moetune/agent-<version>.pyz"
+    // The local moetune-agent.pyz to deploy: $MOETUNE_AGENT_PYZ, beside the executable, in the build tree,
+    // or installed under share/moetune; empty when none is found.
+    static QString defaultLocalAgentPath();
     QString agentVersion() const { return m_version; }
     void setAgentHome(const QString &remoteDir); // --home for tune (tests); "" = agent default
     Transport *transport() const { return m_transport; }

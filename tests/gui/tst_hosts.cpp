@@ -14,6 +14,7 @@
 #include "app/logedit.h"
 #include "app/mainwindow.h"
 #include "core/tuning/hostprobe.h"
+#include "remote/agentclient.h"
 #include "remote/hoststore.h"
 
 #include <QAbstractItemModelTester>
@@ -93,7 +94,7 @@ private slots:
         m_host = std::make_unique<test::FakeSglangHost>();
         QString error;
         QVERIFY2(m_host->create(&error), qPrintable(error));
-        m_agent = HostConnection::findAgentPath();
+        m_agent = AgentClient::defaultLocalAgentPath();
         QVERIFY2(!m_agent.isEmpty(), "moetune-agent.pyz not found: build the moetune_agent_pyz target first");
     }
 
@@ -345,7 +346,7 @@ private slots:
         if (const QString shot = qEnvironmentVariable("MOETUNE_HOSTS_SCREENSHOT"); !shot.isEmpty()) {
             HostConfig other;
             other.alias = u"gpu-7"_s;
-            other.hostName = u"10.0.0.7"_s;
+            other.hostName = u"gpu-7.example.com"_s;
             other.user = u"ubuntu"_s;
             other.logSource = {LogSource::Kind::Command, u"journalctl -u sglang -n 20000"_s};
             page->saveHost(other);

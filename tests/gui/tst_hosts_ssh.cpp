@@ -10,6 +10,7 @@
 #include "app/hostoverview.h"
 #include "app/hostsecretdialog.h"
 #include "app/hostspage.h"
+#include "remote/agentclient.h"
 #include "sshdfixture.h"
 
 #include <QAbstractItemModelTester>
@@ -73,7 +74,7 @@ private slots:
         m_host = std::make_unique<test::FakeSglangHost>();
         QString error;
         QVERIFY2(m_host->create(&error), qPrintable(error));
-        QVERIFY2(!HostConnection::findAgentPath().isEmpty(), "moetune-agent.pyz not found");
+        QVERIFY2(!AgentClient::defaultLocalAgentPath().isEmpty(), "moetune-agent.pyz not found");
         if (!m_sshd.start(&error))
             QFAIL(qPrintable(u"sshd fixture: "_s + error));
     }
