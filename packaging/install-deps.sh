@@ -9,7 +9,7 @@ PKGS=(
   libssh-dev qtkeychain-qt6-dev
   python3 openssh-server openssh-client
   xvfb xauth fonts-dejavu-core poppler-utils
-  clang libclang-rt-14-dev time
+  clang libclang-rt-14-dev time dbus gnome-keyring
 )
 
 missing=()

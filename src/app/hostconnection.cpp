@@ -1,11 +1,15 @@
 #include "app/hostconnection.h"
 
 #include "remote/agentclient.h"
+#ifdef MOETUNE_HAVE_KEYCHAIN
+#include "remote/credentialstore.h"
+#endif
 #include "remote/localtransport.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -23,9 +27,28 @@ HostConnection::HostConnection(const HostConfig &host, bool local, const SshOpti
         options.host = host;
         auto *ssh = new SshTransport(options, this);
         connect(ssh, &SshTransport::hostKeyUnknown, this, &HostConnection::hostKeyUnknown);
-        connect(ssh, &SshTransport::secretRequested, this, &HostConnection::secretRequested);
+        connect(ssh, &SshTransport::secretRequested, this, &HostConnection::onSecretRequested);
         m_transport = ssh;
+#ifdef MOETUNE_HAVE_KEYCHAIN
+        m_keyring = new CredentialStore(this);
+        connect(m_keyring, &CredentialStore::readFinished, this, &HostConnection::onKeyringRead);
+        connect(
+            m_keyring, &CredentialStore::writeFinished, this, [this](const QString &, const QString &error) {
+                if (!error.isEmpty())
+                    emit keyringProblem(tr("Could not use the desktop keyring: %1; the password was used for "
+                                           "this session only.")
+                                            .arg(error));
+            });
+        connect(
+            m_keyring, &CredentialStore::removeFinished, this, [this](const QString &, const QString &error) {
+                if (!error.isEmpty())
+                    emit keyringProblem(
+                        tr("Could not remove the refused password from the desktop keyring: %1").arg(error));
+            });
+#endif
     }
+    connect(m_transport, &Transport::stateChanged, this,
+            [this](Transport::State s, const QString &) { onTransportState(s); });
     connect(m_transport, &Transport::stateChanged, this, &HostConnection::stateChanged);
     m_agentPath = agentPath;
     createAgent();
@@ -97,8 +120,81 @@ void HostConnection::answerHostKey(bool accept) {
 }
 
 void HostConnection::provideSecret(const QStringList &answers, bool remember) {
+    m_pendingKey.clear();
+    m_pendingSecret.clear();
+    // Kept in memory only until the server accepts it; a refused secret is never remembered.
+    if (remember && m_keyring && !m_askedKey.isEmpty()) {
+        m_pendingKey = m_askedKey;
+        m_pendingSecret = answers.value(0);
+    }
     if (auto *ssh = qobject_cast<SshTransport *>(m_transport))
-        ssh->provideSecret(answers, remember);
+        ssh->provideSecret(answers, false);
+}
+
+void HostConnection::onSecretRequested(SshTransport::SecretKind kind, const QStringList &prompts,
+                                       const QString &instruction) {
+    m_askedKind = kind;
+    m_askedPrompts = prompts;
+    m_askedInstruction = instruction;
+    m_askedKey.clear();
+#ifdef MOETUNE_HAVE_KEYCHAIN
+    // Keyboard-interactive prompts change per round and are never remembered.
+    if (kind == SshTransport::SecretKind::Password)
+        m_askedKey = CredentialStore::keyFor(m_host);
+    else if (kind == SshTransport::SecretKind::Passphrase)
+        m_askedKey = CredentialStore::keyFor(m_host, u"passphrase"_s);
+    if (m_keyring && !m_askedKey.isEmpty() && !m_skipKeyring) {
+        m_keyring->read(m_askedKey);
+        return;
+    }
+#endif
+    m_skipKeyring = false;
+    emit secretRequested(kind, prompts, instruction);
+}
+
+void HostConnection::onKeyringRead(const QString &key, bool found, const QString &secret,
+                                   const QString &error) {
+    if (key != m_askedKey || state() != Transport::State::AwaitingUser)
+        return; // answered or disconnected meanwhile
+    auto *ssh = qobject_cast<SshTransport *>(m_transport);
+    if (found && ssh) {
+        m_keyringKey = key;
+        ssh->provideSecret({secret}, false);
+        return;
+    }
+    // No secret service is the normal case on many machines: only worth a word when one was remembered.
+    if (!error.isEmpty() && m_host.rememberPassword)
+        emit keyringProblem(
+            tr("Could not use the desktop keyring: %1; asking for the password instead.").arg(error));
+    emit secretRequested(m_askedKind, m_askedPrompts, m_askedInstruction);
+}
+
+void HostConnection::onTransportState(Transport::State s) {
+#ifdef MOETUNE_HAVE_KEYCHAIN
+    if (s == Transport::State::Connected) {
+        if (!m_pendingKey.isEmpty()) {
+            m_keyring->write(m_pendingKey, m_pendingSecret);
+            m_host.rememberPassword = true;
+        }
+        m_keyringKey.clear();
+    } else if (s == Transport::State::Failed && !m_keyringKey.isEmpty()) {
+        // The remembered secret was refused: forget it and ask the user on a fresh attempt.
+        m_keyring->remove(m_keyringKey);
+        m_keyringKey.clear();
+        m_skipKeyring = true;
+        QTimer::singleShot(0, this, [this] {
+            emit keyringProblem(tr("The password remembered in the desktop keyring was refused; it was "
+                                   "removed. Type it again."));
+            if (state() == Transport::State::Failed)
+                connectToHost();
+        });
+    }
+#endif
+    if (s == Transport::State::Connected || s == Transport::State::Failed ||
+        s == Transport::State::Disconnected) {
+        m_pendingKey.clear();
+        m_pendingSecret.clear();
+    }
 }
 
 void HostConnection::cancelSecret() {

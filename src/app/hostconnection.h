@@ -16,6 +16,7 @@
 namespace moetune {
 
 class AgentClient;
+class CredentialStore;
 
 // One host as the Hosts page drives it: its transport (SSH, or this machine), the agent on it, the
 // last probe and the log jobs. Everything is asynchronous; the page only reacts to the signals.
@@ -68,12 +69,18 @@ signals:
     void fetchFailed(const QString &error);
     void followLines(const QStringList &lines);
     void followStopped(const QString &error);
+    // The desktop keyring could not be used or refused a remembered secret; the connection goes on.
+    void keyringProblem(const QString &message);
 
 private:
     void createAgent();
     void refreshAgent();
     void onCommandFinished(JobId id, bool ok, const QString &error);
     void maybeFinishFetch();
+    void onSecretRequested(SshTransport::SecretKind kind, const QStringList &prompts,
+                           const QString &instruction);
+    void onKeyringRead(const QString &key, bool found, const QString &secret, const QString &error);
+    void onTransportState(Transport::State state);
 
     HostConfig m_host;
     bool m_local;
@@ -89,6 +96,18 @@ private:
     bool m_fetchWantsProbe = false;
     QString m_fetchFile;
     QString m_fetchError;
+
+    // Keyring (qtkeychain builds): the secret asked now, the one given from the keyring (deleted when
+    // refused) and the one to remember once authenticated.
+    CredentialStore *m_keyring = nullptr;
+    SshTransport::SecretKind m_askedKind = SshTransport::SecretKind::Password;
+    QString m_askedKey;
+    QStringList m_askedPrompts;
+    QString m_askedInstruction;
+    QString m_keyringKey;
+    QString m_pendingKey;
+    QString m_pendingSecret;
+    bool m_skipKeyring = false;
 };
 
 } // namespace moetune

@@ -311,6 +311,9 @@ HostConnection *HostsPage::ensureConnection(const QString &alias) {
         [this, alias](SshTransport::SecretKind kind, const QStringList &prompts, const QString &instruction) {
             onSecretRequested(alias, int(kind), prompts, instruction);
         });
+    connect(c, &HostConnection::keyringProblem, this, [this, alias](const QString &message) {
+        showHostMessage(alias, int(Banner::Kind::Warning), message);
+    });
     connect(c, &HostConnection::probeStarted, this, [this, alias] {
         m_model->setBusy(alias, true);
         showHostMessage(alias, int(Banner::Kind::Info), tr("Probing %1...").arg(labelFor(alias)));

@@ -1,6 +1,9 @@
 // The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/integration's fixture): an unknown host
 // key is asked in a dialog showing its SHA256 fingerprint and recorded only when accepted, a changed key
-// is refused inline with the explanation, and probe + Diagnose host work over SSH.
+// is refused inline with the explanation, and probe + Diagnose host work over SSH. "Remember in the
+// desktop keyring": with a real secret service (gnome-keyring under dbus-run-session, the ctest entry
+// tst_hosts_ssh_keyring sets MOETUNE_TEST_SECRET_SERVICE) a remembered passphrase is used without a dialog
+// and a refused one is deleted and asked; without one, an inline keyring error and the connection works.
 #include "tst_hosts_fakehost.h"
 
 #include "app/diagnosepage.h"
@@ -11,6 +14,9 @@
 #include "app/hostsecretdialog.h"
 #include "app/hostspage.h"
 #include "remote/agentclient.h"
+#ifdef MOETUNE_HAVE_KEYCHAIN
+#include "remote/credentialstore.h"
+#endif
 #include "sshdfixture.h"
 
 #include <QAbstractItemModelTester>
@@ -57,6 +63,30 @@ private:
         return d;
     }
 
+    // The page set up to log in only with the encrypted key, connecting.
+    std::unique_ptr<HostsPage> makePassphrasePage(DiagnosePage *diagnose) {
+        auto page = makePage(diagnose);
+        page->setSshTemplate(m_sshd.options(false));
+        HostConfig h = page->hostModel()->entry(m_alias)->host;
+        h.identityFiles = {m_sshd.encryptedUserKey()};
+        page->saveHost(h);
+        page->selectHost(m_alias);
+        page->connectHost();
+        return page;
+    }
+
+#ifdef MOETUNE_HAVE_KEYCHAIN
+    // What the keyring holds for the encrypted key's passphrase (empty: nothing).
+    QString keyringPassphrase(HostsPage *page) {
+        CredentialStore store;
+        QSignalSpy read(&store, &CredentialStore::readFinished);
+        store.read(CredentialStore::keyFor(page->hostModel()->entry(m_alias)->host, u"passphrase"_s));
+        if (!read.wait(10000))
+            return u"(no answer)"_s;
+        return read.first().at(2).toString();
+    }
+#endif
+
     int state(HostsPage *page) const {
         return page->hostModel()
             ->index(page->hostModel()->rowOf(m_alias), 0)
@@ -69,6 +99,9 @@ private slots:
         QVERIFY(m_home.isValid());
         qputenv("HOME", m_home.path().toUtf8());
         qunsetenv("SSH_AUTH_SOCK");
+        // Never the developer's own keyring: either the test's secret service or a bus that is not there.
+        if (!qEnvironmentVariableIsSet("MOETUNE_TEST_SECRET_SERVICE"))
+            qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + QFile::encodeName(m_home.path()) + "/no-bus");
         QStandardPaths::setTestModeEnabled(true);
         m_settings = std::make_unique<QSettings>(m_home.path() + u"/settings.ini"_s, QSettings::IniFormat);
         m_host = std::make_unique<test::FakeSglangHost>();
@@ -183,6 +216,69 @@ private slots:
             QVERIFY2(page->bannerText().contains(u"cancelled"_s), qPrintable(page->bannerText()));
         }
         page->disconnectHost();
+    }
+
+    void rememberInKeyring() {
+#ifndef MOETUNE_HAVE_KEYCHAIN
+        QSKIP("built without QtKeychain: there is no Remember checkbox");
+#else
+        const bool service = qEnvironmentVariableIsSet("MOETUNE_TEST_SECRET_SERVICE");
+        QString error;
+        QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+        {
+            DiagnosePage diagnose;
+            auto page = makePassphrasePage(&diagnose);
+            HostSecretDialog *dialog = nullptr;
+            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+            QVERIFY(dialog->rememberBox());
+            dialog->rememberBox()->setChecked(true);
+            dialog->fields().first()->setText(u"correct horse"_s);
+            dialog->accept();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            if (service) {
+                QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page.get()), u"correct horse"_s, 20000);
+            } else {
+                // No secret service: said in the page, and the connection is kept for this session.
+                QTRY_VERIFY_WITH_TIMEOUT(page->bannerText().contains(u"Could not use the desktop keyring"_s),
+                                         20000);
+                QVERIFY2(page->bannerText().contains(u"this session only"_s), qPrintable(page->bannerText()));
+                QCOMPARE(state(page.get()), int(Transport::State::Connected));
+            }
+            page->disconnectHost();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+        }
+        if (!service)
+            return;
+        {
+            // A new page (a new session, nothing in memory): the keyring answers, no dialog.
+            DiagnosePage diagnose;
+            auto page = makePassphrasePage(&diagnose);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            QVERIFY(!page->findChild<HostSecretDialog *>());
+            page->disconnectHost();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+        }
+        {
+            // A remembered passphrase that no longer works is deleted and asked for.
+            DiagnosePage diagnose;
+            auto page = makePage(&diagnose);
+            CredentialStore store;
+            QSignalSpy written(&store, &CredentialStore::writeFinished);
+            HostConfig h = page->hostModel()->entry(m_alias)->host;
+            store.write(CredentialStore::keyFor(h, u"passphrase"_s), u"stale"_s);
+            QVERIFY(written.wait(10000));
+            QCOMPARE(written.first().at(1).toString(), QString());
+            page.reset();
+            page = makePassphrasePage(&diagnose);
+            HostSecretDialog *dialog = nullptr;
+            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 30000);
+            QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page.get()), QString(), 20000);
+            dialog->fields().first()->setText(u"correct horse"_s);
+            dialog->accept();
+            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            page->disconnectHost();
+        }
+#endif
     }
 
     void changedKeyRefusedInline() {
