@@ -2,8 +2,7 @@
 
 namespace moetune {
 
-QString versionString()
-{
+QString versionString() {
     return QStringLiteral(MOETUNE_VERSION);
 }
 
