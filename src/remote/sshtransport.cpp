@@ -79,36 +79,34 @@ void SshTransport::disconnectFromHost() {
     QMetaObject::invokeMethod(m_session, &SshSession::stop, Qt::QueuedConnection);
 }
 
-JobId SshTransport::exec(const ExecRequest &request) {
-    SshJob job;
-    job.kind = SshJob::Kind::Exec;
+JobId SshTransport::submit(SshJob job) {
     job.id = nextId();
-    job.exec = request;
     QMetaObject::invokeMethod(
         m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
     return job.id;
+}
+
+JobId SshTransport::exec(const ExecRequest &request) {
+    SshJob job;
+    job.kind = SshJob::Kind::Exec;
+    job.exec = request;
+    return submit(job);
 }
 
 JobId SshTransport::upload(const QString &localPath, const QString &remotePath) {
     SshJob job;
     job.kind = SshJob::Kind::Upload;
-    job.id = nextId();
     job.localPath = localPath;
     job.remotePath = remotePath;
-    QMetaObject::invokeMethod(
-        m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
-    return job.id;
+    return submit(job);
 }
 
 JobId SshTransport::download(const QString &remotePath, const QString &localPath) {
     SshJob job;
     job.kind = SshJob::Kind::Download;
-    job.id = nextId();
     job.localPath = localPath;
     job.remotePath = remotePath;
-    QMetaObject::invokeMethod(
-        m_session, [s = m_session, job] { s->submit(job); }, Qt::QueuedConnection);
-    return job.id;
+    return submit(job);
 }
 
 JobId SshTransport::replaceFile(const QString &localPath, const QString &remotePath) {

@@ -12,6 +12,7 @@
 namespace moetune {
 
 class SshSession;
+struct SshJob;
 
 // A host over SSH. The libssh session and all its channels live in one worker thread (SshSession);
 // this object lives on the caller's (GUI) thread and talks to it through queued calls only, so no
@@ -59,6 +60,8 @@ signals:
 private:
     void onWorkerState(moetune::Transport::State state, const QString &message);
     JobId nextId();
+    // Numbers the job and hands it to the session's thread.
+    JobId submit(SshJob job);
 
     SshOptions m_options;
     QThread m_thread;
