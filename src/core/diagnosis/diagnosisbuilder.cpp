@@ -67,18 +67,21 @@ QList<QByteArray> lastLines(QByteArrayView before, int n) {
     return out;
 }
 
+// The agent's tune spec for this target, as far as the log tells it (hidden size and top-k are not in
+// the log: the model's config.json has them, and the Hosts page's probe fills them in).
 QString tuneCommand(const TuningTarget &t, bool withDown) {
-    QString s = u"moetune tune E="_s + QString::number(t.name.experts) + u" N="_s + QString::number(t.name.n);
+    QString s = u"moetune-agent tune with spec {\"framework\": \""_s + frameworkId(t.framework) +
+                u"\", \"E\": "_s + QString::number(t.name.experts) + u", \"N\": "_s +
+                QString::number(t.name.n);
     if (!t.name.dtype.isEmpty())
-        s += u" dtype="_s + t.name.dtype;
+        s += u", \"dtype\": \""_s + t.name.dtype + u'"';
     if (t.name.blockShape)
-        s += u" block_shape="_s + QString::number((*t.name.blockShape)[0]) + u',' +
-             QString::number((*t.name.blockShape)[1]);
+        s += u", \"block_shape\": ["_s + QString::number((*t.name.blockShape)[0]) + u", "_s +
+             QString::number((*t.name.blockShape)[1]) + u']';
     if (t.name.perChannelQuant)
-        s += u" per_channel_quant=true"_s;
-    if (withDown)
-        s += u" down=true"_s;
-    return s;
+        s += u", \"per_channel_quant\": true"_s;
+    s += withDown ? u", \"ops\": \"up+down\""_s : u", \"ops\": \"up\""_s;
+    return s + u"} plus K and topk from the model's config.json"_s;
 }
 
 QString deviceText(const TuningTarget &t) {
