@@ -7,14 +7,13 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                                  \
-    do {                                                                                          \
-        cudaError_t err_ = (x);                                                                   \
-        if (err_ != cudaSuccess) {                                                                \
-            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(err_), __FILE__, \
-                         __LINE__);                                                               \
-            std::exit(2);                                                                         \
-        }                                                                                         \
+#define CHECK(x)                                                                                             \
+    do {                                                                                                     \
+        cudaError_t err_ = (x);                                                                              \
+        if (err_ != cudaSuccess) {                                                                           \
+            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(err_), __FILE__, __LINE__);  \
+            std::exit(2);                                                                                    \
+        }                                                                                                    \
     } while (0)
 
 __global__ void copyKernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n) {
@@ -24,12 +23,14 @@ __global__ void copyKernel(const float4 *__restrict__ src, float4 *__restrict__ 
 
 __global__ void readKernel(const float4 *__restrict__ src, size_t n, float *__restrict__ sink) {
     float acc = 0.f;
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x) {
         float4 v = src[i];
         acc += v.x + v.y + v.z + v.w;
     }
     // a data-dependent store the compiler cannot drop, taken (almost) never
-    if (acc == 1234.5678f) sink[0] = acc;
+    if (acc == 1234.5678f)
+        sink[0] = acc;
 }
 
 __global__ void fillKernel(float4 *p, size_t n) {
@@ -37,11 +38,13 @@ __global__ void fillKernel(float4 *p, size_t n) {
         p[i] = make_float4(float(i & 1023) * 1e-3f, 1.f, -1.f, 0.5f);
 }
 
-template <typename F> static double medianSeconds(F launch) {
+template <typename F>
+static double medianSeconds(F launch) {
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; ++i) launch();
+    for (int i = 0; i < 3; ++i)
+        launch();
     CHECK(cudaGetLastError());
     std::vector<float> ms;
     for (int i = 0; i < 20; ++i) {
@@ -77,8 +80,8 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceSynchronize());
     double tc = medianSeconds([&] { copyKernel<<<blocks, threads>>>(src, dst, n); });
     double tr = medianSeconds([&] { readKernel<<<blocks, threads>>>(src, n, sink); });
-    std::printf("{\"copy_gbps\": %.1f, \"read_gbps\": %.1f, \"bytes\": %zu, \"sms\": %d}\n", 2.0 * bytes / tc / 1e9,
-                bytes / tr / 1e9, bytes, sms);
+    std::printf("{\"copy_gbps\": %.1f, \"read_gbps\": %.1f, \"bytes\": %zu, \"sms\": %d}\n",
+                2.0 * bytes / tc / 1e9, bytes / tr / 1e9, bytes, sms);
     CHECK(cudaFree(src));
     CHECK(cudaFree(dst));
     CHECK(cudaFree(sink));
