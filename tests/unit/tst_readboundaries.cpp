@@ -1,5 +1,6 @@
 // Regression tests (fuzz findings): the diagnosis of a log must not depend on where reads, file windows
 // or the parallel split of a file fall, nor may writing a config file change an integer above 2^53.
+#include "../fuzz/trickledevice.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/logreader.h"
 #include "core/moe/configfile.h"
@@ -12,35 +13,10 @@
 #include <cstring>
 
 using namespace moetune;
+using moetune::fuzz::TrickleDevice; // pipe-like reads of at most `chunk` bytes
 using namespace Qt::StringLiterals;
 
 namespace {
-
-// A sequential device that returns at most `chunk` bytes per read, like a pipe or an SSH channel.
-class ChunkedDevice : public QIODevice {
-public:
-    ChunkedDevice(QByteArray data, qint64 chunk)
-        : m_data(std::move(data))
-        , m_chunk(chunk) {
-        open(QIODevice::ReadOnly | QIODevice::Unbuffered);
-    }
-    bool isSequential() const override { return true; }
-    qint64 bytesAvailable() const override { return m_data.size() - m_pos; }
-
-protected:
-    qint64 readData(char *out, qint64 max) override {
-        const qint64 n = std::min<qint64>({max, m_chunk, m_data.size() - m_pos});
-        std::memcpy(out, m_data.constData() + m_pos, static_cast<size_t>(n));
-        m_pos += n;
-        return n;
-    }
-    qint64 writeData(const char *, qint64) override { return -1; }
-
-private:
-    QByteArray m_data;
-    qint64 m_chunk;
-    qint64 m_pos = 0;
-};
 
 const QByteArray kPath = "/sgl-workspace/sglang/python/sglang/srt/layers/moe/fused_moe_triton/configs/"
                          "triton_3_6_0/E=160,N=192,device_name=NVIDIA_H200";
@@ -122,7 +98,7 @@ void TestReadBoundaries::streamEqualsText() {
     const Diagnoser diagnoser;
     const Diagnosis text = diagnoser.diagnoseText(log);
     QVERIFY2(!text.targets.isEmpty(), "the log must hold a finding for the comparison to mean something");
-    ChunkedDevice dev(log, chunk);
+    TrickleDevice dev(log, chunk);
     QString error;
     const Diagnosis streamed = diagnoser.diagnoseDevice(&dev, {}, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
