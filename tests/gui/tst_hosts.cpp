@@ -4,7 +4,7 @@
 #include "tst_hosts_fakehost.h"
 
 #include "app/diagnosepage.h"
-#include "app/hostconnection.h"
+#include "remote/hostsession.h"
 #include "app/hostdialog.h"
 #include "app/hostfoldermodel.h"
 #include "app/hostgpumodel.h"

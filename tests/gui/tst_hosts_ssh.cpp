@@ -7,7 +7,7 @@
 #include "tst_hosts_fakehost.h"
 
 #include "app/diagnosepage.h"
-#include "app/hostconnection.h"
+#include "remote/hostsession.h"
 #include "app/hostkeydialog.h"
 #include "app/hostlistmodel.h"
 #include "app/hostoverview.h"
