@@ -6,13 +6,13 @@
 // and a refused one is deleted and asked; without one, an inline keyring error and the connection works.
 #include "fakesglanghost.h"
 
-#include "app/diagnosepage.h"
-#include "app/hostconnection.h"
-#include "app/hostkeydialog.h"
-#include "app/hostlistmodel.h"
-#include "app/hostoverview.h"
-#include "app/hostsecretdialog.h"
-#include "app/hostspage.h"
+#include "app/diagnose/diagnosepage.h"
+#include "app/hosts/hostconnection.h"
+#include "app/hosts/hostkeydialog.h"
+#include "app/hosts/hostlistmodel.h"
+#include "app/hosts/hostoverview.h"
+#include "app/hosts/hostsecretdialog.h"
+#include "app/hosts/hostspage.h"
 #include "remote/agentclient.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/credentialstore.h"
