@@ -3,7 +3,7 @@
 // refused with its fingerprint, trust-host, then probe), checking output and exit statuses. Every test
 // runs twice: with an empty HOME, and with a HOME as users have it (a ~/.ssh/config with comments,
 // `Host *` defaults, patterns and an alias of the test sshd; a known_hosts with other hosts' keys).
-#include "../gui/tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>
@@ -231,13 +231,7 @@ private slots:
             QVERIFY(knownHosts().startsWith(otherKnownHosts()));
 
         // Now known: the probe runs over SSH with an interpreter that sees the fake SGLang install.
-        const QString python = m_host->binPath() + u"/python-with-fake-sglang"_s;
-        {
-            QFile f(python);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("#!/bin/sh\nPYTHONPATH='" + m_host->sitePath().toUtf8() + "' exec python3 \"$@\"\n");
-        }
-        QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString python = m_host->python();
         r = run({u"probe"_s, host, u"--python"_s, python, u"--format"_s, u"json"_s, u"--timeout"_s, u"60"_s});
         QVERIFY2(r.exitCode == 1, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();

@@ -1,7 +1,7 @@
 // HostSession's flows on the Local machine: the real agent zipapp, the real LocalTransport, real files and
-// processes (a fake SGLang install, see tst_hosts_fakehost.h), driven through the signals the app uses
+// processes (a fake SGLang install, tests/support/fakesglanghost.h), driven through the signals the app uses
 // and through HostSessionSync as the CLI uses it.
-#include "../gui/tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
 #include "core/diagnosis/diagnoser.h"
 #include "remote/hostsession.h"
 #include "remote/hostsessionsync.h"
