@@ -1,5 +1,7 @@
 """moetune-agent command line: every command prints hello first and done last (PROTOCOL.md)."""
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
@@ -65,8 +67,7 @@ def _parser():
     return p
 
 
-def main(argv=None):
-    # type: (Optional[List[str]]) -> int
+def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
@@ -295,8 +296,9 @@ def _spawn_detached(python, run_dir):
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
-            o = os.open(os.path.join(run_dir, "stdout.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            e = os.open(os.path.join(run_dir, "stderr.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+            o = os.open(os.path.join(run_dir, "stdout.log"), flags, 0o644)
+            e = os.open(os.path.join(run_dir, "stderr.log"), flags, 0o644)
             os.dup2(o, 1)
             os.dup2(e, 2)
             for fd in (devnull, o, e):

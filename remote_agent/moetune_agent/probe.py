@@ -372,7 +372,7 @@ def nvcc_facts():
     path = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
     if not path:
         return None
-    rc, out, _ = _run([path, "--version"])
+    _rc, out, _ = _run([path, "--version"])
     m = re.search(r"release ([0-9.]+)", out)
     return {"path": path, "version": m.group(1) if m else None}
 

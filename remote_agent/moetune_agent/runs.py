@@ -27,8 +27,7 @@ class RunError(Exception):
         self.message = message
 
 
-def home_dir(override=None):
-    # type: (Optional[str]) -> str
+def home_dir(override: Optional[str] = None) -> str:
     if override:
         return os.path.abspath(override)
     env = os.environ.get("MOETUNE_HOME")
@@ -41,8 +40,7 @@ def runs_dir(home=None):
     return os.path.join(home_dir(home), "runs")
 
 
-def new_run_id(spec_hash, home=None):
-    # type: (str, Optional[str]) -> str
+def new_run_id(spec_hash: str, home: Optional[str] = None) -> str:
     base = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S") + "-" + spec_hash[:6]
     rid, n = base, 1
     while os.path.exists(os.path.join(runs_dir(home), rid)):
@@ -51,8 +49,7 @@ def new_run_id(spec_hash, home=None):
     return rid
 
 
-def resolve(run, home=None):
-    # type: (str, Optional[str]) -> str
+def resolve(run: str, home: Optional[str] = None) -> str:
     """A run id or a run folder path -> the run folder (absolute). Raises RunError(run_not_found)."""
     if run and ("/" in run or run in (".", "..")):
         path = os.path.abspath(run)
@@ -123,6 +120,12 @@ def write_temp(path: str, data: bytes, mode: int, pause_s: float = 0.0) -> str:
         raise
     os.close(fd)
     return tmp
+
+
+def open_append(path: str):
+    """An append-only binary file object that never opens through a symlink (O_NOFOLLOW)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _O_CLOEXEC, default_mode())
+    return os.fdopen(fd, "ab")
 
 
 def is_symlink(path: str) -> bool:
@@ -215,14 +218,12 @@ def get_state(run_dir):
     return (read_text(os.path.join(run_dir, "state"), "") or "").strip() or "starting"
 
 
-def get_pid(run_dir):
-    # type: (str) -> Optional[int]
+def get_pid(run_dir: str) -> Optional[int]:
     t = (read_text(os.path.join(run_dir, "pid"), "") or "").strip()
     return int(t) if t.isdigit() else None
 
 
-def pid_alive(pid, run_dir=None):
-    # type: (Optional[int], Optional[str]) -> bool
+def pid_alive(pid: Optional[int], run_dir: Optional[str] = None) -> bool:
     """True when pid runs and (if run_dir is given and /proc is readable) is that run's process,
     so a recycled pid after a reboot is not mistaken for the run."""
     if not pid:
@@ -261,8 +262,7 @@ def effective_state(run_dir):
     return st
 
 
-def _complete_lines(path):
-    # type: (str) -> Tuple[List[str], int]
+def _complete_lines(path: str) -> Tuple[List[str], int]:
     """Complete lines of a jsonl file and the byte length they cover (a torn last line is left out)."""
     try:
         with open(path, "rb") as f:
@@ -295,7 +295,7 @@ class EventLog(object):
         self.run_dir = run_dir
         self.simulated = simulated
         self.echo = echo
-        self._f = open(self.path, "ab")
+        self._f = open_append(self.path)
 
     @property
     def simulated(self) -> bool:
@@ -308,8 +308,7 @@ class EventLog(object):
         if value:
             mark_simulated(self.run_dir)
 
-    def emit(self, ev):
-        # type: (Dict[str, Any]) -> Dict[str, Any]
+    def emit(self, ev: Dict[str, Any]) -> Dict[str, Any]:
         ev = dict(ev)
         ev["run_id"] = self.run_id
         ev["seq"] = self.seq
@@ -343,8 +342,7 @@ class EventTail(object):
         self.start = max(0, start)
         self._buf = b""
 
-    def poll(self):
-        # type: () -> List[str]
+    def poll(self) -> List[str]:
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -363,8 +361,7 @@ class EventTail(object):
         return out
 
 
-def read_events(run_dir, start=0):
-    # type: (str, int) -> List[str]
+def read_events(run_dir: str, start: int = 0) -> List[str]:
     lines, _ = _complete_lines(os.path.join(run_dir, "events.jsonl"))
     return lines[start:]
 
@@ -433,13 +430,11 @@ def run_folder_of(path: str) -> Optional[str]:
 
 # -- the journal ----------------------------------------------------------------------------------
 
-def cfg_json(cfg):
-    # type: (Optional[KernelConfig]) -> Optional[Dict[str, Any]]
+def cfg_json(cfg: Optional[KernelConfig]) -> Optional[Dict[str, Any]]:
     return cfg.as_dict() if cfg is not None else None
 
 
-def measurement_record(meas, index):
-    # type: (Measurement, int) -> Dict[str, Any]
+def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
     u = meas.unit
     rec = {"type": "measurement" if meas.ok else "candidate_error", "unit": u.ident(), "op": u.op, "m": u.m,
            "config": u.cfg.as_dict(), "config_down": cfg_json(u.cfg_down), "round": u.round,
@@ -456,8 +451,7 @@ def measurement_record(meas, index):
     return rec
 
 
-def measurement_from_record(rec, simulated=False):
-    # type: (Dict[str, Any], bool) -> Measurement
+def measurement_from_record(rec: Dict[str, Any], simulated: bool = False) -> Measurement:
     cd = rec.get("config_down")
     unit = Unit(rec["op"], KernelConfig.from_dict(rec["config"]), int(rec["m"]), int(rec["replays"]),
                 int(rec["round"]), KernelConfig.from_dict(cd) if cd else None)
@@ -477,8 +471,8 @@ class Journal(object):
         if simulated:
             mark_simulated(run_dir)
         truncate_torn_tail(self.path)
-        self.measurements = []  # type: List[Measurement]
-        self.records = []  # type: List[Dict[str, Any]]
+        self.measurements: List[Measurement] = []
+        self.records: List[Dict[str, Any]] = []
         for line in _complete_lines(self.path)[0]:
             try:
                 rec = json.loads(line)
@@ -488,13 +482,12 @@ class Journal(object):
             self.records.append(rec)
             self.measurements.append(meas)
         self.idents = set(m.unit.ident() for m in self.measurements)
-        self._f = open(self.path, "ab")
+        self._f = open_append(self.path)
 
     def __len__(self):
         return len(self.measurements)
 
-    def append(self, meas):
-        # type: (Measurement) -> Dict[str, Any]
+    def append(self, meas: Measurement) -> Dict[str, Any]:
         rec = measurement_record(meas, len(self.measurements))
         self._f.write((dumps(rec) + "\n").encode())
         self._f.flush()
@@ -508,8 +501,7 @@ class Journal(object):
         self._f.close()
 
 
-def list_runs(home=None):
-    # type: (Optional[str]) -> Iterator[str]
+def list_runs(home: Optional[str] = None) -> Iterator[str]:
     d = runs_dir(home)
     try:
         names = sorted(os.listdir(d), reverse=True)

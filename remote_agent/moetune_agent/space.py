@@ -15,6 +15,8 @@ x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down 
    (default), which leaves room for routing imbalance (busy experts get ~2x the mean).
 """
 
+from __future__ import annotations
+
 import itertools
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -38,13 +40,11 @@ _ELEM_BYTES = {
 }
 
 
-def element_bytes(dtype):
-    # type: (Optional[str]) -> Tuple[int, int]
+def element_bytes(dtype: Optional[str]) -> Tuple[int, int]:
     return _ELEM_BYTES.get(dtype, (2, 2))
 
 
-def default_smem_rule(cfg, dtype):
-    # type: (KernelConfig, Optional[str]) -> int
+def default_smem_rule(cfg: KernelConfig, dtype: Optional[str]) -> int:
     """Shared memory a config's software pipeline needs, in bytes (see the module comment, rule 1)."""
     a, w = element_bytes(dtype)
     buffers = cfg.num_stages - (1 if cfg.BLOCK_SIZE_M < 64 else 0)
@@ -52,16 +52,14 @@ def default_smem_rule(cfg, dtype):
 
 
 # Replaceable: the kernels engineer can assign a rule checked against the real kernel.
-SMEM_RULE = default_smem_rule  # type: Callable[[KernelConfig, Optional[str]], int]
+SMEM_RULE: Callable[[KernelConfig, Optional[str]], int] = default_smem_rule
 
 
-def smem_bytes(cfg, dtype):
-    # type: (KernelConfig, Optional[str]) -> int
+def smem_bytes(cfg: KernelConfig, dtype: Optional[str]) -> int:
     return SMEM_RULE(cfg, dtype)
 
 
-def block_quant_ok(cfg, block_shape, framework):
-    # type: (KernelConfig, Optional[Sequence[int]], str) -> bool
+def block_quant_ok(cfg: KernelConfig, block_shape: Optional[Sequence[int]], framework: str) -> bool:
     """Rule 2: block-quant divisibility in the server's own direction."""
     if not block_shape:
         return True
@@ -71,13 +69,11 @@ def block_quant_ok(cfg, block_shape, framework):
     return block_k % cfg.BLOCK_SIZE_K == 0
 
 
-def tokens_per_expert(shape, m):
-    # type: (Shape, int) -> float
+def tokens_per_expert(shape: Shape, m: int) -> float:
     return float(m) * shape.topk / shape.E
 
 
-def block_m_cap(shape, m, factor=2.0):
-    # type: (Shape, int, float) -> int
+def block_m_cap(shape: Shape, m: int, factor: float = 2.0) -> int:
     """Rule 3: the largest BLOCK_SIZE_M worth trying at batch size m."""
     need = max(16.0, factor * tokens_per_expert(shape, m))
     cap = 16
@@ -86,8 +82,7 @@ def block_m_cap(shape, m, factor=2.0):
     return cap
 
 
-def reference_configs(separate=False, options=None):
-    # type: (bool, Optional[dict]) -> List[KernelConfig]
+def reference_configs(separate: bool = False, options: Optional[dict] = None) -> List[KernelConfig]:
     """The reference tuners' space (1920, or 2560 with separate=True), or the axes given in options."""
     options = options or {}
     axes = [options.get("BLOCK_SIZE_M", REF_BLOCK_M), options.get("BLOCK_SIZE_N", REF_BLOCK_N),
@@ -109,8 +104,8 @@ class PruneStats(object):
                 "kept_hard": self.kept_hard}
 
 
-def hard_filter(configs, shape, framework, smem_limit, stats=None):
-    # type: (Sequence[KernelConfig], Shape, str, int, Optional[PruneStats]) -> List[KernelConfig]
+def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, smem_limit: int,
+                stats: Optional[PruneStats] = None) -> List[KernelConfig]:
     """Rules 1 and 2: configs that can run at all."""
     out = []
     for c in configs:
@@ -130,9 +125,9 @@ def hard_filter(configs, shape, framework, smem_limit, stats=None):
     return out
 
 
-def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_SMEM_LIMIT, options=None,
-                stats=None):
-    # type: (Shape, Sequence[int], Sequence[str], str, int, Optional[dict], Optional[PruneStats]) -> Dict[Tuple[str, int], List[KernelConfig]]
+def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], framework: str = "sglang",
+                smem_limit: int = HOPPER_SMEM_LIMIT, options: Optional[dict] = None,
+                stats: Optional[PruneStats] = None) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """(op, m) -> candidate configs: the Strategy's space.
 
     options (the spec's "space" object) may restrict any axis (lists of ints), set "prune_m": false to
@@ -145,7 +140,7 @@ def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_S
     hard = hard_filter(reference_configs(separate, options), shape, framework, smem_limit, stats)
     prune_m = options.get("prune_m", True)
     factor = float(options.get("prune_m_factor", 2.0))
-    space = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    space: Dict[Tuple[str, int], List[KernelConfig]] = {}
     for op in ops:
         for m in batch_sizes:
             if prune_m:
@@ -157,8 +152,7 @@ def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_S
     return space
 
 
-def server_default_config(shape, m, framework="sglang", op="up"):
-    # type: (Shape, int, str, str) -> KernelConfig
+def server_default_config(shape: Shape, m: int, framework: str = "sglang", op: str = "up") -> KernelConfig:
     """The config the server uses when no tuned file exists (FORMATS.md 3): num_warps/num_stages are
     Triton's launch defaults (4 warps, 3 stages on CUDA)."""
     if shape.block_shape and shape.dtype == "fp8_w8a8":

@@ -25,7 +25,7 @@ class Detached(RunCase):
         return st["run_id"], st["run_dir"], st["pid"]
 
     def test_survives_parent_and_attach_follows(self):
-        run_id, run_dir, pid = self.start(small_spec())
+        run_id, _run_dir, pid = self.start(small_spec())
         # The tune command has exited; the run lives on in its own session, not our child.
         self.assertTrue(agenttest.os.path.exists("/proc/%d" % pid))
         with open("/proc/%d/stat" % pid) as f:
@@ -50,7 +50,7 @@ class Detached(RunCase):
 
     def test_same_spec_while_running_is_refused(self):
         spec = small_spec()
-        run_id, run_dir, pid = self.start(spec, delay_ms=50)
+        run_id, _run_dir, _pid = self.start(spec, delay_ms=50)
         r = self.run_agent("tune", self.write_spec(spec, "same.json"))
         self.assertEqual(r.rc, 1)
         self.assertEqual(r.one("error")["code"], "run_active")

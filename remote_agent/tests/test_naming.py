@@ -47,7 +47,7 @@ class SharedVectors(unittest.TestCase):
         for bad in VECTORS.get("invalid_names", []):
             with self.subTest(name=bad):
                 self.assertIsNone(naming.try_parse_name(bad))
-                with self.assertRaises(naming.NameError_):
+                with self.assertRaises(naming.ConfigNameError):
                     naming.parse_name(bad)
 
     def test_triton_versions(self):

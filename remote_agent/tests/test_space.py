@@ -3,7 +3,7 @@ each server's direction, and the BLOCK_SIZE_M cap."""
 
 import unittest
 
-import agenttest  # noqa: F401
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.base import KernelConfig, Shape
 
@@ -140,6 +140,21 @@ class Defaults(unittest.TestCase):
         self.assertEqual(space.server_default_config(QWEN, 129), KernelConfig(64, 64, 32, 8, 4, 3))
         self.assertEqual(space.server_default_config(FP8_BLOCK, 1).BLOCK_SIZE_K, 128)
 
+
+
+class ConfigKey(unittest.TestCase):
+    def test_from_key_inverts_key_over_the_whole_reference_space(self):
+        cfgs = space.reference_configs(separate=True) + [KernelConfig(64, 128, 64, 16, 4, 3, USE_TMA=True)]
+        for c in cfgs:
+            self.assertEqual(KernelConfig.from_key(c.key()), c)
+        self.assertEqual(KernelConfig.from_key("m64n128k64g16w4s3t").USE_TMA, True)
+
+    def test_from_key_rejects_other_text(self):
+        for bad in ("", "m64n128k64g16w4", "m64n128k64g16w4s3x", "x64n128k64g16w4s3", "m-1n1k1g1w1s1",
+                    " m64n128k64g16w4s3"):
+            with self.subTest(bad=bad):
+                with self.assertRaises(ValueError):
+                    KernelConfig.from_key(bad)
 
 if __name__ == "__main__":
     unittest.main()
