@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 DIALECTS = ("sglang", "vllm")
 
@@ -113,6 +113,31 @@ def try_parse_name(name_or_path: str) -> Optional[ConfigName]:
 def device_file_name(raw_name: str) -> str:
     """The CUDA device name as the servers write it into file names: spaces -> '_'."""
     return (raw_name or "").strip().replace(" ", "_")
+
+
+def server_config_name(framework: str, E: int, N: int, device_name: str, dtype: Optional[str] = None,
+                       block_shape: Optional[Sequence[int]] = None, per_channel_quant: bool = False,
+                       down: bool = False) -> ConfigName:
+    """The name the server builds for a layer, from the LOGICAL shape (N = per-rank intermediate size,
+    block_shape as the quantisation uses it, [0, group] for group-quantised int4/int8 weights):
+    - bf16/fp16 have no dtype part; vLLM has none for int8_w8a8 either (it shares the plain file);
+    - a block_shape with a 0 (group quantisation) is never in the name;
+    - int4_w4a16: both servers take N from the packed down weight w2 [E, K, N/2]; vLLM doubles it back
+      (file N = N), SGLang does not (file N = N/2);
+    - per_channel_quant and _down exist in SGLang only."""
+    if framework not in DIALECTS:
+        raise ValueError("unknown framework %r (sglang or vllm)" % (framework,))
+    dt = dtype_name_part(dtype)
+    if framework == "vllm" and dt == "int8_w8a8":
+        dt = None
+    bs = tuple(int(x) for x in block_shape) if block_shape and all(block_shape) else None
+    n = int(N)
+    if dtype == "int4_w4a16" and framework == "sglang":
+        if n % 2:
+            raise ValueError("int4_w4a16 packs two weights per byte: N must be even (got %d)" % n)
+        n //= 2
+    sg = framework == "sglang"
+    return ConfigName(E, n, device_name, dt, bs, bool(per_channel_quant) and sg, bool(down) and sg)
 
 
 def dtype_name_part(dtype: Optional[str]) -> Optional[str]:

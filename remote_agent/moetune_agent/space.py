@@ -9,6 +9,10 @@ x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down 
    ``SMEM_RULE`` after checking it against the real kernel on a GPU.
 2. Block-quant divisibility (a hard limit of the server's kernel), in each server's own direction:
    SGLang keeps block_k % BK == 0; vLLM keeps BK % block_k == 0 and BN % block_n == 0.
+   Per dtype, as the servers' tuners do: fp8_w8a8 per-tensor / per-channel, int8_w8a8 per-channel and
+   int8_w8a16 search the same 1920 (2560) configs with no divisibility rule (only element sizes change
+   the shared-memory bound); int4_w4a16 has no server tuner (SGLang's and vLLM's tune fp8/int8 only):
+   moetune searches the same space for the wna16 kernel, where the group size constrains no tile.
 3. What cannot win: tokens per expert at batch size M is about t = M * topk / E. A BLOCK_SIZE_M above
    the expert's row count only multiplies padding (the weights are streamed once per M tile either
    way), so we keep BM <= cap(M) = the smallest power of two >= max(16, factor * t) with factor 2
@@ -60,8 +64,9 @@ def smem_bytes(cfg: KernelConfig, dtype: Optional[str]) -> int:
 
 
 def block_quant_ok(cfg: KernelConfig, block_shape: Optional[Sequence[int]], framework: str) -> bool:
-    """Rule 2: block-quant divisibility in the server's own direction."""
-    if not block_shape:
+    """Rule 2: block-quant divisibility in the server's own direction. Group quantisation ([0, group],
+    int4_w4a16 / int8_w8a16) constrains no tile: the wna16 kernel loads a scale per weight element."""
+    if not block_shape or not all(block_shape):
         return True
     block_n, block_k = int(block_shape[0]), int(block_shape[1])
     if framework == "vllm":

@@ -22,6 +22,32 @@ KEYS = ("framework", "E", "N", "K", "topk", "dtype", "block_shape", "per_channel
         "space", "strategy", "gpus", "time_budget_s", "backend", "python", "routing_file", "device_name")
 
 
+# The quantisation variants a spec can name, and which backend's kernel implements each one with the
+# server's config semantics (kernels/fused_moe.py, kernels/fused_moe_quant.py; the server backend runs
+# the server's own fused_experts). The synthetic backend models every variant (simulated numbers only).
+VARIANTS = (
+    ("bf16", "bf16 / fp16 (no quantisation)"),
+    ("float32", "float32"),
+    ("fp8_w8a8", "fp8_w8a8 per-tensor (one scale per expert weight, one dynamic activation scale)"),
+    ("fp8_w8a8:block", "fp8_w8a8 block-wise (block_shape [n, k] weight scales, per-token-group activations)"),
+    ("fp8_w8a8:channel", "fp8_w8a8 per-channel (per_channel_quant: per-output-channel weight scales, "
+                         "per-token activation scales)"),
+    ("int8_w8a8:channel", "int8_w8a8 per-token activation / per-channel weight scales"),
+    ("int8_w8a8", "int8_w8a8 per-tensor"),
+    ("int8_w8a8:block", "int8_w8a8 block-wise"),
+    ("int8_w8a16", "int8_w8a16 per-channel weight scales (the servers' main fused-MoE kernel)"),
+    ("int8_w8a16:group", "int8_w8a16 group-quantised (block_shape [0, group]: the servers' wna16 kernel)"),
+    ("int4_w4a16:group", "int4_w4a16 group-quantised, two weights per byte (block_shape [0, group]: the "
+                         "servers' wna16 kernel)"),
+)
+TUNABLE = {
+    "triton": ("bf16", "fp8_w8a8", "fp8_w8a8:block", "fp8_w8a8:channel", "int8_w8a8:channel", "int8_w8a16",
+               "int4_w4a16:group"),
+    "server": ("bf16", "fp8_w8a8", "fp8_w8a8:block"),
+    "synthetic": tuple(v for v, _ in VARIANTS),
+}
+GROUP_SIZES = (32, 64, 128, 256)
+
 MAX_DEPTH = 8  # a valid spec nests 3 deep ({"space": {"BLOCK_SIZE_M": [..]}})
 
 
@@ -75,6 +101,82 @@ def check_device_name(v: str) -> None:
         raise SpecError("spec: 'device_name' is longer than 200 characters", "device_name")
 
 
+def variant_of(dtype: Optional[str], block_shape: Optional[List[int]], per_channel_quant: bool) -> str:
+    """The VARIANTS key of a (normalised) spec's quantisation."""
+    if dtype in (None, "bf16", "fp16"):
+        return "bf16"
+    if block_shape and not block_shape[0]:
+        return dtype + ":group"
+    if block_shape:
+        return dtype + ":block"
+    if per_channel_quant:
+        return dtype + ":channel"
+    return dtype
+
+
+def variant_text(variant: str) -> str:
+    return dict(VARIANTS).get(variant, variant)
+
+
+def backends_for(variant: str) -> List[str]:
+    return [b for b in ("server", "triton", "synthetic") if variant in TUNABLE[b]]
+
+
+def capability_table() -> List[Dict[str, Any]]:
+    """What probe reports: every variant and the backends that can tune it (empty: none can)."""
+    return [{"variant": v, "description": text, "backends": backends_for(v)} for v, text in VARIANTS]
+
+
+def _check_quant(d: Dict[str, Any]) -> None:
+    """dtype, block_shape and per_channel_quant together: a combination some server runs, and one a
+    backend here can tune; the backend "auto" becomes "triton" when only our own kernel can."""
+    dt, bs, pcq = d["dtype"], d["block_shape"], d["per_channel_quant"]
+    if dt == "int4_w4a16" and bs is None:
+        bs = d["block_shape"] = [0, 128]  # GPTQ/AWQ's usual group size; the servers require one
+    if bs is not None and bs[0] == 0:
+        if dt not in ("int4_w4a16", "int8_w8a16"):
+            raise SpecError("spec: 'block_shape' [0, group] (group-quantised weights) applies to int4_w4a16 and "
+                            "int8_w8a16 only (dtype is %s)" % json.dumps(dt), "block_shape")
+        g = bs[1]
+        if g not in GROUP_SIZES:
+            raise SpecError("spec: 'block_shape' [0, %d]: the group size must be one of %s"
+                            % (g, ", ".join(map(str, GROUP_SIZES))), "block_shape")
+        for k in ("K", "N"):
+            if d[k] % g:
+                raise SpecError("spec: %r (%d) must be a multiple of the quantisation group size %d (block_shape "
+                                "[0, %d]): each group scales %d consecutive weights" % (k, d[k], g, g, g), k)
+    elif dt in ("int4_w4a16",):
+        raise SpecError("spec: int4_w4a16 weights are group-quantised: 'block_shape' must be [0, group] "
+                        "(got %s)" % json.dumps(bs), "block_shape")
+    elif bs is not None and dt not in ("fp8_w8a8", "int8_w8a8"):
+        raise SpecError("spec: 'block_shape' [n, k] (block-wise scales) applies to fp8_w8a8 and int8_w8a8 only "
+                        "(dtype is %s)" % json.dumps(dt), "block_shape")
+    if pcq:
+        if dt not in ("fp8_w8a8", "int8_w8a8"):
+            raise SpecError("spec: 'per_channel_quant' applies to fp8_w8a8 and int8_w8a8 only (dtype is %s)"
+                            % json.dumps(dt), "per_channel_quant")
+        if bs is not None:
+            raise SpecError("spec: 'per_channel_quant' and a block_shape exclude each other: the scales are "
+                            "either per channel or per block", "per_channel_quant")
+    if dt == "int8_w8a8" and d["framework"] == "vllm" and bs is None:
+        # vLLM's int8 W8A8 MoE is per-token / per-channel, and its file names carry no such flag.
+        d["per_channel_quant"] = pcq = True
+    v = variant_of(dt, bs, pcq)
+    be = d["backend"]
+    can = backends_for(v)
+    gpu = [b for b in can if b != "synthetic"]
+    if be == "auto":
+        if not gpu:
+            raise SpecError("spec: no backend here can tune %s; only \"backend\": \"synthetic\" (simulated "
+                            "numbers) accepts it" % variant_text(v), "dtype")
+        if "server" not in gpu:
+            d["backend"] = "triton"  # the server backend cannot run it: moetune's own kernel can
+    elif be not in can:
+        raise SpecError("spec: the %s backend cannot tune %s; %s" % (
+            be, variant_text(v), ("backends that can: %s" % ", ".join(gpu)) if gpu else
+            "no GPU backend here can (only \"synthetic\", simulated)"), "backend")
+
+
 def normalise(raw: Any) -> Dict[str, Any]:
     """Validate raw (parsed JSON) and return the spec with every default filled in."""
     if not isinstance(raw, dict):
@@ -98,9 +200,10 @@ def normalise(raw: Any) -> Dict[str, Any]:
     d["dtype"] = None if dt in ("bf16",) else dt
     bs = raw.get("block_shape")
     if bs is not None:
-        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x > 0 for x in bs):
-            raise SpecError("spec: 'block_shape' must be null or [n, k] with positive integers (got %s)"
-                            % json.dumps(bs), "block_shape")
+        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x >= 0 for x in bs) or \
+                bs[1] == 0:
+            raise SpecError("spec: 'block_shape' must be null, [n, k] with positive integers, or [0, group] for "
+                            "group-quantised weights (got %s)" % json.dumps(bs), "block_shape")
         bs = list(bs)
     d["block_shape"] = bs
     pcq = raw.get("per_channel_quant", False)
@@ -168,6 +271,7 @@ def normalise(raw: Any) -> Dict[str, Any]:
         if k == "device_name" and v is not None:
             check_device_name(v)
         d[k] = v
+    _check_quant(d)
     return d
 
 

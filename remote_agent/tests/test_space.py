@@ -156,5 +156,46 @@ class ConfigKey(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     KernelConfig.from_key(bad)
 
+
+class PerDtype(unittest.TestCase):
+    """Pruning per quantisation variant, as each server's tuner does (space.py module comment)."""
+
+    def kept(self, dtype, block_shape=None, framework="sglang", pcq=False):
+        shape = Shape(E=64, N=1024, K=2048, topk=8, dtype=dtype, block_shape=block_shape, per_channel_quant=pcq)
+        st = space.PruneStats()
+        cfgs = space.hard_filter(space.reference_configs(), shape, framework, space.HOPPER_SMEM_LIMIT, st)
+        return cfgs, st
+
+    def test_block_rules_only_for_block_quant(self):
+        for dtype, bs, pcq in (("fp8_w8a8", None, False), ("fp8_w8a8", None, True), ("int8_w8a8", None, True),
+                               ("int8_w8a16", None, False), ("int4_w4a16", (0, 128), False),
+                               ("int4_w4a16", (0, 32), False)):
+            for fw in ("sglang", "vllm"):
+                with self.subTest(dtype=dtype, block_shape=bs, framework=fw):
+                    cfgs, st = self.kept(dtype, bs, fw, pcq)
+                    self.assertEqual(st.block_quant, 0)
+                    self.assertEqual(st.total, 1920)
+                    # a group of 32 still allows BLOCK_SIZE_K 256: scales are loaded per element
+                    self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in cfgs)), [64, 128, 256])
+
+    def test_block_fp8_in_each_servers_direction(self):
+        sg, _ = self.kept("fp8_w8a8", (128, 128), "sglang")
+        vl, _ = self.kept("fp8_w8a8", (128, 128), "vllm")
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in sg)), [64, 128])
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in vl)), [128, 256])
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_N for c in vl)), [128, 256])
+
+    def test_element_sizes_order_the_smem_bound(self):
+        # one-byte operands fit more configs than two-byte ones; w8a16 / w4a16 sit between
+        n = {d: len(self.kept(d, (0, 128) if d == "int4_w4a16" else None, pcq=d == "int8_w8a8")[0])
+             for d in ("bf16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16")}
+        self.assertEqual(n["fp8_w8a8"], n["int8_w8a8"])
+        self.assertEqual(n["int8_w8a16"], n["int4_w4a16"])
+        self.assertLess(n["bf16"], n["int8_w8a16"])
+        self.assertLess(n["int8_w8a16"], n["fp8_w8a8"])
+        cfg = KernelConfig(64, 128, 128, 1, 4, 4)
+        self.assertEqual(space.smem_bytes(cfg, "int4_w4a16"), 4 * (64 * 2 + 128 * 1) * 128)
+        self.assertEqual(space.smem_bytes(cfg, "int8_w8a8"), 4 * (64 + 128) * 128)
+
 if __name__ == "__main__":
     unittest.main()

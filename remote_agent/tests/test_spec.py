@@ -58,7 +58,39 @@ class Normalise(unittest.TestCase):
         ({"time_budget_s": float("nan")}, "time_budget_s", "> 0"),
         ({"time_budget_s": float("inf")}, "time_budget_s", "> 0"),
         ({"space": {"prune_m_factor": float("inf")}}, "space.prune_m_factor", "number > 0"),
+        # (backend, dtype) pairs: what cannot be tuned says so, naming the backends that can
+        ({"dtype": "int4_w4a16", "block_shape": [128, 128]}, "block_shape", "[0, group]"),
+        ({"dtype": "int4_w4a16", "block_shape": [0, 100]}, "block_shape", "group size must be one of"),
+        ({"dtype": "int4_w4a16", "block_shape": [0, 256], "N": 640}, "N", "multiple of the quantisation group"),
+        ({"dtype": "int4_w4a16", "backend": "server"}, "backend", "server backend cannot tune int4_w4a16 group"),
+        ({"dtype": "int8_w8a8", "backend": "triton"}, "backend", "cannot tune int8_w8a8 per-tensor; no GPU backend"),
+        ({"dtype": "int8_w8a8", "per_channel_quant": True, "backend": "server"}, "backend",
+         "backends that can: triton"),
+        ({"dtype": "float32"}, "dtype", "no backend here can tune float32"),
+        ({"dtype": "int8_w8a16", "block_shape": [0, 128]}, "dtype", "int8_w8a16 group-quantised"),
+        ({"dtype": "fp8_w8a8", "block_shape": [0, 128]}, "block_shape", "applies to int4_w4a16 and int8_w8a16"),
+        ({"per_channel_quant": True}, "per_channel_quant", "applies to fp8_w8a8 and int8_w8a8"),
+        ({"dtype": "fp8_w8a8", "block_shape": [128, 128], "per_channel_quant": True}, "per_channel_quant",
+         "exclude each other"),
+        ({"dtype": "int8_w8a16", "block_shape": [128, 128]}, "block_shape", "fp8_w8a8 and int8_w8a8 only"),
     ]
+
+    def test_quantisation_variants_and_auto(self):
+        s = spec_mod.normalise(dict(BASE, dtype="int4_w4a16"))
+        self.assertEqual((s["block_shape"], s["backend"]), ([0, 128], "triton"))   # only our kernel can
+        s = spec_mod.normalise(dict(BASE, dtype="fp8_w8a8", per_channel_quant=True))
+        self.assertEqual(s["backend"], "triton")
+        s = spec_mod.normalise(dict(BASE, dtype="fp8_w8a8", block_shape=[128, 128]))
+        self.assertEqual(s["backend"], "auto")                                     # the server's kernel can too
+        s = spec_mod.normalise(dict(BASE, framework="vllm", dtype="int8_w8a8"))
+        self.assertEqual((s["per_channel_quant"], s["backend"]), (True, "triton"))
+        self.assertEqual(spec_mod.normalise(s), s)                                 # normalising is idempotent
+        s = spec_mod.normalise(dict(BASE, dtype="float32", backend="synthetic"))
+        self.assertEqual(s["backend"], "synthetic")
+        table = {r["variant"]: r["backends"] for r in spec_mod.capability_table()}
+        self.assertEqual(table["int4_w4a16:group"], ["triton", "synthetic"])
+        self.assertEqual(table["fp8_w8a8:block"], ["server", "triton", "synthetic"])
+        self.assertEqual(table["int8_w8a16:group"], ["synthetic"])
 
     def test_bad(self):
         for change, key, words in self.BAD:
