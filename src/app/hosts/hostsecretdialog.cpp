@@ -1,4 +1,4 @@
-#include "app/hostsecretdialog.h"
+#include "app/hosts/hostsecretdialog.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>

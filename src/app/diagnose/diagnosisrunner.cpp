@@ -1,4 +1,4 @@
-#include "app/diagnosisrunner.h"
+#include "app/diagnose/diagnosisrunner.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

@@ -1,7 +1,7 @@
-#include "app/logedit.h"
+#include "app/widgets/logedit.h"
 
-#include "app/linenumberarea.h"
-#include "app/logtext.h"
+#include "app/widgets/linenumberarea.h"
+#include "app/widgets/logtext.h"
 
 #include <QDragEnterEvent>
 #include <QDragMoveEvent>

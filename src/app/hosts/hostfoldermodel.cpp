@@ -1,6 +1,6 @@
-#include "app/hostfoldermodel.h"
+#include "app/hosts/hostfoldermodel.h"
 
-#include "app/severitystyle.h"
+#include "app/widgets/severitystyle.h"
 
 #include <QFont>
 

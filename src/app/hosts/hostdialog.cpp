@@ -1,4 +1,4 @@
-#include "app/hostdialog.h"
+#include "app/hosts/hostdialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

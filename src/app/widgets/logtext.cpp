@@ -1,4 +1,4 @@
-#include "app/logtext.h"
+#include "app/widgets/logtext.h"
 
 #include <QRegularExpression>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "app/severitystyle.h"
+#include "app/widgets/severitystyle.h"
 
 #include "app/appresources.h"
 

@@ -1,6 +1,6 @@
-#include "app/targetfieldsmodel.h"
+#include "app/diagnose/targetfieldsmodel.h"
 
-#include "app/severitystyle.h"
+#include "app/widgets/severitystyle.h"
 
 #include <QFontDatabase>
 

@@ -1,4 +1,4 @@
-#include "app/hosticons.h"
+#include "app/hosts/hosticons.h"
 
 #include <QPainter>
 #include <QPixmap>

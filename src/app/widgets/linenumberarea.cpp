@@ -1,6 +1,6 @@
-#include "app/linenumberarea.h"
+#include "app/widgets/linenumberarea.h"
 
-#include "app/logedit.h"
+#include "app/widgets/logedit.h"
 
 namespace moetune {
 

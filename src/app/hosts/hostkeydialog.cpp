@@ -1,4 +1,4 @@
-#include "app/hostkeydialog.h"
+#include "app/hosts/hostkeydialog.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

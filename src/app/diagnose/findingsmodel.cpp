@@ -1,6 +1,6 @@
-#include "app/findingsmodel.h"
+#include "app/diagnose/findingsmodel.h"
 
-#include "app/severitystyle.h"
+#include "app/widgets/severitystyle.h"
 
 #include <QFont>
 #include <QRegularExpression>

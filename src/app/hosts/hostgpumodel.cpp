@@ -1,4 +1,4 @@
-#include "app/hostgpumodel.h"
+#include "app/hosts/hostgpumodel.h"
 
 #include <QLocale>
 

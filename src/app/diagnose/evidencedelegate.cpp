@@ -1,6 +1,6 @@
-#include "app/evidencedelegate.h"
+#include "app/diagnose/evidencedelegate.h"
 
-#include "app/evidencemodel.h"
+#include "app/diagnose/evidencemodel.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,6 +1,6 @@
-#include "app/banner.h"
+#include "app/widgets/banner.h"
 
-#include "app/severitystyle.h"
+#include "app/widgets/severitystyle.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

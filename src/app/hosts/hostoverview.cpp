@@ -1,8 +1,8 @@
-#include "app/hostoverview.h"
+#include "app/hosts/hostoverview.h"
 
-#include "app/hostfoldermodel.h"
-#include "app/hostgpumodel.h"
-#include "app/hostmemorydelegate.h"
+#include "app/hosts/hostfoldermodel.h"
+#include "app/hosts/hostgpumodel.h"
+#include "app/hosts/hostmemorydelegate.h"
 
 #include <QFormLayout>
 #include <QGroupBox>

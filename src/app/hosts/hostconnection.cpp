@@ -1,4 +1,4 @@
-#include "app/hostconnection.h"
+#include "app/hosts/hostconnection.h"
 
 #include "remote/agentclient.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN

@@ -1,6 +1,6 @@
-#include "app/hostlistmodel.h"
+#include "app/hosts/hostlistmodel.h"
 
-#include "app/hosticons.h"
+#include "app/hosts/hosticons.h"
 
 #include <QHash>
 

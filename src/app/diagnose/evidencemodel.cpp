@@ -1,4 +1,4 @@
-#include "app/evidencemodel.h"
+#include "app/diagnose/evidencemodel.h"
 
 #include <QFontDatabase>
 

@@ -1,6 +1,6 @@
-#include "app/hostmemorydelegate.h"
+#include "app/hosts/hostmemorydelegate.h"
 
-#include "app/hostgpumodel.h"
+#include "app/hosts/hostgpumodel.h"
 
 #include <QApplication>
 #include <QPainter>
