@@ -69,6 +69,10 @@ private:
     JobId startCommand(const QStringList &argv, std::function<void(Command &)> setup = {});
     void launch(JobId id);
     void ensureDeployed(std::function<void(const QString &error)> then);
+    // Internal steps (deploy): a transport job whose end calls done instead of ending an agent command.
+    JobId internalJob(JobId transportJob, std::function<void(const JobResult &)> done);
+    void internalExec(const QString &command,
+                      std::function<void(const JobResult &, const QByteArray &stdoutData)> done);
     void onStdoutData(JobId tid, const QByteArray &data);
     void onStderrLines(JobId tid, const QStringList &lines);
     void onTransportFinished(JobId tid, const JobResult &r);
