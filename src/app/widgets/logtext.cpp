@@ -1,0 +1,13 @@
+#include "app/widgets/logtext.h"
+
+#include "core/diagnosis/logreader.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+QString displayLogText(const QString &raw) {
+    return LogReader::cleanText(raw); // the reader's cleaning, so editor and evidence show one text
+}
+
+} // namespace moetune
