@@ -31,6 +31,7 @@ struct AgentClient::Command {
     QStringList stderrTail;
     bool cancelled = false;
     bool launched = false;
+    bool sawRunStarted = false;
     std::function<void(const JobResult &)> onTransportDone; // internal steps (deploy, stat)
 };
 
@@ -352,6 +353,7 @@ void AgentClient::handleEvents(Command &c, const QList<AgentEvent> &events) {
                 emit probed(c.id, *p);
             }
         } else if (e.type == u"run_started") {
+            c.sawRunStarted = true;
             emit runStarted(c.id, e.object.value("run_id"_L1).toString(), e.object);
         } else if (e.type == u"error") {
             if (c.agentError.isEmpty())
@@ -359,6 +361,9 @@ void AgentClient::handleEvents(Command &c, const QList<AgentEvent> &events) {
         } else if (e.type == u"done") {
             // a run's own done (attach) and the command's done look alike; the last one wins
             c.doneStatus = e.object.value("status"_L1).toString();
+            // tune/resume of a run still starting: it exists and goes on, so its id is news like run_started
+            if (c.doneStatus == u"detached" && !c.sawRunStarted && e.object.contains("run_id"_L1))
+                emit runStarted(c.id, e.object.value("run_id"_L1).toString(), e.object);
         }
     }
 }

@@ -36,9 +36,11 @@ public:
     void setAgentHome(const QString &remoteDir); // --home for tune (tests); "" = agent default
     Transport *transport() const { return m_transport; }
 
-    JobId deploy();                        // checksum, upload only if different; finishes like any command
-    JobId probe();                         // -> probed()
-    JobId startTune(const TuneSpec &spec); // detached: -> runStarted(), done{status:"detached"}
+    JobId deploy(); // checksum, upload only if different; finishes like any command
+    JobId probe();  // -> probed()
+    // detached: -> runStarted(), done{status:"detached"}. A run still starting after the agent's wait
+    // (done{detached, starting:true}) also gives runStarted() with that done event: it exists, attach to it.
+    JobId startTune(const TuneSpec &spec);
     JobId attach(const QString &runId, qint64 fromSeq = 0); // events from seq, following until done
     JobId cancelRun(const QString &runId);
     JobId listRuns();

@@ -1,5 +1,6 @@
 // AgentClient against a REAL sshd (SshdFixture) and this machine: several clients deploying the agent to
 // one host at the same moment, and an agent that speaks another protocol version.
+#include "core/tuning/tunespec.h"
 #include "remote/agentclient.h"
 #include "remote/jobwaiter.h"
 #include "remote/localtransport.h"
@@ -91,6 +92,45 @@ private slots:
             const QStringList left = QDir(cache).entryList(QDir::Files | QDir::Hidden);
             QCOMPARE(left, QStringList{QFileInfo(deployed).fileName()});
         }
+    }
+
+    // A run slow to announce itself is reported as running (its id given), not as "did not start": a client
+    // that took it for failed started a second sweep on the same GPUs. The agent's wait is shortened to 1 s.
+    void slowRunStartIsARun() {
+        const QString slow = m_sshd.dir() + u"/slow-python"_s;
+        {
+            QFile f(slow);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\nsleep 5\nexec python3 \"$@\"\n"); // TEST DOUBLE: a slow interpreter start
+        }
+        QFile::setPermissions(slow, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        qputenv("MOETUNE_AGENT_START_WAIT_S", "1");
+        auto t = transport(false);
+        AgentClient agent(t.get(), m_sshd.options().host, QStringLiteral(MOETUNE_AGENT_PYZ));
+        agent.setAgentHome(m_sshd.dir() + u"/agent home"_s);
+        TuneSpec spec;
+        spec.experts = 8;
+        spec.n = 256;
+        spec.hiddenSize = 512;
+        spec.topk = 2;
+        spec.batchSizes = {1, 16};
+        spec.framework = Framework::SGLang;
+        spec.backend = u"triton"_s;
+        spec.python = slow;
+        QSignalSpy started(&agent, &AgentClient::runStarted);
+        QSignalSpy done(&agent, &AgentClient::commandFinished);
+        agent.startTune(spec);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 60000);
+        qunsetenv("MOETUNE_AGENT_START_WAIT_S");
+        QVERIFY2(done.first().at(1).toBool(), qPrintable(done.first().at(2).toString()));
+        QCOMPARE(done.first().at(3).toString(), u"detached"_s);
+        QCOMPARE(started.size(), 1);
+        const QString runId = started.first().at(1).toString();
+        QVERIFY(!runId.isEmpty());
+        QVERIFY(QFileInfo::exists(m_sshd.dir() + u"/agent home/runs/"_s + runId));
+        // It is there to attach to; stop it (its process group) so nothing outlives the test.
+        agent.cancelRun(runId);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 2, 60000);
     }
 
     void versionMismatchSaysSo_data() {
