@@ -165,7 +165,8 @@ private slots:
         const QString out = QString::fromUtf8(r.out);
         QVERIFY2(out.contains(u"Framework:   SGLang 0.5.6"_s), qPrintable(out));
         QVERIFY2(out.contains(u"installed Triton: MISSING"_s), qPrintable(out));
-        QVERIFY2(out.contains(u"128 experts, top-k 8, hidden 2048, MoE intermediate 768"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"128 experts, top-k 8, hidden size 2048, MoE intermediate size 768"_s),
+                 qPrintable(out));
     }
 
     void diagnoseHostLocal_data() {
