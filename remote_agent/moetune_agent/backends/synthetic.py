@@ -17,6 +17,7 @@ import time
 from typing import Optional
 
 from .. import space as space_mod
+from . import defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing
 
 SIM_DEVICE = "SIMULATED_GPU"
@@ -39,10 +40,11 @@ class SyntheticBackend(Backend):
     simulated = True
     supports_tma = False
 
-    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None):
-        # type: (Shape, int, Optional[str], Optional[str], Optional[float]) -> None
+    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None, framework=None):
+        # type: (Shape, int, Optional[str], Optional[str], Optional[float], Optional[str]) -> None
         super().__init__(shape, device_index, cache_dir)
         self._device = device_name or SIM_DEVICE
+        self.framework = framework or "sglang"
         if delay_s is None:
             # Lets tests make a run slow enough to kill it midway; 0 by default.
             delay_s = float(os.environ.get("MOETUNE_SYNTHETIC_DELAY_MS", "0") or 0) / 1000.0
@@ -157,7 +159,11 @@ class SyntheticBackend(Backend):
         return 0.0
 
     def default_config(self, op, m):
-        return space_mod.server_default_config(self.shape, m, "sglang", op)
+        return defaults_mod.heuristic(self.framework, self.shape, m)
+
+    def default_source(self):
+        return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
+                "note": "simulated: the %s built-in heuristic" % self.framework}
 
     def roofline_us(self, op, m):
         s = self.shape
