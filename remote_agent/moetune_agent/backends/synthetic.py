@@ -133,6 +133,9 @@ class SyntheticBackend(Backend):
             raise err
 
     def measure(self, op, cfg, m, replays=10, cfg_down=None):
+        fail = os.environ.get("MOETUNE_TEST_FAIL_MEASURE")  # test hook: every measurement fails like this
+        if fail:
+            raise CandidateError("other", fail)
         for c in (cfg, cfg_down):
             if c is not None:
                 err = self._fails(op, c)
@@ -151,6 +154,9 @@ class SyntheticBackend(Backend):
         return Timing(samples)
 
     def check(self, op, cfg, m):
+        fail = os.environ.get("MOETUNE_TEST_FAIL_CALL")  # test hook: the kernel cannot be called at all
+        if fail:
+            raise CandidateError("other", fail)
         err = self._fails(op, cfg)
         if err is not None:
             raise err
@@ -158,10 +164,33 @@ class SyntheticBackend(Backend):
             raise CandidateError("mismatch", "simulated wrong output: relative error 0.5 > tolerance")
         return 0.0
 
+    def _default_file(self, op):
+        """Test hook MOETUNE_SYNTHETIC_DEFAULT_FILE: an existing config file is the server's default
+        (as a shipped or earlier tuned file is for the server backend); a _down file beside it for op down."""
+        path = os.environ.get("MOETUNE_SYNTHETIC_DEFAULT_FILE")
+        if not path:
+            return None, None
+        if op == "down":
+            down = path[:-len(".json")] + "_down.json"
+            path = down if os.path.exists(down) else path
+        from .. import configjson
+
+        with open(path, encoding="utf-8") as f:
+            entries, _ = configjson.parse_config_text(f.read())
+        return entries, path
+
     def default_config(self, op, m):
+        entries, _ = self._default_file(op)
+        if entries:
+            e = entries[min(entries, key=lambda k: abs(int(k) - m))]
+            return KernelConfig.from_dict(e if isinstance(e, dict) else e.as_dict())
         return defaults_mod.heuristic(self.framework, self.shape, m)
 
     def default_source(self):
+        entries, path = self._default_file("up")
+        if entries:
+            return {"kind": "file", "framework": self.framework, "file_name": os.path.basename(path), "path": path,
+                    "down": None, "note": "simulated"}
         return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
                 "note": "simulated: the %s built-in heuristic" % self.framework}
 
