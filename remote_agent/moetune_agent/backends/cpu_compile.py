@@ -4,10 +4,11 @@ A precompile worker must not create a CUDA context nor hold weights on the GPU b
 workers x 3.6 GB on one GPU ran a DeepSeek-size layer out of memory), and must not launch anything
 there. So the worker sees no GPU at all (CUDA_VISIBLE_DEVICES="", set before CUDA can initialise),
 while torch.cuda and Triton's driver answer the questions a compile asks (is there a CUDA device, its
-capability, name, current device and stream) with the facts the GPU worker reported. Tensors are on
-the "meta" device (shapes, dtypes and strides, no memory). Triton then compiles for the GPU's target
-into the run's shared TRITON_CACHE_DIR; the launch that follows a compile fails (no device) and is
-ignored by the caller, which only checks that the compile happened (see compiled_since()).
+capability, name, current device and stream) with the facts the GPU worker reported. Tensors are
+uninitialised host tensors (virtual memory only; their data pointers are aligned as GPU allocations
+are, so Triton specialises the kernel exactly as for the GPU worker and the cache key matches). Triton
+then compiles for the GPU's target into the run's shared TRITON_CACHE_DIR; where a launch would
+follow, Triton's post-compile hook raises CompiledOnly first (stop_after_compile).
 
 Everything here is a no-op for the GPU workers: only precompile workers call enter().
 """
@@ -16,6 +17,15 @@ import os
 from typing import Any, Dict, List, Optional
 
 _ENTERED = None  # type: Optional[Dict[str, Any]]
+
+
+class CompiledOnly(Exception):
+    """Raised by Triton's post-compile hook in a precompile worker: the kernel is in the cache, stop
+    before the launch."""
+
+
+def _stop_after_compile(*args, **kwargs):
+    raise CompiledOnly()
 
 
 def hide_gpus():
@@ -55,6 +65,29 @@ def enter(info):
     drv.get_current_target = lambda: GPUTarget("cuda", cap, 32)
     drv.set_current_device = lambda device: None
     _ENTERED = dict(info)
+
+
+class stop_after_compile(object):
+    """Within: Triton's post-compile hook raises CompiledOnly (for a caller that launches right after
+    compiling, like the server's GEMM entry point); an older Triton without the hook then fails at the
+    launch instead (no GPU)."""
+
+    def __enter__(self):
+        self._knobs = None
+        try:
+            import triton
+
+            self._knobs = triton.knobs.runtime
+            self._old = self._knobs.jit_post_compile_hook
+            self._knobs.jit_post_compile_hook = _stop_after_compile
+        except Exception:
+            self._knobs = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._knobs is not None:
+            self._knobs.jit_post_compile_hook = self._old
+        return False
 
 
 def active():

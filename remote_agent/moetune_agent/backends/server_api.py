@@ -329,8 +329,33 @@ def lookup_source(api, E, N, dtype, block_shape, per_channel_quant, down):
             if down:
                 return None, None
             name = call_filtered(cfgm.get_config_file_name, E, N, dt, [bn, bk] if block_shape else None)
-            got = call_filtered(cfgm.get_moe_configs, E, N, dt, bn, bk)
+            try:
+                got = call_filtered(cfgm.get_moe_configs, E, N, dt, bn, bk)
+            except Exception:  # noqa: BLE001 - e.g. its log-once helper needs an initialised engine
+                got = vllm_search(cfgm, name)[0]
     except Exception as e:  # noqa: BLE001 - the lookup's own failure is reported, not fatal
         raise ServerApiError("%s %s: its config lookup failed: %s: %s"
                              % (api.framework, api.version, type(e).__name__, e))
     return (dict(got) if got else None), name
+
+
+def vllm_search(config_module, name):
+    # type: (Any, str) -> Tuple[Optional[Dict[int, Any]], Optional[str]]
+    """vLLM's documented lookup (FORMATS.md 1): VLLM_TUNED_CONFIG_FOLDER first, then configs/ beside its
+    fused_moe module; the file's "triton_version" key is not a batch size. -> (configs, path) or (None, None)."""
+    import json
+    import os
+
+    folders = []
+    user = os.environ.get("VLLM_TUNED_CONFIG_FOLDER")
+    if user:
+        folders.append(user)
+    folders.append(os.path.join(os.path.dirname(os.path.realpath(config_module.__file__)), "configs"))
+    for folder in folders:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                data = json.load(f)
+            data.pop("triton_version", None)
+            return {int(k): v for k, v in data.items()}, path
+    return None, None

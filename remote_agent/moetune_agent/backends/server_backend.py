@@ -16,9 +16,9 @@ in a CUDA graph, fresh routing per replay) are the Triton backend's. "Default" i
 run with no new file: it is asked through its own lookup (its shipped or existing tuned file for this
 shape and this Triton, else its own heuristic), and default_source() says which.
 
-Precompile: only in CPU compile mode (a worker that sees no GPU, meta tensors, see cpu_compile.py): the
-server's GEMM is invoked on meta tensors so Triton compiles it into the shared cache; the launch that
-follows fails and is ignored. A GPU worker never precompiles (it compiles on first use, on its own GPU).
+Precompile: only in CPU compile mode (a worker that sees no GPU, host tensors, see cpu_compile.py): the
+server's GEMM is invoked so Triton compiles it into the shared cache; a hook stops the call right after
+the compile, before any launch. A GPU worker never precompiles (it compiles on first use, on its own GPU).
 """
 
 from __future__ import annotations
@@ -221,12 +221,11 @@ class ServerBackend(TritonBackend):
         api = self.api()
         import triton.language as tl
 
-        torch = self._torch
         dt = self.shape.dtype
         kw = dict(A=a, B=b, bias=None, C=c, A_scale=None, B_scale=b_scale, B_zp=None, topk_weights=topk_w,
                   topk_ids=topk_ids, sorted_token_ids=sorted_ids, expert_ids=expert_ids,
                   num_tokens_post_padded=ntpp, mul_routed_weight=mul_routed, top_k=top_k, config=dict(cfg),
-                  compute_type=tl.bfloat16 if self.weights().act_dtype == torch.bfloat16 else tl.float16,
+                  compute_type=tl.float16 if dt == "fp16" else tl.bfloat16,
                   use_fp8_w8a8=dt == "fp8_w8a8", use_int8_w8a8=dt == "int8_w8a8", use_int8_w8a16=dt == "int8_w8a16",
                   use_int4_w4a16=dt == "int4_w4a16", per_channel_quant=bool(self.shape.per_channel_quant),
                   block_shape=list(self.shape.block_shape) if self.shape.block_shape else None,
@@ -296,16 +295,16 @@ class ServerBackend(TritonBackend):
         torch = self._torch
         s = self.shape
         fns = cpu_mod.jit_functions_of(importlib.import_module(api.invoke_gemm.__module__))
-        dev = torch.device("meta")
+        dev = torch.device("cpu")  # uninitialised host tensors: virtual memory, GPU-like alignment
         wt = torch.float8_e4m3fn if s.dtype == "fp8_w8a8" else (torch.float16 if s.dtype == "fp16" else torch.bfloat16)
         at = torch.float16 if s.dtype == "fp16" else torch.bfloat16
         numel = m * s.topk
-        ids = torch.empty(m, s.topk, dtype=torch.int32, device=dev)
+        ids = torch.zeros(m, s.topk, dtype=torch.int32, device=dev)
         tw = torch.empty(m, s.topk, dtype=torch.float32, device=dev)
         bm = cfg.BLOCK_SIZE_M
         try:
             sorted_ids, expert_ids, ntpp = api.align(ids, bm, s.E)
-        except Exception:  # an align op without a meta implementation: its documented output sizes
+        except Exception:  # an align op that only runs on the GPU: its documented output sizes
             padded = numel * bm if numel < s.E + 1 else numel + (s.E + 1) * (bm - 1)
             sorted_ids = torch.empty(padded, dtype=torch.int32, device=dev)
             expert_ids = torch.empty(-(-padded // bm), dtype=torch.int32, device=dev)
@@ -337,8 +336,11 @@ class ServerBackend(TritonBackend):
             before = {id(k) for k in cpu_mod.compiled_kernels(fns)}
             err = None
             try:
-                gemm()
-            except Exception as e:  # noqa: BLE001 - the launch after a compile always fails here
+                with cpu_mod.stop_after_compile():
+                    gemm()
+            except cpu_mod.CompiledOnly:
+                pass
+            except Exception as e:  # noqa: BLE001 - a launch after a compile cannot work here either
                 err = e
             new = [k for k in cpu_mod.compiled_kernels(fns) if id(k) not in before]
             if not new and err is not None:
@@ -384,7 +386,13 @@ class ServerBackend(TritonBackend):
                     return p
             return None
 
-        self._lookup = {"up": up, "up_name": up_name, "up_path": path_of(up_name), "down": down,
+        up_path = path_of(up_name)
+        if up and up_path is None and api.framework == "vllm":
+            up_path = server_api.vllm_search(api.config_module, up_name)[1]
+        # SGLang answers a missing _down file with the up configs (and says so): that is no down file
+        if down is not None and any("Down MoE config file not found" in line for line in cap.lines):
+            down = None
+        self._lookup = {"up": up, "up_name": up_name, "up_path": up_path, "down": down,
                         "down_name": down_name, "down_path": path_of(down_name), "log": cap.lines[-6:]}
         return self._lookup
 

@@ -17,8 +17,9 @@ replay. The router, alignment and GEMMs are then the same code path either way.
 
 CPU compile mode (cpu_compile={"capability", "device_name", "smem"}): for precompile workers that must
 not touch the GPU being timed - no GPU is visible to them (CUDA_VISIBLE_DEVICES=""), torch.cuda answers
-as the GPU does (see cpu_compile.py) and every tensor lives on the "meta" device, so Triton compiles for
-the GPU's target into the shared cache without a CUDA context, weights or launches.
+as the GPU does (see cpu_compile.py) and every tensor is an uninitialised host tensor (virtual memory,
+aligned like a GPU allocation, so Triton specialises exactly as for the GPU's tensors), so Triton
+compiles for the GPU's target into the shared cache without a CUDA context, weights or launches.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ class TritonBackend(Backend):
     @property
     def dev(self):
         if self.cpu_compile:
-            return self._torch.device("meta")
+            return self._torch.device("cpu")
         return self._torch.device("cuda", self.device_index)
 
     # -- routing ----------------------------------------------------------------------------------
