@@ -157,7 +157,7 @@ def _precompile_task(op, cfg, m=None):
             _PRECOMPILE_BACKEND.precompile(op, cfg, m)  # type: ignore[union-attr]
         return None
     except CandidateError as e:
-        return e.kind
+        return "%s: %s" % (e.kind, e.message[:200])
     except Exception as e:
         return "other: %s" % e
 
