@@ -13,14 +13,15 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import agenttest  # noqa: E402
 from agenttest import small_spec  # noqa: E402
 from moetune_agent import configjson  # noqa: E402
 from moetune_agent.backends.base import KernelConfig  # noqa: E402
 from moetune_agent.strategies.headtohead import H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 from test_runs import RunCase  # noqa: E402
-from test_strategies_replay import load_recording, parse_key  # noqa: E402
+from test_strategies_replay import load_recording  # noqa: E402
+
+parse_key = KernelConfig.from_key
 
 D = KernelConfig(16, 32, 64, 1, 4, 3)
 A = KernelConfig(16, 64, 128, 1, 4, 3)

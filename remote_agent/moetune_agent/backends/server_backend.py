@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from . import cpu_compile as cpu_mod
 from . import server_api
