@@ -141,8 +141,14 @@ class SyntheticBackend(Backend):
                 err = self._fails(op, c)
                 if err is not None:
                     raise err
-        if self._delay_s:
-            time.sleep(self._delay_s)
+        delay = self._delay_s
+        slow = os.environ.get("MOETUNE_SYNTHETIC_SLOW_GPU")  # test hook "INDEX:MS": one GPU much slower
+        if slow:
+            idx, _, ms = slow.partition(":")
+            if idx.strip() == str(self.device_index):
+                delay += float(ms or 0) / 1000.0
+        if delay:
+            time.sleep(delay)
         base = self.model_us(op, cfg, m, cfg_down)
         # Stable per-config bias (a "real" landscape is not perfectly smooth) plus per-sample noise.
         bias = 1.0 + 0.02 * (_unit_hash("bias", op, cfg.key(), m) - 0.5)
