@@ -39,6 +39,9 @@ rel_error = _base.rel_error
 reference = _base.reference
 FP8_MAX = _base.FP8_MAX
 INT8_MAX = 127.0
+# As fused_moe.CPU_COMPILE_SMEM_LIMIT: set (bytes) in precompile workers that compile for a GPU they cannot
+# see; compile_only then checks the compiled kernel's shared memory against it instead of loading it.
+CPU_COMPILE_SMEM_LIMIT = None
 
 # QMODE of the GEMM kernel below.
 FP8_CHANNEL, INT8_CHANNEL, INT8_W8A16, INT4_GROUP = 1, 2, 3, 4
@@ -324,6 +327,13 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     if compile_only:
         kernel = _moe_gemm_q.warmup(*args, grid=grid, **meta)
+        if CPU_COMPILE_SMEM_LIMIT is not None:
+            shared = getattr(getattr(kernel, "metadata", None), "shared", 0) or 0
+            if shared > CPU_COMPILE_SMEM_LIMIT:
+                from triton.runtime.errors import OutOfResources
+
+                raise OutOfResources(shared, CPU_COMPILE_SMEM_LIMIT, "shared memory")
+            return
         init = getattr(kernel, "_init_handles", None)
         if init is not None:
             init()
