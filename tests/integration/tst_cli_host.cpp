@@ -279,7 +279,7 @@ private slots:
         moetune::test::SshdFixture sshd;
         QString error;
         QVERIFY2(sshd.start(&error), qPrintable(error));
-        const moetune::test::SshHome home(m_home.path());
+        const moetune::test::SshHome home(m_home->path());
         QVERIFY(home.installKey(sshd.userKey()));
         QVERIFY(home.writeInclude(u"lab"_s, "# lab machines\nHost gpu-*\n    User ops\n"));
         QVERIFY(home.writeConfig("# ~/.ssh/config\nInclude ~/.ssh/config.d/*\n\n"
