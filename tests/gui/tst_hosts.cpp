@@ -1,7 +1,8 @@
 // The Hosts page offscreen: its models under QAbstractItemModelTester, the host dialog, and the whole
 // "Local machine" flow (connect, probe a fake SGLang install, Diagnose host into the Diagnose page) with
 // the real agent zipapp and LocalTransport.
-#include "tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
+#include "waitforchild.h"
 
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hostconnection.h"
@@ -31,6 +32,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTest>
 #include <QTimer>
 #include <QTreeView>
@@ -68,16 +70,6 @@ HostListModel *hostModel(const HostsPage *page) {
 
 HostOverview *overview(const HostsPage *page) {
     return named<HostOverview>(page, u"hostOverview"_s);
-}
-
-HostDialog *waitForDialog(QWidget *parent) {
-    HostDialog *d = nullptr;
-    for (int i = 0; i < 100 && !d; ++i) {
-        d = parent->findChild<HostDialog *>();
-        if (!d)
-            QTest::qWait(20);
-    }
-    return d;
 }
 
 } // namespace
@@ -298,7 +290,7 @@ private slots:
         QCOMPARE(hostModel(page)->index(0, 0).data().toString(), u"Local machine"_s);
 
         page->addHost();
-        HostDialog *dialog = waitForDialog(page);
+        HostDialog *dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
         QTest::keyClicks(named<QLineEdit>(dialog, u"aliasEdit"_s), u"gpu-7"_s);
         QTest::keyClicks(named<QLineEdit>(dialog, u"hostNameEdit"_s), u"10.1.2.3"_s);
@@ -333,7 +325,7 @@ private slots:
 
         // Edit: the python changes, the rest stays.
         page->editHost();
-        dialog = waitForDialog(page);
+        dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
         QCOMPARE(named<QLineEdit>(dialog, u"userEdit"_s)->text(), u"ubuntu"_s);
         named<QLineEdit>(dialog, u"pythonEdit"_s)->setText(u"/srv/env/bin/python3"_s);

@@ -1,10 +1,10 @@
-// The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/integration's fixture): an unknown host
+// The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/support's fixture): an unknown host
 // key is asked in a dialog showing its SHA256 fingerprint and recorded only when accepted, a changed key
 // is refused inline with the explanation, and probe + Diagnose host work over SSH. "Remember in the
 // desktop keyring": with a real secret service (gnome-keyring under dbus-run-session, the ctest entry
 // tst_hosts_ssh_keyring sets MOETUNE_TEST_SECRET_SERVICE) a remembered passphrase is used without a dialog
 // and a refused one is deleted and asked; without one, an inline keyring error and the connection works.
-#include "tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
 
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hostconnection.h"
@@ -20,6 +20,7 @@
 #include "remote/credentialstore.h"
 #endif
 #include "sshdfixture.h"
+#include "waitforchild.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -28,6 +29,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -66,16 +68,6 @@ private:
     }
     static HostOverview *overview(HostsPage *page) {
         return page->findChild<HostOverview *>(u"hostOverview"_s);
-    }
-
-    HostKeyDialog *waitForKeyDialog(QWidget *parent) {
-        HostKeyDialog *d = nullptr;
-        for (int i = 0; i < 500 && !d; ++i) {
-            d = parent->findChild<HostKeyDialog *>();
-            if (!d)
-                QTest::qWait(20);
-        }
-        return d;
     }
 
     // The page set up to log in only with the encrypted key, connecting.
@@ -133,7 +125,7 @@ private slots:
         HostsPage *page = hostsOf(window.get());
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = waitForKeyDialog(page);
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page);
         QVERIFY(dialog);
         QVERIFY2(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text().contains(m_sshd.hostKeyFingerprint()),
                  qPrintable(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text()));
@@ -155,7 +147,7 @@ private slots:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = waitForKeyDialog(page);
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page);
         QVERIFY(dialog);
         QVERIFY2(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text().contains(m_sshd.hostKeyFingerprint()),
                  qPrintable(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text()));
@@ -217,7 +209,7 @@ private slots:
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
         HostSecretDialog *dialog = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+        QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 20000)) != nullptr);
         QCOMPARE(dialog->findChildren<QLineEdit *>().size(), 1);
         QCOMPARE(dialog->findChild<QLineEdit *>(u"secretField0"_s)->echoMode(), QLineEdit::Password);
 #ifdef MOETUNE_HAVE_KEYCHAIN
@@ -248,7 +240,7 @@ private slots:
             auto window = makePassphraseWindow();
             HostsPage *page = hostsOf(window.get());
             HostSecretDialog *dialog = nullptr;
-            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 20000)) != nullptr);
             QVERIFY(dialog->findChild<QCheckBox *>(u"rememberBox"_s));
             dialog->findChild<QCheckBox *>(u"rememberBox"_s)->setChecked(true);
             dialog->findChild<QLineEdit *>(u"secretField0"_s)->setText(u"correct horse"_s);
@@ -291,7 +283,7 @@ private slots:
             window = makePassphraseWindow();
             page = hostsOf(window.get());
             HostSecretDialog *dialog = nullptr;
-            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 30000);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 30000)) != nullptr);
             QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page), QString(), 20000);
             dialog->findChild<QLineEdit *>(u"secretField0"_s)->setText(u"correct horse"_s);
             dialog->accept();

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-namespace moetune::fuzz {
+namespace moetune::test {
 
 // A sequential device that hands out at most `chunk` bytes per read, so stream reading is exercised at
 // every possible chunk boundary (a CRLF, a UTF-8 sequence or an ANSI escape split in two).
@@ -37,4 +37,4 @@ private:
     qint64 m_pos = 0;
 };
 
-} // namespace moetune::fuzz
+} // namespace moetune::test
