@@ -2,12 +2,12 @@
 
 #include "app/appresources.h"
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
+#include "remote/hostsession.h"
 
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 #include "core/tuning/tunespec.h"
 
 #include "core/util/version.h"
@@ -86,7 +86,7 @@ MainWindow::MainWindow(QWidget *parent)
                 showDiagnosePage();
             });
     connect(m_hostsPage, &HostsPage::followStarted, this, [this](const QString &alias) {
-        const HostConnection *c = m_hosts->connection(alias);
+        const HostSession *c = m_hosts->connection(alias);
         m_diagnosePage->beginFollow(alias, m_hosts->displayName(alias),
                                     c ? c->lastProbe() : std::optional<HostProbe>());
         showDiagnosePage();
@@ -149,7 +149,7 @@ void MainWindow::tuneTarget(const QString &hostAlias, const TuningTarget &target
     // Until the Tune page is in this build: the agent's spec file for this target, written where the
     // user can take it, and the command that runs it on the host.
     std::optional<HostProbe> probe;
-    if (const HostConnection *c = m_hosts->connection(hostAlias))
+    if (const HostSession *c = m_hosts->connection(hostAlias))
         probe = c->lastProbe();
     const TuneSpec spec = TuneSpec::fromTarget(target, probe ? &*probe : nullptr);
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + u"/tune-specs"_s;

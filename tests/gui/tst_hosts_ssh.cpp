@@ -7,7 +7,6 @@
 #include "fakesglanghost.h"
 
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
@@ -16,6 +15,7 @@
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "remote/agentclient.h"
+#include "remote/hostsession.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/credentialstore.h"
 #endif

@@ -1,13 +1,10 @@
 #include "app/hosts/hostregistry.h"
 
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostlistmodel.h"
 #include "remote/agentclient.h"
+#include "remote/hostsession.h"
 #include "remote/hoststore.h"
 
-#include <QDir>
-#include <QFileInfo>
-#include <QJsonDocument>
 #include <QSettings>
 
 using namespace Qt::StringLiterals;
@@ -15,8 +12,6 @@ using namespace Qt::StringLiterals;
 namespace moetune {
 
 namespace {
-
-constexpr auto localSettingsKey = "hostsLocal/config";
 
 // The fields the transport was built from; the rest (python, log source, commands) an open connection
 // picks up by itself.
@@ -33,11 +28,7 @@ HostRegistry::HostRegistry(QObject *parent)
     , m_sshConfigPath(HostStore::defaultSshConfigPath())
     , m_agentPath(AgentClient::defaultLocalAgentPath()) {
     setObjectName(u"hostRegistry"_s);
-    // The files of $HOME/.ssh, as HostStore reads them (libssh alone would look up the passwd home).
-    const QString sshDir = QDir::homePath() + u"/.ssh"_s;
-    m_sshTemplate.sshDir = sshDir;
-    m_sshTemplate.knownHostsFile = sshDir + u"/known_hosts"_s;
-    m_sshTemplate.sshConfigFile = QFileInfo::exists(m_sshConfigPath) ? m_sshConfigPath : u"none"_s;
+    m_sshTemplate = HostStore::userSshOptions(m_sshConfigPath);
     setSources(nullptr, m_sshConfigPath);
 }
 
@@ -77,13 +68,7 @@ void HostRegistry::setAgentPath(const QString &path) {
 }
 
 HostConfig HostRegistry::localHost() const {
-    HostConfig h = HostConfig::fromJson(
-        QJsonDocument::fromJson(m_settings->value(QLatin1StringView(localSettingsKey)).toByteArray())
-            .object());
-    h.alias = localAlias();
-    h.hostName.clear();
-    h.fromSshConfig = false;
-    return h;
+    return m_store->localHost();
 }
 
 std::optional<HostConfig> HostRegistry::host(const QString &alias) const {
@@ -97,7 +82,8 @@ std::optional<HostConfig> HostRegistry::host(const QString &alias) const {
 }
 
 QString HostRegistry::displayName(const QString &alias) const {
-    return alias == localAlias() ? tr("Local machine") : alias;
+    const auto h = host(alias);
+    return h ? h->label() : alias;
 }
 
 void HostRegistry::reload() {
@@ -111,7 +97,7 @@ void HostRegistry::reload() {
     // differently (HostName, user, port, key, jump host) gets a new transport at its next use.
     const QStringList aliases = m_connections.keys();
     for (const QString &alias : aliases) {
-        HostConnection *c = m_connections.value(alias);
+        HostSession *c = m_connections.value(alias);
         const auto h = host(alias);
         if (!h || !sameTransport(*h, c->host()))
             dropConnection(alias);
@@ -122,10 +108,8 @@ void HostRegistry::reload() {
 }
 
 void HostRegistry::save(const HostConfig &host, const QString &previousAlias) {
-    if (host.alias == localAlias()) {
-        m_settings->setValue(QLatin1StringView(localSettingsKey),
-                             QJsonDocument(host.toJson()).toJson(QJsonDocument::Compact));
-        m_settings->sync();
+    if (host.local || host.alias == localAlias()) {
+        m_store->save(host); // the Local machine's settings, where the CLI reads them too
     } else {
         if (!previousAlias.isEmpty() && previousAlias != host.alias) {
             m_store->remove(previousAlias);
@@ -144,7 +128,7 @@ bool HostRegistry::remove(const QString &alias) {
 }
 
 void HostRegistry::dropConnection(const QString &alias) {
-    HostConnection *c = m_connections.take(alias);
+    HostSession *c = m_connections.take(alias);
     if (!c)
         return;
     emit connectionDropped(alias);
@@ -153,13 +137,13 @@ void HostRegistry::dropConnection(const QString &alias) {
     c->deleteLater();
 }
 
-HostConnection *HostRegistry::ensureConnection(const QString &alias) {
-    if (HostConnection *c = m_connections.value(alias))
+HostSession *HostRegistry::ensureConnection(const QString &alias) {
+    if (HostSession *c = m_connections.value(alias))
         return c;
     const auto h = host(alias);
     if (!h)
         return nullptr;
-    auto *c = new HostConnection(*h, isLocal(alias), m_sshTemplate, m_localHome, m_agentPath, this);
+    auto *c = new HostSession(*h, HostSession::Environment{m_sshTemplate, m_localHome, m_agentPath}, this);
     m_connections.insert(alias, c);
     emit connectionCreated(alias, c);
     return c;

@@ -14,7 +14,7 @@ class QSettings;
 
 namespace moetune {
 
-class HostConnection;
+class HostSession;
 class HostStore;
 
 // The hosts the app knows (~/.ssh/config, the app's own, the built-in Local machine) and the one
@@ -50,13 +50,13 @@ public:
     bool remove(const QString &alias); // app-added hosts only
     void reload();
 
-    HostConnection *connection(const QString &alias) const { return m_connections.value(alias); }
+    HostSession *connection(const QString &alias) const { return m_connections.value(alias); }
     // The host's connection, made on first use (nullptr for an unknown alias).
-    HostConnection *ensureConnection(const QString &alias);
+    HostSession *ensureConnection(const QString &alias);
 
 signals:
     void hostsChanged();
-    void connectionCreated(const QString &alias, moetune::HostConnection *connection);
+    void connectionCreated(const QString &alias, moetune::HostSession *connection);
     // The connection is going away (host removed, renamed, or reached differently now).
     void connectionDropped(const QString &alias);
 
@@ -72,7 +72,7 @@ private:
     QString m_agentPath;
     QList<HostConfig> m_hosts;
     QStringList m_errors;
-    QHash<QString, HostConnection *> m_connections;
+    QHash<QString, HostSession *> m_connections;
 };
 
 } // namespace moetune

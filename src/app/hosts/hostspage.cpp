@@ -1,6 +1,5 @@
 #include "app/hosts/hostspage.h"
 
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostdialog.h"
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
@@ -8,6 +7,7 @@
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostsecretdialog.h"
 #include "app/widgets/banner.h"
+#include "remote/hostsession.h"
 
 #include "ui_hostspage.h"
 
@@ -57,7 +57,7 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->followButton, &QPushButton::toggled, this, &HostsPage::setFollowing);
     connect(m_ui->cancelButton, &QPushButton::clicked, this, &HostsPage::cancelFetch);
     connect(m_ui->hostView, &QTreeView::doubleClicked, this, [this] {
-        const HostConnection *c = connection(currentAlias());
+        const HostSession *c = connection(currentAlias());
         if (!c || c->state() != Transport::State::Connected)
             connectHost();
     });
@@ -109,7 +109,7 @@ bool HostsPage::selectHost(const QString &alias) {
     return true;
 }
 
-HostConnection *HostsPage::connection(const QString &alias) const {
+HostSession *HostsPage::connection(const QString &alias) const {
     return m_registry->connection(alias);
 }
 
@@ -121,46 +121,49 @@ QString HostsPage::labelFor(const QString &alias) const {
     return m_registry->displayName(alias);
 }
 
-void HostsPage::wireConnection(const QString &alias, HostConnection *c) {
-    connect(c, &HostConnection::stateChanged, this,
+void HostsPage::wireConnection(const QString &alias, HostSession *c) {
+    connect(c, &HostSession::stateChanged, this,
             [this, alias](Transport::State s, const QString &msg) { onStateChanged(alias, s, msg); });
-    connect(c, &HostConnection::hostKeyUnknown, this,
+    connect(c, &HostSession::hostKeyUnknown, this,
             [this, alias](const QString &type, const QString &fp) { onHostKeyUnknown(alias, type, fp); });
     connect(
-        c, &HostConnection::secretRequested, this,
+        c, &HostSession::secretRequested, this,
         [this, alias](SshTransport::SecretKind kind, const QStringList &prompts, const QString &instruction) {
             onSecretRequested(alias, int(kind), prompts, instruction);
         });
-    connect(c, &HostConnection::keyringProblem, this, [this, alias](const QString &message) {
+    connect(c, &HostSession::keyringProblem, this, [this, alias](const QString &message) {
         showHostMessage(alias, int(Banner::Kind::Warning), message);
     });
-    connect(c, &HostConnection::probeStarted, this, [this, alias] {
+    connect(c, &HostSession::jobStarted, this, [this, alias](JobId, HostSession::Flow flow) {
+        if (flow != HostSession::Flow::Probe)
+            return;
         m_model->setBusy(alias, true);
         showHostMessage(alias, int(Banner::Kind::Info), tr("Probing %1...").arg(labelFor(alias)));
     });
-    connect(c, &HostConnection::probed, this, [this, alias](const HostProbe &p) { onProbed(alias, p); });
-    connect(c, &HostConnection::probeFailed, this, [this, alias](const QString &error) {
-        m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
-        showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
+    connect(c, &HostSession::probed, this, [this, alias](JobId, const HostProbe &p) { onProbed(alias, p); });
+    connect(c, &HostSession::jobFailed, this, [this, alias](JobId, HostSession::Flow flow, const QString &error) {
+        if (flow == HostSession::Flow::Probe) {
+            m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
+            showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
+        } else if (flow == HostSession::Flow::FetchLog) {
+            if (m_fetching == alias)
+                m_fetching.clear();
+            m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
+            showHostMessage(alias, int(Banner::Kind::Error), error);
+            updateActions();
+        }
     });
-    connect(c, &HostConnection::fetchProgress, this, [this, alias](qint64 done, qint64 total) {
-        if (alias != currentAlias())
+    connect(c, &HostSession::jobProgress, this, [this, alias](JobId, qint64 done, qint64 total) {
+        if (alias != currentAlias() || !connection(alias) || !connection(alias)->isFetching())
             return;
         m_ui->fetchProgress->setRange(0, 1000);
         m_ui->fetchProgress->setValue(total > 0 ? int(qBound(qint64(0), done * 1000 / total, qint64(1000)))
                                                 : 0);
         m_ui->fetchLabel->setText(tr("Fetching the log: %1").arg(QLocale().formattedDataSize(done)));
     });
-    connect(c, &HostConnection::logFetched, this,
-            [this, alias](const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
-    connect(c, &HostConnection::fetchFailed, this, [this, alias](const QString &error) {
-        if (m_fetching == alias)
-            m_fetching.clear();
-        m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
-        showHostMessage(alias, int(Banner::Kind::Error), error);
-        updateActions();
-    });
-    connect(c, &HostConnection::followLines, this, [this, alias](const QStringList &lines) {
+    connect(c, &HostSession::logFetched, this,
+            [this, alias](JobId, const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
+    connect(c, &HostSession::followLines, this, [this, alias](JobId, const QStringList &lines) {
         if (m_following != alias)
             return;
         // Batched: a chatty server would otherwise keep the Diagnose page's paste debounce from firing.
@@ -168,7 +171,7 @@ void HostsPage::wireConnection(const QString &alias, HostConnection *c) {
         if (!m_followFlush.isActive())
             m_followFlush.start();
     });
-    connect(c, &HostConnection::followStopped, this, [this, alias](const QString &error) {
+    connect(c, &HostSession::followStopped, this, [this, alias](JobId, const QString &error) {
         if (m_following == alias) {
             flushFollowed();
             m_following.clear();
@@ -205,7 +208,7 @@ void HostsPage::onSelectionChanged() {
                          ? tr("log: not set (Edit... to add one)")
                          : tr("log: %1").arg(e->host.logSource.value));
         m_ui->hostSubtitle->setText(facts.join(u"   \u00b7   "_s));
-        const HostConnection *c = connection(alias);
+        const HostSession *c = connection(alias);
         if (c && c->lastProbe())
             m_ui->hostOverview->setProbe(*c->lastProbe());
         else
@@ -222,7 +225,7 @@ void HostsPage::onSelectionChanged() {
 void HostsPage::updateActions() {
     const QString alias = currentAlias();
     const HostListModel::Entry *e = m_model->entry(alias);
-    const HostConnection *c = connection(alias);
+    const HostSession *c = connection(alias);
     const Transport::State state = c ? c->state() : Transport::State::Disconnected;
     const bool live = state != Transport::State::Disconnected && state != Transport::State::Failed;
     m_ui->editButton->setEnabled(e);
@@ -281,7 +284,7 @@ void HostsPage::onStateChanged(const QString &alias, Transport::State state, con
         break;
     case Transport::State::Connected: {
         // Work already under way keeps its own message ("Probing..."); otherwise say it worked.
-        const HostConnection *c = connection(alias);
+        const HostSession *c = connection(alias);
         if (!c || (!c->isProbing() && !c->isFetching()))
             showHostMessage(alias, int(Banner::Kind::Success),
                             message.isEmpty() ? tr("Connected to %1.").arg(labelFor(alias)) : message);
@@ -302,7 +305,7 @@ void HostsPage::onHostKeyUnknown(const QString &alias, const QString &keyType, c
     auto *dialog = new HostKeyDialog(labelFor(alias), keyType, fingerprint, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::finished, this, [this, alias](int result) {
-        if (HostConnection *c = connection(alias))
+        if (HostSession *c = connection(alias))
             c->answerHostKey(result == QDialog::Accepted);
         if (result != QDialog::Accepted)
             showHostMessage(alias, int(Banner::Kind::Warning),
@@ -317,7 +320,7 @@ void HostsPage::onSecretRequested(const QString &alias, int kind, const QStringL
         new HostSecretDialog(labelFor(alias), SshTransport::SecretKind(kind), prompts, instruction, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::finished, this, [this, alias, dialog](int result) {
-        HostConnection *c = connection(alias);
+        HostSession *c = connection(alias);
         if (!c)
             return;
         if (result == QDialog::Accepted)
@@ -329,7 +332,7 @@ void HostsPage::onSecretRequested(const QString &alias, int kind, const QStringL
 }
 
 void HostsPage::onProbed(const QString &alias, const HostProbe &probe) {
-    const HostConnection *c = connection(alias);
+    const HostSession *c = connection(alias);
     m_model->setBusy(alias, c && c->isFetching());
     QString note = tr("Probed %1").arg(labelFor(alias));
     if (probe.simulated)
@@ -362,7 +365,7 @@ QString HostsPage::fetchFilePath(const QString &alias) const {
 
 void HostsPage::diagnoseHost() {
     const QString alias = currentAlias();
-    HostConnection *c = m_registry->ensureConnection(alias);
+    HostSession *c = m_registry->ensureConnection(alias);
     if (!c)
         return;
     QString error;
@@ -381,7 +384,7 @@ void HostsPage::diagnoseHost() {
 }
 
 void HostsPage::cancelFetch() {
-    if (HostConnection *c = connection(m_fetching.isEmpty() ? currentAlias() : m_fetching))
+    if (HostSession *c = connection(m_fetching.isEmpty() ? currentAlias() : m_fetching))
         c->cancelFetch();
 }
 
@@ -403,7 +406,7 @@ void HostsPage::setFollowing(bool follow) {
         return;
     }
     const QString alias = currentAlias();
-    HostConnection *c = m_registry->ensureConnection(alias);
+    HostSession *c = m_registry->ensureConnection(alias);
     if (!c) {
         updateActions();
         return;
@@ -432,7 +435,7 @@ void HostsPage::stopFollowing() {
         updateActions();
         return;
     }
-    if (HostConnection *c = connection(alias))
+    if (HostSession *c = connection(alias))
         c->stopFollow();
     m_followFlush.stop();
     m_followBuffer.clear();
@@ -519,7 +522,7 @@ bool HostsPage::removeHostNow() {
 
 void HostsPage::connectHost() {
     const QString alias = currentAlias();
-    if (HostConnection *c = m_registry->ensureConnection(alias)) {
+    if (HostSession *c = m_registry->ensureConnection(alias)) {
         c->connectToHost();
         updateActions();
     }
@@ -527,7 +530,7 @@ void HostsPage::connectHost() {
 
 void HostsPage::disconnectHost() {
     const QString alias = currentAlias();
-    if (HostConnection *c = connection(alias)) {
+    if (HostSession *c = connection(alias)) {
         if (m_following == alias)
             stopFollowing();
         c->disconnectFromHost();
@@ -537,7 +540,7 @@ void HostsPage::disconnectHost() {
 }
 
 void HostsPage::probeHost() {
-    if (HostConnection *c = m_registry->ensureConnection(currentAlias())) {
+    if (HostSession *c = m_registry->ensureConnection(currentAlias())) {
         c->probe();
         m_ui->hostOverview->clear(tr("Probing %1...").arg(labelFor(currentAlias())));
         updateActions();

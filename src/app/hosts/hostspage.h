@@ -16,7 +16,7 @@ class HostsPage;
 
 namespace moetune {
 
-class HostConnection;
+class HostSession;
 class HostListModel;
 class HostRegistry;
 
@@ -68,7 +68,7 @@ signals:
     void hostProbed(const QString &alias, const moetune::HostProbe &probe);
 
 private:
-    void wireConnection(const QString &alias, HostConnection *c);
+    void wireConnection(const QString &alias, HostSession *c);
     void onHostsChanged();
     void onSelectionChanged();
     void updateActions();
@@ -82,7 +82,7 @@ private:
     void onLogFetched(const QString &alias, const QString &path, const HostProbe &probe);
     QString fetchFilePath(const QString &alias) const;
     QString labelFor(const QString &alias) const;
-    HostConnection *connection(const QString &alias) const;
+    HostSession *connection(const QString &alias) const;
     void flushFollowed();
 
     struct Message {
