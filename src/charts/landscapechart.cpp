@@ -9,6 +9,8 @@
 #include <QChartView>
 #include <QEvent>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QScatterSeries>
@@ -173,7 +175,8 @@ void LandscapeChart::rebuild() {
         xAxis = axis;
     }
     auto *yAxis = new QLogValueAxis();
-    yAxis->setBase(10);
+    // Base 2 labels a narrow latency range (one config space spans ~2-5x) with more than one tick.
+    yAxis->setBase(hi / lo > 20 ? 10 : 2);
     yAxis->setLabelFormat(u"%g"_s);
     yAxis->setMinorTickCount(8);
     const double y0 = lo / 1.08, y1 = hi * 1.08;
@@ -212,6 +215,9 @@ void LandscapeChart::rebuild() {
     m_default = marker(tr("default config"), QScatterSeries::MarkerShapeRectangle,
                        ChartStyle::defaultConfig(), Qt::black, 12);
     m_highlight = marker(tr("hovered"), QScatterSeries::MarkerShapeCircle, Qt::transparent, Qt::black, 16);
+    // The hover ring is not a data series: keep it out of the legend (and the printed report).
+    for (auto *legendMarker : m_chart->legend()->markers(m_highlight))
+        legendMarker->setVisible(false);
     for (qsizetype i = 0; i < m_points.size(); ++i) {
         if (m_points.at(i).winner)
             m_winner->append(values.at(i));
@@ -290,8 +296,8 @@ bool LandscapeChart::eventFilter(QObject *watched, QEvent *event) {
     return QWidget::eventFilter(watched, event);
 }
 
-void LandscapeChart::renderTo(QPainter *painter, const QRectF &rect) {
-    ChartRender::render(m_chart, painter, rect);
+void LandscapeChart::renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize) {
+    ChartRender::render(m_chart, painter, rect, layoutSize);
 }
 
 } // namespace moetune

@@ -48,7 +48,7 @@ public:
     // Where point i is drawn, in this widget's coordinates (tests move the mouse there).
     QPoint pointPosition(int i) const;
 
-    void renderTo(QPainter *painter, const QRectF &rect);
+    void renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize = {});
     QChart *chart() const;
 
     static QString describe(const LandscapePoint &p, int rank, int count);

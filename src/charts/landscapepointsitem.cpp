@@ -87,7 +87,8 @@ QRectF LandscapePointsItem::boundingRect() const {
 void LandscapePointsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
     painter->save();
     painter->setClipRect(m_plot.adjusted(-3, -3, 3, 3));
-    const double size = m_values.size() > 5000 ? 3.0 : (m_values.size() > 500 ? 4.5 : 6.0);
+    const double size =
+        m_values.size() > 5000 ? 3.0 : (m_values.size() > 500 ? 4.5 : (m_values.size() > 100 ? 6.0 : 8.0));
     for (qsizetype c = 0; c < m_byColour.size(); ++c) {
         if (m_byColour.at(c).isEmpty())
             continue;

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
+
+#include <memory>
 
 namespace moetune::cli {
 
@@ -21,6 +24,11 @@ public:
     virtual QString summary() const = 0;
     // args[0] is "moetune-cli <name>" (for QCommandLineParser), the rest are the subcommand's arguments.
     virtual int run(const QStringList &args) = 0;
+    // The application object the command runs under, made before run(); most need no display. (The
+    // PDF report makes a QApplication on the offscreen platform.)
+    virtual std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv) const {
+        return std::make_unique<QCoreApplication>(argc, argv);
+    }
 };
 
 } // namespace moetune::cli

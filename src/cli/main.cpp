@@ -28,7 +28,10 @@ QString usage() {
 } // namespace
 
 int main(int argc, char **argv) {
-    QCoreApplication app(argc, argv);
+    // The command named first decides which application object it needs.
+    const auto early = argc > 1 ? CommandRegistry::find(QString::fromLocal8Bit(argv[1])) : nullptr;
+    const std::unique_ptr<QCoreApplication> app =
+        early ? early->createApplication(argc, argv) : std::make_unique<QCoreApplication>(argc, argv);
     // The same names as the app, so both read the user's rule files from one config folder.
     QCoreApplication::setOrganizationName(u"moetune"_s);
     QCoreApplication::setApplicationName(u"moetune"_s);

@@ -56,6 +56,9 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
     const SweepResult &r = run.result;
     Report rep;
     rep.generated = generated;
+    rep.recorded = r.createdAt > 0 ? QDateTime::fromSecsSinceEpoch(qint64(r.createdAt), Qt::UTC)
+                                         .toString(u"yyyy-MM-dd HH:mm 'UTC'"_s)
+                                   : u"unknown"_s;
     rep.simulated = r.simulated;
     rep.runId = run.runId;
     rep.status = r.status;

@@ -435,6 +435,26 @@ QList<LandscapePoint> SweepResult::landscape(SweepOp op, int m) const {
     return out;
 }
 
+double SweepResult::latencyOf(SweepOp op, int m, const KernelConfig &config) const {
+    int round = std::numeric_limits<int>::min();
+    QList<double> medians;
+    for (const auto &meas : measurements) {
+        if (meas.op != op || meas.m != m || !meas.ok() || meas.configDown || !(meas.config == config))
+            continue;
+        if (meas.round > round) {
+            round = meas.round;
+            medians.clear();
+        }
+        if (meas.round == round)
+            medians.append(meas.medianUs);
+    }
+    if (medians.isEmpty())
+        return kUnknown;
+    std::sort(medians.begin(), medians.end());
+    const qsizetype count = medians.size();
+    return count % 2 ? medians.at(count / 2) : 0.5 * (medians.at(count / 2 - 1) + medians.at(count / 2));
+}
+
 int SweepResult::measuredCount() const {
     return static_cast<int>(std::count_if(measurements.cbegin(), measurements.cend(),
                                           [](const SweepMeasurement &m) { return m.ok(); }));

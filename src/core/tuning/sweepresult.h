@@ -134,6 +134,8 @@ struct SweepResult {
     void recomputePerBatch();
     // Every distinct config timed at (op, m), latest round first (the agent's latest_score).
     QList<LandscapePoint> landscape(SweepOp op, int m) const;
+    // The latest timing of exactly this config at (op, m), NaN when it was not timed (a compare lookup).
+    double latencyOf(SweepOp op, int m, const KernelConfig &config) const;
     int measuredCount() const; // units that have a timing
     int failedCount() const;
 
