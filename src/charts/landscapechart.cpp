@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QGraphicsEllipseItem>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -30,7 +31,12 @@ LandscapeChart::LandscapeChart(QWidget *parent)
     , m_view(new QChartView(this))
     , m_chart(new QChart())
     , m_item(new LandscapePointsItem(m_chart))
-    , m_hoverLabel(new QLabel(this)) {
+    , m_hoverLabel(new QLabel(this))
+    , m_highlight(new QGraphicsEllipseItem(-8, -8, 16, 16, m_chart)) {
+    m_highlight->setPen(QPen(Qt::black, 2));
+    m_highlight->setBrush(Qt::NoBrush);
+    m_highlight->setZValue(30);
+    m_highlight->hide();
     setObjectName(u"landscapeChart"_s);
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->legend()->setAlignment(Qt::AlignRight);
@@ -62,6 +68,8 @@ LandscapeChart::LandscapeChart(QWidget *parent)
             }
         }
         m_item->setMapping(area, x0, x1, y0, y1);
+        if (m_hovered >= 0)
+            m_highlight->setPos(m_item->position(m_hovered));
     });
 }
 
@@ -99,7 +107,8 @@ void LandscapeChart::setColorBy(Parameter parameter) {
 void LandscapeChart::rebuild() {
     m_hovered = -1;
     m_chart->removeAllSeries();
-    m_winner = m_default = m_highlight = nullptr;
+    m_winner = m_default = nullptr;
+    m_highlight->hide();
     const auto oldAxes = m_chart->axes();
     for (auto *a : oldAxes) {
         m_chart->removeAxis(a);
@@ -214,10 +223,6 @@ void LandscapeChart::rebuild() {
     m_winner = marker(tr("winner"), QScatterSeries::MarkerShapeStar, QColor(0x2c, 0xa0, 0x2c), Qt::black, 18);
     m_default = marker(tr("default config"), QScatterSeries::MarkerShapeRectangle,
                        ChartStyle::defaultConfig(), Qt::black, 12);
-    m_highlight = marker(tr("hovered"), QScatterSeries::MarkerShapeCircle, Qt::transparent, Qt::black, 16);
-    // The hover ring is not a data series: keep it out of the legend (and the printed report).
-    for (auto *legendMarker : m_chart->legend()->markers(m_highlight))
-        legendMarker->setVisible(false);
     for (qsizetype i = 0; i < m_points.size(); ++i) {
         if (m_points.at(i).winner)
             m_winner->append(values.at(i));
@@ -272,11 +277,10 @@ int LandscapeChart::hoverAt(const QPoint &pos) {
     if (i == m_hovered)
         return i;
     m_hovered = i;
-    if (m_highlight) {
-        m_highlight->clear();
-        if (i >= 0)
-            m_highlight->append(m_chart->mapToValue(m_item->position(i), m_highlight));
-    }
+    // A plain graphics item, not a chart series: moving it repaints a few pixels, not the chart.
+    if (i >= 0)
+        m_highlight->setPos(m_item->position(i));
+    m_highlight->setVisible(i >= 0);
     const QString text = i >= 0 ? describe(m_points.at(i), m_rank.at(i), int(m_points.size()))
                                 : tr("Hover a point to see its config.");
     m_hoverLabel->setText(text);
@@ -297,7 +301,9 @@ bool LandscapeChart::eventFilter(QObject *watched, QEvent *event) {
 }
 
 void LandscapeChart::renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize) {
+    m_item->setCached(false);
     ChartRender::render(m_chart, painter, rect, layoutSize);
+    m_item->setCached(true);
 }
 
 } // namespace moetune

@@ -10,6 +10,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QGraphicsEllipseItem;
 class QLabel;
 class QPainter;
 class QScatterSeries;
@@ -68,7 +69,7 @@ private:
     QLabel *m_hoverLabel;
     QScatterSeries *m_winner = nullptr;
     QScatterSeries *m_default = nullptr;
-    QScatterSeries *m_highlight = nullptr;
+    QGraphicsEllipseItem *m_highlight;
     QList<LandscapePoint> m_points;
     QList<int> m_rank; // rank of each point by latency (0 = fastest)
     QString m_title;

@@ -9,6 +9,8 @@ namespace moetune {
 LandscapePointsItem::LandscapePointsItem(QGraphicsItem *parent)
     : QGraphicsItem(parent) {
     setZValue(5); // above the grid, below the winner/default markers
+    // Hover repaints a few pixels around the highlight; the points come from a cached pixmap then.
+    setCacheMode(QGraphicsItem::DeviceCoordinateCache);
 }
 
 void LandscapePointsItem::setData(const QList<QPointF> &values, const QList<int> &colour,

@@ -8,6 +8,7 @@
 #include "core/tuning/referencecost.h"
 #include "core/tuning/sweepresult.h"
 #include "core/tuning/sweepresultbuilder.h"
+#include "core/tuning/sweepresultcache.h"
 #include "core/tuning/workspace.h"
 
 #include <QDir>
@@ -275,6 +276,44 @@ private Q_SLOTS:
         QVERIFY2(run->warnings.first().contains(u"not valid JSON"_s), qPrintable(run->warnings.first()));
         QCOMPARE(run->result.batchSizes, (QList<int>{1, 16, 256}));
         QVERIFY(run->result.winner(SweepOp::Up, 256));
+    }
+
+    // The binary cache beside result.json gives the same result and follows every change of the file.
+    void cacheIsExactAndFollowsTheFile() {
+        QTemporaryDir dir;
+        for (const QString &name : {u"result.json"_s, u"spec.json"_s, u"events.jsonl"_s})
+            QVERIFY(QFile::copy(m_runDir + u'/' + name, dir.filePath(name)));
+        const auto first = WorkspaceRun::open(dir.path());
+        QVERIFY(first);
+        QVERIFY(QFile::exists(SweepResultCache::cachePath(dir.path())));
+        const auto cached = SweepResultCache::read(dir.path());
+        QVERIFY(cached);
+        QCOMPARE(cached->toJson(), first->result.toJson());
+        const auto second = WorkspaceRun::open(dir.path());
+        QVERIFY(second);
+        QCOMPARE(second->result.toJson(), first->result.toJson());
+        // Another result.json (here: one measurement fewer) must not be answered from the old cache.
+        QJsonObject o = readJson(dir.filePath(u"result.json"_s));
+        QJsonArray ms = o.value("measurements"_L1).toArray();
+        ms.removeLast();
+        o.insert("measurements"_L1, ms);
+        QFile f(dir.filePath(u"result.json"_s));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        QVERIFY(!SweepResultCache::read(dir.path()));
+        const auto third = WorkspaceRun::open(dir.path());
+        QVERIFY(third);
+        QCOMPARE(third->result.measurements.size(), first->result.measurements.size() - 1);
+        // A damaged cache is a miss, not an error.
+        QFile c(SweepResultCache::cachePath(dir.path()));
+        QVERIFY(c.open(QIODevice::ReadWrite));
+        QVERIFY(c.resize(c.size() / 2));
+        c.close();
+        QVERIFY(!SweepResultCache::read(dir.path()));
+        const auto fourth = WorkspaceRun::open(dir.path());
+        QVERIFY(fourth && fourth->warnings.isEmpty());
+        QCOMPARE(fourth->result.measurements.size(), third->result.measurements.size());
     }
 
     void notARunSaysWhy() {
