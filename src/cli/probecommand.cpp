@@ -2,7 +2,7 @@
 
 #include "cli/commandregistry.h"
 #include "cli/console.h"
-#include "cli/hostsupport.h"
+#include "cli/hostcli.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -94,21 +94,10 @@ QString ProbeCommand::renderText(const HostProbe &p) {
                    .arg(frameworkName(s.framework), orNone(s.modelPath, u"?"_s))
                    .arg(s.tensorParallel);
         if (s.shape)
-            out += u"MoE shape:   %1 experts, top-k %2, hidden %3, MoE intermediate %4%5\n"_s
-                       .arg(s.shape->experts)
-                       .arg(s.shape->topk)
-                       .arg(s.shape->hiddenSize)
-                       .arg(s.shape->intermediateSize)
-                       .arg(s.shape->quantMethod.isEmpty() ? QString() : u", "_s + s.shape->quantMethod);
+            out += u"MoE shape:   "_s + s.shapeText() + u'\n';
     }
     if (p.suggestedSpec) {
-        const TuneSpec &t = *p.suggestedSpec;
-        out += u"Tuning job:  %1 E=%2 N=%3 K=%4 top-k %5 %6\n"_s.arg(frameworkName(t.framework))
-                   .arg(t.experts)
-                   .arg(t.n)
-                   .arg(t.hiddenSize)
-                   .arg(t.topk)
-                   .arg(t.dtype.isEmpty() ? u"bf16"_s : t.dtype);
+        out += u"Tuning job:  "_s + p.suggestedSpec->summaryText() + u'\n';
     }
     if (needsAttention(p))
         out += u"\n%1 does not exist: the server falls back to older folders or default configs. "
@@ -160,23 +149,25 @@ int ProbeCommand::run(const QStringList &args) {
         return fail(u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
 
     QString error;
-    const auto target = resolveHost(positional.first(), &error);
-    if (!target)
+    auto host = resolveHost(positional.first(), &error);
+    if (!host)
         return fail(error);
-    HostSession::Options options;
-    options.python = parser.value(python);
+    if (parser.isSet(python))
+        host->python = parser.value(python);
+    HostSessionSync::Options options;
     options.acceptNewHostKey = parser.isSet(accept);
     options.timeoutMs = seconds * 1000;
-    HostSession session(*target, options);
+    options.askSecret = terminalSecretPrompt();
+    HostSessionSync session(*host, options);
     if (!session.connect(&error))
         return fail(error);
     if (!session.acceptedFingerprint().isEmpty())
         Console::err(u"moetune-cli probe: recorded the %1 host key %2 of %3 in known_hosts.\n"_s.arg(
-            session.seenKeyType(), session.acceptedFingerprint(), target->host.alias));
+            session.seenKeyType(), session.acceptedFingerprint(), host->label()));
     const auto probe = session.probe(&error);
     session.disconnect();
     if (!probe)
-        return fail(u"the probe of %1 failed: %2"_s.arg(target->host.alias, error));
+        return fail(u"the probe of %1 failed: %2"_s.arg(host->label(), error));
 
     if (fmt == u"json"_s) {
         QJsonObject o = probe->raw;

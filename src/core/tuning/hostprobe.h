@@ -56,6 +56,10 @@ struct ServerProcess {
     QString modelPath;
     int tensorParallel = 1;
     std::optional<MoeShape> shape;
+
+    // "128 experts, top-k 8, hidden size 2048, MoE intermediate size 768 (N = 768 per rank at TP 1)":
+    // the served model's shape in one line, for the app and the CLI.
+    QString shapeText() const;
 };
 
 // Everything the agent's `probe` learns about a host.
