@@ -4,6 +4,7 @@
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostspage.h"
+#include "app/results/resultspage.h"
 
 #include "core/util/version.h"
 
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QStyle>
 
 using namespace Qt::StringLiterals;
 
@@ -68,6 +70,10 @@ MainWindow::MainWindow(QWidget *parent)
     addPage(hostsPage, HostIcons::page(), tr("Hosts"));
     connect(hostsPage, &HostsPage::diagnosisOpened, this,
             [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
+
+    auto *resultsPage = new ResultsPage(this);
+    addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
+    connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);
@@ -176,6 +182,9 @@ void MainWindow::openLogDialog() {
 }
 
 void MainWindow::openInitial(const QString &logPath) {
+    // The Results page shows its last workspace, or on first start the demo workspace beside the demo log.
+    if (auto *results = findChild<ResultsPage *>())
+        results->openInitial();
     if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
         return;
     // Nothing else to show: the demo tells a first-time user what the app does.

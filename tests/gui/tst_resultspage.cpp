@@ -93,7 +93,7 @@ private Q_SLOTS:
         waitShown(page, shown);
         QCOMPARE(shown.first().first().toString(), DemoWorkspace::path());
         auto *runs = page.findChild<QComboBox *>(u"runCombo"_s);
-        QCOMPARE(runs->count(), 2);
+        QCOMPARE(runs->count(), 3);
         // The demo opens on its 18-size run.
         QCOMPARE(page.currentRun()->runId, u"20261129-qwen3-h200-fast"_s);
         QVERIFY(!page.findChild<QLabel *>(u"simulatedBanner"_s)->isVisible());
@@ -167,8 +167,13 @@ private Q_SLOTS:
         page.openDemo();
         waitShown(page, shown);
         auto *source = page.findChild<QComboBox *>(u"compareSource"_s);
-        QCOMPARE(source->count(), 1);
-        QVERIFY(source->itemText(0).startsWith(u"Run 20261129-qwen3-h200-exhaustive"_s));
+        // The other two runs of the demo offer their files (the SGLang-kernel run wrote two).
+        QCOMPARE(source->count(), 3);
+        const int exhaustive = source->findText(
+            u"Run 20261129-qwen3-h200-exhaustive: E=128,N=768,device_name=NVIDIA_H200.json"_s);
+        QVERIFY(exhaustive >= 0);
+        source->setCurrentIndex(exhaustive);
+        QVERIFY(QMetaObject::invokeMethod(source, "activated", Q_ARG(int, exhaustive)));
         auto *table = page.findChild<QTableView *>(u"compareTable"_s);
         QAbstractItemModelTester tester(table->model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -24,8 +24,22 @@ using namespace moetune;
 
 namespace {
 
+// A copy of the demo workspace: opening a run writes its cache beside it, never into the source tree.
+QString g_demoCopy;
 QString demoDir() {
-    return QStringLiteral(MOETUNE_SOURCE_DIR "/resources/demo-workspace");
+    return g_demoCopy;
+}
+
+bool copyTree(const QString &from, const QString &to) {
+    QDir().mkpath(to);
+    const QDir src(from);
+    for (const QString &name : src.entryList(QDir::Files))
+        if (!QFile::copy(src.filePath(name), QDir(to).filePath(name)))
+            return false;
+    for (const QString &name : src.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (!copyTree(src.filePath(name), QDir(to).filePath(name)))
+            return false;
+    return true;
 }
 
 QJsonObject readJson(const QString &path) {
@@ -71,6 +85,8 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_home.isValid());
+        g_demoCopy = m_home.filePath(u"demo"_s);
+        QVERIFY(copyTree(QStringLiteral(MOETUNE_SOURCE_DIR "/resources/demo-workspace"), g_demoCopy));
         const QJsonObject spec{{"framework"_L1, u"sglang"_s},
                                {"E"_L1, 8},
                                {"N"_L1, 128},
@@ -124,7 +140,7 @@ private Q_SLOTS:
         QString error;
         const auto ws = Workspace::open(demoDir(), &error);
         QVERIFY2(ws, qPrintable(error));
-        QCOMPARE(ws->runs().size(), 2);
+        QCOMPARE(ws->runs().size(), 3);
         const WorkspaceRun *run = ws->run(u"20261129-qwen3-h200-fast"_s);
         QVERIFY(run);
         QVERIFY(run->warnings.isEmpty());
@@ -137,6 +153,27 @@ private Q_SLOTS:
         QCOMPARE(qRound(b->speedup * 100), qRound(speedup * 100));
         QCOMPARE(qRound(b->rooflineFraction * 100), qRound(floorFraction * 100));
         QCOMPARE(KernelConfigJson::key(run->result.winner(SweepOp::Both, m)->config), config);
+    }
+
+    // The agent's own result.json of a real SGLang-kernel run: read with its issue-9 decisions.
+    void agentResultWithDecisions() {
+        const auto ws = Workspace::open(demoDir());
+        QVERIFY(ws);
+        const WorkspaceRun *run = ws->run(u"20261201-080317-04b2f0"_s);
+        QVERIFY(run);
+        QVERIFY(run->warnings.isEmpty());
+        QCOMPARE(run->result.backend, u"server"_s);
+        QCOMPARE(run->result.perBatch.size(), 18);
+        const QJsonObject raw = readJson(demoDir() + u"/20261201-sglang-h200-server/result.json"_s);
+        QCOMPARE(run->result.measurements.size(), raw.value("measurements"_L1).toArray().size());
+        for (const auto &v : raw.value("per_batch"_L1).toArray()) {
+            const QJsonObject b = v.toObject();
+            const BatchSummary *mine = run->result.batch(b.value("m"_L1).toInt());
+            QVERIFY(mine);
+            QCOMPARE(mine->decision, b.value("decision"_L1).toString());
+            QCOMPARE(mine->chosenDefault, b.value("chosen_default"_L1).toBool());
+            QCOMPARE(mine->bestUs, b.value("best_us"_L1).toDouble());
+        }
     }
 
     void landscapeMarksWinnerAndDefault() {

@@ -24,7 +24,10 @@ void ChosenConfigModel::setResult(const SweepResult &result) {
             if (const SweepEntry *w = result.winner(op, b.m))
                 keys.append((result.ops.size() > 1 ? sweepOpName(op) + u' ' : QString()) +
                             KernelConfigJson::key(w->config));
-        m_rows.append(Row{b, keys.join(u" / "_s)});
+        QString config = keys.join(u" / "_s);
+        if (b.chosenDefault)
+            config += tr(" (default kept: %1)").arg(QString(b.decision).replace(u'_', u' '));
+        m_rows.append(Row{b, config});
     }
     endResetModel();
     Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);

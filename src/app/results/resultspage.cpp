@@ -168,15 +168,11 @@ void ResultsPage::loaded(Loaded l) {
     if (!notes.isEmpty())
         text += u' ' + tr("Not read: %1").arg(notes.join(u"; "_s));
     showMessage(text, !notes.isEmpty());
-    // The demo opens on its 18-size run; otherwise the newest run.
-    int first = 0;
-    for (int i = 0; demo && i < m_workspace->runs().size(); ++i)
-        if (m_workspace->runs().at(i).result.batchSizes.size() >
-            m_workspace->runs().at(first).result.batchSizes.size())
-            first = i;
+    // The demo opens on its headline run (tuned vs SGLang's built-in defaults, 18 sizes); else the newest.
     m_run = -1;
+    const QString headline = u"20261129-qwen3-h200-fast"_s;
     if (!m_workspace->runs().isEmpty())
-        showRun(m_workspace->runs().at(first).runId);
+        showRun(demo && m_workspace->run(headline) ? headline : m_workspace->runs().first().runId);
     Q_EMIT workspaceShown(l.path);
 }
 

@@ -140,6 +140,8 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
                 keys.append((r.ops.size() > 1 ? sweepOpName(op) + u" "_s : QString()) +
                             KernelConfigJson::key(w->config));
         row.config = keys.join(u" / "_s);
+        if (b.chosenDefault)
+            row.config += u" (default kept)"_s;
         row.tunedUs = b.bestUs;
         row.defaultUs = b.defaultUs;
         row.speedup = b.speedup;

@@ -206,6 +206,8 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
         s.speedup = number(b.value("speedup"_L1));
         s.rooflineUs = number(b.value("roofline_us"_L1));
         s.rooflineFraction = number(b.value("roofline_fraction"_L1));
+        s.decision = b.value("decision"_L1).toString();
+        s.chosenDefault = b.value("chosen_default"_L1).toBool();
         r.perBatch.append(s);
     }
     if (r.perBatch.isEmpty())
@@ -300,7 +302,9 @@ QJsonObject SweepResult::toJson() const {
                               {"default_us"_L1, orNull(b.defaultUs)},
                               {"speedup"_L1, orNull(b.speedup)},
                               {"roofline_us"_L1, orNull(b.rooflineUs)},
-                              {"roofline_fraction"_L1, orNull(b.rooflineFraction)}});
+                              {"roofline_fraction"_L1, orNull(b.rooflineFraction)},
+                              {"decision"_L1, b.decision.isEmpty() ? QJsonValue() : QJsonValue(b.decision)},
+                              {"chosen_default"_L1, b.chosenDefault}});
     o.insert("per_batch"_L1, pb);
     o.insert("timings"_L1, QJsonObject{{"wall_s"_L1, orNull(wallSeconds)},
                                        {"units_measured"_L1, unitsMeasured},

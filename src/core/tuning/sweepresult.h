@@ -60,6 +60,10 @@ struct BatchSummary {
     double speedup = kUnknown;          // default / best
     double rooflineUs = kUnknown;       // the HBM weight-streaming floor
     double rooflineFraction = kUnknown; // floor / best (1.0 = at the floor)
+    // The agent's final head-to-head (protocol issue 9, optional): "tuned_faster", "default_fastest",
+    // "tie_default_kept", ...; chosenDefault when the file keeps the default config at this size.
+    QString decision;
+    bool chosenDefault = false;
 };
 
 // One config file of the result (the server's exact name) and its entries.

@@ -107,7 +107,8 @@ bool SweepResultCache::write(const QString &runDir, const SweepResult &r) {
     put(s, r.roofline);
     s << quint32(r.perBatch.size());
     for (const auto &b : r.perBatch)
-        s << qint32(b.m) << b.bestUs << b.defaultUs << b.speedup << b.rooflineUs << b.rooflineFraction;
+        s << qint32(b.m) << b.bestUs << b.defaultUs << b.speedup << b.rooflineUs << b.rooflineFraction
+          << b.decision << b.chosenDefault;
     s << quint32(r.files.size());
     for (const auto &file : r.files)
         s << file.framework << file.kind << file.fileName << file.path << file.sha256
@@ -178,7 +179,8 @@ std::optional<SweepResult> SweepResultCache::read(const QString &runDir) {
     for (quint32 i = 0; i < n && s.status() == QDataStream::Ok; ++i) {
         BatchSummary b;
         qint32 m;
-        s >> m >> b.bestUs >> b.defaultUs >> b.speedup >> b.rooflineUs >> b.rooflineFraction;
+        s >> m >> b.bestUs >> b.defaultUs >> b.speedup >> b.rooflineUs >> b.rooflineFraction >> b.decision >>
+            b.chosenDefault;
         b.m = m;
         r.perBatch.append(b);
     }

@@ -13,7 +13,7 @@ namespace moetune {
 // it was made from (size, modification time, format version); anything else is a miss, never an error.
 class SweepResultCache {
 public:
-    static constexpr quint32 kVersion = 1;
+    static constexpr quint32 kVersion = 2;
     static QString cachePath(const QString &runDir);
     static std::optional<SweepResult> read(const QString &runDir);
     // Best effort: a read-only folder (the bundled demo, a mounted share) simply has no cache.
