@@ -131,6 +131,9 @@ class TritonBackend(Backend):
             torch.cuda.set_device(self.device_index)
         self._torch = torch
         self._fm = load_kernel_module("fused_moe")
+        quant = load_kernel_module("fused_moe_quant")  # per-channel fp8/int8, int8_w8a16, int4_w4a16
+        if quant.handles(self.shape.dtype, self.shape.block_shape, self.shape.per_channel_quant):
+            self._fm = quant
         if self.cpu_compile:
             self._fm.CPU_COMPILE_SMEM_LIMIT = int(self.cpu_compile.get("smem") or 232448)
         if self.shape.dtype not in self._fm.TOLERANCE:
@@ -375,7 +378,7 @@ class TritonBackend(Backend):
         if gbps <= 0:
             return None
         hit = expected_experts_hit(s.E, s.topk, m)
-        wbytes = 1 if s.dtype in ("fp8_w8a8", "int8_w8a8") else 2
+        wbytes = {"fp8_w8a8": 1, "int8_w8a8": 1, "int8_w8a16": 1, "int4_w4a16": 0.5}.get(s.dtype, 2)
         per_expert = 0
         if op in ("both", "up"):
             per_expert += 2 * s.N * s.K * wbytes
