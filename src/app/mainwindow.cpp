@@ -5,6 +5,7 @@
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
+#include "app/results/resultspage.h"
 #include "remote/hostsession.h"
 
 #include "core/tuning/tuningtarget.h"
@@ -29,6 +30,7 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 
 using namespace Qt::StringLiterals;
 
@@ -100,6 +102,10 @@ MainWindow::MainWindow(QWidget *parent)
     });
     // Diagnose -> Tune: "Tune this" on a target.
     connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
+
+    auto *resultsPage = new ResultsPage(this);
+    addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
+    connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);
@@ -273,6 +279,9 @@ void MainWindow::openLogDialog() {
 }
 
 void MainWindow::openInitial(const QString &logPath) {
+    // The Results page shows its last workspace, or on first start the demo workspace beside the demo log.
+    if (auto *results = findChild<ResultsPage *>())
+        results->openInitial();
     if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
         return;
     // Nothing else to show: the demo tells a first-time user what the app does.

@@ -17,6 +17,7 @@ enum ExitCode : int {
 enum class ApplicationKind {
     Core,         // QCoreApplication: no display, no GUI libraries touched (diagnose, probe, ...)
     GuiOffscreen, // QGuiApplication on the "offscreen" platform: fonts, QPdfWriter, QPainter, no display
+    WidgetsOffscreen, // QApplication on the "offscreen" platform: Qt Charts (a QGraphicsView) for the PDF report
 };
 
 // One `moetune-cli <name> ...` subcommand. Register it with MOETUNE_REGISTER_COMMAND (commandregistry.h).

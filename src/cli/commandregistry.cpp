@@ -1,5 +1,9 @@
 #include "cli/commandregistry.h"
 
+#ifdef MOETUNE_CLI_HAS_WIDGETS
+#include <QApplication>
+#endif
+
 #include <QGuiApplication>
 
 #include <algorithm>
@@ -49,6 +53,13 @@ ApplicationKind CommandRegistry::applicationKindFor(int argc, char **argv) {
 std::unique_ptr<QCoreApplication> CommandRegistry::createApplication(ApplicationKind kind, int &argc,
                                                                      char **argv) {
     switch (kind) {
+    case ApplicationKind::WidgetsOffscreen:
+#ifdef MOETUNE_CLI_HAS_WIDGETS
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return std::make_unique<QApplication>(argc, argv);
+#else
+        [[fallthrough]];
+#endif
     case ApplicationKind::GuiOffscreen:
         qputenv("QT_QPA_PLATFORM", "offscreen");
         return std::make_unique<QGuiApplication>(argc, argv);
