@@ -42,6 +42,8 @@ public:
     ~HostSession();
 
     const HostConfig &host() const { return m_target.host; }
+    Transport *transport() const { return m_transport.get(); } // after connect()
+    AgentClient *agent() const { return m_agent.get(); }
     // Connected, or an error sentence. *hostKeyUnknown is set when the refusal was an unknown key
     // (the message then holds the fingerprint and the command that trusts it).
     bool connect(QString *error, bool *hostKeyUnknown = nullptr);

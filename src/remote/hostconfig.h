@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/server/serverprofile.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -30,6 +32,7 @@ struct HostConfig {
     LogSource logSource;
     QString stopCommand; // optional, run only on explicit user action
     QString startCommand;
+    ServerProfile serverProfile;   // how its server runs (stop/start/log/readiness), see core/server
     bool rememberPassword = false; // keyring only, and only when built with qtkeychain
 
     QString displayName() const; // "alias (user@host:port)"
