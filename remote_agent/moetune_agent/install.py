@@ -51,7 +51,8 @@ def _load_sources(source, framework, home):
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
             raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
                            "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
-        if obj.get("simulated"):
+        # MOETUNE_TEST_ALLOW_SIMULATED_INSTALL: test hook for the end-to-end tests' fake server only.
+        if obj.get("simulated") and not os.environ.get("MOETUNE_TEST_ALLOW_SIMULATED_INSTALL"):
             raise RunError("simulated", "%s holds simulated results (synthetic backend): refusing to install "
                            "numbers that were never measured on a GPU" % path)
         out = []

@@ -14,8 +14,9 @@ namespace moetune::cli {
 QList<QCommandLineOption> FlowHost::commonOptions() {
     return {{u"python"_s, u"The host's interpreter for the agent (a venv's bin/python)."_s, u"PATH"_s},
             {u"accept-new-host-key"_s, u"Trust an unknown host key (prints its fingerprint)."_s},
-            {u"profile"_s, u"A server profile JSON file (kind, stopCommand, startCommand, logFile, ...) instead of "
-                           u"the one saved for the host."_s,
+            {u"profile"_s,
+             u"A server profile JSON file (kind, stopCommand, startCommand, logFile, ...) instead of "
+             u"the one saved for the host."_s,
              u"FILE"_s},
             {u"format"_s, u"Output: text (default) or json."_s, u"FORMAT"_s, u"text"_s}};
 }
@@ -65,16 +66,16 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
     m_server = std::make_unique<ServerControl>(m_calls.get(), m_profile);
     m_push = std::make_unique<PushFlow>(m_calls.get(), m_server.get(), m_session->host().alias);
     // What runs on the host is always shown (stderr, so --format json stays parseable on stdout).
-    QObject::connect(m_calls.get(), &HostCalls::commandStarted, [](const QString &c) {
-        Console::err(u"$ "_s + c + u'\n');
-    });
-    QObject::connect(m_calls.get(), &HostCalls::commandOutput, [](const QString &l) {
-        Console::err(u"  | "_s + l + u'\n');
-    });
-    QObject::connect(m_calls.get(), &HostCalls::commandEnded, [](const QString &, int status, const QString &err) {
-        if (status != 0 || !err.isEmpty())
-            Console::err(u"  (exit status %1%2)\n"_s.arg(status).arg(err.isEmpty() ? QString() : u", "_s + err));
-    });
+    QObject::connect(m_calls.get(), &HostCalls::commandStarted,
+                     [](const QString &c) { Console::err(u"$ "_s + c + u'\n'); });
+    QObject::connect(m_calls.get(), &HostCalls::commandOutput,
+                     [](const QString &l) { Console::err(u"  | "_s + l + u'\n'); });
+    QObject::connect(
+        m_calls.get(), &HostCalls::commandEnded, [](const QString &, int status, const QString &err) {
+            if (status != 0 || !err.isEmpty())
+                Console::err(
+                    u"  (exit status %1%2)\n"_s.arg(status).arg(err.isEmpty() ? QString() : u", "_s + err));
+        });
     auto say = [](const QString &l) { Console::err(l + u'\n'); };
     QObject::connect(m_server.get(), &ServerControl::status, say);
     QObject::connect(m_push.get(), &PushFlow::status, say);
@@ -84,9 +85,8 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
 
 int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJsonObject &extra) {
     RunProgressLine line;
-    auto c = QObject::connect(m_tune.get(), &TuneFlow::runEvent, [&line, progress](const QJsonObject &) {
-        line.update(*progress);
-    });
+    auto c = QObject::connect(m_tune.get(), &TuneFlow::runEvent,
+                              [&line, progress](const QJsonObject &) { line.update(*progress); });
     bool ok = false;
     QString error;
     m_tune->follow(runId, progress, [this, &ok, &error](bool o, const QString &e) {

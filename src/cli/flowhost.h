@@ -1,8 +1,8 @@
 #pragma once
 
 #include "cli/hostsupport.h"
-#include "core/tuning/runprogress.h"
 #include "core/server/serverprofile.h"
+#include "core/tuning/runprogress.h"
 #include "remote/hostcalls.h"
 #include "remote/pushflow.h"
 #include "remote/servercontrol.h"
@@ -19,11 +19,11 @@ namespace moetune::cli {
 
 // Exit statuses of the tuning commands (tune, runs, attach, cancel, push, undo-push), docs/cli.md.
 enum FlowExit : int {
-    FlowExitOk = 0,       // done as asked: run finished ok, pushed, warning gone
-    FlowExitOutcome = 1,  // it ran, the outcome needs attention: run failed/cancelled, a warning remains
-    FlowExitUsage = 2,    // bad arguments or unreadable local input
-    FlowExitHost = 3,     // the host could not be reached, or the agent or a host command failed
-    FlowExitRefused = 4,  // refused before changing anything (GPUs busy, simulated push, changed files)
+    FlowExitOk = 0,      // done as asked: run finished ok, pushed, warning gone
+    FlowExitOutcome = 1, // it ran, the outcome needs attention: run failed/cancelled, a warning remains
+    FlowExitUsage = 2,   // bad arguments or unreadable local input
+    FlowExitHost = 3,    // the host could not be reached, or the agent or a host command failed
+    FlowExitRefused = 4, // refused before changing anything (GPUs busy, simulated push, changed files)
 };
 
 // One host for a tuning command: the connection (HostSession) and the flows over it (TuneFlow,
@@ -53,7 +53,8 @@ public:
     void fail(const QString &message) const;
     // Follows a run to its end with a progress line, then prints its summary (text or JSON, with extra
     // merged into the JSON object). Exit status: 0 finished ok, 1 failed/cancelled, 3 lost.
-    int followRun(const QString &runId, RunProgress *progress, const QJsonObject &extra = {}); // "moetune-cli <command>: message" on stderr
+    int followRun(const QString &runId, RunProgress *progress,
+                  const QJsonObject &extra = {}); // "moetune-cli <command>: message" on stderr
 
 private:
     QString m_command;

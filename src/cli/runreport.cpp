@@ -50,7 +50,8 @@ QJsonObject RunReport::preflightJson(const Preflight &p) {
 }
 
 QString RunReport::summaryText(const RunProgress &r) {
-    QString s = u"Run %1: %2%3\n"_s.arg(r.runId, r.state, r.simulated ? u" [SIMULATED: synthetic backend]"_s : QString());
+    QString s = u"Run %1: %2%3\n"_s.arg(r.runId, r.state,
+                                        r.simulated ? u" [SIMULATED: synthetic backend]"_s : QString());
     s += u"  %1 measured, %2 failed, %3 events%4\n"_s.arg(r.measurements)
              .arg(r.failures)
              .arg(r.lastSeq + 1)
@@ -59,7 +60,10 @@ QString RunReport::summaryText(const RunProgress &r) {
         s += u"  GPU %1: %2 measured, %3 failed\n"_s.arg(it.key()).arg(it->measured).arg(it->failed);
     const QMap<int, double> best = r.bestPerBatch();
     if (!best.isEmpty())
-        s += u"  %1 %2 %3 %4\n"_s.arg(u"batch"_s, 6).arg(u"best us"_s, 10).arg(u"default us"_s, 11).arg(u"speedup"_s, 8);
+        s += u"  %1 %2 %3 %4\n"_s.arg(u"batch"_s, 6)
+                 .arg(u"best us"_s, 10)
+                 .arg(u"default us"_s, 11)
+                 .arg(u"speedup"_s, 8);
     for (auto it = best.begin(); it != best.end(); ++it) {
         const double def = r.defaultUs.value(it.key());
         s += u"  %1 %2 %3 %4%5\n"_s.arg(it.key(), 6)

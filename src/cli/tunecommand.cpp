@@ -18,7 +18,7 @@ MOETUNE_REGISTER_COMMAND(TuneCommand)
 namespace {
 
 struct SpecSource {
-    std::optional<TuneSpec> spec;   // complete except what the probe fills (--from-log)
+    std::optional<TuneSpec> spec; // complete except what the probe fills (--from-log)
     std::optional<TuningTarget> target;
     QString error;
 };
@@ -112,7 +112,8 @@ SpecSource readSource(const QCommandLineParser &p) {
         QString err;
         src.spec = doc.isObject() ? TuneSpec::fromJson(doc.object(), &err) : std::nullopt;
         if (!src.spec)
-            src.error = u"%1 is not a tune spec: %2"_s.arg(f.fileName(), doc.isObject() ? err : pe.errorString());
+            src.error =
+                u"%1 is not a tune spec: %2"_s.arg(f.fileName(), doc.isObject() ? err : pe.errorString());
         return src;
     }
     if (p.isSet(u"from-log"_s)) {
@@ -139,8 +140,8 @@ SpecSource readSource(const QCommandLineParser &p) {
             QStringList shapes;
             for (qsizetype i = 0; i < d.targets.size(); ++i)
                 shapes.append(u"%1: %2"_s.arg(i + 1).arg(d.targets[i].shapeSummary()));
-            src.error = u"the log names %1 shapes; choose one with --target N (%2)."_s.arg(d.targets.size()).arg(
-                shapes.join(u"; "_s));
+            src.error = u"the log names %1 shapes; choose one with --target N (%2)."_s.arg(d.targets.size())
+                            .arg(shapes.join(u"; "_s));
             return src;
         }
         src.target = d.targets[index];
@@ -168,7 +169,8 @@ int TuneCommand::run(const QStringList &args) {
     p.addPositionalArgument(u"HOST"_s, u"ssh alias, user@host[:port], a host added in the app, or 'local'"_s);
     p.addOptions(FlowHost::commonOptions());
     p.addOptions({
-        {u"from-log"_s, u"Tune the shape a server log's warning names (its wanted path decides the file)."_s, u"FILE"_s},
+        {u"from-log"_s, u"Tune the shape a server log's warning names (its wanted path decides the file)."_s,
+         u"FILE"_s},
         {u"target"_s, u"With --from-log: which shape when the log names several (1-based)."_s, u"N"_s},
         {u"spec"_s, u"A tune spec JSON file (remote_agent/PROTOCOL.md section 6)."_s, u"FILE"_s},
         {u"framework"_s, u"sglang or vllm."_s, u"F"_s},
@@ -181,11 +183,13 @@ int TuneCommand::run(const QStringList &args) {
         {u"per-channel"_s, u"Per-channel quantisation."_s},
         {u"up-down"_s, u"Tune separate up and _down files (SGLang)."_s},
         {u"up-only"_s, u"Tune one file for both GEMMs."_s},
-        {u"batch-sizes"_s, u"Comma-separated batch sizes (default: the 18 of the reference tuners)."_s, u"LIST"_s},
+        {u"batch-sizes"_s, u"Comma-separated batch sizes (default: the 18 of the reference tuners)."_s,
+         u"LIST"_s},
         {u"gpus"_s, u"Device indices, e.g. 0,1, or all (default)."_s, u"LIST"_s},
         {u"strategy"_s, u"Search strategy (the agent's strategy:* capabilities; default fast)."_s, u"NAME"_s},
         {u"time-budget"_s, u"Stop starting new phases after this many seconds."_s, u"S"_s},
-        {u"backend"_s, u"auto (default), server, triton, or synthetic (SIMULATED numbers, for CI)."_s, u"B"_s},
+        {u"backend"_s, u"auto (default), server, triton, or synthetic (SIMULATED numbers, for CI)."_s,
+         u"B"_s},
         {u"device-name"_s, u"Override the device name in file names."_s, u"NAME"_s},
         {u"follow"_s, u"Follow the run until it ends (progress on stderr), then print its summary."_s},
         {u"stop-server"_s, u"If the server holds the GPUs, stop it through the server profile first."_s},
@@ -265,12 +269,14 @@ int TuneCommand::run(const QStringList &args) {
         QString msg = u"not starting: "_s + pre.problems.join(u' ');
         if (pre.serverHoldsGpus)
             msg += host.profile().canStopStart()
-                       ? u" Re-run with --stop-server to stop it through its profile (%1)."_s.arg(host.profile().stopCommand)
+                       ? u" Re-run with --stop-server to stop it through its profile (%1)."_s.arg(
+                             host.profile().stopCommand)
                        : u" Stop the server first (the host has no server profile to do it)."_s;
         host.fail(msg);
         if (host.json())
-            Console::out(QString::fromUtf8(QJsonDocument(QJsonObject{{"preflight"_L1, RunReport::preflightJson(pre)}})
-                                               .toJson(QJsonDocument::Indented)));
+            Console::out(
+                QString::fromUtf8(QJsonDocument(QJsonObject{{"preflight"_L1, RunReport::preflightJson(pre)}})
+                                      .toJson(QJsonDocument::Indented)));
         return FlowExitRefused;
     }
 
@@ -303,7 +309,8 @@ int TuneCommand::run(const QStringList &args) {
         }
         return FlowExitOk;
     }
-    Console::err(u"Started run %1%2; following it.\n"_s.arg(runId, simulated ? u" [SIMULATED]"_s : QString()));
+    Console::err(
+        u"Started run %1%2; following it.\n"_s.arg(runId, simulated ? u" [SIMULATED]"_s : QString()));
     RunProgress progress;
     return host.followRun(runId, &progress, extra);
 }

@@ -13,8 +13,9 @@ QString HostCalls::Shell::failure() const {
     if (exitStatus == 0)
         return {};
     const QStringList tail = err.mid(qMax(0, int(err.size()) - 5));
-    return u"`%1` failed with exit status %2%3"_s.arg(command).arg(exitStatus).arg(
-        tail.isEmpty() ? QString() : u": "_s + tail.join(u' ').trimmed());
+    return u"`%1` failed with exit status %2%3"_s.arg(command)
+        .arg(exitStatus)
+        .arg(tail.isEmpty() ? QString() : u": "_s + tail.join(u' ').trimmed());
 }
 
 QList<QJsonObject> HostCalls::Agent::of(const QString &type) const {

@@ -50,13 +50,14 @@ void PushFlow::runDir(const QString &runId, std::function<void(const QString &, 
     });
 }
 
-void PushFlow::preview(const QString &runId, Framework framework, const Diagnosis *before, const HostProbe *probe,
-                       bool persistent, std::function<void(const Preview &)> done) {
+void PushFlow::preview(const QString &runId, Framework framework, const Diagnosis *before,
+                       const HostProbe *probe, bool persistent, std::function<void(const Preview &)> done) {
     const std::optional<Diagnosis> beforeCopy = before ? std::optional<Diagnosis>(*before) : std::nullopt;
     const std::optional<HostProbe> probeCopy = probe ? std::optional<HostProbe>(*probe) : std::nullopt;
     QPointer<PushFlow> self(this);
     const JobId id = m_calls->agent()->result(runId);
-    m_calls->agentJob(id, [self, runId, framework, beforeCopy, probeCopy, persistent, done](const HostCalls::Agent &a) {
+    m_calls->agentJob(id, [self, runId, framework, beforeCopy, probeCopy, persistent,
+                           done](const HostCalls::Agent &a) {
         if (!self)
             return;
         Preview p;
@@ -64,7 +65,8 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
         p.framework = framework;
         const auto results = a.of(u"result"_s);
         if (!a.ok || results.isEmpty()) {
-            p.error = u"Cannot read the result of run %1: %2"_s.arg(runId, a.error.isEmpty() ? u"no result"_s : a.error);
+            p.error = u"Cannot read the result of run %1: %2"_s.arg(runId, a.error.isEmpty() ? u"no result"_s
+                                                                                             : a.error);
             return done(p);
         }
         const QJsonObject res = results.first().value("result"_L1).toObject();
@@ -80,7 +82,8 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
             }
         }
         if (!shape) {
-            p.error = u"Run %1 has no %2 config file (has it finished?)."_s.arg(runId, frameworkName(framework));
+            p.error =
+                u"Run %1 has no %2 config file (has it finished?)."_s.arg(runId, frameworkName(framework));
             return done(p);
         }
         shape->down = false;
@@ -94,11 +97,13 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
             p.error = p.target.error;
             return done(p);
         }
-        const JobId dry = self->m_calls->agent()->installConfig(runId, framework, true, true, p.target.folder);
+        const JobId dry =
+            self->m_calls->agent()->installConfig(runId, framework, true, true, p.target.folder);
         self->m_calls->agentJob(dry, [p, done](const HostCalls::Agent &d) mutable {
             p.diffs = d.of(u"diff"_s);
             if (!d.ok || p.diffs.isEmpty())
-                p.error = u"The dry run of install-config failed: %1"_s.arg(d.error.isEmpty() ? u"no diff"_s : d.error);
+                p.error = u"The dry run of install-config failed: %1"_s.arg(d.error.isEmpty() ? u"no diff"_s
+                                                                                              : d.error);
             done(p);
         });
     });
@@ -115,7 +120,8 @@ void PushFlow::push(const Preview &preview, std::function<void(const PushRecord 
     }
     QPointer<PushFlow> self(this);
     emit status(u"Installing %1 file(s) into %2"_s.arg(preview.diffs.size()).arg(preview.target.folder));
-    const JobId id = m_calls->agent()->installConfig(preview.runId, preview.framework, true, false, preview.target.folder);
+    const JobId id =
+        m_calls->agent()->installConfig(preview.runId, preview.framework, true, false, preview.target.folder);
     m_calls->agentJob(id, [self, preview, done](const HostCalls::Agent &a) {
         if (!self)
             return;
@@ -132,8 +138,9 @@ void PushFlow::push(const Preview &preview, std::function<void(const PushRecord 
             // write before reporting, so the host is as it was.
             QString msg = u"The push failed: %1."_s.arg(a.error);
             if (rec.changedSomething())
-                msg += u" %1 file(s) had been written before the failure; run undo-push to put back what was there."_s
-                           .arg(rec.files.size());
+                msg +=
+                    u" %1 file(s) had been written before the failure; run undo-push to put back what was there."_s
+                        .arg(rec.files.size());
             if (!rec.files.isEmpty() && !preview.runDir.isEmpty())
                 self->writeRecord(preview.runDir, rec, [done, rec, msg](const QString &) { done(rec, msg); });
             else
@@ -141,20 +148,23 @@ void PushFlow::push(const Preview &preview, std::function<void(const PushRecord 
             return;
         }
         self->writeRecord(preview.runDir, rec, [done, rec](const QString &error) {
-            done(rec, error.isEmpty() ? QString()
-                                      : u"The files were installed but the push record could not be written (%1): "
-                                        u"undo-push will not find it."_s.arg(error));
+            done(rec, error.isEmpty()
+                          ? QString()
+                          : u"The files were installed but the push record could not be written (%1): "
+                            u"undo-push will not find it."_s.arg(error));
         });
     });
 }
 
-void PushFlow::writeRecord(const QString &runDir, const PushRecord &record, std::function<void(const QString &)> done) {
+void PushFlow::writeRecord(const QString &runDir, const PushRecord &record,
+                           std::function<void(const QString &)> done) {
     const QString json = QString::fromUtf8(QJsonDocument(record.toJson()).toJson(QJsonDocument::Indented));
     const QString target = runDir + u'/' + PushRecord::fileNameOnHost();
     const QString part = target + u".part"_s;
-    const QString cmd = u"printf '%s' "_s + shellQuote(json) + u" > "_s + shellQuote(part) + u" && mv -f -- "_s +
-                        shellQuote(part) + u' ' + shellQuote(target);
-    m_calls->shell(cmd, 60000, [done](const HostCalls::Shell &s) { done(s.failure()); }, true);
+    const QString cmd = u"printf '%s' "_s + shellQuote(json) + u" > "_s + shellQuote(part) +
+                        u" && mv -f -- "_s + shellQuote(part) + u' ' + shellQuote(target);
+    m_calls->shell(
+        cmd, 60000, [done](const HostCalls::Shell &s) { done(s.failure()); }, true);
 }
 
 void PushFlow::readRecord(const QString &runId,
@@ -166,17 +176,21 @@ void PushFlow::readRecord(const QString &runId,
         if (!error.isEmpty())
             return done({}, {}, error);
         const QString path = dir + u'/' + PushRecord::fileNameOnHost();
-        self->m_calls->shell(u"cat -- "_s + shellQuote(path), 60000, [done, dir, path](const HostCalls::Shell &s) {
-            if (!s.ok())
-                return done({}, dir, u"Run has never been pushed from moetune (no %1)."_s.arg(path));
-            QJsonParseError pe;
-            const QJsonDocument doc = QJsonDocument::fromJson(s.out.join(u'\n').toUtf8(), &pe);
-            QString err;
-            const auto rec = PushRecord::fromJson(doc.object(), &err);
-            if (!rec)
-                return done({}, dir, u"%1 is unreadable: %2"_s.arg(path, pe.error ? pe.errorString() : err));
-            done(*rec, dir, QString());
-        }, true);
+        self->m_calls->shell(
+            u"cat -- "_s + shellQuote(path), 60000,
+            [done, dir, path](const HostCalls::Shell &s) {
+                if (!s.ok())
+                    return done({}, dir, u"Run has never been pushed from moetune (no %1)."_s.arg(path));
+                QJsonParseError pe;
+                const QJsonDocument doc = QJsonDocument::fromJson(s.out.join(u'\n').toUtf8(), &pe);
+                QString err;
+                const auto rec = PushRecord::fromJson(doc.object(), &err);
+                if (!rec)
+                    return done({}, dir,
+                                u"%1 is unreadable: %2"_s.arg(path, pe.error ? pe.errorString() : err));
+                done(*rec, dir, QString());
+            },
+            true);
     });
 }
 
@@ -196,42 +210,50 @@ void PushFlow::undo(const QString &runId, std::function<void(const PushRecord &,
             if (f.unchanged)
                 continue;
             const QString t = shellQuote(f.target);
-            check += u"[ \"$(sha256sum < %1 2>/dev/null | cut -d' ' -f1)\" = %2 ] || { echo \"changed since the push, "
+            check += u"[ \"$(sha256sum < %1 2>/dev/null | cut -d' ' -f1)\" = %2 ] || { echo \"changed since "
+                     u"the push, "
                      u"left alone: \"%1; fail=1; }\n"_s.arg(t, shellQuote(f.sha256));
             if (!f.backup.isEmpty()) {
                 const QString b = shellQuote(f.backup);
                 const QString undoPart = f.target + u".moetune-undo"_s;
                 const QString part = shellQuote(undoPart);
                 check += u"[ -f %1 ] || { echo \"backup missing: \"%1; fail=1; }\n"_s.arg(b);
-                apply += u"cp -p -- %1 %2 && mv -f -- %2 %3 && echo \"restored \"%3\" from \"%1 || exit 1\n"_s.arg(b, part, t);
+                apply +=
+                    u"cp -p -- %1 %2 && mv -f -- %2 %3 && echo \"restored \"%3\" from \"%1 || exit 1\n"_s.arg(
+                        b, part, t);
             } else {
-                apply += u"rm -f -- %1 && echo \"removed \"%1\" (it did not exist before the push)\" || exit 1\n"_s.arg(t);
+                apply +=
+                    u"rm -f -- %1 && echo \"removed \"%1\" (it did not exist before the push)\" || exit 1\n"_s
+                        .arg(t);
             }
             if (!f.createdFolder.isEmpty())
-                apply += u"rmdir -- %1 2>/dev/null && echo \"removed the folder \"%1\" the push had created\"\n"_s.arg(
-                    shellQuote(f.createdFolder));
+                apply +=
+                    u"rmdir -- %1 2>/dev/null && echo \"removed the folder \"%1\" the push had created\"\n"_s
+                        .arg(shellQuote(f.createdFolder));
         }
         const QString script = check + u"[ $fail = 0 ] || exit 3\n"_s + apply + u"exit 0\n"_s;
         self->m_calls->shell(script, 120000, [self, done, rec, dir](const HostCalls::Shell &s) {
             if (!self)
                 return;
             if (s.exitStatus == 3)
-                return done(rec, u"Undo refused, nothing was changed: %1. Restore those files by hand from their "
-                                 u"backups if you still want to."_s.arg(s.out.join(u"; "_s)));
+                return done(rec,
+                            u"Undo refused, nothing was changed: %1. Restore those files by hand from their "
+                            u"backups if you still want to."_s.arg(s.out.join(u"; "_s)));
             if (!s.ok())
                 return done(rec, u"Undo failed: %1"_s.arg(s.failure()));
             PushRecord undone = rec;
             undone.undoneAt = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
             self->writeRecord(dir, undone, [done, undone](const QString &werr) {
-                done(undone, werr.isEmpty() ? QString()
-                                            : u"Restored, but the push record could not be updated: %1"_s.arg(werr));
+                done(undone, werr.isEmpty()
+                                 ? QString()
+                                 : u"Restored, but the push record could not be updated: %1"_s.arg(werr));
             });
         });
     });
 }
 
-void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushedTargets, const QString &afterLogFile,
-                               std::function<void(const Proof &)> done) {
+void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
+                               const QString &afterLogFile, std::function<void(const Proof &)> done) {
     if (!m_server) {
         Proof p;
         p.message = u"No server profile."_s;
@@ -246,13 +268,14 @@ void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushe
         p.stop = stop;
         p.afterLogFile = afterLogFile;
         if (!stop.ok) {
-            p.message = stop.message + u" The pushed files are in place and the server was not started again by "
-                                       u"moetune: start it yourself, or undo-push to put back the old files."_s;
+            p.message = stop.message +
+                        u" The pushed files are in place and the server was not started again by "
+                        u"moetune: start it yourself, or undo-push to put back the old files."_s;
             return done(p);
         }
         emit self->status(stop.message);
-        self->m_server->start([self, before, pushedTargets, afterLogFile, done, p](
-                                  const ServerControl::StartResult &start) mutable {
+        self->m_server->start([self, before, pushedTargets, afterLogFile, done,
+                               p](const ServerControl::StartResult &start) mutable {
             if (!self)
                 return;
             p.start = start;
@@ -261,23 +284,26 @@ void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushe
                 return done(p);
             }
             emit self->status(start.message);
-            self->m_server->fetchLogSince(start.mark, afterLogFile, [before, pushedTargets, afterLogFile, done,
-                                                                     p](bool ok, const QString &error) mutable {
-                if (!ok) {
-                    p.message = u"The server is ready but its log since the restart could not be read: %1"_s.arg(error);
-                    return done(p);
-                }
-                QString derr;
-                p.after = Diagnoser().diagnoseFile(afterLogFile, {}, &derr);
-                if (!derr.isEmpty()) {
-                    p.message = u"The log since the restart could not be diagnosed: %1"_s.arg(derr);
-                    return done(p);
-                }
-                p.proof = PushProof::compare(before, p.after, pushedTargets, afterLogFile);
-                p.ok = true;
-                p.message = p.proof.summary();
-                done(p);
-            });
+            self->m_server->fetchLogSince(
+                start.mark, afterLogFile,
+                [before, pushedTargets, afterLogFile, done, p](bool ok, const QString &error) mutable {
+                    if (!ok) {
+                        p.message =
+                            u"The server is ready but its log since the restart could not be read: %1"_s.arg(
+                                error);
+                        return done(p);
+                    }
+                    QString derr;
+                    p.after = Diagnoser().diagnoseFile(afterLogFile, {}, &derr);
+                    if (!derr.isEmpty()) {
+                        p.message = u"The log since the restart could not be diagnosed: %1"_s.arg(derr);
+                        return done(p);
+                    }
+                    p.proof = PushProof::compare(before, p.after, pushedTargets, afterLogFile);
+                    p.ok = true;
+                    p.message = p.proof.summary();
+                    done(p);
+                });
         });
     });
 }

@@ -35,8 +35,8 @@ public:
         QJsonObject toJson() const;
     };
     struct Proof {
-        bool ok = false;   // restarted, ready, log read and diagnosed (the proof itself may still fail)
-        QString message;   // what happened / what to do next
+        bool ok = false; // restarted, ready, log read and diagnosed (the proof itself may still fail)
+        QString message; // what happened / what to do next
         ServerControl::StopResult stop;
         ServerControl::StartResult start;
         Diagnosis after;
@@ -50,20 +50,22 @@ public:
                  bool persistent, std::function<void(const Preview &)> done);
     void push(const Preview &preview, std::function<void(const PushRecord &, const QString &error)> done);
     // afterLogFile: a local file for the log written since the restart.
-    void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets, const QString &afterLogFile,
-                         std::function<void(const Proof &)> done);
+    void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
+                         const QString &afterLogFile, std::function<void(const Proof &)> done);
     // Restores the backups of the last push of runId (or removes files that did not exist before).
     void undo(const QString &runId, std::function<void(const PushRecord &, const QString &error)> done);
     // The run's folder on the host (from `runs`).
     void runDir(const QString &runId, std::function<void(const QString &dir, const QString &error)> done);
-    void readRecord(const QString &runId,
-                    std::function<void(const PushRecord &, const QString &runDir, const QString &error)> done);
+    void
+    readRecord(const QString &runId,
+               std::function<void(const PushRecord &, const QString &runDir, const QString &error)> done);
 
 signals:
     void status(const QString &line);
 
 private:
-    void writeRecord(const QString &runDir, const PushRecord &record, std::function<void(const QString &)> done);
+    void writeRecord(const QString &runDir, const PushRecord &record,
+                     std::function<void(const QString &)> done);
 
     QPointer<HostCalls> m_calls;
     QPointer<ServerControl> m_server;

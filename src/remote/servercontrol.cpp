@@ -43,26 +43,29 @@ void ServerControl::stop(std::function<void(const StopResult &)> done) {
         if (!self)
             return;
         if (!error.isEmpty())
-            emit self->status(u"Could not list the GPU processes before stopping (%1); stopping anyway."_s.arg(error));
+            emit self->status(
+                u"Could not list the GPU processes before stopping (%1); stopping anyway."_s.arg(error));
         emit self->status(u"Stopping the server: %1"_s.arg(self->m_profile.stopCommand));
-        self->m_calls->shell(self->m_profile.stopCommand, 300000, [self, done, before](const HostCalls::Shell &s) {
-            if (!self)
-                return;
-            if (!s.ok()) {
-                StopResult r;
-                r.message = u"The stop command failed: %1. Nothing else was changed; check the server "
-                            u"profile's stop command."_s.arg(s.failure());
-                return done(r);
-            }
-            auto timer = std::make_shared<QElapsedTimer>();
-            timer->start();
-            self->waitGpusFree(before, done, timer);
-        });
+        self->m_calls->shell(
+            self->m_profile.stopCommand, 300000, [self, done, before](const HostCalls::Shell &s) {
+                if (!self)
+                    return;
+                if (!s.ok()) {
+                    StopResult r;
+                    r.message = u"The stop command failed: %1. Nothing else was changed; check the server "
+                                u"profile's stop command."_s.arg(s.failure());
+                    return done(r);
+                }
+                auto timer = std::make_shared<QElapsedTimer>();
+                timer->start();
+                self->waitGpusFree(before, done, timer);
+            });
     });
 }
 
 void ServerControl::waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
-                                 std::function<void(const StopResult &)> done, std::shared_ptr<QElapsedTimer> timer) {
+                                 std::function<void(const StopResult &)> done,
+                                 std::shared_ptr<QElapsedTimer> timer) {
     QPointer<ServerControl> self(this);
     probeHolders([self, before, done, timer](const QList<QPair<int, GpuProcess>> &now, const QString &error) {
         if (!self)
@@ -80,7 +83,8 @@ void ServerControl::waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
         }
         if (r.leftovers.isEmpty()) {
             r.ok = true;
-            r.message = u"The server stopped and every GPU is free (%1 s)."_s.arg(timer->elapsed() / 1000.0, 0, 'f', 1);
+            r.message = u"The server stopped and every GPU is free (%1 s)."_s.arg(timer->elapsed() / 1000.0,
+                                                                                  0, 'f', 1);
             return done(r);
         }
         if (timer->elapsed() < qint64(self->m_gpuWaitS) * 1000) {
@@ -98,10 +102,11 @@ void ServerControl::waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
                              .arg(r.leftovers[i].pid)
                              .arg(r.leftovers[i].name)
                              .arg(r.leftovers[i].usedMiB));
-        r.message = u"The stop command ran, but these processes still hold GPU memory after %1 s: %2. moetune "
-                    u"does not kill processes by name: stop them yourself (for example kill PID) and check again."_s
-                        .arg(self->m_gpuWaitS)
-                        .arg(names.join(u"; "_s));
+        r.message =
+            u"The stop command ran, but these processes still hold GPU memory after %1 s: %2. moetune "
+            u"does not kill processes by name: stop them yourself (for example kill PID) and check again."_s
+                .arg(self->m_gpuWaitS)
+                .arg(names.join(u"; "_s));
         Q_UNUSED(before)
         done(r);
     });
@@ -131,15 +136,18 @@ void ServerControl::markLog(std::function<void(const LogMark &, const QString &e
     QString cmd = u"date +%s"_s;
     if (!m_profile.logFile.isEmpty())
         cmd += u"; wc -c < "_s + shellQuotePath(m_profile.logFile) + u" 2>/dev/null || echo 0"_s;
-    m_calls->shell(cmd, 30000, [done](const HostCalls::Shell &s) {
-        LogMark m;
-        if (!s.ok() || s.out.isEmpty())
-            return done(m, s.failure().isEmpty() ? u"no output from date"_s : s.failure());
-        m.epoch = s.out.value(0).trimmed().toLongLong();
-        if (s.out.size() > 1)
-            m.offset = s.out.value(1).trimmed().toLongLong();
-        done(m, QString());
-    }, true);
+    m_calls->shell(
+        cmd, 30000,
+        [done](const HostCalls::Shell &s) {
+            LogMark m;
+            if (!s.ok() || s.out.isEmpty())
+                return done(m, s.failure().isEmpty() ? u"no output from date"_s : s.failure());
+            m.epoch = s.out.value(0).trimmed().toLongLong();
+            if (s.out.size() > 1)
+                m.offset = s.out.value(1).trimmed().toLongLong();
+            done(m, QString());
+        },
+        true);
 }
 
 void ServerControl::start(std::function<void(const StartResult &)> done) {
@@ -155,25 +163,28 @@ void ServerControl::start(std::function<void(const StartResult &)> done) {
             return;
         if (!error.isEmpty()) {
             StartResult r;
-            r.message = u"Could not read where the server's log stands: %1. The server was not started."_s.arg(error);
+            r.message =
+                u"Could not read where the server's log stands: %1. The server was not started."_s.arg(error);
             return done(r);
         }
         emit self->status(u"Starting the server: %1"_s.arg(self->m_profile.startCommand));
-        self->m_calls->shell(self->m_profile.startCommand, 120000, [self, done, mark](const HostCalls::Shell &s) {
-            if (!self)
-                return;
-            if (!s.ok()) {
-                StartResult r;
-                r.mark = mark;
-                r.message = u"The start command failed: %1. The server is not running: fix the profile's start "
-                            u"command and start it again (the tuned files stay in place; undo-push removes them)."_s
-                                .arg(s.failure());
-                return done(r);
-            }
-            auto timer = std::make_shared<QElapsedTimer>();
-            timer->start();
-            self->pollReady(mark, timer, done);
-        });
+        self->m_calls->shell(
+            self->m_profile.startCommand, 120000, [self, done, mark](const HostCalls::Shell &s) {
+                if (!self)
+                    return;
+                if (!s.ok()) {
+                    StartResult r;
+                    r.mark = mark;
+                    r.message =
+                        u"The start command failed: %1. The server is not running: fix the profile's start "
+                        u"command and start it again (the tuned files stay in place; undo-push removes them)."_s
+                            .arg(s.failure());
+                    return done(r);
+                }
+                auto timer = std::make_shared<QElapsedTimer>();
+                timer->start();
+                self->pollReady(mark, timer, done);
+            });
     });
 }
 
@@ -193,45 +204,67 @@ void ServerControl::pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer
               url + u"; fi"_s;
     }
     QPointer<ServerControl> self(this);
-    m_calls->shell(cmd, 30000, [self, mark, timer, done, byLine](const HostCalls::Shell &s) {
-        if (!self)
-            return;
-        StartResult r;
-        r.mark = mark;
-        if (!s.error.isEmpty()) {
-            r.message = u"Lost track of the server while waiting for it to become ready: %1"_s.arg(s.error);
-            return done(r);
-        }
-        if (s.out.value(0).trimmed().toInt() > 0) {
-            r.ok = true;
-            r.readyAfterS = double(timer->elapsed()) / 1000.0;
-            r.message = u"The server is ready (%1 s after the start)."_s.arg(r.readyAfterS, 0, 'f', 1);
-            return done(r);
-        }
-        const int limit = self->m_profile.readyTimeoutS;
-        if (timer->elapsed() >= qint64(limit) * 1000) {
-            r.message = (byLine ? u"The readiness line \"%1\" did not appear within %2 s."_s.arg(
-                                      self->m_profile.readyLine)
-                                : u"%1 did not answer within %2 s."_s.arg(self->m_profile.healthUrl))
-                            .arg(limit) +
-                        u" The server may still be starting or may have failed: read its log (moetune-cli "
-                        u"diagnose --host) before pushing again."_s;
-            return done(r);
-        }
-        emit self->status(u"Waiting for the server to become ready (%1 s of %2 s)"_s.arg(timer->elapsed() / 1000)
-                              .arg(limit));
-        QTimer::singleShot(1000, self, [self, mark, timer, done] {
-            if (self)
-                self->pollReady(mark, timer, done);
-        });
-    }, true);
+    m_calls->shell(
+        cmd, 30000,
+        [self, mark, timer, done, byLine](const HostCalls::Shell &s) {
+            if (!self)
+                return;
+            StartResult r;
+            r.mark = mark;
+            if (!s.error.isEmpty()) {
+                r.message =
+                    u"Lost track of the server while waiting for it to become ready: %1"_s.arg(s.error);
+                return done(r);
+            }
+            if (s.out.value(0).trimmed().toInt() > 0) {
+                r.ok = true;
+                r.readyAfterS = double(timer->elapsed()) / 1000.0;
+                r.message = u"The server is ready (%1 s after the start)."_s.arg(r.readyAfterS, 0, 'f', 1);
+                return done(r);
+            }
+            const int limit = self->m_profile.readyTimeoutS;
+            if (timer->elapsed() >= qint64(limit) * 1000) {
+                r.message =
+                    (byLine ? u"The readiness line \"%1\" did not appear within %2 s."_s.arg(
+                                  self->m_profile.readyLine)
+                            : u"%1 did not answer within %2 s."_s.arg(self->m_profile.healthUrl))
+                        .arg(limit) +
+                    u" The server may still be starting or may have failed: read its log (moetune-cli "
+                    u"diagnose --host) before pushing again."_s;
+                return done(r);
+            }
+            emit self->status(
+                u"Waiting for the server to become ready (%1 s of %2 s)"_s.arg(timer->elapsed() / 1000)
+                    .arg(limit));
+            QTimer::singleShot(1000, self, [self, mark, timer, done] {
+                if (self)
+                    self->pollReady(mark, timer, done);
+            });
+        },
+        true);
 }
 
 void ServerControl::fetchLogSince(const LogMark &mark, const QString &localFile,
                                   std::function<void(bool ok, const QString &error)> done) {
-    m_calls->shellToFile(logSinceCommand(mark), localFile, 300000, [done](const HostCalls::Shell &s) {
-        done(s.ok(), s.failure());
-    });
+    m_calls->shellToFile(logSinceCommand(mark), localFile, 300000,
+                         [done](const HostCalls::Shell &s) { done(s.ok(), s.failure()); });
+}
+
+} // namespace moetune
+
+namespace moetune {
+
+void ServerControl::fetchCurrentLog(qint64 maxBytes, const QString &localFile,
+                                    std::function<void(bool ok, const QString &error)> done) {
+    QString cmd;
+    if (!m_profile.logFile.isEmpty())
+        cmd = u"tail -c %1 -- "_s.arg(maxBytes) + shellQuotePath(m_profile.logFile);
+    else if (!m_profile.logCommand.isEmpty())
+        cmd = u"{ "_s + m_profile.logCommand + u" ; } 2>&1 | tail -c %1"_s.arg(maxBytes);
+    if (cmd.isEmpty())
+        return done(false, u"The server profile names no log file or log command."_s);
+    m_calls->shellToFile(cmd, localFile, 300000,
+                         [done](const HostCalls::Shell &s) { done(s.ok(), s.failure()); });
 }
 
 } // namespace moetune

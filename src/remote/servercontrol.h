@@ -27,7 +27,7 @@ public:
     };
     struct StopResult {
         bool ok = false;
-        QString message;          // what happened / what to do next
+        QString message;             // what happened / what to do next
         QList<GpuProcess> leftovers; // processes still holding GPU memory after the stop
         QList<int> leftoverGpus;     // their GPU index
     };
@@ -50,6 +50,9 @@ public:
     void fetchLogSince(const LogMark &mark, const QString &localFile,
                        std::function<void(bool ok, const QString &error)> done);
     void markLog(std::function<void(const LogMark &, const QString &error)> done);
+    // The end of the server's current log (the profile's log file or command) into localFile.
+    void fetchCurrentLog(qint64 maxBytes, const QString &localFile,
+                         std::function<void(bool ok, const QString &error)> done);
     // The shell command that prints the log since mark (shown in the UI, used by the calls above).
     QString logSinceCommand(const LogMark &mark) const;
 
@@ -58,8 +61,8 @@ signals:
 
 private:
     void probeHolders(std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> done);
-    void waitGpusFree(const QList<QPair<int, GpuProcess>> &before, std::function<void(const StopResult &)> done,
-                      std::shared_ptr<QElapsedTimer> timer);
+    void waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
+                      std::function<void(const StopResult &)> done, std::shared_ptr<QElapsedTimer> timer);
     void pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer> timer,
                    std::function<void(const StartResult &)> done);
 

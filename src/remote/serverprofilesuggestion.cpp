@@ -35,8 +35,8 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
     const ServerLaunch &l = server.launch;
     p.readyLine = readyLineFor(server.framework);
     p.healthUrl = u"http://127.0.0.1:%1/health"_s.arg(portOf(server));
-    const QString envDir = server.framework == Framework::VLLM ? u"VLLM_TUNED_CONFIG_FOLDER"_s
-                                                               : u"SGLANG_MOE_CONFIG_DIR"_s;
+    const QString envDir =
+        server.framework == Framework::VLLM ? u"VLLM_TUNED_CONFIG_FOLDER"_s : u"SGLANG_MOE_CONFIG_DIR"_s;
     p.persistentConfigDir = l.environment.value(envDir);
     if (!l.containerId.isEmpty()) {
         const QString id = l.containerId.left(12);
@@ -61,7 +61,8 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
         p.logCommand = jctl + u"-u "_s + shellQuote(l.systemdUnit) + u" -n 20000 --no-pager -o cat"_s;
         p.note = u"pid %1 belongs to the systemd unit %2 (from its cgroup)%3."_s.arg(
             QString::number(server.pid), l.systemdUnit,
-            l.systemdUserUnit ? u", a user unit"_s : u"; stopping it may need rights moetune never asks for"_s);
+            l.systemdUserUnit ? u", a user unit"_s
+                              : u"; stopping it may need rights moetune never asks for"_s);
         return p;
     }
     if (server.arguments.isEmpty()) {
@@ -76,8 +77,8 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
     p.logFile = l.logFile;
     const QString pidFile = serverPidFile(server);
     QStringList env;
-    for (const QString &k : {u"CUDA_VISIBLE_DEVICES"_s, u"SGLANG_MOE_CONFIG_DIR"_s, u"VLLM_TUNED_CONFIG_FOLDER"_s,
-                             u"VIRTUAL_ENV"_s, u"PYTHONPATH"_s}) {
+    for (const QString &k : {u"CUDA_VISIBLE_DEVICES"_s, u"SGLANG_MOE_CONFIG_DIR"_s,
+                             u"VLLM_TUNED_CONFIG_FOLDER"_s, u"VIRTUAL_ENV"_s, u"PYTHONPATH"_s}) {
         if (l.environment.contains(k))
             env.append(k + u'=' + shellQuote(l.environment.value(k)));
     }
@@ -90,17 +91,19 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
     QString start;
     if (!l.workingDir.isEmpty())
         start += u"cd "_s + shellQuotePath(l.workingDir) + u" && "_s;
-    start += u"mkdir -p \"$HOME/.cache/moetune\" && { "_s + (env.isEmpty() ? QString() : env.join(u' ') + u' ') +
-             u"setsid nohup "_s + shellJoin(argv) + u" >> "_s + shellQuotePath(log) +
-             u" 2>&1 < /dev/null & echo $! > "_s + shellQuotePath(pidFile) + u"; }"_s;
+    start += u"mkdir -p \"$HOME/.cache/moetune\" && { "_s +
+             (env.isEmpty() ? QString() : env.join(u' ') + u' ') + u"setsid nohup "_s + shellJoin(argv) +
+             u" >> "_s + shellQuotePath(log) + u" 2>&1 < /dev/null & echo $! > "_s + shellQuotePath(pidFile) +
+             u"; }"_s;
     p.startCommand = start;
     p.stopCommand = u"kill -TERM \"$(cat "_s + shellQuotePath(pidFile) + u" 2>/dev/null || echo "_s +
                     QString::number(server.pid) + u")\""_s;
     const QString how = l.supervisor.isEmpty() ? u"a plain process"_s : l.supervisor;
-    p.note = l.logFile.isEmpty()
-                 ? u"pid %1 runs as %2 without a log file on its output: the suggested start writes %3."_s.arg(
-                       QString::number(server.pid), how, log)
-                 : u"pid %1 runs under %2 and writes %3."_s.arg(QString::number(server.pid), how, l.logFile);
+    p.note =
+        l.logFile.isEmpty()
+            ? u"pid %1 runs as %2 without a log file on its output: the suggested start writes %3."_s.arg(
+                  QString::number(server.pid), how, log)
+            : u"pid %1 runs under %2 and writes %3."_s.arg(QString::number(server.pid), how, l.logFile);
     return p;
 }
 

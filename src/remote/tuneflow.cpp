@@ -46,8 +46,8 @@ void TuneFlow::start(const TuneSpec &spec,
     });
 }
 
-void TuneFlow::follow(const QString &runId, RunProgress *progress, std::function<void(bool, const QString &)> done,
-                      bool untilDone) {
+void TuneFlow::follow(const QString &runId, RunProgress *progress,
+                      std::function<void(bool, const QString &)> done, bool untilDone) {
     m_stopped = false;
     attachOnce(runId, progress, std::move(done), untilDone);
 }
@@ -75,11 +75,18 @@ void TuneFlow::attachOnce(const QString &runId, RunProgress *progress,
             if (self->m_stopped)
                 return done(false, u"Stopped following the run (it goes on on the host)."_s);
             Transport *t = self->m_calls->transport();
-            const bool lost = t && t->state() != Transport::State::Connected;
-            if (!lost && a.ok)
+            if (a.ok)
                 return done(true, QString());
-            if (!lost) // the agent said why (run_dead, run_not_found, ...)
+            // The agent said why (run_dead, run_not_found, ...): not a connection problem.
+            if (!a.of(u"error"_s).isEmpty() || !t || self->m_reattaches >= 50)
                 return done(false, a.error);
+            if (t->state() == Transport::State::Connected) {
+                ++self->m_reattaches;
+                emit self->reattaching(
+                    u"Following run %1 stopped (%2); reattaching from event %3."_s.arg(runId, a.error)
+                        .arg(progress->lastSeq + 1));
+                return self->attachOnce(runId, progress, done, untilDone);
+            }
             emit self->reattaching(u"The connection dropped while following run %1 (%2); reattaching from "
                                    u"event %3 once it is back."_s.arg(runId, a.error)
                                        .arg(progress->lastSeq + 1));

@@ -27,7 +27,8 @@ public:
     void preflight(const TuneSpec &spec,
                    std::function<void(const Preflight &, const HostProbe &, const QString &error)> done);
     // Starts a detached run: done(run id, run_started event, error).
-    void start(const TuneSpec &spec, std::function<void(const QString &, const QJsonObject &, const QString &)> done);
+    void start(const TuneSpec &spec,
+               std::function<void(const QString &, const QJsonObject &, const QString &)> done);
     // Follows runId from progress->lastSeq + 1 until the run's own done, applying every event to *progress
     // (owned by the caller; it must outlive the follow). A dropped connection waits for the transport's
     // reconnect (up to reconnectWaitMs) and reattaches from the last applied event.
@@ -45,8 +46,8 @@ signals:
     void reattaching(const QString &reason);
 
 private:
-    void attachOnce(const QString &runId, RunProgress *progress, std::function<void(bool, const QString &)> done,
-                    bool untilDone);
+    void attachOnce(const QString &runId, RunProgress *progress,
+                    std::function<void(bool, const QString &)> done, bool untilDone);
 
     QPointer<HostCalls> m_calls;
     JobId m_followJob = 0;

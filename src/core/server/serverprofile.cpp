@@ -65,9 +65,10 @@ QString ServerProfile::validate() const {
                u"server is fired up and ready to roll!\")."_s;
     if (readiness == Readiness::HealthUrl) {
         const QUrl url(healthUrl.trimmed(), QUrl::StrictMode);
-        if (!url.isValid() || (url.scheme() != "http"_L1 && url.scheme() != "https"_L1) || url.host().isEmpty())
-            return u"The health URL \"%1\" is not an http(s) URL such as http://127.0.0.1:30000/health."_s.arg(
-                healthUrl);
+        if (!url.isValid() || (url.scheme() != "http"_L1 && url.scheme() != "https"_L1) ||
+            url.host().isEmpty())
+            return u"The health URL \"%1\" is not an http(s) URL such as http://127.0.0.1:30000/health."_s
+                .arg(healthUrl);
     }
     if (readyTimeoutS < 10 || readyTimeoutS > 24 * 3600)
         return u"The readiness timeout must be between 10 s and 24 h (got %1 s)."_s.arg(readyTimeoutS);
@@ -115,7 +116,8 @@ ServerProfile ServerProfile::fromJson(const QJsonObject &o) {
     p.startCommand = o.value("startCommand"_L1).toString();
     p.logFile = o.value("logFile"_L1).toString();
     p.logCommand = o.value("logCommand"_L1).toString();
-    p.readiness = o.value("readiness"_L1).toString() == "health"_L1 ? Readiness::HealthUrl : Readiness::LogLine;
+    p.readiness =
+        o.value("readiness"_L1).toString() == "health"_L1 ? Readiness::HealthUrl : Readiness::LogLine;
     p.readyLine = o.value("readyLine"_L1).toString();
     p.healthUrl = o.value("healthUrl"_L1).toString();
     p.readyTimeoutS = o.value("readyTimeoutS"_L1).toInt(900);

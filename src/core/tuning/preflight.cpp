@@ -47,14 +47,14 @@ Preflight Preflight::evaluate(const HostProbe &probe, const QList<int> &wanted, 
         if (!gpu.enough) {
             QString who;
             for (const GpuProcess &h : g.processes)
-                who += u"%1pid %2 %3 (%4)"_s.arg(who.isEmpty() ? QString() : u", "_s).arg(h.pid).arg(h.name,
-                                                                                                  gib(h.usedMiB));
-            p.problems.append(
-                u"GPU %1 has %2 free of %3 but the job needs %4%5."_s.arg(g.index)
-                    .arg(gib(free), gib(g.memoryTotalMiB), gib(neededMiB),
-                         who.isEmpty() ? QString() : u"; it is held by "_s + who +
-                                                         (gpu.heldByServer ? u" - stop the server first"_s
-                                                                           : QString())));
+                who += u"%1pid %2 %3 (%4)"_s.arg(who.isEmpty() ? QString() : u", "_s)
+                           .arg(h.pid)
+                           .arg(h.name, gib(h.usedMiB));
+            p.problems.append(u"GPU %1 has %2 free of %3 but the job needs %4%5."_s.arg(g.index).arg(
+                gib(free), gib(g.memoryTotalMiB), gib(neededMiB),
+                who.isEmpty() ? QString()
+                              : u"; it is held by "_s + who +
+                                    (gpu.heldByServer ? u" - stop the server first"_s : QString())));
         }
         p.gpus.append(gpu);
     }

@@ -20,11 +20,11 @@ struct Preflight {
         bool heldByServer = false; // a holder is (a child of) the running inference server
         bool enough = true;        // free memory >= the job's need
     };
-    QList<Gpu> gpus;         // the GPUs the job would use
-    qint64 neededMiB = 0;    // per GPU
+    QList<Gpu> gpus;      // the GPUs the job would use
+    qint64 neededMiB = 0; // per GPU
     bool serverHoldsGpus = false;
-    QString gpuError;        // the probe could not list GPUs (no nvidia-smi): not fatal for the synthetic backend
-    QStringList problems;    // sentences; empty = can start
+    QString gpuError; // the probe could not list GPUs (no nvidia-smi): not fatal for the synthetic backend
+    QStringList problems; // sentences; empty = can start
     bool canStart() const { return problems.isEmpty(); }
 
     // wanted: device indices, empty = all. neededMiB 0 = the job needs no GPU memory (synthetic).

@@ -36,8 +36,8 @@ void addUnique(QStringList &list, const QStringList &items) {
 
 } // namespace
 
-PushProof PushProof::compare(const Diagnosis &before, const Diagnosis &after, const QStringList &pushedTargets,
-                             const QString &afterLogPath) {
+PushProof PushProof::compare(const Diagnosis &before, const Diagnosis &after,
+                             const QStringList &pushedTargets, const QString &afterLogPath) {
     PushProof p;
     p.pushedTargets = pushedTargets;
     QList<ConfigName> pushed;
@@ -58,11 +58,12 @@ PushProof PushProof::compare(const Diagnosis &before, const Diagnosis &after, co
     p.afterLogEmpty = after.linesRead == 0;
     // The INFO line of a hit names the file the server loaded (FORMATS.md 8: one per rank).
     QFile log(afterLogPath);
-    if (!pushedTargets.isEmpty() && log.open(QIODevice::ReadOnly)) {
+    if (!pushedTargets.isEmpty() && !afterLogPath.isEmpty() && log.open(QIODevice::ReadOnly)) {
         static const QRegularExpression rank(u"\\b(TP\\d+)\\]"_s);
         while (!log.atEnd()) {
             const QString line = QString::fromUtf8(log.readLine(1 << 20));
-            if (!line.contains(u"Using MoE kernel config from "_s) && !line.contains(u"Using configuration from "_s))
+            if (!line.contains(u"Using MoE kernel config from "_s) &&
+                !line.contains(u"Using configuration from "_s))
                 continue;
             for (const QString &t : pushedTargets) {
                 if (line.contains(t)) {

@@ -27,8 +27,8 @@ struct PushProof {
 
     bool warningGone() const { return !afterLogEmpty && remaining.isEmpty(); }
     // afterLog: the log written since the restart (for the "Using ... from <path>" lines).
-    static PushProof compare(const Diagnosis &before, const Diagnosis &after, const QStringList &pushedTargets,
-                             const QString &afterLogPath);
+    static PushProof compare(const Diagnosis &before, const Diagnosis &after,
+                             const QStringList &pushedTargets, const QString &afterLogPath);
     QString summary() const; // one sentence for people
     QJsonObject toJson() const;
 };

@@ -28,13 +28,13 @@ bool PushRecord::changedSomething() const {
 QJsonObject PushRecord::toJson() const {
     QJsonArray fs;
     for (const File &f : files) {
-        fs.append(QJsonObject{{"file_name"_L1, f.fileName},
-                              {"target"_L1, f.target},
-                              {"backup"_L1, f.backup.isEmpty() ? QJsonValue() : QJsonValue(f.backup)},
-                              {"created_folder"_L1,
-                               f.createdFolder.isEmpty() ? QJsonValue() : QJsonValue(f.createdFolder)},
-                              {"sha256"_L1, f.sha256},
-                              {"unchanged"_L1, f.unchanged}});
+        fs.append(QJsonObject{
+            {"file_name"_L1, f.fileName},
+            {"target"_L1, f.target},
+            {"backup"_L1, f.backup.isEmpty() ? QJsonValue() : QJsonValue(f.backup)},
+            {"created_folder"_L1, f.createdFolder.isEmpty() ? QJsonValue() : QJsonValue(f.createdFolder)},
+            {"sha256"_L1, f.sha256},
+            {"unchanged"_L1, f.unchanged}});
     }
     return QJsonObject{{"format"_L1, u"moetune-push"_s},
                        {"version"_L1, 1},

@@ -17,9 +17,9 @@ struct PushRecord {
     struct File {
         QString fileName;
         QString target;
-        QString backup;        // "" = the file did not exist before (undo removes it)
-        QString createdFolder; // "" = the folder existed
-        QString sha256;        // of what was installed (undo refuses if the file changed since)
+        QString backup;         // "" = the file did not exist before (undo removes it)
+        QString createdFolder;  // "" = the folder existed
+        QString sha256;         // of what was installed (undo refuses if the file changed since)
         bool unchanged = false; // the same bytes were already there: nothing to undo
         bool operator==(const File &) const = default;
     };

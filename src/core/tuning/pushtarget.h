@@ -15,12 +15,12 @@ namespace moetune {
 // and only then the agent's own interpreter (said so). Also whether the file would survive, and the
 // persistent alternative (a host folder + SGLANG_MOE_CONFIG_DIR / VLLM_TUNED_CONFIG_FOLDER).
 struct PushTarget {
-    QString folder;       // the exact folder the files go into ("" = undecided: error says why)
-    QString source;       // a sentence: where the folder came from
-    QStringList warnings; // the target would not survive, or the view is not the server's
-    QString persistentFolder;  // the alternative folder for the same files ("" = none offered)
-    QString persistentEnv;     // "SGLANG_MOE_CONFIG_DIR=/srv/moe" the server needs for it
-    QString persistentNote;    // what else that change means
+    QString folder;           // the exact folder the files go into ("" = undecided: error says why)
+    QString source;           // a sentence: where the folder came from
+    QStringList warnings;     // the target would not survive, or the view is not the server's
+    QString persistentFolder; // the alternative folder for the same files ("" = none offered)
+    QString persistentEnv;    // "SGLANG_MOE_CONFIG_DIR=/srv/moe" the server needs for it
+    QString persistentNote;   // what else that change means
     QString error;
 
     // shape: the pushed (up) file's name; server may be null (no running server seen).

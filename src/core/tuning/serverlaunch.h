@@ -17,8 +17,9 @@ struct ServerLaunch {
     QString systemdUnit; // "sglang.service" or ""
     bool systemdUserUnit = false;
     QString containerId; // 64 hex or ""
-    QMap<QString, QString> environment; // the variables that matter (CUDA_VISIBLE_DEVICES, SGLANG_MOE_CONFIG_DIR, ...)
-    bool environmentKnown = false;      // false: /proc/PID/environ was not readable
+    QMap<QString, QString>
+        environment; // the variables that matter (CUDA_VISIBLE_DEVICES, SGLANG_MOE_CONFIG_DIR, ...)
+    bool environmentKnown = false; // false: /proc/PID/environ was not readable
 
     // The server's interpreter and what it sees (not the agent's interpreter).
     QString serverPython;
