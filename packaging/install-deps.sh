@@ -3,9 +3,10 @@
 # Idempotent: only missing packages are installed; apt-get update runs only when something is missing.
 set -euo pipefail
 
+# libqt6opengl6-dev: Qt6Charts' CMake config requires Qt6OpenGL's, which --no-install-recommends leaves out.
 PKGS=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
+  qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev libxkbcommon-dev
   libssh-dev qtkeychain-qt6-dev
   python3 openssh-server openssh-client
   xvfb xauth fonts-dejavu-core poppler-utils

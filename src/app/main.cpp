@@ -1,4 +1,4 @@
-#include "app/diagnosepage.h"
+#include "app/diagnose/diagnosepage.h"
 #include "app/mainwindow.h"
 
 #include "core/util/version.h"

@@ -1,9 +1,9 @@
 #include "app/mainwindow.h"
 
 #include "app/appresources.h"
-#include "app/diagnosepage.h"
-#include "app/hosticons.h"
-#include "app/hostspage.h"
+#include "app/diagnose/diagnosepage.h"
+#include "app/hosts/hosticons.h"
+#include "app/hosts/hostspage.h"
 
 #include "core/util/version.h"
 

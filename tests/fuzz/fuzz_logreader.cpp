@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(!d.toMarkdown().isEmpty());
 
     // Streaming in chunks of 1..97 bytes must see exactly what the in-memory path saw.
-    fuzz::TrickleDevice device(bytes, 1 + static_cast<qint64>((size * 7919) % 97));
+    test::TrickleDevice device(bytes, 1 + static_cast<qint64>((size * 7919) % 97));
     QString error;
     const Diagnosis streamed = diagnoser.diagnoseDevice(&device, {}, &error);
     FUZZ_CHECK(error.isEmpty());

@@ -1,10 +1,10 @@
 // Benchmark, not a test: how long from Ctrl+V of a big server log until the Diagnose page shows its
 // findings (paste into the editor, diagnosis on the worker, models and views updated, one repaint).
 // Usage: bench_gui_paste [MiB=10] [repeats=5]   (runs offscreen unless QT_QPA_PLATFORM is set)
-#include "app/diagnosepage.h"
-#include "app/findingsmodel.h"
-#include "app/logedit.h"
+#include "app/diagnose/diagnosepage.h"
+#include "app/diagnose/findingsmodel.h"
 #include "app/mainwindow.h"
+#include "app/widgets/logedit.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -1,8 +1,8 @@
 // Models of the Diagnose page under QAbstractItemModelTester, with Diagnosis values built from the real
 // core types (and, in fromDiagnoser, produced by the real Diagnoser).
-#include "app/evidencemodel.h"
-#include "app/findingsmodel.h"
-#include "app/targetfieldsmodel.h"
+#include "app/diagnose/evidencemodel.h"
+#include "app/diagnose/findingsmodel.h"
+#include "app/diagnose/targetfieldsmodel.h"
 
 #include "core/diagnosis/diagnoser.h"
 

@@ -1,18 +1,19 @@
 // The Hosts page offscreen: its models under QAbstractItemModelTester, the host dialog, and the whole
 // "Local machine" flow (connect, probe a fake SGLang install, Diagnose host into the Diagnose page) with
 // the real agent zipapp and LocalTransport.
-#include "tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
+#include "waitforchild.h"
 
-#include "app/diagnosepage.h"
-#include "app/hostconnection.h"
-#include "app/hostdialog.h"
-#include "app/hostfoldermodel.h"
-#include "app/hostgpumodel.h"
-#include "app/hostlistmodel.h"
-#include "app/hostoverview.h"
-#include "app/hostspage.h"
-#include "app/logedit.h"
+#include "app/diagnose/diagnosepage.h"
+#include "app/hosts/hostconnection.h"
+#include "app/hosts/hostdialog.h"
+#include "app/hosts/hostfoldermodel.h"
+#include "app/hosts/hostgpumodel.h"
+#include "app/hosts/hostlistmodel.h"
+#include "app/hosts/hostoverview.h"
+#include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
+#include "app/widgets/logedit.h"
 #include "core/tuning/hostprobe.h"
 #include "remote/agentclient.h"
 #include "remote/hoststore.h"
@@ -28,6 +29,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTest>
 #include <QTimer>
 #include <QTreeView>
@@ -51,16 +53,6 @@ QByteArray sglangProbe(const char *triton, const char *folders) {
            triton +
            R"("},"frameworks":[{"name":"sglang","importable":true,"version":"0.5.6","config_root":"/x/configs","triton_folders":)" +
            folders + R"(}],"servers":[]})";
-}
-
-HostDialog *waitForDialog(QWidget *parent) {
-    HostDialog *d = nullptr;
-    for (int i = 0; i < 100 && !d; ++i) {
-        d = parent->findChild<HostDialog *>();
-        if (!d)
-            QTest::qWait(20);
-    }
-    return d;
 }
 
 } // namespace
@@ -225,7 +217,7 @@ private slots:
         QCOMPARE(page->hostModel()->index(0, 0).data().toString(), u"Local machine"_s);
 
         page->addHost();
-        HostDialog *dialog = waitForDialog(page);
+        HostDialog *dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
         QTest::keyClicks(dialog->aliasEdit(), u"gpu-7"_s);
         QTest::keyClicks(dialog->hostNameEdit(), u"10.1.2.3"_s);
@@ -258,7 +250,7 @@ private slots:
 
         // Edit: the python changes, the rest stays.
         page->editHost();
-        dialog = waitForDialog(page);
+        dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
         QCOMPARE(dialog->userEdit()->text(), u"ubuntu"_s);
         dialog->pythonEdit()->setText(u"/srv/env/bin/python3"_s);

@@ -1,23 +1,24 @@
-// The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/integration's fixture): an unknown host
+// The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/support's fixture): an unknown host
 // key is asked in a dialog showing its SHA256 fingerprint and recorded only when accepted, a changed key
 // is refused inline with the explanation, and probe + Diagnose host work over SSH. "Remember in the
 // desktop keyring": with a real secret service (gnome-keyring under dbus-run-session, the ctest entry
 // tst_hosts_ssh_keyring sets MOETUNE_TEST_SECRET_SERVICE) a remembered passphrase is used without a dialog
 // and a refused one is deleted and asked; without one, an inline keyring error and the connection works.
-#include "tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
 
-#include "app/diagnosepage.h"
-#include "app/hostconnection.h"
-#include "app/hostkeydialog.h"
-#include "app/hostlistmodel.h"
-#include "app/hostoverview.h"
-#include "app/hostsecretdialog.h"
-#include "app/hostspage.h"
+#include "app/diagnose/diagnosepage.h"
+#include "app/hosts/hostconnection.h"
+#include "app/hosts/hostkeydialog.h"
+#include "app/hosts/hostlistmodel.h"
+#include "app/hosts/hostoverview.h"
+#include "app/hosts/hostsecretdialog.h"
+#include "app/hosts/hostspage.h"
 #include "remote/agentclient.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/credentialstore.h"
 #endif
 #include "sshdfixture.h"
+#include "waitforchild.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -25,6 +26,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -51,16 +53,6 @@ private:
         h.logSource = {LogSource::Kind::File, m_host->logPath()};
         page->saveHost(h);
         return page;
-    }
-
-    HostKeyDialog *waitForKeyDialog(QWidget *parent) {
-        HostKeyDialog *d = nullptr;
-        for (int i = 0; i < 500 && !d; ++i) {
-            d = parent->findChild<HostKeyDialog *>();
-            if (!d)
-                QTest::qWait(20);
-        }
-        return d;
     }
 
     // The page set up to log in only with the encrypted key, connecting.
@@ -117,7 +109,7 @@ private slots:
         auto page = makePage(&diagnose);
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = waitForKeyDialog(page.get());
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page.get());
         QVERIFY(dialog);
         QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
         dialog->findChild<QPushButton *>(u"rejectButton"_s)->click();
@@ -137,7 +129,7 @@ private slots:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = waitForKeyDialog(page.get());
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page.get());
         QVERIFY(dialog);
         QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
         dialog->findChild<QPushButton *>(u"acceptButton"_s)->click();
@@ -198,7 +190,7 @@ private slots:
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
         HostSecretDialog *dialog = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+        QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 20000)) != nullptr);
         QCOMPARE(dialog->fields().size(), 1);
         QCOMPARE(dialog->fields().first()->echoMode(), QLineEdit::Password);
 #ifdef MOETUNE_HAVE_KEYCHAIN
@@ -229,7 +221,7 @@ private slots:
             DiagnosePage diagnose;
             auto page = makePassphrasePage(&diagnose);
             HostSecretDialog *dialog = nullptr;
-            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 20000);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 20000)) != nullptr);
             QVERIFY(dialog->rememberBox());
             dialog->rememberBox()->setChecked(true);
             dialog->fields().first()->setText(u"correct horse"_s);
@@ -271,7 +263,7 @@ private slots:
             page.reset();
             page = makePassphrasePage(&diagnose);
             HostSecretDialog *dialog = nullptr;
-            QTRY_VERIFY_WITH_TIMEOUT((dialog = page->findChild<HostSecretDialog *>()) != nullptr, 30000);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 30000)) != nullptr);
             QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page.get()), QString(), 20000);
             dialog->fields().first()->setText(u"correct horse"_s);
             dialog->accept();

@@ -2,6 +2,7 @@
 // SGLang install tree, and reattaching to a detached (synthetic-backend) tuning run after the link dropped.
 #include "core/diagnosis/diagnoser.h"
 #include "core/tuning/hostprobemerge.h"
+#include "fakehosttree.h"
 #include "remote/agentclient.h"
 #include "remote/jobwaiter.h"
 #include "remote/sshtransport.h"
@@ -19,17 +20,7 @@ using moetune::test::SshdFixture;
 
 namespace {
 
-bool writeFile(const QString &path, const QByteArray &data, bool executable = false) {
-    QDir().mkpath(QFileInfo(path).path());
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return false;
-    f.write(data);
-    f.close();
-    if (executable)
-        f.setPermissions(f.permissions() | QFile::ExeOwner | QFile::ExeUser);
-    return true;
-}
+using moetune::test::FakeHostTree;
 
 const char kConfig[] =
     "{\n    \"1\": {\n        \"BLOCK_SIZE_M\": 16,\n        \"BLOCK_SIZE_N\": 32,\n"
@@ -75,21 +66,14 @@ private slots:
         QVERIFY2(m_sshd.start(&error), qPrintable(error));
 
         m_hostDir = m_sshd.dir() + u"/gpu host"_s;
-        const QString lib = m_hostDir + u"/site packages"_s;
-        m_configRoot = lib + u"/sglang/srt/layers/moe/fused_moe_triton/configs"_s;
-        QVERIFY(writeFile(lib + u"/sglang/__init__.py"_s, "__version__ = \"0.5.6\"\n"));
-        QVERIFY(writeFile(lib + u"/triton/__init__.py"_s, "__version__ = \"3.6.0\"\n"));
-        QVERIFY(
-            writeFile(m_configRoot + u"/triton_3_4_0/E=128,N=768,device_name=NVIDIA_H200.json"_s, kConfig));
-        QVERIFY(
-            writeFile(m_configRoot + u"/triton_3_3_1/E=64,N=1024,device_name=NVIDIA_H200.json"_s, kConfig));
-        m_python = m_hostDir + u"/bin/python"_s;
-        QVERIFY(writeFile(
-            m_python,
-            (u"#!/bin/sh\nPYTHONPATH='%1' MOETUNE_SYNTHETIC_DELAY_MS=${MOETUNE_SYNTHETIC_DELAY_MS:-15} "
-             "exec /usr/bin/python3 \"$@\"\n"_s.arg(lib))
-                .toUtf8(),
-            true));
+        FakeHostTree tree(m_hostDir);
+        QVERIFY2(tree.create(u"0.5.6"_s, u"3.6.0"_s, &error,
+                             u"MOETUNE_SYNTHETIC_DELAY_MS=${MOETUNE_SYNTHETIC_DELAY_MS:-15}"_s),
+                 qPrintable(error));
+        m_configRoot = tree.configRoot();
+        QVERIFY(tree.addConfig(u"triton_3_4_0"_s, u"E=128,N=768,device_name=NVIDIA_H200.json"_s, kConfig));
+        QVERIFY(tree.addConfig(u"triton_3_3_1"_s, u"E=64,N=1024,device_name=NVIDIA_H200.json"_s, kConfig));
+        m_python = tree.python();
 
         // the server's log: SGLang under Triton 3.6.0 with no triton_3_6_0 folder, two ranks
         m_log = m_hostDir + u"/logs/sglang server.log"_s;
@@ -113,7 +97,7 @@ private slots:
                    "/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200_down.json, you can create them with "
                    "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n";
         }
-        QVERIFY(writeFile(m_log, log));
+        QVERIFY(FakeHostTree::writeFile(m_log, log));
     }
 
     void cleanupTestCase() { m_sshd.stop(); }
@@ -195,7 +179,8 @@ private slots:
         HostConfig h = host();
         // an interpreter that prints garbage instead of running the agent
         h.python = m_hostDir + u"/bin/noisy python"_s;
-        QVERIFY(writeFile(h.python, "#!/bin/sh\necho 'Welcome to the GPU cluster!'\nexit 0\n", true));
+        QVERIFY(FakeHostTree::writeFile(h.python, "#!/bin/sh\necho 'Welcome to the GPU cluster!'\nexit 0\n",
+                                        true));
         AgentClient agent(t.get(), h, QStringLiteral(MOETUNE_AGENT_PYZ));
         QSignalSpy done(&agent, &AgentClient::commandFinished);
         agent.probe();

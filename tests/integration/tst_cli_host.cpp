@@ -1,7 +1,7 @@
 // moetune-cli's remote commands end to end: `probe HOST` and `diagnose --host HOST` on the Local machine
 // (the real agent zipapp on a fake SGLang install) and over a real sshd on 127.0.0.1 (unknown host key
 // refused with its fingerprint, trust-host, then probe), checking output and exit statuses.
-#include "../gui/tst_hosts_fakehost.h"
+#include "fakesglanghost.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>
@@ -180,13 +180,7 @@ private slots:
         QVERIFY2(QString::fromUtf8(r.out).contains(fp), r.out.constData());
 
         // Now known: the probe runs over SSH with an interpreter that sees the fake SGLang install.
-        const QString python = m_host->binPath() + u"/python-with-fake-sglang"_s;
-        {
-            QFile f(python);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("#!/bin/sh\nPYTHONPATH='" + m_host->sitePath().toUtf8() + "' exec python3 \"$@\"\n");
-        }
-        QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString python = m_host->python();
         r = run({u"probe"_s, host, u"--python"_s, python, u"--format"_s, u"json"_s, u"--timeout"_s, u"60"_s});
         QVERIFY2(r.exitCode == 1, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();

@@ -2,6 +2,7 @@
 #include "remote/jobwaiter.h"
 #include "remote/shellquote.h"
 #include "remote/sshtransport.h"
+#include "sshagentfixture.h"
 #include "sshdfixture.h"
 
 #include <QCryptographicHash>

@@ -1,9 +1,9 @@
 // Regression tests (fuzz findings): the diagnosis of a log must not depend on where reads, file windows
 // or the parallel split of a file fall, nor may writing a config file change an integer above 2^53.
-#include "../fuzz/trickledevice.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/logreader.h"
 #include "core/moe/configfile.h"
+#include "trickledevice.h"
 
 #include <QIODevice>
 #include <QJsonDocument>
@@ -13,7 +13,7 @@
 #include <cstring>
 
 using namespace moetune;
-using moetune::fuzz::TrickleDevice; // pipe-like reads of at most `chunk` bytes
+using moetune::test::TrickleDevice; // pipe-like reads of at most `chunk` bytes
 using namespace Qt::StringLiterals;
 
 namespace {

@@ -1,0 +1,150 @@
+#include "app/diagnose/findingsmodel.h"
+
+#include "app/widgets/severitystyle.h"
+
+#include <QFont>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+FindingsModel::FindingsModel(QObject *parent)
+    : QAbstractTableModel(parent) {}
+
+void FindingsModel::setDiagnosis(const Diagnosis &diagnosis) {
+    beginResetModel();
+    m_diagnosis = diagnosis;
+    endResetModel();
+}
+
+void FindingsModel::clear() {
+    setDiagnosis(Diagnosis{});
+}
+
+const Finding *FindingsModel::finding(int row) const {
+    if (row < 0 || row >= m_diagnosis.findings.size())
+        return nullptr;
+    return &m_diagnosis.findings.at(row);
+}
+
+int FindingsModel::rowOf(const QString &findingId) const {
+    for (int row = 0; row < m_diagnosis.findings.size(); ++row) {
+        if (m_diagnosis.findings.at(row).id == findingId)
+            return row;
+    }
+    return -1;
+}
+
+QString FindingsModel::compactSources(const QStringList &sources) {
+    if (sources.isEmpty())
+        return {};
+    // Tensor-parallel ranks are the common case: eight ranks read better as a range.
+    static const QRegularExpression rankRe(u"^TP(\\d+)$"_s);
+    QList<int> ranks;
+    for (const QString &source : sources) {
+        const auto match = rankRe.match(source);
+        if (!match.hasMatch()) {
+            ranks.clear();
+            break;
+        }
+        ranks.append(match.captured(1).toInt());
+    }
+    if (!ranks.isEmpty()) {
+        std::sort(ranks.begin(), ranks.end());
+        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+        QStringList parts;
+        for (qsizetype i = 0; i < ranks.size();) {
+            qsizetype j = i;
+            while (j + 1 < ranks.size() && ranks.at(j + 1) == ranks.at(j) + 1)
+                ++j;
+            if (j == i)
+                parts.append(QString::number(ranks.at(i)));
+            else
+                parts.append(QString::number(ranks.at(i)) + u'-' + QString::number(ranks.at(j)));
+            i = j + 1;
+        }
+        return u"TP"_s + parts.join(u","_s);
+    }
+    if (sources.size() <= 2)
+        return sources.join(u", "_s);
+    return sources.first() + u" +"_s + QString::number(sources.size() - 1) + u" more"_s;
+}
+
+int FindingsModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : int(m_diagnosis.findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingsModel::data(const QModelIndex &index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Finding &f = m_diagnosis.findings.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case TitleColumn:
+            return f.title;
+        case OccurrencesColumn:
+            return f.occurrences;
+        case SourcesColumn:
+            return compactSources(f.sources);
+        }
+        break;
+    case Qt::DecorationRole:
+        if (index.column() == TitleColumn)
+            return SeverityStyle::icon(f.severity);
+        break;
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case TitleColumn:
+            return QString(SeverityStyle::label(f.severity) + u": "_s + f.title);
+        case OccurrencesColumn:
+            return tr("Seen %n time(s) in the log", nullptr, f.occurrences);
+        case SourcesColumn:
+            return f.sources.join(u"\n"_s);
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == OccurrencesColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::FontRole:
+        if (index.column() == TitleColumn && f.severity != Severity::Info) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        break;
+    case SeverityRole:
+        return int(f.severity);
+    case FindingIdRole:
+        return f.id;
+    case RuleRole:
+        return f.rule;
+    case FirstLineRole:
+        return f.evidence.isEmpty() ? qint64(0) : f.evidence.first().line;
+    }
+    return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TitleColumn:
+        return tr("Finding");
+    case OccurrencesColumn:
+        return tr("Seen");
+    case SourcesColumn:
+        return tr("Where");
+    }
+    return {};
+}
+
+} // namespace moetune

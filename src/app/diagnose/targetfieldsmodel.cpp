@@ -1,0 +1,118 @@
+#include "app/diagnose/targetfieldsmodel.h"
+
+#include "app/widgets/severitystyle.h"
+
+#include <QFontDatabase>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+TargetFieldsModel::TargetFieldsModel(QObject *parent)
+    : QAbstractTableModel(parent) {}
+
+static QString projectionState(bool missing, bool fellBack, const QString &fallbackFolder) {
+    if (missing)
+        return QObject::tr("missing: server uses built-in defaults");
+    if (fellBack) {
+        return fallbackFolder.isEmpty() ? QObject::tr("fell back to another Triton version's config")
+                                        : QObject::tr("fell back to %1").arg(fallbackFolder);
+    }
+    return QObject::tr("tuned config found");
+}
+
+void TargetFieldsModel::setTarget(const std::optional<TuningTarget> &target) {
+    beginResetModel();
+    m_rows.clear();
+    if (target) {
+        const TuningTarget &t = *target;
+        const ConfigName &n = t.name;
+        m_rows.append({u"framework"_s, tr("Framework"), frameworkName(t.framework), false, false});
+        m_rows.append({u"triton"_s, tr("Triton version"),
+                       t.tritonVersion ? t.tritonVersion->toString() : tr("not shown in the log"), false,
+                       false});
+        if (!t.tritonFolder.isEmpty()) {
+            m_rows.append(
+                {u"tritonFolder"_s, tr("Triton folder"),
+                 t.tritonFolderMissing ? tr("%1 (does not exist)").arg(t.tritonFolder) : t.tritonFolder,
+                 t.tritonFolderMissing, true});
+        }
+        if (!t.fallbackFolder.isEmpty())
+            m_rows.append({u"fallbackFolder"_s, tr("Fallback folder"), t.fallbackFolder, false, true});
+        m_rows.append({u"experts"_s, tr("Experts (E)"), QString::number(n.experts), false, false});
+        m_rows.append({u"n"_s, tr("N (per rank)"), QString::number(n.n), false, false});
+        m_rows.append(
+            {u"device"_s, tr("Device"), n.deviceName.isEmpty() ? tr("(empty)") : n.deviceName, false, true});
+        m_rows.append({u"dtype"_s, tr("Dtype"), n.dtype.isEmpty() ? u"bf16/fp16"_s : n.dtype, false, false});
+        m_rows.append(
+            {u"blockShape"_s, tr("Block shape"),
+             n.blockShape ? u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]) : tr("none"), false,
+             false});
+        if (n.perChannelQuant)
+            m_rows.append({u"perChannelQuant"_s, tr("Per-channel quant"), tr("yes"), false, false});
+        m_rows.append({u"up"_s, tr("Up projection"),
+                       projectionState(t.upMissing, t.upFellBack, t.fallbackFolder),
+                       t.upMissing || t.upFellBack, false});
+        if (t.framework != Framework::VLLM) {
+            m_rows.append({u"down"_s, tr("Down projection"),
+                           projectionState(t.downMissing, t.downFellBack, t.fallbackFolder),
+                           t.downMissing || t.downFellBack, false});
+        }
+        if (!t.configRoot.isEmpty())
+            m_rows.append({u"configRoot"_s, tr("Config root"), t.configRoot, false, true});
+        m_rows.append({u"upPath"_s, tr("Up file"), t.upPath(), false, true});
+        if (t.framework != Framework::VLLM)
+            m_rows.append({u"downPath"_s, tr("Down file"), t.downPath(), false, true});
+    }
+    endResetModel();
+}
+
+QString TargetFieldsModel::value(const QString &key) const {
+    for (const Row &row : m_rows) {
+        if (row.key == key)
+            return row.value;
+    }
+    return {};
+}
+
+int TargetFieldsModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int TargetFieldsModel::columnCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TargetFieldsModel::data(const QModelIndex &index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::EditRole:
+        return index.column() == FieldColumn ? row.label : row.value;
+    case Qt::ToolTipRole:
+        return row.value;
+    case Qt::ForegroundRole:
+        if (index.column() == ValueColumn && row.problem)
+            return SeverityStyle::color(Severity::Error);
+        break;
+    case Qt::FontRole:
+        if (index.column() == ValueColumn && row.path)
+            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        break;
+    case KeyRole:
+        return row.key;
+    case ProblemRole:
+        return row.problem;
+    }
+    return {};
+}
+
+QVariant TargetFieldsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    return section == FieldColumn ? tr("Field") : tr("Value");
+}
+
+} // namespace moetune

@@ -1,0 +1,277 @@
+#include "charts/livebestchart.h"
+
+#include "charts/chartstyle.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QJsonArray>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <cmath>
+#include <limits>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+namespace {
+
+int opId(const QString &op) {
+    if (op == "up"_L1)
+        return 1;
+    if (op == "down"_L1)
+        return 2;
+    return 0;
+}
+
+quint64 opKey(int op, int m) {
+    return (quint64(op) << 32) | quint32(m);
+}
+
+} // namespace
+
+LiveBestChart::LiveBestChart(QWidget *parent)
+    : QWidget(parent)
+    , m_view(new QChartView(this))
+    , m_chart(new QChart())
+    , m_x(new QValueAxis(m_chart))
+    , m_y(new QLogValueAxis(m_chart))
+    , m_timer(new QTimer(this)) {
+    setObjectName(u"liveBestChart"_s);
+    m_chart->setTitle(tr("Best so far per batch size"));
+    m_chart->legend()->setAlignment(Qt::AlignRight);
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_x->setTitleText(tr("evaluations"));
+    m_x->setLabelFormat(u"%d"_s);
+    m_x->setRange(0, 1);
+    m_y->setBase(10);
+    m_y->setTitleText(tr("latency (µs, log)"));
+    m_y->setLabelFormat(u"%g"_s);
+    m_y->setMinorTickCount(8);
+    m_y->setRange(1, 1000);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+    m_view->setChart(m_chart); // the view owns the chart
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setObjectName(u"liveBestChartView"_s);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+    m_timer->setSingleShot(true);
+    m_timer->setInterval(100);
+    connect(m_timer, &QTimer::timeout, this, &LiveBestChart::redraw);
+}
+
+LiveBestChart::~LiveBestChart() = default;
+
+QChart *LiveBestChart::chart() const {
+    return m_chart;
+}
+
+void LiveBestChart::setRedrawInterval(int ms) {
+    m_timer->setInterval(qMax(0, ms));
+}
+
+int LiveBestChart::redrawInterval() const {
+    return m_timer->interval();
+}
+
+void LiveBestChart::reset() {
+    for (auto *s : std::as_const(m_series)) {
+        m_chart->removeSeries(s);
+        delete s;
+    }
+    m_series.clear();
+    m_steps.clear();
+    m_opBest.clear();
+    m_ops.clear();
+    m_plannedSizes.clear();
+    m_evaluations = 0;
+    m_startTs = m_lastTs = 0;
+    m_lastSeq = -1;
+    m_simulated = m_finished = m_started = false;
+    scheduleRedraw();
+}
+
+void LiveBestChart::setXAxis(XAxis axis) {
+    if (axis == m_xAxis)
+        return;
+    m_xAxis = axis;
+    m_x->setTitleText(axis == XAxis::Evaluations ? tr("evaluations") : tr("seconds since the run started"));
+    m_x->setLabelFormat(axis == XAxis::Evaluations ? u"%d"_s : u"%.0f"_s);
+    scheduleRedraw();
+}
+
+double LiveBestChart::elapsed(const QJsonObject &o) const {
+    const double ts = o.value("ts"_L1).toDouble();
+    return ts > 0 && m_startTs > 0 ? ts - m_startTs : (m_lastTs > 0 ? m_lastTs - m_startTs : 0);
+}
+
+void LiveBestChart::addEvents(const QList<AgentEvent> &events) {
+    for (const auto &e : events)
+        addEvent(e);
+}
+
+void LiveBestChart::addEvent(const AgentEvent &event) {
+    if (event.isError() || event.kind == AgentEvent::Kind::Hello)
+        return;
+    const qint64 seq = event.seq();
+    if (seq >= 0) {
+        if (seq <= m_lastSeq)
+            return; // a re-attach repeats the event it resumed at
+        m_lastSeq = seq;
+    }
+    const QJsonObject &o = event.object;
+    const double ts = o.value("ts"_L1).toDouble();
+    if (ts > 0) {
+        if (m_startTs == 0)
+            m_startTs = ts;
+        m_lastTs = qMax(m_lastTs, ts);
+    }
+    if (o.value("simulated"_L1).toBool() && !m_simulated) {
+        m_simulated = true;
+        m_dirty = true;
+    }
+    const QString &type = event.type;
+    if (type == "run_started"_L1) {
+        if (!m_started) {
+            m_started = true;
+            const QJsonObject spec = o.value("spec"_L1).toObject();
+            m_ops = spec.value("ops"_L1).toString() == "up+down"_L1 ? QList<int>{1, 2} : QList<int>{0};
+            for (const auto &m : spec.value("batch_sizes"_L1).toArray())
+                m_plannedSizes.append(m.toInt());
+            m_finished = false;
+        } else {
+            m_finished = false; // resumed: the curves go on
+        }
+    } else if (type == "measurement"_L1 || type == "candidate_error"_L1) {
+        if (o.value("round"_L1).toInt() >= 0)
+            ++m_evaluations;
+    } else if (type == "best"_L1) {
+        const int op = opId(o.value("op"_L1).toString());
+        const int m = o.value("m"_L1).toInt();
+        const double us = o.value("median_us"_L1).toDouble(std::numeric_limits<double>::quiet_NaN());
+        if (std::isnan(us) || us <= 0)
+            return;
+        m_opBest.insert(opKey(op, m), us);
+        double total = 0;
+        const QList<int> ops = m_ops.isEmpty() ? QList<int>{op} : m_ops;
+        for (int each : ops) {
+            const auto it = m_opBest.constFind(opKey(each, m));
+            if (it == m_opBest.cend())
+                return; // the other GEMM has no best yet: no total to show
+            total += *it;
+        }
+        QList<Step> &steps = m_steps[m];
+        if (!steps.isEmpty() && steps.last().us == total)
+            return;
+        steps.append(Step{m_evaluations, elapsed(o), total});
+    } else if (type == "done"_L1) {
+        const QString status = o.value("status"_L1).toString();
+        if (status != "detached"_L1 && status != "interrupted"_L1)
+            m_finished = true;
+    } else {
+        return;
+    }
+    scheduleRedraw();
+}
+
+void LiveBestChart::scheduleRedraw() {
+    m_dirty = true;
+    if (!m_timer->isActive())
+        m_timer->start();
+}
+
+QLineSeries *LiveBestChart::seriesFor(int m) {
+    if (auto *s = m_series.value(m))
+        return s;
+    auto *s = new QLineSeries();
+    s->setName(u"M=%1"_s.arg(m));
+    s->setPointsVisible(false);
+    m_chart->addSeries(s);
+    s->attachAxis(m_x);
+    s->attachAxis(m_y);
+    m_series.insert(m, s);
+    // Colours follow the planned sizes so a batch size keeps its colour while others appear.
+    QList<int> sizes = m_plannedSizes;
+    for (auto it = m_steps.cbegin(); it != m_steps.cend(); ++it)
+        if (!sizes.contains(it.key()))
+            sizes.append(it.key());
+    std::sort(sizes.begin(), sizes.end());
+    int i = 0;
+    for (int size : std::as_const(sizes)) {
+        if (auto *each = m_series.value(size)) {
+            QPen pen(ChartStyle::ramp(i, int(sizes.size())));
+            pen.setWidthF(2);
+            each->setPen(pen);
+        }
+        ++i;
+    }
+    return s;
+}
+
+QList<int> LiveBestChart::batchSizes() const {
+    return m_steps.keys();
+}
+
+double LiveBestChart::bestUs(int m) const {
+    const auto it = m_steps.constFind(m);
+    return it == m_steps.cend() || it->isEmpty() ? std::numeric_limits<double>::quiet_NaN() : it->last().us;
+}
+
+QList<QPointF> LiveBestChart::curve(int m) const {
+    QList<QPointF> points;
+    const auto it = m_steps.constFind(m);
+    if (it == m_steps.cend())
+        return points;
+    const double now =
+        m_xAxis == XAxis::Evaluations ? double(m_evaluations) : (m_lastTs > 0 ? m_lastTs - m_startTs : 0.0);
+    points.reserve(it->size() * 2 + 1);
+    for (qsizetype i = 0; i < it->size(); ++i) {
+        const Step &s = it->at(i);
+        const double x = m_xAxis == XAxis::Evaluations ? double(s.evaluation) : s.seconds;
+        if (i > 0)
+            points.append(QPointF(x, it->at(i - 1).us)); // a step: the old best holds until here
+        points.append(QPointF(x, s.us));
+    }
+    points.append(QPointF(qMax(now, points.last().x()), it->last().us));
+    return points;
+}
+
+void LiveBestChart::redraw() {
+    if (!m_dirty)
+        return;
+    m_dirty = false;
+    double lo = std::numeric_limits<double>::max(), hi = 0, xmax = 1;
+    for (auto it = m_steps.cbegin(); it != m_steps.cend(); ++it) {
+        const QList<QPointF> points = curve(it.key());
+        if (points.isEmpty())
+            continue;
+        seriesFor(it.key())->replace(points);
+        for (const auto &p : points) {
+            lo = qMin(lo, p.y());
+            hi = qMax(hi, p.y());
+        }
+        xmax = qMax(xmax, points.last().x());
+    }
+    m_x->setRange(0, xmax);
+    if (hi > 0)
+        m_y->setRange(std::pow(10.0, std::floor(std::log10(lo * 0.95))),
+                      std::pow(10.0, std::ceil(std::log10(hi * 1.05))));
+    QString title = m_finished ? tr("Best per batch size (run ended)") : tr("Best so far per batch size");
+    if (m_simulated) {
+        m_chart->setTitleBrush(ChartStyle::simulated());
+        title = ChartStyle::simulatedBanner() + u" - "_s + title;
+    } else {
+        m_chart->setTitleBrush(palette().windowText());
+    }
+    m_chart->setTitle(title);
+    ++m_redraws;
+    Q_EMIT redrawn();
+}
+
+} // namespace moetune

@@ -1,0 +1,80 @@
+#include "fakesglanghost.h"
+
+#include <QDir>
+#include <QFile>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune::test {
+
+FakeSglangHost::FakeSglangHost()
+    : m_tree(m_dir.path()) {}
+
+FakeSglangHost::~FakeSglangHost() {
+    if (m_server) {
+        m_server->kill();
+        m_server->waitForFinished(5000);
+    }
+}
+
+bool FakeSglangHost::create(QString *error) {
+    if (!m_dir.isValid()) {
+        *error = u"no temporary folder"_s;
+        return false;
+    }
+    if (!m_tree.create(QString::fromLatin1(sglangVersion), QString::fromLatin1(triton), error))
+        return false;
+    const QString cfg = configRoot();
+    bool ok = QDir().mkpath(modelPath()) && QDir().mkpath(homePath()) && QDir().mkpath(binPath());
+    ok = ok && FakeHostTree::writeFile(sitePath() + u"/sglang/launch_server.py"_s,
+                                       "import time\nwhile True:\n    time.sleep(1)\n");
+    ok = ok && m_tree.addConfig(u"triton_3_4_0"_s, u"E=128,N=768,device_name=NVIDIA_H200.json"_s, "{}\n");
+    ok = ok && FakeHostTree::writeFile(
+                   modelPath() + u"/config.json"_s,
+                   "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"num_experts\": 128, "
+                   "\"num_experts_per_tok\": 8, \"hidden_size\": 2048, \"moe_intermediate_size\": 768, "
+                   "\"torch_dtype\": \"bfloat16\"}\n");
+    // TEST DOUBLE for nvidia-smi: one H200 with a server holding most of its memory.
+    ok = ok &&
+         FakeHostTree::writeFile(binPath() + u"/nvidia-smi"_s,
+                                 "#!/bin/sh\n"
+                                 "case \"$1\" in\n"
+                                 "  --query-gpu=*) echo '0, NVIDIA H200, GPU-1a2b, 143771, 120034, 9.0' ;;\n"
+                                 "  --query-compute-apps=*) echo 'GPU-1a2b, 5123, python3, 120000' ;;\n"
+                                 "esac\n",
+                                 true);
+    const QByteArray wanted = (cfg + u"/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200"_s).toUtf8();
+    const QByteArray fallback = (cfg + u"/triton_3_4_0/E=128,N=768,device_name=NVIDIA_H200"_s).toUtf8();
+    ok = ok && FakeHostTree::writeFile(
+                   logPath(),
+                   "[2026-11-29 10:00:01] server_args=ServerArgs(model_path='Qwen3-30B-A3B', tp_size=1)\n"
+                   "[2026-11-29 10:00:09 TP0] Config file not found at " +
+                       wanted + ".json. Fallback to triton version 3.4.0 and use MoE kernel config from " +
+                       fallback +
+                       ".json. Performance might be sub-optimal!\n"
+                       "[2026-11-29 10:00:09 TP0] Using MoE kernel config with down_moe=False. Performance "
+                       "might be sub-optimal! Config file not found at " +
+                       wanted +
+                       "_down.json, you can create them with "
+                       "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n"
+                       "[2026-11-29 10:00:20] The server is fired up and ready to roll!\n");
+    if (!ok) {
+        *error = u"cannot write the fake host under "_s + root();
+        return false;
+    }
+    qputenv("PYTHONPATH", sitePath().toUtf8());
+    qputenv("MOETUNE_NVIDIA_SMI", (binPath() + u"/nvidia-smi"_s).toUtf8());
+    // The "server": a python process whose command line is an SGLang launch (what the probe looks for).
+    m_server = std::make_unique<QProcess>();
+    m_server->setProgram(u"python3"_s);
+    m_server->setArguments(
+        {u"-m"_s, u"sglang.launch_server"_s, u"--model-path"_s, modelPath(), u"--tp"_s, u"1"_s});
+    m_server->start();
+    if (!m_server->waitForStarted(10000)) {
+        *error = u"cannot start the fake server: "_s + m_server->errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace moetune::test

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "fakehosttree.h"
+
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace moetune::test {
+
+// A fake SGLang host on this machine: a Python package tree (FakeHostTree: sglang 0.5.6 with a
+// fused_moe_triton/configs/triton_3_4_0 folder, triton 3.6.0), a model folder with a Qwen3-30B-A3B
+// config.json, a running "sglang.launch_server" process serving it, a server log, and a stand-in for
+// nvidia-smi. TEST DOUBLE: nvidia-smi and the server process only stand in for a GPU and a real server,
+// which this machine has not; the agent, its probe and the transport are the real ones.
+// create() also sets PYTHONPATH and MOETUNE_NVIDIA_SMI in this process's environment (for "local").
+class FakeSglangHost {
+public:
+    static constexpr const char *triton = "3.6.0";
+    static constexpr const char *sglangVersion = "0.5.6";
+
+    FakeSglangHost();
+    ~FakeSglangHost();
+    bool create(QString *error);
+
+    qint64 serverPid() const { return m_server ? m_server->processId() : 0; }
+    QString root() const { return m_dir.path(); }
+    QString sitePath() const { return m_tree.sitePath(); }
+    QString configRoot() const { return m_tree.configRoot(); }
+    QString python() const { return m_tree.python(); } // an interpreter that sees the fake install
+    QString modelPath() const { return root() + QStringLiteral("/models/Qwen3-30B-A3B"); }
+    QString homePath() const { return root() + QStringLiteral("/home"); }
+    QString binPath() const { return root() + QStringLiteral("/bin"); }
+    QString logPath() const { return root() + QStringLiteral("/logs/sglang server.log"); }
+
+private:
+    QTemporaryDir m_dir;
+    FakeHostTree m_tree;
+    std::unique_ptr<QProcess> m_server;
+};
+
+} // namespace moetune::test
