@@ -6,6 +6,7 @@ and the app can skip the upload when the checksum on the host matches.
 
 import argparse
 import os
+import re
 import stat
 import sys
 import zipfile
@@ -22,8 +23,22 @@ def _add(zf, arcname, data):
     zf.writestr(info, data)
 
 
-def build(src, kernels, out):
-    entries = {"__main__.py": MAIN.encode()}
+def cmake_project_version(src):
+    """The project(... VERSION x.y.z) of the CMakeLists.txt above remote_agent/ (the one source)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(src)), "CMakeLists.txt"), encoding="utf-8") as f:
+        m = re.search(r"project\(\s*moetune\s+VERSION\s+([0-9][0-9.]*)", f.read())
+    if not m:
+        raise SystemExit("build_pyz: no project(moetune VERSION ...) in the root CMakeLists.txt; pass --version")
+    return m.group(1)
+
+
+def build(src, kernels, out, version=None):
+    version = version or cmake_project_version(src)
+    if not re.match(r"^[0-9]+(\.[0-9]+)*$", version):
+        raise SystemExit("build_pyz: --version %r is not a dotted version" % version)
+    entries = {"__main__.py": MAIN.encode(),
+               "moetune_agent/_version.py": ('"""Written by build_pyz.py from CMake\'s project version."""\n\n'
+                                             'VERSION = "%s"\n' % version).encode()}
     pkg = os.path.join(src, "moetune_agent")
     for dirpath, dirnames, filenames in os.walk(pkg):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and d != "kernels")
@@ -57,9 +72,10 @@ def main(argv=None):
     p.add_argument("--src", required=True, help="remote_agent/ folder")
     p.add_argument("--kernels", help="kernels/ folder (optional)")
     p.add_argument("--out", required=True)
+    p.add_argument("--version", help="agent version (CMake passes PROJECT_VERSION; default: read from it)")
     a = p.parse_args(argv)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    build(a.src, a.kernels, a.out)
+    build(a.src, a.kernels, a.out, a.version)
     return 0
 
 

@@ -25,10 +25,10 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.backends.base import CandidateError, KernelConfig, Shape, batch_sizes_default  # noqa: E402
-from moetune_agent.backends.triton_backend import TritonBackend, sglang_default_config  # noqa: E402
+from moetune_agent.backends.triton_backend import sglang_default_config  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
-from moetune_agent.strategies.common import Book, median  # noqa: E402
-from moetune_agent.work import Measurement, Unit  # noqa: E402
+from moetune_agent.strategies.common import median  # noqa: E402
+from moetune_agent.work import Unit  # noqa: E402
 from runner import Runner, make_backend  # noqa: E402
 
 BACKEND = "triton"   # "synthetic" only to check this script on a machine without a GPU
@@ -198,7 +198,6 @@ def cmd_bench(a):
 
     # 3. exhaustive on the subset; then, in the same (warm) runner, the smem check of the configs the
     #    rule rejects, and the head-to-head re-timing of every winner vs the default at all 18 sizes
-    h2h = {}
 
     def exh_extra(r, when, *rest):
         if when == "before":
@@ -227,7 +226,7 @@ def cmd_bench(a):
         return {"per_m": {str(m): {k: v.key() for k, v in per_m[m].items()} for m in BS},
                 "measurements": got, "smem": smem, "win_e": win_e}
 
-    st_e, meas_e, wall_e, stats_e, after = run_strategy(shape, "exhaustive", exh_sizes, [0], bw, workers, space18,
+    _st_e, meas_e, wall_e, stats_e, after = run_strategy(shape, "exhaustive", exh_sizes, [0], bw, workers, space18,
                                                         exh_extra)
     win_e = after["win_e"]
     out["exhaustive"] = {"wall_s": wall_e, "stats": stats_e, "sizes": exh_sizes,
@@ -298,7 +297,7 @@ def smem_complement(r, shape):
     ref_rule_fail = 0
     ab = space_mod.element_bytes(shape.dtype)
     for k in list(keys) + list(accepted):
-        op, bm, bn, bk, w, s = k
+        op, bm, bn, bk, _w, s = k
         ref_fit = (s - 1) * (bm * ab[0] + bn * ab[1]) * bk <= space_mod.HOPPER_SMEM_LIMIT
         if ref_fit and fails(k):
             ref_rule_fail += 1
@@ -415,7 +414,7 @@ def cmd_probe(a):
     log("bandwidth:", res["bandwidth_nvcc"], res["bandwidth_torch"])
     shape = SHAPES[a.shape]
     sizes = [int(x) for x in a.exh_sizes.split(",")]
-    rows, nfull = serial_sample(shape, a.serial_sample or 6, sizes)
+    rows, _nfull = serial_sample(shape, a.serial_sample or 6, sizes)
     res["serial"] = rows
     log("serial compile/time sample:", json.dumps(rows))
     space = space_mod.build_space(shape, BS, ("both",))
@@ -463,10 +462,10 @@ def cmd_fastonly(a):
             for rnd in range(3):
                 for m in sorted(int(x) for x in exh_win):
                     cs = {exh_win[str(m)]: None}
-                    for g, wg in list(wins.items()) + [("this", w_)]:
+                    for _g, wg in list(wins.items()) + [("this", w_)]:
                         cs[wg[("both", m)].key()] = None
                     for k in sorted(cs):
-                        units.append(Unit("both", _parse_key(k), m, 10, 200 + rnd))
+                        units.append(Unit("both", KernelConfig.from_key(k), m, 10, 200 + rnd))
             got = r.run_strategy(ListStrategy(units))
             h2h_box["m"] = got
             return None
@@ -503,17 +502,6 @@ def cmd_fastonly(a):
     out["log"] = LOG
     _save(a, out)
     log(json.dumps(res, indent=1))
-
-
-def _parse_key(k):
-    vals, num = [], ""
-    for ch in k[1:] + "x":
-        if ch.isdigit():
-            num += ch
-        else:
-            vals.append(int(num))
-            num = ""
-    return KernelConfig(*vals[:6])
 
 
 def main():

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "kernels"))
 
 try:
     import torch
-    import triton  # noqa: F401
+    import triton  # noqa: F401  # pylint: disable=unused-import
     HAVE_GPU = torch.cuda.is_available()
 except ImportError:  # pragma: no cover - CPU-only machines
     HAVE_GPU = False

@@ -2,6 +2,8 @@
 precompile workers). The server and Triton backends live in modules of the kernels engineer; this file
 only finds the Backend subclass each defines, so it stays independent of their internals."""
 
+from __future__ import annotations
+
 import importlib
 import inspect
 import os
@@ -16,18 +18,9 @@ class BackendUnavailable(Exception):
     pass
 
 
-def available_backend_modules():
-    # type: () -> List[str]
+def available_backend_modules() -> List[str]:
     """Backends whose module is packaged (importing them must not import torch)."""
-    import pkgutil
-    out = []
-    for name, mod in sorted(_MODULES.items()):
-        try:
-            if pkgutil.find_loader(mod) is not None:
-                out.append(name)
-        except Exception:
-            pass
-    return out
+    return [name for name, mod in sorted(_MODULES.items()) if _importable(mod)]
 
 
 def _backend_class(name):
@@ -49,8 +42,7 @@ def _backend_class(name):
     return classes[0]
 
 
-def backend_takes(name, option):
-    # type: (str, str) -> bool
+def backend_takes(name: str, option: str) -> bool:
     """Whether the backend's constructor accepts an option (e.g. routing_file)."""
     try:
         return option in inspect.signature(_backend_class(name).__init__).parameters
@@ -58,14 +50,13 @@ def backend_takes(name, option):
         return False
 
 
-def make_backend(desc, device_index, cache_dir):
-    # type: (Dict[str, Any], int, Optional[str]) -> Backend
+def make_backend(desc: Dict[str, Any], device_index: int, cache_dir: Optional[str]) -> Backend:
     """desc: {"name", "shape": {...}, "framework", "device_name", "routing_file"}."""
     cls = _backend_class(desc["name"])
     sd = desc["shape"]
     shape = Shape(sd["E"], sd["N"], sd["K"], sd["topk"], sd.get("dtype") or "bf16",
                   tuple(sd["block_shape"]) if sd.get("block_shape") else None, bool(sd.get("per_channel_quant")))
-    kwargs = {}  # type: Dict[str, Any]
+    kwargs: Dict[str, Any] = {}
     try:
         params = inspect.signature(cls.__init__).parameters
     except (TypeError, ValueError):
@@ -84,8 +75,7 @@ def _importable(mod):
         return False
 
 
-def resolve_auto(framework):
-    # type: (str) -> str
+def resolve_auto(framework: str) -> str:
     """auto -> "server" when the framework and the server backend are importable here, else "triton"
     when torch, triton and the Triton backend are; else BackendUnavailable (never synthetic)."""
     if "server" in available_backend_modules() and _importable(framework):
@@ -98,8 +88,7 @@ def resolve_auto(framework):
         % (framework, "missing" if not _importable("torch") else "present but the Triton backend is missing"))
 
 
-def gpu_indices():
-    # type: () -> List[int]
+def gpu_indices() -> List[int]:
     """Visible CUDA devices (nvidia-smi), honouring CUDA_VISIBLE_DEVICES when it lists indices."""
     vis = os.environ.get("CUDA_VISIBLE_DEVICES")
     if vis is not None and vis.strip() != "":

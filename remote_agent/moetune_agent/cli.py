@@ -1,5 +1,7 @@
 """moetune-agent command line: every command prints hello first and done last (PROTOCOL.md)."""
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
@@ -56,13 +58,16 @@ def _parser():
     ic.add_argument("--root")
     ic.add_argument("--replace", action="store_true")
     ic.add_argument("--dry-run", action="store_true")
+    ic.add_argument("--keep-backups", type=int, default=5, metavar="N",
+                    help="backups of a replaced file to keep (the newest N; 0 keeps all)")
+    ic.add_argument("--through-symlink", action="store_true",
+                    help="the target name is a symlink you made: replace the file it points to")
     rn = sub.add_parser("_run")  # internal: the detached run process
     rn.add_argument("run_dir")
     return p
 
 
-def main(argv=None):
-    # type: (Optional[List[str]]) -> int
+def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
@@ -124,16 +129,8 @@ def _dispatch(args, out):
     if cmd == "cancel":
         return _cancel(runs.resolve(args.run, args.home), out)
     if cmd == "runs":
-        for d in runs.list_runs(args.home):
-            try:
-                sp = json.loads(runs.read_text(os.path.join(d, "spec.json"), "{}") or "{}")
-            except ValueError:
-                sp = {}  # a damaged run folder is still listed (and can be removed), never fatal
-            pid = runs.get_pid(d)
-            out.emit({"type": "run", "run_id": os.path.basename(d), "run_dir": d, "state": runs.effective_state(d),
-                      "created_at": os.path.getmtime(os.path.join(d, "spec.json")), "pid": pid,
-                      "alive": runs.run_alive(d), "spec": sp, "measured": runs.journal_count(d),
-                      "simulated": sp.get("backend") == "synthetic"})
+        for d in runs.list_run_folders(args.home):
+            out.emit(_run_entry(d))
         return EXIT_OK
     if cmd == "result":
         d = runs.resolve(args.run, args.home)
@@ -149,6 +146,35 @@ def _dispatch(args, out):
         from .install import install_command
         return install_command(args, out)
     raise UsageError("unknown command %r" % cmd)
+
+
+def _run_entry(d: str) -> dict:
+    """One `run` event; a damaged run folder is listed with state "damaged" and the reason, never fatal."""
+    rid = os.path.basename(d)
+    try:
+        spec_path = os.path.join(d, "spec.json")
+        if not os.path.isfile(spec_path):
+            raise ValueError("it has no spec.json")
+        text = runs.read_text(spec_path)
+        if text is None:
+            raise ValueError("its spec.json cannot be read")
+        try:
+            sp = json.loads(text)
+        except ValueError as e:
+            raise ValueError("its spec.json is not JSON (%s)" % e)
+        if not isinstance(sp, dict):
+            raise ValueError("its spec.json is not a JSON object")
+        pid = runs.get_pid(d)
+        return {"type": "run", "run_id": rid, "run_dir": d, "state": runs.effective_state(d),
+                "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": runs.run_alive(d), "spec": sp,
+                "measured": runs.journal_count(d), "simulated": runs.run_simulated(d) is not None}
+    except (OSError, ValueError, TypeError, runs.RunError) as e:
+        reason = e.message if isinstance(e, runs.RunError) else str(e)
+        if isinstance(e, OSError):
+            reason = "%s: %s" % (e.filename or d, e.strerror or e)
+        return {"type": "run", "run_id": rid, "run_dir": d, "state": "damaged", "damaged": reason,
+                "created_at": None, "pid": None, "alive": False, "spec": {}, "measured": 0,
+                "simulated": False}
 
 
 def _tune(args, out):
@@ -270,8 +296,9 @@ def _spawn_detached(python, run_dir):
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
-            o = os.open(os.path.join(run_dir, "stdout.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            e = os.open(os.path.join(run_dir, "stderr.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+            o = os.open(os.path.join(run_dir, "stdout.log"), flags, 0o644)
+            e = os.open(os.path.join(run_dir, "stderr.log"), flags, 0o644)
             os.dup2(o, 1)
             os.dup2(e, 2)
             for fd in (devnull, o, e):

@@ -4,6 +4,8 @@ Both tuners write json.dump(obj, indent=4) followed by a newline; vLLM's puts a 
 "triton_version" key first (its loader ignores it). Keys are batch sizes as decimal strings.
 """
 
+from __future__ import annotations
+
 import collections
 import json
 from typing import Dict, Optional, Tuple
@@ -33,8 +35,7 @@ def _check_entry(key, entry):
         raise ConfigFileError("entry %r: USE_TMA must be true or false" % (key,))
 
 
-def parse_config_text(text):
-    # type: (str) -> Tuple[Dict[int, dict], Optional[str]]
+def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
     """-> ({m: entry dict (key order kept)}, triton_version or None). Raises ConfigFileError."""
     try:
         obj = json.loads(text, object_pairs_hook=collections.OrderedDict)
@@ -42,7 +43,7 @@ def parse_config_text(text):
         raise ConfigFileError("not JSON: %s" % e)
     if not isinstance(obj, dict):
         raise ConfigFileError("a config file must be a JSON object of batch size -> config")
-    entries = collections.OrderedDict()  # type: Dict[int, dict]
+    entries: Dict[int, dict] = collections.OrderedDict()
     tv = None
     for key, entry in obj.items():
         if key == "triton_version":
@@ -59,16 +60,15 @@ def parse_config_text(text):
     return entries, tv
 
 
-def entries_from_configs(configs):
-    # type: (Dict[int, KernelConfig]) -> Dict[int, dict]
+def entries_from_configs(configs: Dict[int, KernelConfig]) -> Dict[int, dict]:
     return collections.OrderedDict((m, configs[m].as_dict()) for m in sorted(configs))
 
 
-def format_config_text(entries, dialect="sglang", triton_version=None):
-    # type: (Dict[int, object], str, Optional[str]) -> str
+def format_config_text(entries: Dict[int, object], dialect: str = "sglang",
+                       triton_version: Optional[str] = None) -> str:
     """The exact bytes the server's tuner writes. entries: m -> KernelConfig or dict; written in
     ascending batch size; each entry's six keys in the servers' order, then optional keys."""
-    obj = collections.OrderedDict()  # type: Dict[str, object]
+    obj: Dict[str, object] = collections.OrderedDict()
     if dialect == "vllm" and triton_version:
         obj["triton_version"] = triton_version
     for m in sorted(entries, key=int):
@@ -83,7 +83,6 @@ def format_config_text(entries, dialect="sglang", triton_version=None):
     return json.dumps(obj, indent=4) + "\n"
 
 
-def nearest_key(entries, m):
-    # type: (Dict[int, object], int) -> int
+def nearest_key(entries: Dict[int, object], m: int) -> int:
     """The key the server picks for m tokens: nearest, the smaller on a tie."""
     return min(entries, key=lambda k: (abs(int(k) - m), int(k)))

@@ -3,10 +3,15 @@
 Target: SGLang's <config root>/triton_<installed Triton>/ (created when missing), vLLM's
 VLLM_TUNED_CONFIG_FOLDER or its package's configs/ folder; --root overrides the root (or names the
 triton_X_Y_Z folder itself). A file that differs is only replaced with --replace, after a timestamped
-backup beside it; the write is atomic (temporary file in the same folder, fsync, rename, fsync folder)
-so a reader or a kill never sees half a file; the result is read back and compared. Never needs root.
-Paths only ever go through Python's file APIs: no shell, so any character in a path is inert.
+backup beside it (the last --keep-backups are kept); the write is atomic (an exclusively created
+temporary file with an unpredictable name in the same folder, fsync, rename, fsync folder) so a reader or
+a kill never sees half a file; a new file is put in place with link(), so of two installs racing for one
+name only one wins; the result is read back and compared. A symlink at the target is refused unless
+--through-symlink names it as wanted. Never needs root. Paths only ever go through Python's file APIs:
+no shell, so any character in a path is inert.
 """
+
+from __future__ import annotations
 
 import datetime
 import difflib
@@ -14,19 +19,21 @@ import errno
 import hashlib
 import json
 import os
-import shutil
-import time
+import re
+import stat
 from typing import List, Optional, Tuple
 
 from . import configjson, naming
 from .protocol import EXIT_FAILED, EXIT_OK
-from .runs import RunError, fsync_dir, read_text, resolve
+from .runs import (RunError, clean_stale_temps, default_mode, fsync_dir, is_symlink, read_nofollow, read_text,
+                   resolve, run_folder_of, run_simulated, write_atomic, write_temp)
 
-TMP_MARK = ".moetune-tmp-"
+DEFAULT_KEEP_BACKUPS = 5
+# link() is not offered by every file system (FAT, some FUSE and network mounts).
+_NO_LINK = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
-def _load_sources(source, framework, home):
-    # type: (str, str, Optional[str]) -> List[Tuple[str, str]]
+def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tuple[str, str]]:
     """-> [(file name in the target dialect, exact text)]. Raises RunError."""
     path = source
     if not os.path.exists(path):
@@ -38,6 +45,12 @@ def _load_sources(source, framework, home):
         path = os.path.join(path, "result.json")
         if not os.path.isfile(path):
             raise RunError("not_found", "%s has no result.json (has the run finished?)" % os.path.dirname(path))
+    run_dir = run_folder_of(path)
+    if run_dir is not None:
+        why = run_simulated(run_dir)
+        if why:
+            raise RunError("simulated", "%s comes from the simulated run %s (%s): refusing to install numbers "
+                           "that were never measured on a GPU" % (path, run_dir, why))
     text = read_text(path)
     if text is None:
         raise RunError("permission_denied" if os.path.exists(path) else "not_found", "cannot read %s" % path)
@@ -84,8 +97,7 @@ def _load_sources(source, framework, home):
     return [(cname.file_name(framework), text)]
 
 
-def _target_folder(framework, root, python):
-    # type: (str, Optional[str], Optional[str]) -> Tuple[str, bool]
+def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -> Tuple[str, bool]:
     """-> (folder, may_create)."""
     if root:
         root = os.path.abspath(root)
@@ -113,7 +125,7 @@ def _target_folder(framework, root, python):
     return folder, False
 
 
-def _triton_version(python):
+def _triton_version(python: Optional[str]) -> str:
     from .probe import python_facts
     tv = ((python_facts(python).get("triton") or {}).get("version"))
     if not tv or naming.parse_triton_version(tv) is None:
@@ -122,138 +134,291 @@ def _triton_version(python):
     return tv
 
 
-def _perm_error(folder, e):
+def _perm_error(folder: str, e: OSError) -> RunError:
     user = os.environ.get("USER") or str(os.getuid())
     return RunError("permission_denied", "cannot write to %s: %s. moetune never uses root: make that folder "
                     "writable for %s, or point the server at a folder you own (SGLANG_MOE_CONFIG_DIR / "
                     "VLLM_TUNED_CONFIG_FOLDER) and pass it as --root" % (folder, e.strerror or e, user))
 
 
-def _backup_path(target):
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    b = "%s.bak-%s" % (target, stamp)
-    n = 1
-    while os.path.exists(b):
-        n += 1
-        b = "%s.bak-%s-%d" % (target, stamp, n)
-    return b
+
+# -- backups ----------------------------------------------------------------------------------------
+
+def _backup_stamp() -> str:
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def _fsync_file(path):
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
-
-
-def atomic_write(folder, name, data):
-    # type: (str, str, bytes) -> None
-    target = os.path.join(folder, name)
-    tmp = os.path.join(folder, ".%s%s%d" % (name, TMP_MARK, os.getpid()))
-    pause = float(os.environ.get("MOETUNE_TEST_INSTALL_PAUSE_S", "0") or 0)  # test hook: kill mid-write
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def _link_exclusive(tmp: str, target: str) -> bool:
+    """Give the finished temporary file the name target only if nothing has it yet (link() fails with
+    EEXIST otherwise, even for a dangling symlink). Returns False when target exists. The temporary
+    name is removed either way. Where link() is not supported: a last check, then rename."""
     try:
-        half = len(data) // 2
-        os.write(fd, data[:half])
-        if pause:
-            time.sleep(pause)
-        view = data[half:]
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
+        os.link(tmp, target)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as e:
+        if e.errno not in _NO_LINK:
+            raise
+        if os.path.lexists(target):
+            return False
+        os.replace(tmp, target)  # a narrow race remains only on file systems without hard links
+        return True
+    finally:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise
-    os.close(fd)
-    os.replace(tmp, target)
-    fsync_dir(folder)
 
 
-def _clean_stale_tmp(folder, name):
-    prefix = ".%s%s" % (name, TMP_MARK)
+def _make_backup(target: str, old: bytes, mode: int) -> str:
+    """A timestamped copy of the replaced file beside it: written whole to a temporary file first, then
+    linked to a name nobody has, so a failure (disk full) leaves no empty or partial backup."""
+    stamp = _backup_stamp()
+    tmp = write_temp(target + ".bak", old, mode)
     try:
-        for n in os.listdir(folder):
-            if n.startswith(prefix):
-                pid = n[len(prefix):]
-                if pid.isdigit() and not os.path.exists("/proc/%s" % pid):
-                    os.unlink(os.path.join(folder, n))
+        for n in range(1, 1000):
+            b = "%s.bak-%s" % (target, stamp) if n == 1 else "%s.bak-%s-%d" % (target, stamp, n)
+            try:
+                os.link(tmp, b)
+                return b
+            except FileExistsError:
+                continue
+            except OSError as e:
+                if e.errno not in _NO_LINK:
+                    raise
+                if os.path.lexists(b):
+                    continue
+                os.rename(tmp, b)
+                return b
+        raise RunError("io", "cannot find a free backup name for %s" % target)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+_BAK_RE = re.compile(r"\.bak-([0-9]{8}-[0-9]{6})(?:-([0-9]+))?$")
+
+
+def backups_of(target: str) -> List[str]:
+    """Our backups of target (regular files named <target>.bak-<stamp>[-n]), oldest first."""
+    folder, base = os.path.split(target)
+    found = []
+    try:
+        names = os.listdir(folder)
     except OSError:
-        pass
+        return []
+    for n in names:
+        if not n.startswith(base + ".bak-"):
+            continue
+        m = _BAK_RE.search(n[len(base):])
+        if not m or m.start() != 0:
+            continue
+        full = os.path.join(folder, n)
+        try:
+            if not stat.S_ISREG(os.lstat(full).st_mode):
+                continue
+        except OSError:
+            continue
+        found.append(((m.group(1), int(m.group(2) or 1)), full))
+    return [p for _, p in sorted(found)]
 
 
-def install_command(args, out):
+def prune_backups(target: str, keep: int) -> List[str]:
+    """Remove all but the newest `keep` backups of target (keep <= 0: remove none). -> removed paths."""
+    if keep <= 0:
+        return []
+    old = backups_of(target)[:-keep]
+    removed = []
+    for p in old:
+        try:
+            os.unlink(p)
+            removed.append(p)
+        except OSError:
+            pass
+    if removed:
+        fsync_dir(os.path.dirname(target))
+    return removed
+
+
+# -- the install ------------------------------------------------------------------------------------
+
+def _makedirs(folder: str) -> List[str]:
+    """os.makedirs that returns the folders it created, outermost first (to undo a failed install)."""
+    missing = []
+    d = folder
+    while not os.path.isdir(d):
+        missing.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    created = []
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            if not os.path.isdir(d):
+                raise
+            continue
+        created.append(d)
+        fsync_dir(os.path.dirname(d))
+    return created
+
+
+def _remove_created(created: List[str]) -> None:
+    for d in reversed(created):
+        try:
+            os.rmdir(d)  # only if empty: never a file someone else put there meanwhile
+        except OSError:
+            return
+
+
+class _Plan(object):
+    """What installing one file would do (shared by --dry-run and the real install)."""
+
+    def __init__(self, folder: str, name: str, data: bytes, through_symlink: bool):
+        self.name = name
+        self.data = data
+        self.target = os.path.join(folder, name)
+        self.link = is_symlink(self.target)
+        self.refused: Optional[str] = None
+        if self.link:
+            if not through_symlink:
+                self.refused = "symlink_target"
+            else:
+                # The user named the link as wanted: write the file it points to (itself never a link).
+                self.target = os.path.realpath(self.target)
+        self.old: Optional[bytes] = None
+        if self.refused is None:
+            try:
+                self.old = read_nofollow(self.target)
+            except RunError as e:
+                self.refused = e.code
+            except OSError as e:
+                raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+                               "cannot read the existing %s: %s" % (self.target, e))
+        self.exists = self.old is not None or self.link
+        self.changed = self.old != data
+
+
+def _refusal_message(plan: _Plan) -> str:
+    if plan.refused == "symlink_target":
+        return ("%s is a symbolic link (to %s): nothing was changed. A planted link could point anywhere; if you "
+                "made it on purpose, re-run with --through-symlink to replace the file it points to"
+                % (plan.target, os.readlink(plan.target) if plan.link else "?"))
+    if plan.refused == "exists":
+        return ("%s already exists with different contents; nothing was changed. Re-run with --replace to "
+                "replace it (a timestamped backup is kept), or --dry-run to see the diff" % plan.target)
+    return "%s cannot be replaced (%s)" % (plan.target, plan.refused)
+
+
+def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[str]]:
+    """-> ("installed" | "unchanged" | "exists", backup path). Raises OSError / RunError."""
+    target, data = plan.target, plan.data
+    clean_stale_temps(target)
+    if plan.old is None:
+        tmp = write_temp(target, data, default_mode(), pause)
+        if _link_exclusive(tmp, target):
+            fsync_dir(os.path.dirname(target))
+            return "installed", None
+        # Another install created the name since we looked: decide again from what it wrote.
+        plan.old = read_nofollow(target)
+        plan.exists = True
+        plan.changed = plan.old != data
+        if not plan.changed:
+            return "unchanged", None
+        if not replace or plan.old is None:
+            return "exists", None
+    if not plan.changed:
+        return "unchanged", None
+    try:
+        mode = stat.S_IMODE(os.lstat(target).st_mode)
+    except OSError:
+        mode = default_mode()
+    backup = _make_backup(target, plan.old, mode)
+    write_atomic(target, data, mode, pause)
+    return "installed", backup
+
+
+def install_command(args, out) -> int:
     home = getattr(args, "home", None)
+    keep = getattr(args, "keep_backups", DEFAULT_KEEP_BACKUPS)
+    through = bool(getattr(args, "through_symlink", False))
+    pause = float(os.environ.get("MOETUNE_TEST_INSTALL_PAUSE_S", "0") or 0)  # test hook: kill mid-write
     files = _load_sources(args.source, args.framework, home)
     folder, may_create = _target_folder(args.framework, args.root, args.python)
     failed = False
-    for name, text in files:
-        data = text.encode("utf-8")
-        target = os.path.join(folder, name)
-        old = None  # type: Optional[bytes]
-        if os.path.exists(target):
+    created: List[str] = []
+    wrote_any = False
+    try:
+        for name, text in files:
+            data = text.encode("utf-8")
+            plan = _Plan(folder, name, data, through)
+            if plan.refused is None and plan.exists and plan.changed and not args.replace:
+                plan.refused = "exists"
+            if plan.refused is None and not os.path.isdir(folder) and not may_create:
+                plan.refused = "not_found"
+            if args.dry_run:
+                old_lines = plan.old.decode("utf-8", "replace").splitlines(True) if plan.old is not None else []
+                diff = "".join(difflib.unified_diff(old_lines, text.splitlines(True),
+                                                    fromfile=plan.target if plan.exists else "/dev/null",
+                                                    tofile=plan.target))
+                out.emit({"type": "diff", "framework": args.framework, "file_name": name, "target": plan.target,
+                          "exists": plan.exists, "changed": plan.changed, "symlink": plan.link,
+                          "would_backup": "%s.bak-<timestamp>" % plan.target
+                          if plan.exists and plan.changed and args.replace and plan.refused is None else None,
+                          "refused": plan.refused, "diff": diff})
+                continue
+            if plan.refused == "not_found":
+                raise RunError("not_found", "the config folder %s does not exist" % folder)
+            if plan.refused is not None:
+                out.error(plan.refused, _refusal_message(plan), path=plan.target)
+                failed = True
+                continue
+            created_now = None
+            if not os.path.isdir(folder):
+                try:
+                    created = _makedirs(folder)
+                    created_now = folder if created else None
+                except PermissionError as e:
+                    raise _perm_error(os.path.dirname(folder), e)
+                except OSError as e:
+                    raise RunError("io", "cannot create %s: %s" % (folder, e))
             try:
-                with open(target, "rb") as f:
-                    old = f.read()
-            except OSError as e:
-                raise RunError("permission_denied", "cannot read the existing %s: %s" % (target, e))
-        exists = old is not None
-        changed = old != data
-        refused = "exists" if exists and changed and not args.replace else None
-        if not os.path.isdir(folder) and not may_create:
-            refused = refused or "not_found"
-        if args.dry_run:
-            old_lines = old.decode("utf-8", "replace").splitlines(True) if old is not None else []
-            diff = "".join(difflib.unified_diff(old_lines, text.splitlines(True),
-                                                fromfile=target if exists else "/dev/null", tofile=target))
-            out.emit({"type": "diff", "framework": args.framework, "file_name": name, "target": target,
-                      "exists": exists, "changed": changed,
-                      "would_backup": "%s.bak-<timestamp>" % target if exists and changed and args.replace else None,
-                      "refused": refused, "diff": diff})
-            continue
-        if refused == "exists":
-            out.error("exists", "%s already exists with different contents; nothing was changed. Re-run with "
-                      "--replace to replace it (a timestamped backup is kept), or --dry-run to see the diff"
-                      % target, path=target)
-            failed = True
-            continue
-        if refused == "not_found":
-            raise RunError("not_found", "the config folder %s does not exist" % folder)
-        created = None
-        if not os.path.isdir(folder):
-            try:
-                os.makedirs(folder)
-                fsync_dir(os.path.dirname(folder))
-                created = folder
+                what, backup = _write_one(plan, args.replace, pause)
             except PermissionError as e:
-                raise _perm_error(os.path.dirname(folder), e)
+                raise _perm_error(os.path.dirname(plan.target), e)
             except OSError as e:
-                raise RunError("io", "cannot create %s: %s" % (folder, e))
-        backup = None
-        try:
-            _clean_stale_tmp(folder, name)
-            if exists and changed:
-                backup = _backup_path(target)
-                shutil.copy2(target, backup)
-                _fsync_file(backup)
-            if changed:
-                atomic_write(folder, name, data)
-        except PermissionError as e:
-            raise _perm_error(folder, e)
-        except OSError as e:
-            if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                raise _perm_error(folder, e)
-            raise RunError("io", "writing %s failed: %s (the previous file, if any, is untouched)" % (target, e))
-        with open(target, "rb") as f:
-            back = f.read()
-        if back != data:
-            out.error("verify_failed", "read-back of %s differs from what was written%s" %
-                      (target, "; the previous version is in %s" % backup if backup else ""), path=target)
-            failed = True
-            continue
-        out.emit({"type": "installed", "framework": args.framework, "file_name": name, "target": target,
-                  "backup": backup, "created_folder": created, "unchanged": not changed, "bytes": len(data),
-                  "sha256": hashlib.sha256(back).hexdigest()})
+                if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    raise _perm_error(os.path.dirname(plan.target), e)
+                raise RunError("io", "writing %s failed: %s (the previous file, if any, is untouched, and no "
+                               "backup or temporary file was left)" % (plan.target, e))
+            if what == "exists":
+                plan.refused = "exists"
+                out.error("exists", "%s was created with different contents by another install while this one "
+                          "ran; nothing was changed. Re-run with --replace to replace it (a timestamped backup is "
+                          "kept), or --dry-run to see the diff" % plan.target, path=plan.target)
+                failed = True
+                continue
+            wrote_any = True
+            back = read_nofollow(plan.target)
+            if back != data:
+                out.error("verify_failed", "read-back of %s differs from what was written%s" %
+                          (plan.target, "; the previous version is in %s" % backup if backup else ""),
+                          path=plan.target)
+                failed = True
+                continue
+            pruned = prune_backups(plan.target, keep) if backup else []
+            out.emit({"type": "installed", "framework": args.framework, "file_name": name, "target": plan.target,
+                      "backup": backup, "created_folder": created_now,
+                      "unchanged": what == "unchanged", "bytes": len(data),
+                      "sha256": hashlib.sha256(back or b"").hexdigest(),
+                      "backups_kept": len(backups_of(plan.target)), "backups_pruned": pruned,
+                      "keep_backups": keep})
+    finally:
+        if created and not wrote_any:
+            _remove_created(created)  # a failed install into a new folder leaves no empty folder behind
     return EXIT_FAILED if failed else EXIT_OK

@@ -5,9 +5,11 @@ SGLang writes the block shape as "[128, 128]", vLLM as "[128,128]"; "_down" and 
 SGLang-only. One source of truth in Python; tests/data/moe_vectors.json keeps it identical to the C++ one.
 """
 
+from __future__ import annotations
+
 import os
 import re
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 DIALECTS = ("sglang", "vllm")
 
@@ -24,7 +26,7 @@ _NAME_RE = re.compile(
     r"(?P<down>_down)?\.json$")
 
 
-class NameError_(ValueError):
+class ConfigNameError(ValueError):
     """A file name that is not a server MoE config name."""
 
 
@@ -33,9 +35,9 @@ class ConfigName(object):
 
     __slots__ = ("E", "N", "device_name", "dtype", "block_shape", "per_channel_quant", "down")
 
-    def __init__(self, E, N, device_name, dtype=None, block_shape=None, per_channel_quant=False,
-                 down=False):
-        # type: (int, int, str, Optional[str], Optional[Tuple[int, int]], bool, bool) -> None
+    def __init__(self, E: int, N: int, device_name: str, dtype: Optional[str] = None,
+                 block_shape: Optional[Tuple[int, int]] = None, per_channel_quant: bool = False,
+                 down: bool = False) -> None:
         self.E = int(E)
         self.N = int(N)
         self.device_name = device_name
@@ -60,8 +62,7 @@ class ConfigName(object):
     def __repr__(self):
         return "ConfigName(%r)" % (self._key(),)
 
-    def file_name(self, dialect="sglang"):
-        # type: (str) -> str
+    def file_name(self, dialect: str = "sglang") -> str:
         if dialect not in DIALECTS:
             raise ValueError("unknown dialect %r (sglang or vllm)" % (dialect,))
         s = "E=%d,N=%d,device_name=%s" % (self.E, self.N, self.device_name)
@@ -83,42 +84,63 @@ class ConfigName(object):
                 "per_channel_quant": self.per_channel_quant, "down": self.down}
 
 
-def parse_name(name_or_path):
-    # type: (str) -> ConfigName
-    """Parse a bare file name or a path ending in one (either dialect). Raises NameError_."""
+def parse_name(name_or_path: str) -> ConfigName:
+    """Parse a bare file name or a path ending in one (either dialect). Raises ConfigNameError."""
     base = re.split(r"[/\\]", name_or_path)[-1].strip()
     m = _NAME_RE.match(base)
     if not m:
-        raise NameError_("%r is not a fused-MoE config file name "
-                         "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (base,))
+        raise ConfigNameError("%r is not a fused-MoE config file name "
+                              "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (base,))
     e, n = int(m.group("E")), int(m.group("N"))
     if e <= 0 or n <= 0:
-        raise NameError_("%r: E and N must be positive" % (base,))
+        raise ConfigNameError("%r: E and N must be positive" % (base,))
     bs = None
     if m.group("bn") is not None:
         bs = (int(m.group("bn")), int(m.group("bk")))
         if bs[0] <= 0 or bs[1] <= 0:
-            raise NameError_("%r: block_shape must be positive" % (base,))
+            raise ConfigNameError("%r: block_shape must be positive" % (base,))
     return ConfigName(e, n, m.group("dev"), m.group("dtype"), bs, m.group("pcq") is not None,
                       m.group("down") is not None)
 
 
-def try_parse_name(name_or_path):
-    # type: (str) -> Optional[ConfigName]
+def try_parse_name(name_or_path: str) -> Optional[ConfigName]:
     try:
         return parse_name(name_or_path)
-    except NameError_:
+    except ConfigNameError:
         return None
 
 
-def device_file_name(raw_name):
-    # type: (str) -> str
+def device_file_name(raw_name: str) -> str:
     """The CUDA device name as the servers write it into file names: spaces -> '_'."""
     return (raw_name or "").strip().replace(" ", "_")
 
 
-def dtype_name_part(dtype):
-    # type: (Optional[str]) -> Optional[str]
+def server_config_name(framework: str, E: int, N: int, device_name: str, dtype: Optional[str] = None,
+                       block_shape: Optional[Sequence[int]] = None, per_channel_quant: bool = False,
+                       down: bool = False) -> ConfigName:
+    """The name the server builds for a layer, from the LOGICAL shape (N = per-rank intermediate size,
+    block_shape as the quantisation uses it, [0, group] for group-quantised int4/int8 weights):
+    - bf16/fp16 have no dtype part; vLLM has none for int8_w8a8 either (it shares the plain file);
+    - a block_shape with a 0 (group quantisation) is never in the name;
+    - int4_w4a16: both servers take N from the packed down weight w2 [E, K, N/2]; vLLM doubles it back
+      (file N = N), SGLang does not (file N = N/2);
+    - per_channel_quant and _down exist in SGLang only."""
+    if framework not in DIALECTS:
+        raise ValueError("unknown framework %r (sglang or vllm)" % (framework,))
+    dt = dtype_name_part(dtype)
+    if framework == "vllm" and dt == "int8_w8a8":
+        dt = None
+    bs = tuple(int(x) for x in block_shape) if block_shape and all(block_shape) else None
+    n = int(N)
+    if dtype == "int4_w4a16" and framework == "sglang":
+        if n % 2:
+            raise ValueError("int4_w4a16 packs two weights per byte: N must be even (got %d)" % n)
+        n //= 2
+    sg = framework == "sglang"
+    return ConfigName(E, n, device_name, dt, bs, bool(per_channel_quant) and sg, bool(down) and sg)
+
+
+def dtype_name_part(dtype: Optional[str]) -> Optional[str]:
     """The dtype as it appears in a file name: None for bf16/fp16 (and None)."""
     if dtype in (None, "", "bf16", "fp16", "bfloat16", "float16", "auto"):
         return None
@@ -130,8 +152,7 @@ def dtype_name_part(dtype):
 _VER_RE = re.compile(r"^(?:triton_)?([0-9]+)[._]([0-9]+)(?:[._]([0-9]+))?")
 
 
-def parse_triton_version(s):
-    # type: (str) -> Optional[Tuple[int, int, int]]
+def parse_triton_version(s: str) -> Optional[Tuple[int, int, int]]:
     """'3.6.0', '3.6', '3.6.0+git1234', 'triton_3_6_0' or a path ending in that folder -> (3, 6, 0)."""
     if not s:
         return None
@@ -142,8 +163,7 @@ def parse_triton_version(s):
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
 
 
-def triton_folder(version):
-    # type: (str) -> str
+def triton_folder(version: str) -> str:
     """'3.6.0' -> 'triton_3_6_0' (the installed triton.__version__ with dots turned into underscores)."""
     v = parse_triton_version(version)
     if v is None:
@@ -151,8 +171,7 @@ def triton_folder(version):
     return "triton_%d_%d_%d" % v
 
 
-def triton_version_string(version):
-    # type: (str) -> str
+def triton_version_string(version: str) -> str:
     v = parse_triton_version(version)
     if v is None:
         raise ValueError("not a Triton version: %r" % (version,))

@@ -528,7 +528,7 @@ def nvcc_facts():
     path = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
     if not path:
         return None
-    rc, out, _ = _run([path, "--version"])
+    _rc, out, _ = _run([path, "--version"])
     m = re.search(r"release ([0-9.]+)", out)
     return {"path": path, "version": m.group(1) if m else None}
 
@@ -544,4 +544,15 @@ def probe(python=None):
     return {"host": {"hostname": socket.gethostname(), "os": _os_name(), "kernel": platform.release(),
                      "cpu_count": os.cpu_count(), "mem_total_bytes": _mem_total()},
             "gpus": gpus, "gpu_error": gpu_error, "python": py, "nvcc": nvcc_facts(), "frameworks": fws,
-            "servers": server_processes()}
+            "servers": server_processes(), "tunable": _tunable(py)}
+
+
+def _tunable(py):
+    """Which quantisation variants each backend can tune (spec.TUNABLE), and whether that backend's
+    GPU stack is present for the inspected interpreter."""
+    from .spec import capability_table
+    gpu_stack = bool(py.get("torch") and py.get("triton"))
+    rows = capability_table()
+    for r in rows:
+        r["usable_here"] = [b for b in r["backends"] if b == "synthetic" or gpu_stack]
+    return rows

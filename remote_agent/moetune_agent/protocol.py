@@ -1,12 +1,36 @@
 """The stdout side of the protocol (PROTOCOL.md): one JSON object per line, hello first, done last."""
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import time
 
 PROTOCOL_VERSION = 1
-AGENT_VERSION = "0.1.0"
+
+
+def _agent_version() -> str:
+    """One source: CMake's project(... VERSION x.y.z). build_pyz.py writes it into the archive as
+    moetune_agent/_version.py; a checkout reads the root CMakeLists.txt."""
+    try:
+        from ._version import VERSION  # type: ignore[import]  # generated into the .pyz only
+        return VERSION
+    except ImportError:
+        pass
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+            m = re.search(r"project\(\s*moetune\s+VERSION\s+([0-9][0-9.]*)", f.read())
+        if m:
+            return m.group(1)
+    except OSError:
+        pass
+    return "0.0.0"
+
+
+AGENT_VERSION = _agent_version()
 
 # Exit statuses (PROTOCOL.md section 1).
 EXIT_OK = 0
@@ -15,8 +39,7 @@ EXIT_USAGE = 2
 EXIT_RUN_FAILED = 3
 
 
-def dumps(obj):
-    # type: (dict) -> str
+def dumps(obj: dict) -> str:
     """One protocol line: compact, ASCII-safe, never containing a raw newline."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False, sort_keys=False)
 
@@ -41,10 +64,15 @@ def capabilities():
 
 
 def _kernels_packaged():
+    return module_available("moetune_agent.kernels")
+
+
+def module_available(name: str) -> bool:
+    """Whether `name` can be imported, without importing it (the parent package is imported)."""
+    import importlib.util
     try:
-        import pkgutil
-        return pkgutil.find_loader("moetune_agent.kernels") is not None
-    except Exception:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
         return False
 
 
@@ -55,13 +83,11 @@ class Emitter(object):
         self.stream = stream if stream is not None else sys.stdout
         self.done_sent = False
 
-    def emit(self, obj):
-        # type: (dict) -> None
+    def emit(self, obj: dict) -> None:
         self.stream.write(dumps(obj) + "\n")
         self.stream.flush()
 
-    def emit_line(self, line):
-        # type: (str) -> None
+    def emit_line(self, line: str) -> None:
         """An already-serialised event (attach copies events.jsonl lines verbatim)."""
         self.stream.write(line.rstrip("\n") + "\n")
         self.stream.flush()

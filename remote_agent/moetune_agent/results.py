@@ -67,14 +67,14 @@ def share_block_m(winners, measured, batch_sizes):
 
 def file_names(spec, device_name):
     # type: (Dict[str, Any], str) -> Dict[str, str]
-    dt = naming.dtype_name_part(spec.get("dtype"))
-    bs = tuple(spec["block_shape"]) if spec.get("block_shape") else None
-    up = naming.ConfigName(spec["E"], spec["N"], device_name, dt, bs, spec.get("per_channel_quant", False))
-    names = {"sglang": up.file_name("sglang"), "vllm": up.file_name("vllm")}
+    # Each server's own naming rules for the logical shape (naming.server_config_name).
+    def name(fw, down=False):
+        return naming.server_config_name(fw, spec["E"], spec["N"], device_name, spec.get("dtype"),
+                                         spec.get("block_shape"), spec.get("per_channel_quant", False),
+                                         down).file_name(fw)
+    names = {"sglang": name("sglang"), "vllm": name("vllm")}
     if spec["ops"] == "up+down":
-        down = naming.ConfigName(spec["E"], spec["N"], device_name, dt, bs, spec.get("per_channel_quant", False),
-                                 True)
-        names["sglang_down"] = down.file_name("sglang")
+        names["sglang_down"] = name("sglang", True)
     return names
 
 

@@ -157,13 +157,13 @@ class Scheduler(object):
                                        initargs=(self.desc, self.cache_dir))
 
     def close(self):
-        for g, (p, q, r) in list(self.workers.items()):
+        for _g, (p, q, r) in list(self.workers.items()):
             try:
                 q.put(None)
             except Exception:
                 pass
         deadline = time.time() + 5
-        for g, (p, q, r) in list(self.workers.items()):
+        for _g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
             if p.is_alive():
                 p.terminate()

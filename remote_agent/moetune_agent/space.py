@@ -9,11 +9,17 @@ x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down 
    ``SMEM_RULE`` after checking it against the real kernel on a GPU.
 2. Block-quant divisibility (a hard limit of the server's kernel), in each server's own direction:
    SGLang keeps block_k % BK == 0; vLLM keeps BK % block_k == 0 and BN % block_n == 0.
+   Per dtype, as the servers' tuners do: fp8_w8a8 per-tensor / per-channel, int8_w8a8 per-channel and
+   int8_w8a16 search the same 1920 (2560) configs with no divisibility rule (only element sizes change
+   the shared-memory bound); int4_w4a16 has no server tuner (SGLang's and vLLM's tune fp8/int8 only):
+   moetune searches the same space for the wna16 kernel, where the group size constrains no tile.
 3. What cannot win: tokens per expert at batch size M is about t = M * topk / E. A BLOCK_SIZE_M above
    the expert's row count only multiplies padding (the weights are streamed once per M tile either
    way), so we keep BM <= cap(M) = the smallest power of two >= max(16, factor * t) with factor 2
    (default), which leaves room for routing imbalance (busy experts get ~2x the mean).
 """
+
+from __future__ import annotations
 
 import itertools
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -38,13 +44,11 @@ _ELEM_BYTES = {
 }
 
 
-def element_bytes(dtype):
-    # type: (Optional[str]) -> Tuple[int, int]
+def element_bytes(dtype: Optional[str]) -> Tuple[int, int]:
     return _ELEM_BYTES.get(dtype, (2, 2))
 
 
-def default_smem_rule(cfg, dtype):
-    # type: (KernelConfig, Optional[str]) -> int
+def default_smem_rule(cfg: KernelConfig, dtype: Optional[str]) -> int:
     """Shared memory a config's software pipeline needs, in bytes (see the module comment, rule 1)."""
     a, w = element_bytes(dtype)
     buffers = cfg.num_stages - (1 if cfg.BLOCK_SIZE_M < 64 else 0)
@@ -52,18 +56,17 @@ def default_smem_rule(cfg, dtype):
 
 
 # Replaceable: the kernels engineer can assign a rule checked against the real kernel.
-SMEM_RULE = default_smem_rule  # type: Callable[[KernelConfig, Optional[str]], int]
+SMEM_RULE: Callable[[KernelConfig, Optional[str]], int] = default_smem_rule
 
 
-def smem_bytes(cfg, dtype):
-    # type: (KernelConfig, Optional[str]) -> int
+def smem_bytes(cfg: KernelConfig, dtype: Optional[str]) -> int:
     return SMEM_RULE(cfg, dtype)
 
 
-def block_quant_ok(cfg, block_shape, framework):
-    # type: (KernelConfig, Optional[Sequence[int]], str) -> bool
-    """Rule 2: block-quant divisibility in the server's own direction."""
-    if not block_shape:
+def block_quant_ok(cfg: KernelConfig, block_shape: Optional[Sequence[int]], framework: str) -> bool:
+    """Rule 2: block-quant divisibility in the server's own direction. Group quantisation ([0, group],
+    int4_w4a16 / int8_w8a16) constrains no tile: the wna16 kernel loads a scale per weight element."""
+    if not block_shape or not all(block_shape):
         return True
     block_n, block_k = int(block_shape[0]), int(block_shape[1])
     if framework == "vllm":
@@ -71,13 +74,11 @@ def block_quant_ok(cfg, block_shape, framework):
     return block_k % cfg.BLOCK_SIZE_K == 0
 
 
-def tokens_per_expert(shape, m):
-    # type: (Shape, int) -> float
+def tokens_per_expert(shape: Shape, m: int) -> float:
     return float(m) * shape.topk / shape.E
 
 
-def block_m_cap(shape, m, factor=2.0):
-    # type: (Shape, int, float) -> int
+def block_m_cap(shape: Shape, m: int, factor: float = 2.0) -> int:
     """Rule 3: the largest BLOCK_SIZE_M worth trying at batch size m."""
     need = max(16.0, factor * tokens_per_expert(shape, m))
     cap = 16
@@ -86,8 +87,7 @@ def block_m_cap(shape, m, factor=2.0):
     return cap
 
 
-def reference_configs(separate=False, options=None):
-    # type: (bool, Optional[dict]) -> List[KernelConfig]
+def reference_configs(separate: bool = False, options: Optional[dict] = None) -> List[KernelConfig]:
     """The reference tuners' space (1920, or 2560 with separate=True), or the axes given in options."""
     options = options or {}
     axes = [options.get("BLOCK_SIZE_M", REF_BLOCK_M), options.get("BLOCK_SIZE_N", REF_BLOCK_N),
@@ -109,8 +109,8 @@ class PruneStats(object):
                 "kept_hard": self.kept_hard}
 
 
-def hard_filter(configs, shape, framework, smem_limit, stats=None):
-    # type: (Sequence[KernelConfig], Shape, str, int, Optional[PruneStats]) -> List[KernelConfig]
+def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, smem_limit: int,
+                stats: Optional[PruneStats] = None) -> List[KernelConfig]:
     """Rules 1 and 2: configs that can run at all."""
     out = []
     for c in configs:
@@ -130,9 +130,9 @@ def hard_filter(configs, shape, framework, smem_limit, stats=None):
     return out
 
 
-def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_SMEM_LIMIT, options=None,
-                stats=None):
-    # type: (Shape, Sequence[int], Sequence[str], str, int, Optional[dict], Optional[PruneStats]) -> Dict[Tuple[str, int], List[KernelConfig]]
+def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], framework: str = "sglang",
+                smem_limit: int = HOPPER_SMEM_LIMIT, options: Optional[dict] = None,
+                stats: Optional[PruneStats] = None) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """(op, m) -> candidate configs: the Strategy's space.
 
     options (the spec's "space" object) may restrict any axis (lists of ints), set "prune_m": false to
@@ -145,7 +145,7 @@ def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_S
     hard = hard_filter(reference_configs(separate, options), shape, framework, smem_limit, stats)
     prune_m = options.get("prune_m", True)
     factor = float(options.get("prune_m_factor", 2.0))
-    space = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    space: Dict[Tuple[str, int], List[KernelConfig]] = {}
     for op in ops:
         for m in batch_sizes:
             if prune_m:
@@ -157,8 +157,7 @@ def build_space(shape, batch_sizes, ops, framework="sglang", smem_limit=HOPPER_S
     return space
 
 
-def server_default_config(shape, m, framework="sglang", op="up"):
-    # type: (Shape, int, str, str) -> KernelConfig
+def server_default_config(shape: Shape, m: int, framework: str = "sglang", op: str = "up") -> KernelConfig:
     """The config the server uses when no tuned file exists (FORMATS.md 3): num_warps/num_stages are
     Triton's launch defaults (4 warps, 3 stages on CUDA)."""
     if shape.block_shape and shape.dtype == "fp8_w8a8":

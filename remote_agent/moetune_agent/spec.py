@@ -1,7 +1,15 @@
-"""The tune spec (PROTOCOL.md section 6): validation with errors a person can act on, and defaults."""
+"""The tune spec (PROTOCOL.md section 6): validation with errors a person can act on, and defaults.
+
+Everything wrong with a spec is found here, before a run exists, with a sentence naming the field:
+also what json.loads lets through (NaN / Infinity, duplicate keys, nesting deep enough to exhaust the
+recursion limit) and device names that would break a config file name.
+"""
+
+from __future__ import annotations
 
 import json
-from typing import Any, Dict, Tuple
+import math
+from typing import Any, Dict, List, Optional, Tuple
 
 from .backends.base import Shape, batch_sizes_default
 
@@ -14,19 +22,48 @@ KEYS = ("framework", "E", "N", "K", "topk", "dtype", "block_shape", "per_channel
         "space", "strategy", "gpus", "time_budget_s", "backend", "python", "routing_file", "device_name")
 
 
+# The quantisation variants a spec can name, and which backend's kernel implements each one with the
+# server's config semantics (kernels/fused_moe.py, kernels/fused_moe_quant.py; the server backend runs
+# the server's own fused_experts). The synthetic backend models every variant (simulated numbers only).
+VARIANTS = (
+    ("bf16", "bf16 / fp16 (no quantisation)"),
+    ("float32", "float32"),
+    ("fp8_w8a8", "fp8_w8a8 per-tensor (one scale per expert weight, one dynamic activation scale)"),
+    ("fp8_w8a8:block", "fp8_w8a8 block-wise (block_shape [n, k] weight scales, per-token-group activations)"),
+    ("fp8_w8a8:channel", "fp8_w8a8 per-channel (per_channel_quant: per-output-channel weight scales, "
+                         "per-token activation scales)"),
+    ("int8_w8a8:channel", "int8_w8a8 per-token activation / per-channel weight scales"),
+    ("int8_w8a8", "int8_w8a8 per-tensor"),
+    ("int8_w8a8:block", "int8_w8a8 block-wise"),
+    ("int8_w8a16", "int8_w8a16 per-channel weight scales (the servers' main fused-MoE kernel)"),
+    ("int8_w8a16:group", "int8_w8a16 group-quantised (block_shape [0, group]: the servers' wna16 kernel)"),
+    ("int4_w4a16:group", "int4_w4a16 group-quantised, two weights per byte (block_shape [0, group]: the "
+                         "servers' wna16 kernel)"),
+)
+TUNABLE = {
+    "triton": ("bf16", "fp8_w8a8", "fp8_w8a8:block", "fp8_w8a8:channel", "int8_w8a8:channel", "int8_w8a16",
+               "int4_w4a16:group"),
+    "server": ("bf16", "fp8_w8a8", "fp8_w8a8:block"),
+    "synthetic": tuple(v for v, _ in VARIANTS),
+}
+GROUP_SIZES = (32, 64, 128, 256)
+
+MAX_DEPTH = 8  # a valid spec nests 3 deep ({"space": {"BLOCK_SIZE_M": [..]}})
+
+
 class SpecError(ValueError):
     """A spec that cannot run; key is the offending key (or None)."""
 
-    def __init__(self, message, key=None):
+    def __init__(self, message: str, key: Optional[str] = None):
         super().__init__(message)
         self.key = key
 
 
-def _is_int(v):
+def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _pos_int(d, key):
+def _pos_int(d: Dict[str, Any], key: str) -> int:
     v = d.get(key)
     if v is None:
         raise SpecError("spec: key %r is required (an integer > 0)" % key, key)
@@ -35,7 +72,7 @@ def _pos_int(d, key):
     return v
 
 
-def _int_list(v, key, positive=True):
+def _int_list(v: Any, key: str, positive: bool = True) -> List[int]:
     if not isinstance(v, list) or not v:
         raise SpecError("spec: %r must be a non-empty list of integers (got %s)" % (key, json.dumps(v)), key)
     for x in v:
@@ -44,15 +81,110 @@ def _int_list(v, key, positive=True):
     return list(v)
 
 
-def normalise(raw):
-    # type: (Any) -> Dict[str, Any]
+def _finite_number(v: Any) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def check_device_name(v: str) -> None:
+    """A device name goes into a config file name between ',' separators (FORMATS.md 2)."""
+    bad = [c for c in ("/", ",", "\\") if c in v]
+    if bad:
+        raise SpecError("spec: 'device_name' cannot contain %r: it becomes part of the config file name "
+                        "E=..,N=..,device_name=<name>.json (got %s)" % (bad[0], json.dumps(v)), "device_name")
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        raise SpecError("spec: 'device_name' cannot contain control characters (got %s)" % json.dumps(v),
+                        "device_name")
+    if v.endswith("_down"):
+        raise SpecError("spec: 'device_name' cannot end in \"_down\": the file name would read as a down-projection "
+                        "file (got %s)" % json.dumps(v), "device_name")
+    if len(v) > 200:
+        raise SpecError("spec: 'device_name' is longer than 200 characters", "device_name")
+
+
+def variant_of(dtype: Optional[str], block_shape: Optional[List[int]], per_channel_quant: bool) -> str:
+    """The VARIANTS key of a (normalised) spec's quantisation."""
+    if dtype in (None, "bf16", "fp16"):
+        return "bf16"
+    if block_shape and not block_shape[0]:
+        return dtype + ":group"
+    if block_shape:
+        return dtype + ":block"
+    if per_channel_quant:
+        return dtype + ":channel"
+    return dtype
+
+
+def variant_text(variant: str) -> str:
+    return dict(VARIANTS).get(variant, variant)
+
+
+def backends_for(variant: str) -> List[str]:
+    return [b for b in ("server", "triton", "synthetic") if variant in TUNABLE[b]]
+
+
+def capability_table() -> List[Dict[str, Any]]:
+    """What probe reports: every variant and the backends that can tune it (empty: none can)."""
+    return [{"variant": v, "description": text, "backends": backends_for(v)} for v, text in VARIANTS]
+
+
+def _check_quant(d: Dict[str, Any]) -> None:
+    """dtype, block_shape and per_channel_quant together: a combination some server runs, and one a
+    backend here can tune; the backend "auto" becomes "triton" when only our own kernel can."""
+    dt, bs, pcq = d["dtype"], d["block_shape"], d["per_channel_quant"]
+    if dt == "int4_w4a16" and bs is None:
+        bs = d["block_shape"] = [0, 128]  # GPTQ/AWQ's usual group size; the servers require one
+    if bs is not None and bs[0] == 0:
+        if dt not in ("int4_w4a16", "int8_w8a16"):
+            raise SpecError("spec: 'block_shape' [0, group] (group-quantised weights) applies to int4_w4a16 and "
+                            "int8_w8a16 only (dtype is %s)" % json.dumps(dt), "block_shape")
+        g = bs[1]
+        if g not in GROUP_SIZES:
+            raise SpecError("spec: 'block_shape' [0, %d]: the group size must be one of %s"
+                            % (g, ", ".join(map(str, GROUP_SIZES))), "block_shape")
+        for k in ("K", "N"):
+            if d[k] % g:
+                raise SpecError("spec: %r (%d) must be a multiple of the quantisation group size %d (block_shape "
+                                "[0, %d]): each group scales %d consecutive weights" % (k, d[k], g, g, g), k)
+    elif dt in ("int4_w4a16",):
+        raise SpecError("spec: int4_w4a16 weights are group-quantised: 'block_shape' must be [0, group] "
+                        "(got %s)" % json.dumps(bs), "block_shape")
+    elif bs is not None and dt not in ("fp8_w8a8", "int8_w8a8"):
+        raise SpecError("spec: 'block_shape' [n, k] (block-wise scales) applies to fp8_w8a8 and int8_w8a8 only "
+                        "(dtype is %s)" % json.dumps(dt), "block_shape")
+    if pcq:
+        if dt not in ("fp8_w8a8", "int8_w8a8"):
+            raise SpecError("spec: 'per_channel_quant' applies to fp8_w8a8 and int8_w8a8 only (dtype is %s)"
+                            % json.dumps(dt), "per_channel_quant")
+        if bs is not None:
+            raise SpecError("spec: 'per_channel_quant' and a block_shape exclude each other: the scales are "
+                            "either per channel or per block", "per_channel_quant")
+    if dt == "int8_w8a8" and d["framework"] == "vllm" and bs is None:
+        # vLLM's int8 W8A8 MoE is per-token / per-channel, and its file names carry no such flag.
+        d["per_channel_quant"] = pcq = True
+    v = variant_of(dt, bs, pcq)
+    be = d["backend"]
+    can = backends_for(v)
+    gpu = [b for b in can if b != "synthetic"]
+    if be == "auto":
+        if not gpu:
+            raise SpecError("spec: no backend here can tune %s; only \"backend\": \"synthetic\" (simulated "
+                            "numbers) accepts it" % variant_text(v), "dtype")
+        if "server" not in gpu:
+            d["backend"] = "triton"  # the server backend cannot run it: moetune's own kernel can
+    elif be not in can:
+        raise SpecError("spec: the %s backend cannot tune %s; %s" % (
+            be, variant_text(v), ("backends that can: %s" % ", ".join(gpu)) if gpu else
+            "no GPU backend here can (only \"synthetic\", simulated)"), "backend")
+
+
+def normalise(raw: Any) -> Dict[str, Any]:
     """Validate raw (parsed JSON) and return the spec with every default filled in."""
     if not isinstance(raw, dict):
         raise SpecError("spec: the spec must be a JSON object, got %s" % type(raw).__name__)
     unknown = sorted(k for k in raw if k not in KEYS)
     if unknown:
         raise SpecError("spec: unknown key %r (known keys: %s)" % (unknown[0], ", ".join(KEYS)), unknown[0])
-    d = {}  # type: Dict[str, Any]
+    d: Dict[str, Any] = {}
     fw = raw.get("framework")
     if fw not in ("sglang", "vllm"):
         raise SpecError("spec: 'framework' must be \"sglang\" or \"vllm\" (got %s)" % json.dumps(fw), "framework")
@@ -68,9 +200,10 @@ def normalise(raw):
     d["dtype"] = None if dt in ("bf16",) else dt
     bs = raw.get("block_shape")
     if bs is not None:
-        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x > 0 for x in bs):
-            raise SpecError("spec: 'block_shape' must be null or [n, k] with positive integers (got %s)"
-                            % json.dumps(bs), "block_shape")
+        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x >= 0 for x in bs) or \
+                bs[1] == 0:
+            raise SpecError("spec: 'block_shape' must be null, [n, k] with positive integers, or [0, group] for "
+                            "group-quantised weights (got %s)" % json.dumps(bs), "block_shape")
         bs = list(bs)
     d["block_shape"] = bs
     pcq = raw.get("per_channel_quant", False)
@@ -91,7 +224,7 @@ def normalise(raw):
         sp = {}
     if not isinstance(sp, dict):
         raise SpecError("spec: 'space' must be an object", "space")
-    space = {}  # type: Dict[str, Any]
+    space: Dict[str, Any] = {}
     for k, v in sp.items():
         if k in SPACE_INT_LISTS:
             space[k] = _int_list(v, "space." + k)
@@ -100,7 +233,7 @@ def normalise(raw):
                 raise SpecError("spec: 'space.prune_m' must be true or false", "space.prune_m")
             space[k] = v
         elif k == "prune_m_factor":
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+            if not _finite_number(v) or v <= 0:
                 raise SpecError("spec: 'space.prune_m_factor' must be a number > 0", "space.prune_m_factor")
             space[k] = v
         elif k == "smem_limit":
@@ -122,7 +255,7 @@ def normalise(raw):
                             % json.dumps(g), "gpus")
     d["gpus"] = g
     tb = raw.get("time_budget_s")
-    if tb is not None and (isinstance(tb, bool) or not isinstance(tb, (int, float)) or tb <= 0):
+    if tb is not None and (not _finite_number(tb) or tb <= 0):
         raise SpecError("spec: 'time_budget_s' must be null or a number of seconds > 0 (got %s)"
                         % json.dumps(tb), "time_budget_s")
     d["time_budget_s"] = tb
@@ -135,12 +268,14 @@ def normalise(raw):
         v = raw.get(k)
         if v is not None and (not isinstance(v, str) or (k != "device_name" and not v)):
             raise SpecError("spec: %r must be null or a string" % k, k)
+        if k == "device_name" and v is not None:
+            check_device_name(v)
         d[k] = v
+    _check_quant(d)
     return d
 
 
-def check_routing_file(spec):
-    # type: (Dict[str, Any]) -> None
+def check_routing_file(spec: Dict[str, Any]) -> None:
     """A recorded routing file must be a JSON list of per-token lists of topk expert ids in [0, E)."""
     path = spec.get("routing_file")
     if not path:
@@ -160,39 +295,118 @@ def check_routing_file(spec):
                             % (i, spec["topk"], spec["E"], json.dumps(row)[:80]), "routing_file")
 
 
-def load(path):
-    # type: (str) -> Dict[str, Any]
+def _nesting(text: str) -> Tuple[int, Optional[str]]:
+    """(deepest nesting of [ / {, the top-level key under which it occurs) of JSON text, without
+    parsing it (json.loads would exhaust the recursion limit first)."""
+    depth = deepest = 0
+    key: Optional[str] = None
+    deepest_key: Optional[str] = None
+    i, n = 0, len(text)
+    last_str: Optional[str] = None
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            last_str = text[i + 1:j]
+            i = j + 1
+            continue
+        if c == ":" and depth == 1:
+            key = last_str
+        elif c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, deepest_key = depth, key
+            if depth > MAX_DEPTH:
+                return depth, deepest_key
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    return deepest, deepest_key
+
+
+def _no_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    seen: Dict[str, Any] = {}
+    for k, v in pairs:
+        if k in seen:
+            raise SpecError("spec: key %r appears twice; which value was meant is unclear" % k, k)
+        seen[k] = v
+    return seen
+
+
+class _Constant(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise _Constant(name)
+
+
+def parse(text: str, where: str = "spec") -> Any:
+    """Strict JSON for specs: no NaN / Infinity, no duplicate keys, nesting at most MAX_DEPTH."""
+    deep, key = _nesting(text)
+    if deep > MAX_DEPTH:
+        raise SpecError("spec: %s nests deeper than %d levels%s; a spec is at most 3 deep"
+                        % (where, MAX_DEPTH, " under key %r" % key if key else ""), key)
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except SpecError:
+        raise
+    except _Constant as e:
+        key = _constant_key(text)
+        raise SpecError("spec: %s is %s, not a number a spec can use (budgets and factors must be finite)"
+                        % ("%r" % key if key else "a value", e.args[0]), key)
+    except (ValueError, RecursionError) as e:
+        raise SpecError("%s is not valid JSON: %s" % (where, e))
+
+
+def _constant_key(text: str) -> Optional[str]:
+    """The top-level key whose value holds NaN / Infinity (for the error's detail)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+    def bad(v: Any) -> bool:
+        if isinstance(v, float):
+            return not math.isfinite(v)
+        if isinstance(v, dict):
+            return any(bad(x) for x in v.values())
+        if isinstance(v, list):
+            return any(bad(x) for x in v)
+        return False
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if bad(v):
+                return k
+    return None
+
+
+def load(path: str) -> Dict[str, Any]:
     """Read and validate a spec file. Raises SpecError (unreadable / not JSON / invalid)."""
     try:
         with open(path, "r", encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError("cannot read spec %s: %s" % (path, e))
-    try:
-        raw = json.loads(text)
-    except ValueError as e:
-        raise SpecError("spec %s is not valid JSON: %s" % (path, e))
-    return normalise(raw)
+    return normalise(parse(text, "spec %s" % path))
 
 
-def shape_of(spec):
-    # type: (Dict[str, Any]) -> Shape
+def shape_of(spec: Dict[str, Any]) -> Shape:
     bs = spec.get("block_shape")
     return Shape(spec["E"], spec["N"], spec["K"], spec["topk"], spec.get("dtype") or "bf16",
                  tuple(bs) if bs else None, bool(spec.get("per_channel_quant")))
 
 
-def strategy_ops(spec):
-    # type: (Dict[str, Any]) -> Tuple[str, ...]
+def strategy_ops(spec: Dict[str, Any]) -> Tuple[str, ...]:
     return ("up", "down") if spec["ops"] == "up+down" else ("both",)
 
 
-def shape_dict(spec):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def shape_dict(spec: Dict[str, Any]) -> Dict[str, Any]:
     return {k: spec[k] for k in ("E", "N", "K", "topk", "dtype", "block_shape", "per_channel_quant")}
 
 
-def spec_hash(spec):
-    # type: (Dict[str, Any]) -> str
+def spec_hash(spec: Dict[str, Any]) -> str:
     import hashlib
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()

@@ -25,7 +25,7 @@ class Detached(RunCase):
         return st["run_id"], st["run_dir"], st["pid"]
 
     def test_survives_parent_and_attach_follows(self):
-        run_id, run_dir, pid = self.start(small_spec())
+        run_id, _run_dir, pid = self.start(small_spec())
         # The tune command has exited; the run lives on in its own session, not our child.
         self.assertTrue(agenttest.os.path.exists("/proc/%d" % pid))
         with open("/proc/%d/stat" % pid) as f:
@@ -50,7 +50,7 @@ class Detached(RunCase):
 
     def test_same_spec_while_running_is_refused(self):
         spec = small_spec()
-        run_id, run_dir, pid = self.start(spec, delay_ms=50)
+        run_id, _run_dir, _pid = self.start(spec, delay_ms=50)
         r = self.run_agent("tune", self.write_spec(spec, "same.json"))
         self.assertEqual(r.rc, 1)
         self.assertEqual(r.one("error")["code"], "run_active")
@@ -160,7 +160,37 @@ class Detached(RunCase):
         r = self.run_agent("runs")
         self.assertEqual(r.rc, 0)
         run = r.one("run")
-        self.assertEqual((run["run_id"], run["state"], run["spec"]), ("20260101-000000-abcdef", "dead", {}))
+        self.assertEqual((run["run_id"], run["state"], run["spec"]), ("20260101-000000-abcdef", "damaged", {}))
+        self.assertIn("spec.json is not JSON", run["damaged"])
+
+    def test_runs_survives_every_kind_of_damaged_folder(self):
+        r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
+        good = r.one("run_started")["run_id"]
+        runs = os.path.join(self.home, "runs")
+        damage = {"20260101-000001-aaaaaa": ("spec.json", "[1, 2]", "not a JSON object"),
+                  "20260101-000002-bbbbbb": ("spec.json", None, "no spec.json"),
+                  "20260101-000003-cccccc": ("journal.jsonl", None, "journal.jsonl")}
+        for rid, (name, text, _) in damage.items():
+            d = os.path.join(runs, rid)
+            os.makedirs(d)
+            if rid.endswith("cccccc"):
+                with open(os.path.join(d, "spec.json"), "w") as f:
+                    json.dump(agenttest.small_spec(), f)
+            if text is None:
+                os.makedirs(os.path.join(d, name))     # a folder where a file belongs
+            else:
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+        r = self.run_agent("runs")
+        self.assertEqual(r.rc, 0, r.lines)
+        by_id = {e["run_id"]: e for e in r.of("run")}
+        self.assertEqual(set(by_id), set(damage) | {good})
+        self.assertEqual(by_id[good]["state"], "finished")
+        self.assertTrue(by_id[good]["simulated"])
+        for rid, (_, _, words) in damage.items():
+            with self.subTest(run=rid):
+                self.assertEqual(by_id[rid]["state"], "damaged")
+                self.assertIn(words, by_id[rid]["damaged"])
 
     def test_attach_unknown_run(self):
         r = self.run_agent("attach", "20990101-000000-abcdef")

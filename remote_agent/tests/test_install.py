@@ -4,8 +4,11 @@ packages; the agent inspects it through the same child-interpreter probe it uses
 
 import json
 import os
+import resource
 import signal
+import stat
 import subprocess
+import time
 import unittest
 
 import agenttest
@@ -189,6 +192,172 @@ class Sglang(InstallCase):
         self.assertEqual(r.rc, 1)
         self.assertEqual(r.one("error")["code"], "permission_denied")
         self.assertIn("never uses root", r.one("error")["message"])
+
+
+class Hardening(InstallCase):
+    """Issue 10: a shared config folder with planted links, racing installs, failing disks, a synthetic run
+    that names a real GPU. Each of these broke before the fix."""
+
+    def setUp(self):
+        super().setUp()
+        self.shared = os.path.join(self.tmp, "shared", "triton_3_6_0")  # a folder others can write to
+        os.makedirs(self.shared)
+        self.target = os.path.join(self.shared, NAME)
+        self.victim = os.path.join(self.tmp, "victim.txt")
+        with open(self.victim, "w") as f:
+            f.write("precious\n")
+
+    def install(self, *extra, **kw):
+        return self.run_agent("install-config", self.result_file(kw.pop("bn", 64)), "--framework", "sglang",
+                              "--root", self.shared, *extra, **kw)
+
+    def victim_text(self):
+        with open(self.victim) as f:
+            return f.read()
+
+    def test_planted_temp_and_backup_links_redirect_nothing(self):
+        # An attacker who can write the folder plants links at every name a predictable writer would use:
+        # the temporary names of the next few thousand pids and the backup names of the next seconds.
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            last = int(f.read())
+        for pid in range(last + 1, last + 3000):
+            os.symlink(self.victim, os.path.join(self.shared, ".%s.moetune-tmp-%d" % (NAME, pid)))
+        r = self.install()
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(self.victim_text(), "precious\n")          # the other file is not overwritten
+        st = os.lstat(self.target)
+        self.assertTrue(stat.S_ISREG(st.st_mode), "the installed name must be a regular file")
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+        now = time.time()
+        for dt in range(0, 8):
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now + dt))
+            os.symlink(self.victim, "%s.bak-%s" % (self.target, stamp))
+        r = self.install("--replace", bn=128)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(self.victim_text(), "precious\n")
+        backup = r.one("installed")["backup"]
+        self.assertTrue(stat.S_ISREG(os.lstat(backup).st_mode))
+        with open(backup) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+        self.assertTrue(stat.S_ISREG(os.lstat(self.target).st_mode))
+
+    def test_symlink_target_refused_unless_named(self):
+        real = os.path.join(self.tmp, "elsewhere", NAME)
+        os.makedirs(os.path.dirname(real))
+        with open(real, "w") as f:
+            f.write(self.expected_text(64))
+        os.symlink(real, self.target)
+        for extra in ((), ("--replace",)):
+            with self.subTest(extra=extra):
+                r = self.install(*extra, bn=128)
+                self.assertEqual(r.rc, 1, r.lines)
+                e = r.one("error")
+                self.assertEqual(e["code"], "symlink_target")
+                self.assertIn("--through-symlink", e["message"])
+                self.assertTrue(os.path.islink(self.target))
+                with open(real) as f:
+                    self.assertEqual(f.read(), self.expected_text(64))
+        d = self.install("--dry-run", bn=128).one("diff")
+        self.assertEqual((d["refused"], d["symlink"]), ("symlink_target", True))
+        r = self.install("--replace", "--through-symlink", bn=128)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(r.one("installed")["target"], real)
+        self.assertTrue(os.path.islink(self.target))                 # the user's link stays
+        with open(real) as f:
+            self.assertEqual(f.read(), self.expected_text(128))
+        self.assertTrue(stat.S_ISREG(os.lstat(real).st_mode))
+
+    def test_two_concurrent_installs_without_replace(self):
+        # Both pass the "does it exist?" look before either has written (the pause holds each one
+        # half-way through its temporary file): only one may put its file in place.
+        env = dict(self.env, MOETUNE_TEST_INSTALL_PAUSE_S="1.5")
+        procs = [subprocess.Popen(self.cmd() + ["install-config", self.result_file(bn), "--framework", "sglang",
+                                                "--root", self.shared], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) for bn in (64, 128)]
+        res = []
+        for p in procs:
+            out, err = p.communicate(timeout=60)
+            res.append(self.parse(p.returncode, out.decode(), err.decode()))
+        rcs = sorted(r.rc for r in res)
+        self.assertEqual(rcs, [0, 1], [r.lines for r in res])
+        loser = [r for r in res if r.rc == 1][0]
+        winner = res.index([r for r in res if r.rc == 0][0])
+        self.assertEqual(loser.one("error")["code"], "exists")
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text((64, 128)[winner]))
+        self.assertEqual(sorted(os.listdir(self.shared)), [NAME])   # no temporaries, no backups
+
+    def run_limited(self, fsize, *args):
+        """The agent with RLIMIT_FSIZE: every write past fsize bytes fails (EFBIG), like a full disk."""
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        p = subprocess.run(self.cmd() + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+                           preexec_fn=limit, timeout=60)
+        return self.parse(p.returncode, p.stdout.decode(), p.stderr.decode())
+
+    def test_failed_backup_leaves_no_empty_file(self):
+        self.assertEqual(self.install().rc, 0)
+        r = self.run_limited(100, "install-config", self.result_file(128), "--framework", "sglang", "--root",
+                             self.shared, "--replace")
+        self.assertEqual(r.rc, 1, r.lines)
+        self.assertEqual(r.one("error")["code"], "io")
+        self.assertEqual(sorted(os.listdir(self.shared)), [NAME])   # no 0-byte backup, no temporary
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text(64))
+
+    def test_failed_install_into_a_new_folder_leaves_no_folder(self):
+        top = os.path.join(self.tmp, "brand new")
+        r = self.run_limited(100, "install-config", self.result_file(64), "--framework", "sglang", "--root",
+                             os.path.join(top, "configs", "triton_3_6_0"))
+        self.assertEqual(r.rc, 1, r.lines)
+        self.assertEqual(r.one("error")["code"], "io")
+        self.assertFalse(os.path.exists(top), "the folders created for the failed install are still there")
+
+    def test_backups_are_pruned(self):
+        self.assertEqual(self.install().rc, 0)
+        for i, bn in enumerate((128, 256, 32, 64, 128, 256)):
+            r = self.install("--replace", "--keep-backups", "3", bn=bn)
+            self.assertEqual(r.rc, 0, r.lines)
+            ev = r.one("installed")
+            self.assertEqual(ev["keep_backups"], 3)
+            self.assertEqual(ev["backups_kept"], min(i + 1, 3))
+            self.assertEqual(len(ev["backups_pruned"]), 1 if i >= 3 else 0)
+        baks = sorted((n for n in os.listdir(self.shared) if ".bak-" in n),
+                      key=lambda n: os.stat(os.path.join(self.shared, n)).st_mtime_ns)
+        self.assertEqual(len(baks), 3)
+        texts = []
+        for n in baks:
+            with open(os.path.join(self.shared, n)) as f:
+                texts.append(f.read())
+        # The newest three replaced versions remain: 32, 64, 128 (installed before the last three replaces).
+        self.assertEqual(sorted(texts), sorted(self.expected_text(bn) for bn in (32, 64, 128)))
+
+    def test_synthetic_run_naming_a_real_gpu_is_refused(self):
+        spec = agenttest.small_spec(batch_sizes=[1, 64], device_name="NVIDIA_H200")
+        r = self.run_agent("tune", self.write_spec(spec), "--foreground")
+        self.assertEqual(r.of("done")[-1]["status"], "ok", r.lines[-3:])
+        run_dir = self.run_dir(r.one("run_started")["run_id"])
+        per_file = os.path.join(run_dir, "sglang", NAME.replace("E=128,N=768", "E=64,N=512"))
+        self.assertTrue(os.path.isfile(per_file), os.listdir(os.path.join(run_dir, "sglang")))
+        # Every file the run wrote says so.
+        with open(os.path.join(run_dir, "result.json")) as f:
+            self.assertTrue(json.load(f)["simulated"])
+        for rec in agenttest.read_jsonl(os.path.join(run_dir, "journal.jsonl")):
+            self.assertTrue(rec.get("simulated"), rec)
+        self.assertTrue(os.path.isfile(os.path.join(run_dir, "SIMULATED")))
+        # Tampered: result.json claims measured; the journal and the marker still tell.
+        with open(os.path.join(run_dir, "result.json")) as f:
+            res = json.load(f)
+        res["simulated"] = False
+        with open(os.path.join(run_dir, "result.json"), "w") as f:
+            json.dump(res, f)
+        for src in (per_file, run_dir, os.path.join(run_dir, "result.json"), os.path.basename(run_dir)):
+            with self.subTest(src=src):
+                r = self.run_agent("install-config", src, "--framework", "sglang", "--root", self.shared)
+                self.assertEqual(r.rc, 1, r.lines)
+                self.assertEqual(r.one("error")["code"], "simulated")
+        self.assertEqual(os.listdir(self.shared), [])
 
 
 class RecordedH200(InstallCase):

@@ -43,11 +43,31 @@ class SharedVectors(unittest.TestCase):
                 self.assertEqual(n.down, v["down"])
                 self.assertEqual(n.file_name(v["dialect"]), v["name"])
 
+    def test_server_names_of_a_logical_shape(self):
+        rows = VECTORS.get("server_names")
+        self.assertTrue(rows, "moe_vectors.json lacks server_names")
+        for v in rows:
+            with self.subTest(framework=v["framework"], name=v["name"]):
+                n = naming.server_config_name(v["framework"], v["E"], v["N"], v["device_name"], v["dtype"],
+                                              v["block_shape"], v["per_channel_quant"], v["down"])
+                self.assertEqual(n.file_name(v["framework"]), v["name"])
+                self.assertEqual(naming.parse_name(v["name"]), n)   # and the name reads back as built
+
+    def test_run_output_names_follow_each_server(self):
+        from moetune_agent.results import file_names
+        for v in VECTORS["server_names"]:
+            if v["down"]:
+                continue
+            with self.subTest(name=v["name"]):
+                spec = {"E": v["E"], "N": v["N"], "dtype": v["dtype"], "block_shape": v["block_shape"],
+                        "per_channel_quant": v["per_channel_quant"], "ops": "up"}
+                self.assertEqual(file_names(spec, v["device_name"])[v["framework"]], v["name"])
+
     def test_invalid_names(self):
         for bad in VECTORS.get("invalid_names", []):
             with self.subTest(name=bad):
                 self.assertIsNone(naming.try_parse_name(bad))
-                with self.assertRaises(naming.NameError_):
+                with self.assertRaises(naming.ConfigNameError):
                     naming.parse_name(bad)
 
     def test_triton_versions(self):

@@ -36,6 +36,12 @@ class Gpus(agenttest.AgentCase):
                          ("NVIDIA H200", 143771, 120034, "9.0"))
         self.assertEqual(g0["processes"], [{"pid": 4242, "name": "python3", "used_memory_mib": 120000}])
         self.assertEqual(p["gpus"][1]["processes"], [])
+        tun = {t["variant"]: t for t in p["tunable"]}
+        self.assertEqual(tun["int4_w4a16:group"]["backends"], ["triton", "synthetic"])
+        self.assertEqual(tun["int8_w8a16:group"]["backends"], ["synthetic"])
+        self.assertIn("per-token", tun["int8_w8a8:channel"]["description"])
+        gpu_stack = bool(p["python"]["torch"] and p["python"]["triton"])
+        self.assertEqual(tun["bf16"]["usable_here"], ["server", "triton", "synthetic"] if gpu_stack else ["synthetic"])
 
     def test_no_nvidia_smi_degrades(self):
         r = self.run_agent("probe", env={"MOETUNE_NVIDIA_SMI": os.path.join(self.tmp, "absent")})

@@ -58,6 +58,22 @@ class Pyz(agenttest.AgentCase):
         with open(self.pyz, "rb") as f:
             self.assertTrue(f.read(2) == b"#!")
 
+    def test_agent_version_is_cmakes_project_version(self):
+        want = os.environ.get("MOETUNE_PROJECT_VERSION")
+        if not want:  # outside ctest: read the one source the way the build does
+            sys.path.insert(0, agenttest.AGENT_ROOT)
+            import build_pyz
+            want = build_pyz.cmake_project_version(agenttest.AGENT_ROOT)
+        self.assertEqual(self.run_agent("version").events[0]["agent_version"], want)
+        with zipfile.ZipFile(self.pyz) as z:
+            self.assertIn('VERSION = "%s"' % want, z.read("moetune_agent/_version.py").decode())
+        # The checkout (no _version.py) says the same.
+        env = dict(self.env, PYTHONPATH=agenttest.AGENT_ROOT)
+        p = subprocess.run([sys.executable, "-m", "moetune_agent", "version"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, cwd=self.tmp)
+        self.assertEqual(self.parse(p.returncode, p.stdout.decode(), p.stderr.decode()).events[0]["agent_version"],
+                         want)
+
     def test_reproducible(self):
         a = os.path.join(self.tmp, "a.pyz")
         b = os.path.join(self.tmp, "b.pyz")

@@ -5,7 +5,7 @@ import shutil
 import tempfile
 import unittest
 
-import agenttest  # noqa: F401
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import configjson
 from moetune_agent.backends.base import KernelConfig as K
 from moetune_agent.results import file_names, latest_score, share_block_m, write_files
@@ -37,7 +37,7 @@ class ShareBlockM(unittest.TestCase):
                 self.assertEqual(w[("down", 8)].BLOCK_SIZE_M, bm)
 
     def test_agreeing_winners_untouched(self):
-        w, fixed = share_block_m({("up", 8): A16, ("down", 8): A16}, [], [8])
+        _w, fixed = share_block_m({("up", 8): A16, ("down", 8): A16}, [], [8])
         self.assertEqual(fixed, [])
 
     def test_latest_round_counts(self):

@@ -57,7 +57,7 @@ class Foreground(RunCase):
         self.assertEqual(written["sglang"]["file_name"], "E=64,N=512,device_name=SIMULATED_GPU.json")
         self.assertEqual(written["sglang_down"]["file_name"], "E=64,N=512,device_name=SIMULATED_GPU_down.json")
         with open(written["sglang"]["path"]) as f:
-            up, tv = configjson.parse_config_text(f.read())
+            up, _tv = configjson.parse_config_text(f.read())
         with open(written["sglang_down"]["path"]) as f:
             down, _ = configjson.parse_config_text(f.read())
         self.assertEqual(sorted(up), [1, 64, 512])

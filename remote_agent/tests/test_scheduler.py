@@ -3,7 +3,7 @@ every unit measured once with the backend's own numbers, a precompile pool, comp
 
 import unittest
 
-import agenttest  # noqa: F401
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.base import KernelConfig as K, Shape
 from moetune_agent.backends.synthetic import SyntheticBackend

@@ -3,7 +3,7 @@ each server's direction, and the BLOCK_SIZE_M cap."""
 
 import unittest
 
-import agenttest  # noqa: F401
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.base import KernelConfig, Shape
 
@@ -140,6 +140,62 @@ class Defaults(unittest.TestCase):
         self.assertEqual(space.server_default_config(QWEN, 129), KernelConfig(64, 64, 32, 8, 4, 3))
         self.assertEqual(space.server_default_config(FP8_BLOCK, 1).BLOCK_SIZE_K, 128)
 
+
+
+class ConfigKey(unittest.TestCase):
+    def test_from_key_inverts_key_over_the_whole_reference_space(self):
+        cfgs = space.reference_configs(separate=True) + [KernelConfig(64, 128, 64, 16, 4, 3, USE_TMA=True)]
+        for c in cfgs:
+            self.assertEqual(KernelConfig.from_key(c.key()), c)
+        self.assertEqual(KernelConfig.from_key("m64n128k64g16w4s3t").USE_TMA, True)
+
+    def test_from_key_rejects_other_text(self):
+        for bad in ("", "m64n128k64g16w4", "m64n128k64g16w4s3x", "x64n128k64g16w4s3", "m-1n1k1g1w1s1",
+                    " m64n128k64g16w4s3"):
+            with self.subTest(bad=bad):
+                with self.assertRaises(ValueError):
+                    KernelConfig.from_key(bad)
+
+
+class PerDtype(unittest.TestCase):
+    """Pruning per quantisation variant, as each server's tuner does (space.py module comment)."""
+
+    def kept(self, dtype, block_shape=None, framework="sglang", pcq=False):
+        shape = Shape(E=64, N=1024, K=2048, topk=8, dtype=dtype, block_shape=block_shape, per_channel_quant=pcq)
+        st = space.PruneStats()
+        cfgs = space.hard_filter(space.reference_configs(), shape, framework, space.HOPPER_SMEM_LIMIT, st)
+        return cfgs, st
+
+    def test_block_rules_only_for_block_quant(self):
+        for dtype, bs, pcq in (("fp8_w8a8", None, False), ("fp8_w8a8", None, True), ("int8_w8a8", None, True),
+                               ("int8_w8a16", None, False), ("int4_w4a16", (0, 128), False),
+                               ("int4_w4a16", (0, 32), False)):
+            for fw in ("sglang", "vllm"):
+                with self.subTest(dtype=dtype, block_shape=bs, framework=fw):
+                    cfgs, st = self.kept(dtype, bs, fw, pcq)
+                    self.assertEqual(st.block_quant, 0)
+                    self.assertEqual(st.total, 1920)
+                    # a group of 32 still allows BLOCK_SIZE_K 256: scales are loaded per element
+                    self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in cfgs)), [64, 128, 256])
+
+    def test_block_fp8_in_each_servers_direction(self):
+        sg, _ = self.kept("fp8_w8a8", (128, 128), "sglang")
+        vl, _ = self.kept("fp8_w8a8", (128, 128), "vllm")
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in sg)), [64, 128])
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_K for c in vl)), [128, 256])
+        self.assertEqual(sorted(set(c.BLOCK_SIZE_N for c in vl)), [128, 256])
+
+    def test_element_sizes_order_the_smem_bound(self):
+        # one-byte operands fit more configs than two-byte ones; w8a16 / w4a16 sit between
+        n = {d: len(self.kept(d, (0, 128) if d == "int4_w4a16" else None, pcq=d == "int8_w8a8")[0])
+             for d in ("bf16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16")}
+        self.assertEqual(n["fp8_w8a8"], n["int8_w8a8"])
+        self.assertEqual(n["int8_w8a16"], n["int4_w4a16"])
+        self.assertLess(n["bf16"], n["int8_w8a16"])
+        self.assertLess(n["int8_w8a16"], n["fp8_w8a8"])
+        cfg = KernelConfig(64, 128, 128, 1, 4, 4)
+        self.assertEqual(space.smem_bytes(cfg, "int4_w4a16"), 4 * (64 * 2 + 128 * 1) * 128)
+        self.assertEqual(space.smem_bytes(cfg, "int8_w8a8"), 4 * (64 + 128) * 128)
 
 if __name__ == "__main__":
     unittest.main()

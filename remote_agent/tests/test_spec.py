@@ -51,7 +51,46 @@ class Normalise(unittest.TestCase):
         ({"space": {"prune_m": "yes"}}, "space.prune_m", "true or false"),
         ({"per_channel_quant": 1}, "per_channel_quant", "true or false"),
         ({"bacth_sizes": [1]}, "bacth_sizes", "unknown key"),
+        ({"device_name": "NVIDIA/H200"}, "device_name", "cannot contain '/'"),
+        ({"device_name": "NVIDIA_H200,dtype=fp8_w8a8"}, "device_name", "cannot contain ','"),
+        ({"device_name": "GPU\n0"}, "device_name", "control characters"),
+        ({"device_name": "NVIDIA_H200_down"}, "device_name", "_down"),
+        ({"time_budget_s": float("nan")}, "time_budget_s", "> 0"),
+        ({"time_budget_s": float("inf")}, "time_budget_s", "> 0"),
+        ({"space": {"prune_m_factor": float("inf")}}, "space.prune_m_factor", "number > 0"),
+        # (backend, dtype) pairs: what cannot be tuned says so, naming the backends that can
+        ({"dtype": "int4_w4a16", "block_shape": [128, 128]}, "block_shape", "[0, group]"),
+        ({"dtype": "int4_w4a16", "block_shape": [0, 100]}, "block_shape", "group size must be one of"),
+        ({"dtype": "int4_w4a16", "block_shape": [0, 256], "N": 640}, "N", "multiple of the quantisation group"),
+        ({"dtype": "int4_w4a16", "backend": "server"}, "backend", "server backend cannot tune int4_w4a16 group"),
+        ({"dtype": "int8_w8a8", "backend": "triton"}, "backend", "cannot tune int8_w8a8 per-tensor; no GPU backend"),
+        ({"dtype": "int8_w8a8", "per_channel_quant": True, "backend": "server"}, "backend",
+         "backends that can: triton"),
+        ({"dtype": "float32"}, "dtype", "no backend here can tune float32"),
+        ({"dtype": "int8_w8a16", "block_shape": [0, 128]}, "dtype", "int8_w8a16 group-quantised"),
+        ({"dtype": "fp8_w8a8", "block_shape": [0, 128]}, "block_shape", "applies to int4_w4a16 and int8_w8a16"),
+        ({"per_channel_quant": True}, "per_channel_quant", "applies to fp8_w8a8 and int8_w8a8"),
+        ({"dtype": "fp8_w8a8", "block_shape": [128, 128], "per_channel_quant": True}, "per_channel_quant",
+         "exclude each other"),
+        ({"dtype": "int8_w8a16", "block_shape": [128, 128]}, "block_shape", "fp8_w8a8 and int8_w8a8 only"),
     ]
+
+    def test_quantisation_variants_and_auto(self):
+        s = spec_mod.normalise(dict(BASE, dtype="int4_w4a16"))
+        self.assertEqual((s["block_shape"], s["backend"]), ([0, 128], "triton"))   # only our kernel can
+        s = spec_mod.normalise(dict(BASE, dtype="fp8_w8a8", per_channel_quant=True))
+        self.assertEqual(s["backend"], "triton")
+        s = spec_mod.normalise(dict(BASE, dtype="fp8_w8a8", block_shape=[128, 128]))
+        self.assertEqual(s["backend"], "auto")                                     # the server's kernel can too
+        s = spec_mod.normalise(dict(BASE, framework="vllm", dtype="int8_w8a8"))
+        self.assertEqual((s["per_channel_quant"], s["backend"]), (True, "triton"))
+        self.assertEqual(spec_mod.normalise(s), s)                                 # normalising is idempotent
+        s = spec_mod.normalise(dict(BASE, dtype="float32", backend="synthetic"))
+        self.assertEqual(s["backend"], "synthetic")
+        table = {r["variant"]: r["backends"] for r in spec_mod.capability_table()}
+        self.assertEqual(table["int4_w4a16:group"], ["triton", "synthetic"])
+        self.assertEqual(table["fp8_w8a8:block"], ["server", "triton", "synthetic"])
+        self.assertEqual(table["int8_w8a16:group"], ["synthetic"])
 
     def test_bad(self):
         for change, key, words in self.BAD:
@@ -76,6 +115,39 @@ class Normalise(unittest.TestCase):
 
 
 class CommandLine(agenttest.AgentCase):
+    # Text json.loads accepts (or dies on) that must fail here, as spec_invalid naming the field.
+    RAW = [
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "time_budget_s": NaN}', "time_budget_s",
+         "'time_budget_s' is NaN"),
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "time_budget_s": -Infinity}',
+         "time_budget_s", "'time_budget_s' is -Infinity"),
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "time_budget_s": 1e999}', "time_budget_s",
+         "number of seconds"),
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "E": 128}', "E", "'E' appears twice"),
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "space": {"num_warps": [4], '
+         '"num_warps": [8]}}', "num_warps", "'num_warps' appears twice"),
+        ('{"framework": "sglang", "E": 8, "N": 64, "K": 64, "topk": 2, "space": {"BLOCK_SIZE_M": '
+         + "[" * 200000 + "]" * 200000 + "}}", "space", "nests deeper than 8 levels under key 'space'"),
+    ]
+
+    def test_raw_json_traps_are_spec_errors_naming_the_field(self):
+        for text, key, words in self.RAW:
+            with self.subTest(text=text[:90]):
+                path = self.write_text(text)
+                r = self.run_agent("tune", path, "--foreground")
+                self.assertEqual(r.rc, 1, r.lines[-3:])
+                e = r.one("error")
+                self.assertEqual(e["code"], "spec_invalid", e)
+                self.assertEqual(e["detail"], key)
+                self.assertIn(words, e["message"])
+                self.assertFalse(os.path.isdir(os.path.join(self.home, "runs")), "a run was created")
+
+    def write_text(self, text):
+        path = os.path.join(self.tmp, "raw.json")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
     def test_bad_spec_is_an_error_event_and_starts_nothing(self):
         path = self.write_spec(dict(BASE, E=-4, backend="synthetic"))
         r = self.run_agent("tune", path)

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
 from moetune_agent.strategies import STRATEGIES, make_strategy  # noqa: E402
-from moetune_agent.work import Measurement, Unit  # noqa: E402
+from moetune_agent.work import Measurement  # noqa: E402
 
 SHAPE = Shape(E=128, N=768, K=2048, topk=8)
 BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)

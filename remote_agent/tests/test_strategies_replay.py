@@ -18,7 +18,7 @@ import zlib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import Backend, CandidateError, KernelConfig, Shape, Timing  # noqa: E402
+from moetune_agent.backends.base import Backend, CandidateError, Shape, Timing  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 
@@ -28,19 +28,6 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "h200_qw
 def load_recording(path=DATA):
     with gzip.open(path, "rt") as f:
         return json.load(f)
-
-
-def parse_key(k):
-    """'m64n128k64g16w4s3' -> KernelConfig."""
-    vals = []
-    num = ""
-    for ch in k[1:] + "x":
-        if ch.isdigit():
-            num += ch
-        else:
-            vals.append(int(num))
-            num = ""
-    return KernelConfig(*vals[:6])
 
 
 class ReplayBackend(Backend):

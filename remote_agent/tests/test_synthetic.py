@@ -3,7 +3,7 @@
 
 import unittest
 
-import agenttest  # noqa: F401
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.base import CandidateError, KernelConfig, Shape
 from moetune_agent.backends.synthetic import SIM_DEVICE, SyntheticBackend

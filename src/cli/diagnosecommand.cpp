@@ -4,7 +4,6 @@
 #include "cli/console.h"
 #include "cli/diagnosesource.h"
 #include "cli/fddevice.h"
-#include "cli/hostsupport.h"
 #include "cli/progressline.h"
 #include "cli/textreport.h"
 #include "core/diagnosis/diagnoser.h"
@@ -161,13 +160,10 @@ int DiagnoseCommand::run(const QStringList &args) {
     if (selected) {
         if (!positional.isEmpty())
             return fail(u"give either a FILE or a remote source, not both."_s);
-        std::unique_ptr<QIODevice> device = selected->open(parser, &label, &error);
-        if (!device)
+        auto result = selected->diagnose(parser, diagnoser, &label, &error);
+        if (!result)
             return fail(error);
-        diagnosis = diagnoser.diagnoseDevice(device.get(), progressFor(label), &error);
-        // --host: the host's probe goes into the findings, as in the app's "Diagnose host".
-        if (const auto *host = dynamic_cast<const HostDiagnoseSource *>(selected))
-            diagnosis = host->merge(std::move(diagnosis));
+        diagnosis = std::move(*result);
     } else if (positional.isEmpty() || positional.first() == u"-"_s) {
         if (positional.isEmpty() && Console::stdinIsTerminal())
             return fail(

@@ -40,7 +40,7 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         fail(error);
         return FlowExitUsage;
     }
-    m_profile = target->host.serverProfile;
+    m_profile = target->serverProfile;
     if (parser.isSet(u"profile"_s)) {
         QFile f(parser.value(u"profile"_s));
         QJsonParseError pe{};
@@ -53,18 +53,21 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         }
         m_profile = ServerProfile::fromJson(doc.object());
     }
-    HostSession::Options options;
-    options.python = parser.value(u"python"_s);
+    if (parser.isSet(u"python"_s))
+        target->python = parser.value(u"python"_s);
+    HostSessionSync::Options options;
     options.acceptNewHostKey = parser.isSet(u"accept-new-host-key"_s);
-    m_session = std::make_unique<HostSession>(*target, options);
+    options.askSecret = terminalSecretPrompt();
+    m_session = std::make_unique<HostSessionSync>(*target, options);
     if (!m_session->connect(&error)) {
         fail(error);
         return FlowExitHost;
     }
-    m_calls = std::make_unique<HostCalls>(m_session->transport(), m_session->agent());
+    HostSession *session = m_session->session();
+    m_calls = std::make_unique<HostCalls>(session->transport(), session->agent());
     m_tune = std::make_unique<TuneFlow>(m_calls.get());
     m_server = std::make_unique<ServerControl>(m_calls.get(), m_profile);
-    m_push = std::make_unique<PushFlow>(m_calls.get(), m_server.get(), m_session->host().alias);
+    m_push = std::make_unique<PushFlow>(m_calls.get(), m_server.get(), session->label());
     // What runs on the host is always shown (stderr, so --format json stays parseable on stdout).
     QObject::connect(m_calls.get(), &HostCalls::commandStarted,
                      [](const QString &c) { Console::err(u"$ "_s + c + u'\n'); });

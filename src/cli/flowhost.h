@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cli/hostsupport.h"
+#include "cli/hostcli.h"
 #include "core/server/serverprofile.h"
 #include "core/tuning/runprogress.h"
 #include "remote/hostcalls.h"
@@ -60,7 +60,7 @@ private:
     QString m_command;
     bool m_json = false;
     ServerProfile m_profile;
-    std::unique_ptr<HostSession> m_session;
+    std::unique_ptr<HostSessionSync> m_session;
     std::unique_ptr<HostCalls> m_calls;
     std::unique_ptr<TuneFlow> m_tune;
     std::unique_ptr<ServerControl> m_server;

@@ -2,7 +2,7 @@
 
 #include "cli/commandregistry.h"
 #include "cli/console.h"
-#include "cli/hostsupport.h"
+#include "cli/hostcli.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -160,23 +160,25 @@ int ProbeCommand::run(const QStringList &args) {
         return fail(u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
 
     QString error;
-    const auto target = resolveHost(positional.first(), &error);
-    if (!target)
+    auto host = resolveHost(positional.first(), &error);
+    if (!host)
         return fail(error);
-    HostSession::Options options;
-    options.python = parser.value(python);
+    if (parser.isSet(python))
+        host->python = parser.value(python);
+    HostSessionSync::Options options;
     options.acceptNewHostKey = parser.isSet(accept);
     options.timeoutMs = seconds * 1000;
-    HostSession session(*target, options);
+    options.askSecret = terminalSecretPrompt();
+    HostSessionSync session(*host, options);
     if (!session.connect(&error))
         return fail(error);
     if (!session.acceptedFingerprint().isEmpty())
         Console::err(u"moetune-cli probe: recorded the %1 host key %2 of %3 in known_hosts.\n"_s.arg(
-            session.seenKeyType(), session.acceptedFingerprint(), target->host.alias));
+            session.seenKeyType(), session.acceptedFingerprint(), host->label()));
     const auto probe = session.probe(&error);
     session.disconnect();
     if (!probe)
-        return fail(u"the probe of %1 failed: %2"_s.arg(target->host.alias, error));
+        return fail(u"the probe of %1 failed: %2"_s.arg(host->label(), error));
 
     if (fmt == u"json"_s) {
         QJsonObject o = probe->raw;

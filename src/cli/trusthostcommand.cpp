@@ -2,7 +2,7 @@
 
 #include "cli/commandregistry.h"
 #include "cli/console.h"
-#include "cli/hostsupport.h"
+#include "cli/hostcli.h"
 
 #include <QCommandLineParser>
 
@@ -55,28 +55,29 @@ int TrustHostCommand::run(const QStringList &args) {
     if (positional.size() != 1)
         return fail(u"give one HOST."_s);
     QString error;
-    const auto target = resolveHost(positional.first(), &error);
-    if (!target)
+    const auto host = resolveHost(positional.first(), &error);
+    if (!host)
         return fail(error);
-    if (target->local)
+    if (host->local)
         return fail(u"'local' is this machine; it has no host key to trust."_s);
-    HostSession::Options options;
+    HostSessionSync::Options options;
     options.expectFingerprint = parser.value(fingerprint);
     options.acceptNewHostKey = options.expectFingerprint.isEmpty();
-    HostSession session(*target, options);
+    options.askSecret = terminalSecretPrompt();
+    HostSessionSync session(*host, options);
     bool unknown = false;
     const bool ok = session.connect(&error, &unknown);
     // Authentication may still fail after the key was recorded: the key is what this command is about.
     if (!session.acceptedFingerprint().isEmpty()) {
         Console::out(u"Recorded the %1 key %2 of %3 in known_hosts.\n"_s.arg(
-            session.seenKeyType(), session.acceptedFingerprint(), target->host.alias));
+            session.seenKeyType(), session.acceptedFingerprint(), host->label()));
         return ExitClean;
     }
     if (unknown)
         return fail(u"%1 offers the %2 key %3, not %4; nothing was recorded."_s.arg(
-            target->host.alias, session.seenKeyType(), session.seenFingerprint(), options.expectFingerprint));
+            host->label(), session.seenKeyType(), session.seenFingerprint(), options.expectFingerprint));
     if (ok) {
-        Console::out(u"The host key of %1 is already known; nothing to do.\n"_s.arg(target->host.alias));
+        Console::out(u"The host key of %1 is already known; nothing to do.\n"_s.arg(host->label()));
         return ExitClean;
     }
     return fail(error);

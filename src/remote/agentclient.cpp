@@ -249,8 +249,12 @@ JobId AgentClient::fetchLog(qint64 maxBytes, const QString &localFile) {
     if (src.kind == LogSource::Kind::File) {
         cmd = u"tail -c %1 -- %2"_s.arg(maxBytes).arg(shellQuotePath(src.value));
     } else if (src.kind == LogSource::Kind::Command) {
-        // the user's own command, run as they wrote it; only its last maxBytes are kept
-        cmd = u"{ %1 ; } 2>&1 | tail -c %2"_s.arg(src.value).arg(maxBytes);
+        // The user's own command, run as they wrote it; only its last maxBytes are kept. Its exit status
+        // (not tail's) is the job's, through fd 3, so a failing command is not taken for an empty log.
+        cmd =
+            u"exec 4>&1; rc=$( { { ( %1 ) 2>&1 3>&- 4>&- ; echo $? >&3 ; } | tail -c %2 >&4 3>&- ; } 3>&1 ); "
+            u"exec 4>&-; exit ${rc:-1}"_s.arg(src.value)
+                .arg(maxBytes);
     }
     return startCommand({}, [cmd, maxBytes, localFile](Command &c) {
         c.kind = Command::Kind::FetchLog;
@@ -349,11 +353,20 @@ void AgentClient::onTransportFinished(JobId tid, const JobResult &r) {
         return finishCommand(id, false, r.error, c->doneStatus);
     if (c->kind != Command::Kind::Agent) {
         if (r.exitStatus != 0) {
-            return finishCommand(
-                id, false,
-                u"The log source on %1 failed (exit status %2): %3"_s.arg(
-                    m_transport->hostLabel(), QString::number(r.exitStatus), c->stderrTail.join(u'\n')),
-                QString());
+            // A command's stderr went into the log: its last lines say why.
+            QString why = c->stderrTail.join(u'\n').trimmed();
+            if (why.isEmpty() && !c->request.stdoutFile.isEmpty()) {
+                QFile out(c->request.stdoutFile);
+                if (out.open(QIODevice::ReadOnly)) {
+                    out.seek(qMax<qint64>(0, out.size() - 400));
+                    why = QString::fromUtf8(out.readAll()).trimmed();
+                }
+            }
+            return finishCommand(id, false,
+                                 u"The log source on %1 failed (exit status %2): %3"_s.arg(
+                                     m_transport->hostLabel(), QString::number(r.exitStatus),
+                                     why.isEmpty() ? u"(it printed nothing)"_s : why),
+                                 QString());
         }
         return finishCommand(id, true, QString(), u"ok"_s);
     }

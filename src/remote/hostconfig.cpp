@@ -1,5 +1,6 @@
 #include "remote/hostconfig.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 
 using namespace Qt::StringLiterals;
@@ -13,6 +14,17 @@ LogSource LogSource::fromString(const QString &s) {
     if (t.startsWith(u'/') || t.startsWith(u"~/"))
         return {Kind::File, t};
     return {Kind::Command, t};
+}
+
+QString HostConfig::label() const {
+    return local ? QCoreApplication::translate("HostConfig", "Local machine") : alias;
+}
+
+QString HostConfig::sshName() const {
+    // A plain name (gpu-7, 10.0.0.7) is what ssh gets on its command line; a typed spec is not a name.
+    const bool plain = !alias.isEmpty() && !alias.contains(u'@') && !alias.contains(u':') &&
+                       !alias.contains(u'[') && !alias.contains(u' ');
+    return plain || hostName.isEmpty() ? alias : hostName;
 }
 
 QString HostConfig::displayName() const {
@@ -33,6 +45,8 @@ QJsonObject HostConfig::toJson() const {
     o.insert("identityFiles"_L1, QJsonArray::fromStringList(identityFiles));
     o.insert("proxyJump"_L1, proxyJump);
     o.insert("fromSshConfig"_L1, fromSshConfig);
+    if (local)
+        o.insert("local"_L1, true);
     o.insert("python"_L1, python);
     o.insert("logSourceKind"_L1, logSource.kind == LogSource::Kind::File      ? u"file"_s
                                  : logSource.kind == LogSource::Kind::Command ? u"command"_s
@@ -56,6 +70,7 @@ HostConfig HostConfig::fromJson(const QJsonObject &o) {
         h.identityFiles.append(v.toString());
     h.proxyJump = o.value("proxyJump"_L1).toString();
     h.fromSshConfig = o.value("fromSshConfig"_L1).toBool();
+    h.local = o.value("local"_L1).toBool();
     h.python = o.value("python"_L1).toString(u"python3"_s);
     if (h.python.isEmpty())
         h.python = u"python3"_s;

@@ -27,6 +27,7 @@ struct HostConfig {
     QStringList identityFiles;
     QString proxyJump; // as written in ssh config (libssh honours it through ProxyCommand/ProxyJump)
     bool fromSshConfig = false;
+    bool local = false; // the built-in "Local machine" (HostStore::localHost()): no SSH at all
 
     QString python = QStringLiteral("python3"); // the host's interpreter, e.g. a venv's bin/python
     LogSource logSource;
@@ -35,7 +36,12 @@ struct HostConfig {
     ServerProfile serverProfile;   // how its server runs (stop/start/log/readiness), see core/server
     bool rememberPassword = false; // keyring only, and only when built with qtkeychain
 
-    QString displayName() const; // "alias (user@host:port)"
+    // The one name of the host in every window, message and report: "Local machine", else the alias.
+    QString label() const;
+    QString displayName() const; // "alias (user@host:port)" (the connection line under the label)
+    // The name ssh matches against ~/.ssh/config's Host lines (what `ssh NAME` gets): the alias, or the
+    // host name when the alias is a typed user@host:port that libssh would refuse as a host name.
+    QString sshName() const;
     QJsonObject toJson() const;
     static HostConfig fromJson(const QJsonObject &o);
     bool operator==(const HostConfig &) const = default;

@@ -139,8 +139,76 @@ QString optionString(ssh_session s, ssh_options_e opt) {
 
 } // namespace
 
+constexpr auto localSettingsKey = "hostsLocal/config";
+
 QString HostStore::defaultSshConfigPath() {
     return QDir::homePath() + u"/.ssh/config"_s;
+}
+
+QString HostStore::localAlias() {
+    return u"local"_s;
+}
+
+SshOptions HostStore::userSshOptions(const QString &sshConfigPath) {
+    SshOptions o;
+    const QString sshDir = QDir::homePath() + u"/.ssh"_s;
+    o.sshDir = sshDir;
+    o.knownHostsFile = sshDir + u"/known_hosts"_s;
+    o.sshConfigFile = QFileInfo::exists(sshConfigPath) ? sshConfigPath : u"none"_s;
+    return o;
+}
+
+HostConfig HostStore::localHost() const {
+    HostConfig h = HostConfig::fromJson(
+        QJsonDocument::fromJson(m_settings->value(QLatin1StringView(localSettingsKey)).toByteArray())
+            .object());
+    h.alias = localAlias();
+    h.hostName.clear();
+    h.fromSshConfig = false;
+    h.local = true;
+    return h;
+}
+
+std::optional<HostConfig> HostStore::resolve(const QString &spec, QString *error) const {
+    const QString s = spec.trimmed();
+    if (s.isEmpty()) {
+        *error = u"no HOST given. Pass an ssh config alias, a host added in the app, user@host[:port], or "
+                 u"'local' for this machine."_s;
+        return std::nullopt;
+    }
+    if (s == localAlias())
+        return localHost();
+    if (const auto h = host(s))
+        return h;
+    static const QRegularExpression re(
+        u"^(?:([^@\\s/]+)@)?([A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\])(?::(\\d{1,5}))?$"_s);
+    const auto m = re.match(s);
+    if (!m.hasMatch()) {
+        *error =
+            u"'%1' is not a host: give an ssh config alias, a host added in the app, user@host[:port], or "
+            u"'local'."_s.arg(s);
+        return std::nullopt;
+    }
+    QString hostName = m.captured(2);
+    if (hostName.startsWith(u'['))
+        hostName = hostName.mid(1, hostName.size() - 2);
+    // What ssh would do for a plain name: apply the config's matching Host patterns (Host *, ...).
+    HostConfig h = resolveSshConfig(hostName, m_sshConfigPath);
+    h.alias = s;
+    h.fromSshConfig = false;
+    if (h.hostName.isEmpty())
+        h.hostName = hostName;
+    if (!m.captured(1).isEmpty())
+        h.user = m.captured(1);
+    if (!m.captured(3).isEmpty()) {
+        const int port = m.captured(3).toInt();
+        if (port <= 0 || port > 65535) {
+            *error = u"port %1 in '%2' is out of range (1-65535)."_s.arg(m.captured(3), s);
+            return std::nullopt;
+        }
+        h.port = port;
+    }
+    return h;
 }
 
 QStringList HostStore::sshConfigAliases(const QString &configPath, QStringList *errors) {
@@ -229,6 +297,14 @@ std::optional<HostConfig> HostStore::host(const QString &alias) const {
 }
 
 void HostStore::save(const HostConfig &host) {
+    if (host.local || host.alias == localAlias()) {
+        HostConfig h = host;
+        h.local = false; // the key says it; the saved settings stay readable by older versions
+        m_settings->setValue(QLatin1StringView(localSettingsKey),
+                             QJsonDocument(h.toJson()).toJson(QJsonDocument::Compact));
+        m_settings->sync();
+        return;
+    }
     m_settings->beginGroup(u"hosts"_s);
     // QSettings keys cannot hold '/' or '\\'; the alias is kept inside the value
     QString key = host.alias;

@@ -17,7 +17,7 @@ public:
     explicit LocalTransport(QString homeDir = {}, QObject *parent = nullptr);
     ~LocalTransport() override;
 
-    QString hostLabel() const override { return QStringLiteral("localhost"); }
+    QString hostLabel() const override { return QStringLiteral("Local machine"); } // HostConfig::label()
     State state() const override { return m_state; }
     QString stateMessage() const override { return {}; }
     QString homeDir() const { return m_home; }

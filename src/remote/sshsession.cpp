@@ -254,7 +254,7 @@ void SshSession::connectNow() {
     setState(m_everConnected ? Transport::State::Reconnecting : Transport::State::Connecting,
              u"Connecting to %1…"_s.arg(h.displayName()));
     m_session = ssh_new();
-    const QByteArray alias = h.alias.toUtf8();
+    const QByteArray alias = h.sshName().toUtf8(); // a typed user@host:port is not a host name to libssh
     ssh_options_set(m_session, SSH_OPTIONS_HOST, alias.constData());
     if (!m_options.sshDir.isEmpty()) {
         const QByteArray dir = QFile::encodeName(m_options.sshDir);

@@ -5,7 +5,6 @@
 #include "waitforchild.h"
 
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostdialog.h"
 #include "app/hosts/hostfoldermodel.h"
 #include "app/hosts/hostgpumodel.h"
@@ -16,6 +15,7 @@
 #include "app/widgets/logedit.h"
 #include "core/tuning/hostprobe.h"
 #include "remote/agentclient.h"
+#include "remote/hostsession.h"
 #include "remote/hoststore.h"
 
 #include <QAbstractItemModelTester>

@@ -7,13 +7,13 @@
 #include "fakesglanghost.h"
 
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/hostspage.h"
 #include "remote/agentclient.h"
+#include "remote/hostsession.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/credentialstore.h"
 #endif

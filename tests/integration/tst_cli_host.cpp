@@ -1,6 +1,8 @@
 // moetune-cli's remote commands end to end: `probe HOST` and `diagnose --host HOST` on the Local machine
 // (the real agent zipapp on a fake SGLang install) and over a real sshd on 127.0.0.1 (unknown host key
-// refused with its fingerprint, trust-host, then probe), checking output and exit statuses.
+// refused with its fingerprint, trust-host, then probe), checking output and exit statuses. Every test
+// runs twice: with an empty HOME, and with a HOME as users have it (a ~/.ssh/config with comments,
+// `Host *` defaults, patterns and an alias of the test sshd; a known_hosts with other hosts' keys).
 #include "fakesglanghost.h"
 #include "sshdfixture.h"
 
@@ -26,9 +28,23 @@ struct CliResult {
 class TestCliHost : public QObject {
     Q_OBJECT
 private:
-    QTemporaryDir m_home;
+    std::unique_ptr<QTemporaryDir> m_home;
     std::unique_ptr<moetune::test::FakeSglangHost> m_host;
     QString m_cli;
+    bool m_realistic = false;
+
+    QString sshDir() const { return m_home->path() + u"/.ssh"_s; }
+    static bool write(const QString &path, const QByteArray &text, bool append = false) {
+        QFile f(path);
+        return f.open(append ? QIODevice::Append : QIODevice::WriteOnly | QIODevice::Truncate) &&
+               f.write(text) == text.size();
+    }
+    // Other hosts' keys, one of them hashed, as ssh leaves them in a user's known_hosts.
+    static QByteArray otherKnownHosts() {
+        return "github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"
+               "|1|JfKTdBh7rNbXkVAQCRp4OQoPfmI=|USECr3SWf1JUPsms5AqfD5QfxkM= ssh-ed25519 "
+               "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n";
+    }
 
     CliResult run(const QStringList &args, int timeoutMs = 120000) {
         CliResult r;
@@ -48,9 +64,37 @@ private:
     }
 
 private slots:
+    void initTestCase_data() {
+        QTest::addColumn<bool>("realisticHome");
+        QTest::newRow("empty HOME") << false;
+        QTest::newRow("HOME with ssh config") << true;
+    }
+
+    // A fresh HOME per test: the empty one, or one with the files of a user who uses ssh every day.
+    void init() {
+        QFETCH_GLOBAL(bool, realisticHome);
+        m_realistic = realisticHome;
+        m_home = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_home->isValid());
+        qputenv("HOME", m_home->path().toUtf8());
+        if (!m_realistic)
+            return;
+        QVERIFY(QDir().mkpath(sshDir()));
+        QVERIFY(write(sshDir() + u"/config"_s, "# ~/.ssh/config of someone who uses ssh every day\n"
+                                               "Host *\n"
+                                               "    ServerAliveInterval 30\n"
+                                               "    # keep connections snappy\n"
+                                               "    ConnectTimeout 20\n"
+                                               "    HashKnownHosts yes\n"
+                                               "\n"
+                                               "Host *.example.com !bastion.example.com\n"
+                                               "    User somebody\n"
+                                               "    ProxyJump bastion.example.com\n"));
+        QVERIFY(write(sshDir() + u"/known_hosts"_s, otherKnownHosts()));
+        QFile::setPermissions(sshDir() + u"/config"_s, QFile::ReadOwner | QFile::WriteOwner);
+    }
+
     void initTestCase() {
-        QVERIFY(m_home.isValid());
-        qputenv("HOME", m_home.path().toUtf8());
         qunsetenv("SSH_AUTH_SOCK");
         m_host = std::make_unique<moetune::test::FakeSglangHost>();
         QString error;
@@ -71,7 +115,7 @@ private slots:
             << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s} << u"has no log source"_s;
         QTest::newRow("diagnose missing remote log")
             << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, u"/nonexistent/sglang.log"_s}
-            << u"cannot fetch the log of local"_s;
+            << u"Cannot fetch the log of Local machine"_s;
         QTest::newRow("diagnose bad size")
             << QStringList{u"diagnose"_s, u"--host"_s, u"local"_s, u"--bytes"_s, u"lots"_s}
             << u"--bytes wants a size"_s;
@@ -154,13 +198,16 @@ private slots:
         if (!sshd.start(&error))
             QFAIL(qPrintable(u"sshd fixture: "_s + error));
         // The CLI reads $HOME/.ssh like ssh: the fixture's authorised key as the default key.
-        const QString ssh = m_home.path() + u"/.ssh"_s;
+        const QString ssh = sshDir();
         QDir().mkpath(ssh);
-        QFile::remove(ssh + u"/id_ed25519"_s);
-        QFile::remove(ssh + u"/known_hosts"_s);
         QVERIFY(QFile::copy(sshd.userKey(), ssh + u"/id_ed25519"_s));
         QFile::setPermissions(ssh + u"/id_ed25519"_s, QFile::ReadOwner | QFile::WriteOwner);
         const QString host = u"%1@127.0.0.1:%2"_s.arg(sshd.userName()).arg(sshd.port());
+        const QString hostEntry = u"[127.0.0.1]:%1"_s.arg(sshd.port());
+        auto knownHosts = [ssh] {
+            QFile f(ssh + u"/known_hosts"_s);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
         const QString fp = sshd.hostKeyFingerprint();
         QVERIFY(fp.startsWith(u"SHA256:"_s));
 
@@ -169,7 +216,8 @@ private slots:
         QVERIFY2(r.err.contains(fp), qPrintable(r.err));
         QVERIFY2(r.err.contains(u"moetune-cli trust-host %1 --fingerprint %2"_s.arg(host, fp)),
                  qPrintable(r.err));
-        QVERIFY(!QFile::exists(ssh + u"/known_hosts"_s) || QFile(ssh + u"/known_hosts"_s).size() == 0);
+        // nothing recorded, and the user's other hosts untouched
+        QCOMPARE(knownHosts(), m_realistic ? otherKnownHosts() : QByteArray());
 
         r = run({u"trust-host"_s, host, u"--fingerprint"_s, u"SHA256:notthekey"_s});
         QCOMPARE(r.exitCode, 2);
@@ -178,6 +226,9 @@ private slots:
         r = run({u"trust-host"_s, host, u"--fingerprint"_s, fp});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(QString::fromUtf8(r.out).contains(fp), r.out.constData());
+        QVERIFY2(knownHosts().contains(hostEntry.toUtf8()), knownHosts().constData());
+        if (m_realistic)
+            QVERIFY(knownHosts().startsWith(otherKnownHosts()));
 
         // Now known: the probe runs over SSH with an interpreter that sees the fake SGLang install.
         const QString python = m_host->python();
@@ -190,6 +241,21 @@ private slots:
                  u"--format"_s, u"json"_s});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(QString::fromUtf8(r.out).contains(u"host-triton-folder-missing"_s), qPrintable(r.err));
+
+        if (!m_realistic)
+            return;
+        // An alias of ~/.ssh/config for the same sshd: HostName, Port, User and IdentityFile from there.
+        QVERIFY(write(ssh + u"/config"_s,
+                      u"\n# the lab's test box\nHost moetune-test-sshd\n    HostName 127.0.0.1\n    Port %1\n"
+                      u"    User %2\n    IdentityFile ~/.ssh/id_ed25519\n"_s.arg(sshd.port())
+                          .arg(sshd.userName())
+                          .toUtf8(),
+                      true));
+        r = run({u"probe"_s, u"moetune-test-sshd"_s, u"--python"_s, python, u"--format"_s, u"json"_s,
+                 u"--timeout"_s, u"60"_s});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err));
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value("host_spec"_L1).toString(),
+                 u"moetune-test-sshd"_s);
     }
 };
 

@@ -137,6 +137,99 @@ private slots:
         QVERIFY(store.errors().first().contains(u"bad"_s));
     }
 
+    // HOST strings as the CLI takes them, against the realistic config of initTestCase (Include, Host *,
+    // patterns): typed specs get the matching patterns like ssh, and libssh gets a name it accepts.
+    void resolveSpec_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("sshName");
+        QTest::addColumn<QString>("hostName");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("alias") << u"gpu-7"_s << u"gpu-7"_s << u"192.168.1.7"_s << u"alice"_s << 2222
+                               << u"gpu-7"_s << QString();
+        QTest::newRow("user@ip:port") << u"me@127.0.0.1:2200"_s << u"127.0.0.1"_s << u"127.0.0.1"_s << u"me"_s
+                                      << 2200 << u"me@127.0.0.1:2200"_s << QString();
+        QTest::newRow("pattern applies to a typed name")
+            << u"db.internal:2022"_s << u"db.internal"_s << u"db.internal"_s << u"bob"_s << 2022
+            << u"db.internal:2022"_s << QString();
+        QTest::newRow("typed user wins over the pattern")
+            << u"root@db.internal"_s << u"db.internal"_s << u"db.internal"_s << u"root"_s << 0
+            << u"root@db.internal"_s << QString();
+        QTest::newRow("bracketed v6") << u"me@[::1]:2201"_s << u"::1"_s << u"::1"_s << u"me"_s << 2201
+                                      << u"me@[::1]:2201"_s << QString();
+        QTest::newRow("local") << u"local"_s << u"local"_s << QString() << QString() << 0
+                               << u"Local machine"_s << QString();
+        QTest::newRow("empty") << u" "_s << QString() << QString() << QString() << 0 << QString()
+                               << u"no HOST given"_s;
+        QTest::newRow("not a host") << u"a b;c"_s << QString() << QString() << QString() << 0 << QString()
+                                    << u"is not a host"_s;
+        QTest::newRow("port out of range") << u"me@gpu:99999"_s << QString() << QString() << QString() << 0
+                                           << QString() << u"out of range"_s;
+    }
+
+    void resolveSpec() {
+        QFETCH(QString, spec);
+        QFETCH(QString, sshName);
+        QFETCH(QString, hostName);
+        QFETCH(QString, user);
+        QFETCH(int, port);
+        QFETCH(QString, label);
+        QFETCH(QString, error);
+        QSettings settings(m_dir.path() + u"/resolve.ini"_s, QSettings::IniFormat);
+        const HostStore store(&settings, m_config);
+        QString why;
+        const auto h = store.resolve(spec, &why);
+        if (!error.isEmpty()) {
+            QVERIFY(!h);
+            QVERIFY2(why.contains(error), qPrintable(why));
+            return;
+        }
+        QVERIFY2(h, qPrintable(why));
+        QCOMPARE(h->sshName(), sshName);
+        QCOMPARE(h->hostName, hostName);
+        QCOMPARE(h->user, user);
+        QCOMPARE(h->port, port);
+        QCOMPARE(h->label(), label);
+        QCOMPARE(h->local, spec == u"local"_s);
+    }
+
+    void localMachineSettingsShared() {
+        QSettings settings(m_dir.path() + u"/local.ini"_s, QSettings::IniFormat);
+        HostStore store(&settings, m_config);
+        HostConfig local = store.localHost();
+        QVERIFY(local.local);
+        QCOMPARE(local.alias, HostStore::localAlias());
+        local.python = u"/opt/venv/bin/python"_s;
+        local.logSource = LogSource::fromString(u"/var/log/my server.log"_s);
+        store.save(local);
+        // What the app saved is what the CLI's `local` resolves to, and it is not an ordinary host.
+        QString error;
+        const auto again = HostStore(&settings, m_config).resolve(u"local"_s, &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->python, u"/opt/venv/bin/python"_s);
+        QCOMPARE(again->logSource.value, u"/var/log/my server.log"_s);
+        QVERIFY(again->local);
+        for (const HostConfig &h : store.hosts())
+            QVERIFY(h.alias != HostStore::localAlias());
+    }
+
+    void userSshFiles() {
+        const QString home = m_dir.path() + u"/home"_s;
+        QVERIFY(QDir().mkpath(home + u"/.ssh"_s));
+        const QByteArray oldHome = qgetenv("HOME");
+        qputenv("HOME", home.toUtf8());
+        SshOptions o = HostStore::userSshOptions();
+        QCOMPARE(o.sshDir, home + u"/.ssh"_s);
+        QCOMPARE(o.knownHostsFile, home + u"/.ssh/known_hosts"_s);
+        QCOMPARE(o.sshConfigFile, u"none"_s); // no config file: libssh must not read the passwd home's
+        write(home + u"/.ssh/config"_s, "# only a comment\n");
+        o = HostStore::userSshOptions();
+        QCOMPARE(o.sshConfigFile, home + u"/.ssh/config"_s);
+        qputenv("HOME", oldHome);
+    }
+
     void logSource_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("kind");

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 # The six keys every config file entry has, in the order the servers write them.
 CONFIG_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+
+
+_KEY_RE = re.compile(r"^m([0-9]+)n([0-9]+)k([0-9]+)g([0-9]+)w([0-9]+)s([0-9]+)(t?)$")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -42,6 +46,15 @@ class KernelConfig:
     @staticmethod
     def from_dict(d: Dict[str, object]) -> "KernelConfig":
         return KernelConfig(*(int(d[k]) for k in CONFIG_KEYS), USE_TMA=d.get("USE_TMA"))  # type: ignore[arg-type]
+
+    @staticmethod
+    def from_key(key: str) -> "KernelConfig":
+        """The inverse of key(): 'm64n128k64g16w4s3' (optionally ending in 't' for USE_TMA) -> KernelConfig.
+        Raises ValueError for any other text."""
+        m = _KEY_RE.match(key)
+        if not m:
+            raise ValueError("%r is not a config key like 'm64n128k64g16w4s3'" % (key,))
+        return KernelConfig(*(int(x) for x in m.groups()[:6]), USE_TMA=True if m.group(7) else None)
 
     def key(self) -> str:
         """Short stable text id, e.g. 'm64n128k64g16w4s3'."""

@@ -196,7 +196,7 @@ class TritonBackend(Backend):
     def _reference(self, op: str, m: int, moe):
         key = (op, m)
         if key not in self._ref:
-            x, logits, inter = self._inputs(m)
+            x, _logits, inter = self._inputs(m)
             self._ref[key] = self._fm.reference(inter if op == "down" else x, self.weights(), moe.topk_w,
                                                 moe.topk_ids, op)
         return self._ref[key]

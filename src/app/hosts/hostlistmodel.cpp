@@ -1,6 +1,7 @@
 #include "app/hosts/hostlistmodel.h"
 
 #include "app/hosts/hosticons.h"
+#include "remote/hoststore.h"
 
 #include <QHash>
 
@@ -9,7 +10,7 @@ using namespace Qt::StringLiterals;
 namespace moetune {
 
 QString HostListModel::localAlias() {
-    return u"local"_s;
+    return HostStore::localAlias();
 }
 
 HostListModel::HostListModel(QObject *parent)
@@ -131,7 +132,7 @@ QVariant HostListModel::data(const QModelIndex &index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn:
-            return e.origin == Origin::Local ? tr("Local machine") : e.host.alias;
+            return e.host.label();
         case AddressColumn:
             return address(e.host, e.origin);
         case SourceColumn:

@@ -1,7 +1,6 @@
 #include "app/hosts/hostspage.h"
 
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostconnection.h"
 #include "app/hosts/hostdialog.h"
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
@@ -11,6 +10,7 @@
 #include "app/widgets/logedit.h"
 #include "remote/agentclient.h"
 
+#include "remote/hostsession.h"
 #include "remote/hoststore.h"
 
 #include <QDateTime>
@@ -36,8 +36,6 @@ using namespace Qt::StringLiterals;
 namespace moetune {
 
 namespace {
-
-constexpr auto localSettingsKey = "hostsLocal/config";
 
 QPushButton *button(const QString &text, const QString &name, QWidget *parent) {
     auto *b = new QPushButton(text, parent);
@@ -175,16 +173,12 @@ HostsPage::HostsPage(DiagnosePage *diagnosePage, QWidget *parent)
     connect(m_follow, &QPushButton::toggled, this, &HostsPage::setFollowing);
     connect(m_cancel, &QPushButton::clicked, this, &HostsPage::cancelFetch);
     connect(m_view, &QTreeView::doubleClicked, this, [this] {
-        const HostConnection *c = connection(currentAlias());
+        const HostSession *c = connection(currentAlias());
         if (!c || c->state() != Transport::State::Connected)
             connectHost();
     });
 
-    // The files of $HOME/.ssh, as HostStore reads them (libssh alone would look up the passwd home).
-    const QString sshDir = QDir::homePath() + u"/.ssh"_s;
-    m_sshTemplate.sshDir = sshDir;
-    m_sshTemplate.knownHostsFile = sshDir + u"/known_hosts"_s;
-    m_sshTemplate.sshConfigFile = QFileInfo::exists(m_sshConfigPath) ? m_sshConfigPath : u"none"_s;
+    m_sshTemplate = HostStore::userSshOptions(m_sshConfigPath);
     setSources(nullptr, m_sshConfigPath);
 
     m_followFlush.setInterval(followFlushMs);
@@ -230,13 +224,7 @@ void HostsPage::setAgentPath(const QString &path) {
 }
 
 HostConfig HostsPage::localHost() const {
-    HostConfig h = HostConfig::fromJson(
-        QJsonDocument::fromJson(m_settings->value(QLatin1StringView(localSettingsKey)).toByteArray())
-            .object());
-    h.alias = HostListModel::localAlias();
-    h.hostName.clear();
-    h.fromSshConfig = false;
-    return h;
+    return m_store->localHost();
 }
 
 void HostsPage::reload() {
@@ -281,7 +269,7 @@ bool HostsPage::selectHost(const QString &alias) {
     return true;
 }
 
-HostConnection *HostsPage::connection(const QString &alias) const {
+HostSession *HostsPage::connection(const QString &alias) const {
     return m_connections.value(alias);
 }
 
@@ -290,56 +278,60 @@ QString HostsPage::bannerText() const {
 }
 
 QString HostsPage::labelFor(const QString &alias) const {
-    return alias == HostListModel::localAlias() ? tr("Local machine") : alias;
+    const auto host = hostConfig(alias);
+    return host ? host->label() : alias;
 }
 
-HostConnection *HostsPage::ensureConnection(const QString &alias) {
-    if (HostConnection *c = m_connections.value(alias))
+HostSession *HostsPage::ensureConnection(const QString &alias) {
+    if (HostSession *c = m_connections.value(alias))
         return c;
     const auto host = hostConfig(alias);
     if (!host)
         return nullptr;
-    const bool local = alias == HostListModel::localAlias();
-    auto *c = new HostConnection(*host, local, m_sshTemplate, m_localHome, m_agentPath, this);
+    auto *c = new HostSession(*host, HostSession::Environment{m_sshTemplate, m_localHome, m_agentPath}, this);
     m_connections.insert(alias, c);
-    connect(c, &HostConnection::stateChanged, this,
+    connect(c, &HostSession::stateChanged, this,
             [this, alias](Transport::State s, const QString &msg) { onStateChanged(alias, s, msg); });
-    connect(c, &HostConnection::hostKeyUnknown, this,
+    connect(c, &HostSession::hostKeyUnknown, this,
             [this, alias](const QString &type, const QString &fp) { onHostKeyUnknown(alias, type, fp); });
     connect(
-        c, &HostConnection::secretRequested, this,
+        c, &HostSession::secretRequested, this,
         [this, alias](SshTransport::SecretKind kind, const QStringList &prompts, const QString &instruction) {
             onSecretRequested(alias, int(kind), prompts, instruction);
         });
-    connect(c, &HostConnection::keyringProblem, this, [this, alias](const QString &message) {
+    connect(c, &HostSession::keyringProblem, this, [this, alias](const QString &message) {
         showHostMessage(alias, int(Banner::Kind::Warning), message);
     });
-    connect(c, &HostConnection::probeStarted, this, [this, alias] {
+    connect(c, &HostSession::jobStarted, this, [this, alias](JobId, HostSession::Flow flow) {
+        if (flow != HostSession::Flow::Probe)
+            return;
         m_model->setBusy(alias, true);
         showHostMessage(alias, int(Banner::Kind::Info), tr("Probing %1...").arg(labelFor(alias)));
     });
-    connect(c, &HostConnection::probed, this, [this, alias](const HostProbe &p) { onProbed(alias, p); });
-    connect(c, &HostConnection::probeFailed, this, [this, alias](const QString &error) {
-        m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
-        showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
-    });
-    connect(c, &HostConnection::fetchProgress, this, [this, alias](qint64 done, qint64 total) {
-        if (alias != currentAlias())
+    connect(c, &HostSession::probed, this, [this, alias](JobId, const HostProbe &p) { onProbed(alias, p); });
+    connect(c, &HostSession::jobFailed, this,
+            [this, alias](JobId, HostSession::Flow flow, const QString &error) {
+                if (flow == HostSession::Flow::Probe) {
+                    m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
+                    showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
+                } else if (flow == HostSession::Flow::FetchLog) {
+                    if (m_fetching == alias)
+                        m_fetching.clear();
+                    m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
+                    showHostMessage(alias, int(Banner::Kind::Error), error);
+                    updateActions();
+                }
+            });
+    connect(c, &HostSession::jobProgress, this, [this, alias](JobId, qint64 done, qint64 total) {
+        if (alias != currentAlias() || !connection(alias) || !connection(alias)->isFetching())
             return;
         m_progress->setRange(0, 1000);
         m_progress->setValue(total > 0 ? int(qBound(qint64(0), done * 1000 / total, qint64(1000))) : 0);
         m_progressLabel->setText(tr("Fetching the log: %1").arg(QLocale().formattedDataSize(done)));
     });
-    connect(c, &HostConnection::logFetched, this,
-            [this, alias](const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
-    connect(c, &HostConnection::fetchFailed, this, [this, alias](const QString &error) {
-        if (m_fetching == alias)
-            m_fetching.clear();
-        m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
-        showHostMessage(alias, int(Banner::Kind::Error), error);
-        updateActions();
-    });
-    connect(c, &HostConnection::followLines, this, [this, alias](const QStringList &lines) {
+    connect(c, &HostSession::logFetched, this,
+            [this, alias](JobId, const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
+    connect(c, &HostSession::followLines, this, [this, alias](JobId, const QStringList &lines) {
         if (m_following != alias || !m_diagnose)
             return;
         // Batched: a chatty server would otherwise keep the Diagnose page's paste debounce from firing.
@@ -347,7 +339,7 @@ HostConnection *HostsPage::ensureConnection(const QString &alias) {
         if (!m_followFlush.isActive())
             m_followFlush.start();
     });
-    connect(c, &HostConnection::followStopped, this, [this, alias](const QString &error) {
+    connect(c, &HostSession::followStopped, this, [this, alias](JobId, const QString &error) {
         if (m_following == alias)
             m_following.clear();
         if (!error.isEmpty())
@@ -365,14 +357,14 @@ void HostsPage::onSelectionChanged() {
         m_subtitle->clear();
         m_overview->clear(tr("Add a host, or pick Local machine to try moetune on this computer."));
     } else {
-        m_title->setText(e->origin == HostListModel::Origin::Local ? tr("Local machine") : e->host.alias);
+        m_title->setText(e->host.label());
         QStringList facts{HostListModel::address(e->host, e->origin)};
         facts.append(tr("python: %1").arg(e->host.python));
         facts.append(e->host.logSource.kind == LogSource::Kind::None
                          ? tr("log: not set (Edit... to add one)")
                          : tr("log: %1").arg(e->host.logSource.value));
         m_subtitle->setText(facts.join(u"   \u00b7   "_s));
-        const HostConnection *c = connection(alias);
+        const HostSession *c = connection(alias);
         if (c && c->lastProbe())
             m_overview->setProbe(*c->lastProbe());
         else
@@ -389,7 +381,7 @@ void HostsPage::onSelectionChanged() {
 void HostsPage::updateActions() {
     const QString alias = currentAlias();
     const HostListModel::Entry *e = m_model->entry(alias);
-    const HostConnection *c = connection(alias);
+    const HostSession *c = connection(alias);
     const Transport::State state = c ? c->state() : Transport::State::Disconnected;
     const bool live = state != Transport::State::Disconnected && state != Transport::State::Failed;
     m_edit->setEnabled(e);
@@ -448,7 +440,7 @@ void HostsPage::onStateChanged(const QString &alias, Transport::State state, con
         break;
     case Transport::State::Connected: {
         // Work already under way keeps its own message ("Probing..."); otherwise say it worked.
-        const HostConnection *c = connection(alias);
+        const HostSession *c = connection(alias);
         if (!c || (!c->isProbing() && !c->isFetching()))
             showHostMessage(alias, int(Banner::Kind::Success),
                             message.isEmpty() ? tr("Connected to %1.").arg(labelFor(alias)) : message);
@@ -469,7 +461,7 @@ void HostsPage::onHostKeyUnknown(const QString &alias, const QString &keyType, c
     auto *dialog = new HostKeyDialog(labelFor(alias), keyType, fingerprint, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::finished, this, [this, alias](int result) {
-        if (HostConnection *c = connection(alias))
+        if (HostSession *c = connection(alias))
             c->answerHostKey(result == QDialog::Accepted);
         if (result != QDialog::Accepted)
             showHostMessage(alias, int(Banner::Kind::Warning),
@@ -484,7 +476,7 @@ void HostsPage::onSecretRequested(const QString &alias, int kind, const QStringL
         new HostSecretDialog(labelFor(alias), SshTransport::SecretKind(kind), prompts, instruction, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::finished, this, [this, alias, dialog](int result) {
-        HostConnection *c = connection(alias);
+        HostSession *c = connection(alias);
         if (!c)
             return;
         if (result == QDialog::Accepted)
@@ -496,7 +488,7 @@ void HostsPage::onSecretRequested(const QString &alias, int kind, const QStringL
 }
 
 void HostsPage::onProbed(const QString &alias, const HostProbe &probe) {
-    const HostConnection *c = connection(alias);
+    const HostSession *c = connection(alias);
     m_model->setBusy(alias, c && c->isFetching());
     QString note = tr("Probed %1").arg(labelFor(alias));
     if (probe.simulated)
@@ -528,7 +520,7 @@ QString HostsPage::fetchFilePath(const QString &alias) const {
 
 void HostsPage::diagnoseHost() {
     const QString alias = currentAlias();
-    HostConnection *c = ensureConnection(alias);
+    HostSession *c = ensureConnection(alias);
     if (!c)
         return;
     QString error;
@@ -547,7 +539,7 @@ void HostsPage::diagnoseHost() {
 }
 
 void HostsPage::cancelFetch() {
-    if (HostConnection *c = connection(m_fetching.isEmpty() ? currentAlias() : m_fetching))
+    if (HostSession *c = connection(m_fetching.isEmpty() ? currentAlias() : m_fetching))
         c->cancelFetch();
 }
 
@@ -574,17 +566,17 @@ void HostsPage::onLogFetched(const QString &alias, const QString &path, const Ho
 void HostsPage::setFollowing(bool follow) {
     const QString alias = currentAlias();
     if (!follow) {
-        if (HostConnection *c = connection(m_following))
+        if (HostSession *c = connection(m_following))
             c->stopFollow();
         m_following.clear();
         updateActions();
         return;
     }
-    HostConnection *c = ensureConnection(alias);
+    HostSession *c = ensureConnection(alias);
     if (!c || !m_diagnose)
         return;
     if (!m_following.isEmpty() && m_following != alias) {
-        if (HostConnection *old = connection(m_following))
+        if (HostSession *old = connection(m_following))
             old->stopFollow();
     }
     QString error;
@@ -641,14 +633,12 @@ void HostsPage::editHost() {
 }
 
 void HostsPage::saveHost(const HostConfig &host, const QString &previousAlias) {
-    if (host.alias == HostListModel::localAlias()) {
-        m_settings->setValue(QLatin1StringView(localSettingsKey),
-                             QJsonDocument(host.toJson()).toJson(QJsonDocument::Compact));
-        m_settings->sync();
+    if (host.local || host.alias == HostListModel::localAlias()) {
+        m_store->save(host); // the Local machine's settings, where the CLI reads them too
     } else {
         if (!previousAlias.isEmpty() && previousAlias != host.alias) {
             m_store->remove(previousAlias);
-            if (HostConnection *c = m_connections.take(previousAlias))
+            if (HostSession *c = m_connections.take(previousAlias))
                 c->deleteLater();
             m_messages.remove(previousAlias);
         }
@@ -662,7 +652,7 @@ bool HostsPage::removeHost() {
     const HostListModel::Entry *e = m_model->entry(alias);
     if (!e || e->origin != HostListModel::Origin::App)
         return false;
-    if (HostConnection *c = m_connections.take(alias)) {
+    if (HostSession *c = m_connections.take(alias)) {
         c->disconnectFromHost();
         c->deleteLater();
     }
@@ -674,7 +664,7 @@ bool HostsPage::removeHost() {
 
 void HostsPage::connectHost() {
     const QString alias = currentAlias();
-    if (HostConnection *c = ensureConnection(alias)) {
+    if (HostSession *c = ensureConnection(alias)) {
         c->connectToHost();
         updateActions();
     }
@@ -682,7 +672,7 @@ void HostsPage::connectHost() {
 
 void HostsPage::disconnectHost() {
     const QString alias = currentAlias();
-    if (HostConnection *c = connection(alias)) {
+    if (HostSession *c = connection(alias)) {
         if (m_following == alias)
             m_following.clear();
         c->disconnectFromHost();
@@ -692,7 +682,7 @@ void HostsPage::disconnectHost() {
 }
 
 void HostsPage::probeHost() {
-    if (HostConnection *c = ensureConnection(currentAlias())) {
+    if (HostSession *c = ensureConnection(currentAlias())) {
         c->probe();
         m_overview->clear(tr("Probing %1...").arg(labelFor(currentAlias())));
         updateActions();

@@ -23,7 +23,7 @@ namespace moetune {
 
 class Banner;
 class DiagnosePage;
-class HostConnection;
+class HostSession;
 class HostListModel;
 class HostOverview;
 class HostStore;
@@ -57,7 +57,7 @@ public:
     QSpinBox *fetchSizeSpin() const { return m_fetchMiB; }
     QPushButton *cancelButton() const { return m_cancel; }
     QPushButton *followButton() const { return m_follow; }
-    HostConnection *connection(const QString &alias) const;
+    HostSession *connection(const QString &alias) const;
     QString currentAlias() const;
     bool selectHost(const QString &alias);
     QString bannerText() const;
@@ -81,7 +81,7 @@ signals:
     void diagnosisOpened();
 
 private:
-    HostConnection *ensureConnection(const QString &alias);
+    HostSession *ensureConnection(const QString &alias);
     std::optional<HostConfig> hostConfig(const QString &alias) const;
     HostConfig localHost() const;
     void onSelectionChanged();
@@ -110,7 +110,7 @@ private:
     SshOptions m_sshTemplate;
     QString m_localHome;
     QString m_agentPath;
-    QHash<QString, HostConnection *> m_connections;
+    QHash<QString, HostSession *> m_connections;
     QHash<QString, Message> m_messages;
     QString m_following; // alias whose log streams into the Diagnose page
     QStringList m_followBuffer;

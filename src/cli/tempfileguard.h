@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace moetune::cli {
+
+// A temporary file of the CLI (e.g. a fetched server log) that is removed on every way out: the
+// destructor, and SIGINT / SIGTERM / SIGHUP / SIGPIPE (`moetune-cli ... | head`), whose handler unlinks
+// every live guard's file and then dies of the same signal as before. A SIGKILL cannot be caught.
+class TempFileGuard {
+public:
+    // pattern: a path whose name holds XXXXXX, optionally followed by a suffix ("/tmp/log-XXXXXX.log").
+    explicit TempFileGuard(QString pattern);
+    ~TempFileGuard();
+    TempFileGuard(const TempFileGuard &) = delete;
+    TempFileGuard &operator=(const TempFileGuard &) = delete;
+
+    // Creates the file (exclusively, mode 0600); false with *error set.
+    bool create(QString *error);
+    QString path() const { return m_path; }
+
+private:
+    QString m_pattern;
+    QString m_path;
+    int m_slot = -1;
+};
+
+} // namespace moetune::cli

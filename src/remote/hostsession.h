@@ -1,0 +1,181 @@
+#pragma once
+
+// HostSession: one host and every flow run on it, for the app and the CLI alike.
+//
+// App (asynchronous, GUI thread):
+//     HostSession::Environment env = HostSession::userEnvironment(); // ~/.ssh files, agent zipapp
+//     auto *s = new HostSession(store.resolve(u"gpu-7"_s, &err).value(), env, this);
+//     connect(s, &HostSession::hostKeyUnknown, ...);   // ask, then s->answerHostKey(yes)
+//     connect(s, &HostSession::secretRequested, ...);  // ask, then s->provideSecret({pw}, remember)
+//     connect(s, &HostSession::probed, ...);           // (JobId, HostProbe)
+//     connect(s, &HostSession::jobFailed, ...);        // (JobId, Flow, sentence) for every flow
+//     s->probe();                                      // connects first when needed
+//     s->fetchLog(64 << 20, file, &err);               // jobProgress..., logFetched(id, file, probe)
+// CLI (synchronous): HostSessionSync (hostsessionsync.h) wraps one and waits in a nested event loop.
+//
+// Adding a flow (tune, attach, cancel, push, undo, restart): a value in Flow, one public method that
+// starts it through agent() and returns its JobId (0 + *error when it cannot start), one result signal
+// carrying that JobId followed by finishJob(); failures go through failJob() -> jobFailed(id, flow,
+// error); progress through jobProgress(id, ...). jobFinished(id, ...) ends every job. See probe() /
+// fetchLog() in hostsession.cpp for the pattern, and HostSessionSync::wait() for the blocking side.
+
+#include "core/diagnosis/diagnoser.h"
+#include "core/diagnosis/diagnosis.h"
+#include "core/tuning/hostprobe.h"
+#include "remote/hostconfig.h"
+#include "remote/remotejob.h"
+#include "remote/sshoptions.h"
+#include "remote/sshtransport.h"
+#include "remote/transport.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+
+#include <optional>
+
+namespace moetune {
+
+class AgentClient;
+class CredentialStore;
+
+class HostSession : public QObject {
+    Q_OBJECT
+public:
+    enum class Flow { Probe, FetchLog, FollowLog, DiagnoseHost };
+    Q_ENUM(Flow)
+
+    // What is the same for every host of one user: how SSH finds its files, the Local machine's "~"
+    // ("" = the real home; tests give it their own) and the agent zipapp deployed to hosts.
+    struct Environment {
+        SshOptions ssh;    // everything but .host (HostStore::userSshOptions() for the real user)
+        QString localHome; // "~" of the Local machine
+        QString agentPath; // the moetune-agent.pyz to deploy
+    };
+    static Environment userEnvironment();
+
+    HostSession(const HostConfig &host, Environment environment, QObject *parent = nullptr);
+    ~HostSession() override;
+
+    const HostConfig &host() const { return m_host; }
+    const Environment &environment() const { return m_env; }
+    QString label() const { return m_host.label(); }
+    // Settings edited while connected take effect at the next flow (the connection stays).
+    void setHost(const HostConfig &host);
+    bool isLocal() const { return m_host.local; }
+    Transport *transport() const { return m_transport; }
+    // The agent of the current host settings (new flows start their agent commands here).
+    AgentClient *agent();
+    Transport::State state() const;
+    QString stateMessage() const;
+
+    void connectToHost(); // also done by every flow when not connected
+    void disconnectFromHost();
+    void answerHostKey(bool accept);
+    void provideSecret(const QStringList &answers, bool remember);
+    void cancelSecret();
+
+    // -> probed(id, probe) | jobFailed(id, Flow::Probe, error). A probe already running is joined.
+    JobId probe();
+    bool isProbing() const { return m_probeJob != 0; }
+    const std::optional<HostProbe> &lastProbe() const { return m_probe; }
+
+    // The last maxBytes of the log source into localFile; probes too when no probe is known yet, so
+    // logFetched() always comes with the host's facts (empty ones when the probe failed).
+    JobId fetchLog(qint64 maxBytes, const QString &localFile, QString *error);
+    bool isFetching() const { return m_fetch.id != 0; }
+    void cancelFetch();
+
+    // New lines of the log source as they come: followLines(id, ...) until followStopped(id, error).
+    JobId startFollow(QString *error);
+    void stopFollow();
+    bool isFollowing() const { return m_followJob != 0; }
+
+    // Fetch + probe + diagnosis of the fetched file (off this thread) with the probe merged in:
+    // -> hostDiagnosed(id, diagnosis) | jobFailed(id, Flow::DiagnoseHost, error). A failed probe is not
+    // fatal: the diagnosis then has no host facts and probeError(id) says why.
+    JobId diagnoseHost(qint64 maxBytes, const QString &localFile, const Diagnoser &diagnoser, QString *error);
+    QString probeError(JobId diagnoseJob) const { return m_probeErrors.value(diagnoseJob); }
+
+    void cancel(JobId id);
+
+signals:
+    void stateChanged(moetune::Transport::State state, const QString &message);
+    void hostKeyUnknown(const QString &keyType, const QString &fingerprint);
+    void secretRequested(moetune::SshTransport::SecretKind kind, const QStringList &prompts,
+                         const QString &instruction);
+    // The desktop keyring could not be used or refused a remembered secret; the connection goes on.
+    void keyringProblem(const QString &message);
+
+    void jobStarted(moetune::JobId id, moetune::HostSession::Flow flow);
+    void jobProgress(moetune::JobId id, qint64 done, qint64 total);
+    void jobFailed(moetune::JobId id, moetune::HostSession::Flow flow, const QString &error);
+    // Last signal of every job, after its result signal or jobFailed().
+    void jobFinished(moetune::JobId id, moetune::HostSession::Flow flow, bool ok);
+
+    void probed(moetune::JobId id, const moetune::HostProbe &probe);
+    void logFetched(moetune::JobId id, const QString &localFile, const moetune::HostProbe &probe);
+    void followLines(moetune::JobId id, const QStringList &lines);
+    void followStopped(moetune::JobId id, const QString &error); // error "" = stopped by the user
+    void hostDiagnosed(moetune::JobId id, const moetune::Diagnosis &diagnosis);
+
+protected:
+    JobId nextJobId() { return m_nextJob++; }
+    void failJob(JobId id, Flow flow, const QString &error); // jobFailed + jobFinished(false)
+    void finishJob(JobId id, Flow flow);                     // jobFinished(true), after the result signal
+
+private:
+    void createAgent();
+    void refreshAgent();
+    void ensureConnecting();
+    void onAgentFinished(JobId agentJob, bool ok, const QString &error);
+    void maybeFinishFetch();
+    void onSecretRequested(SshTransport::SecretKind kind, const QStringList &prompts,
+                           const QString &instruction);
+    void onKeyringRead(const QString &key, bool found, const QString &secret, const QString &error);
+    void onTransportState(Transport::State state);
+    void runDiagnosis(JobId id, const QString &file, const std::optional<HostProbe> &probe,
+                      const Diagnoser &diagnoser);
+
+    HostConfig m_host;
+    Environment m_env;
+    QPointer<Transport> m_transport;
+    AgentClient *m_agent = nullptr;
+    bool m_agentDirty = false;
+    JobId m_nextJob = 1;
+
+    std::optional<HostProbe> m_probe;
+    JobId m_probeJob = 0;      // our id
+    JobId m_probeAgentJob = 0; // the agent's
+    QString m_lastProbeError;
+
+    struct Fetch {
+        JobId id = 0;
+        JobId agentJob = 0;
+        QString file;
+        bool logHere = false; // the log arrived, the probe may not have yet
+        bool waitProbe = false;
+        bool diagnose = false; // a diagnoseHost() job, with its diagnoser
+        std::optional<Diagnoser> diagnoser;
+    } m_fetch;
+    QHash<JobId, QString> m_probeErrors;
+    QList<QPointer<QObject>> m_diagnosisThreads;
+
+    JobId m_followJob = 0;
+    JobId m_followAgentJob = 0;
+
+    // Keyring (qtkeychain builds): the secret asked now, the one given from the keyring (deleted when
+    // refused) and the one to remember once authenticated.
+    CredentialStore *m_keyring = nullptr;
+    SshTransport::SecretKind m_askedKind = SshTransport::SecretKind::Password;
+    QString m_askedKey;
+    QStringList m_askedPrompts;
+    QString m_askedInstruction;
+    QString m_keyringKey;
+    QString m_pendingKey;
+    QString m_pendingSecret;
+    bool m_skipKeyring = false;
+};
+
+} // namespace moetune
