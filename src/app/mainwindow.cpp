@@ -4,8 +4,10 @@
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostspage.h"
+#include "app/tune/tunepage.h"
 
 #include "core/util/version.h"
+#include "remote/hoststore.h"
 
 #include <QAction>
 #include <QApplication>
@@ -68,6 +70,15 @@ MainWindow::MainWindow(QWidget *parent)
     addPage(hostsPage, HostIcons::page(), tr("Hosts"));
     connect(hostsPage, &HostsPage::diagnosisOpened, this,
             [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
+
+    auto *tunePage = new TunePage(this);
+    tunePage->setObjectName(u"tunePage"_s);
+    {
+        QSettings settings;
+        const HostStore store(&settings);
+        tunePage->setHosts(QList<HostConfig>{store.localHost()} + store.hosts());
+    }
+    addPage(tunePage, QIcon(u":/moetune/icons/page-diagnose.svg"_s), tr("Tune"));
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);
