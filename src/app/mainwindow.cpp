@@ -66,11 +66,6 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_diagnosePage, &DiagnosePage::fileOpened, this, &MainWindow::addRecentFile);
     connect(m_diagnosePage, &DiagnosePage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
-    auto *hostsPage = new HostsPage(m_diagnosePage, this);
-    addPage(hostsPage, HostIcons::page(), tr("Hosts"));
-    connect(hostsPage, &HostsPage::diagnosisOpened, this,
-            [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
-
     auto *tunePage = new TunePage(this);
     tunePage->setObjectName(u"tunePage"_s);
     {
@@ -78,7 +73,13 @@ MainWindow::MainWindow(QWidget *parent)
         const HostStore store(&settings);
         tunePage->setHosts(QList<HostConfig>{store.localHost()} + store.hosts());
     }
+    // Before Hosts: the Hosts page stays the last one (its tests and users expect it there).
     addPage(tunePage, QIcon(u":/moetune/icons/page-diagnose.svg"_s), tr("Tune"));
+
+    auto *hostsPage = new HostsPage(m_diagnosePage, this);
+    addPage(hostsPage, HostIcons::page(), tr("Hosts"));
+    connect(hostsPage, &HostsPage::diagnosisOpened, this,
+            [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);

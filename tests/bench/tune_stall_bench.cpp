@@ -4,6 +4,7 @@
 // (measurement + best + progress, as the agent sends them), fed in batches of 20 every 20 ms for
 // the given seconds (default 10). Prints: events fed, redraws, longest stall, p99 stall.
 // Usage: tune_stall_bench [SECONDS] [SCREENSHOT.png]
+#include "app/tune/tunebestmodel.h"
 #include "app/tune/tunepage.h"
 #include "charts/livebestchart.h"
 
@@ -116,7 +117,7 @@ int main(int argc, char **argv) {
     const double longest = stalls.isEmpty() ? 0 : stalls.last();
     const double p99 = stalls.isEmpty() ? 0 : stalls[qsizetype(double(stalls.size() - 1) * 0.99)];
     std::printf("tune_stall_bench: %lld events fed in %d s (%.0f/s), chart redraws %d, rows %d\n",
-                (long long)fed, seconds, double(fed) / seconds, page.liveChart()->redraws(),
+                static_cast<long long>(fed), seconds, double(fed) / seconds, page.liveChart()->redraws(),
                 page.bestModel()->rowCount());
     std::printf("tune_stall_bench: longest event-loop stall %.1f ms, p99 %.1f ms (goal <= 50 ms)\n", longest,
                 p99);
