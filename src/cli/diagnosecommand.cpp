@@ -8,6 +8,7 @@
 #include "cli/textreport.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
 
 #include <QCommandLineParser>
@@ -36,13 +37,6 @@ int fail(const QString &message) {
     return ExitUsage;
 }
 
-QString binaryMessage(const QString &label, qsizetype offset) {
-    return u"%1 looks like a binary file, not a text log (NUL byte at offset %2); nothing was diagnosed. "
-           u"Pass the server's text log (for example the file its stdout/stderr is redirected to)."_s
-               .arg(label)
-               .arg(offset);
-}
-
 } // namespace
 
 QString DiagnoseCommand::name() const {
@@ -51,10 +45,6 @@ QString DiagnoseCommand::name() const {
 
 QString DiagnoseCommand::summary() const {
     return u"Read an SGLang/vLLM server log and report missing or untuned MoE kernel configs"_s;
-}
-
-qsizetype DiagnoseCommand::binaryOffset(QByteArrayView head) {
-    return head.indexOf('\0');
 }
 
 int DiagnoseCommand::run(const QStringList &args) {
@@ -171,9 +161,8 @@ int DiagnoseCommand::run(const QStringList &args) {
                 u"Run 'moetune-cli diagnose --help' for more."_s);
         label = u"stdin"_s;
         FdDevice in(STDIN_FILENO, false);
-        const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
-        if (nul >= 0)
-            return fail(binaryMessage(label, nul));
+        if (const LogSniff sniff = LogSniff::check(in.head(LogSniff::headBytes)); !sniff.isText())
+            return fail(sniff.problem(label));
         diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
     } else {
         const QString path = positional.first();
@@ -188,9 +177,8 @@ int DiagnoseCommand::run(const QStringList &args) {
             if (!file.open(QIODevice::ReadOnly))
                 return fail(u"cannot read '"_s + path + u"': "_s + file.errorString() +
                             (info.isReadable() ? QString() : u" (check its permissions)"_s) + u'.');
-            const qsizetype nul = binaryOffset(file.read(kBinaryProbeBytes));
-            if (nul >= 0)
-                return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
+            if (const LogSniff sniff = LogSniff::check(file.read(LogSniff::headBytes)); !sniff.isText())
+                return fail(sniff.problem(u"'"_s + path + u"'"_s));
             file.close();
             diagnosis = diagnoser.diagnoseFile(path, progressFor(label), &error);
         } else {
@@ -200,9 +188,8 @@ int DiagnoseCommand::run(const QStringList &args) {
                 return fail(u"cannot read '"_s + path + u"': "_s +
                             QString::fromLocal8Bit(std::strerror(errno)) + u'.');
             FdDevice in(fd, true);
-            const qsizetype nul = binaryOffset(in.head(kBinaryProbeBytes));
-            if (nul >= 0)
-                return fail(binaryMessage(u"'"_s + path + u"'"_s, nul));
+            if (const LogSniff sniff = LogSniff::check(in.head(LogSniff::headBytes)); !sniff.isText())
+                return fail(sniff.problem(u"'"_s + path + u"'"_s));
             diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
         }
     }

@@ -10,11 +10,6 @@ public:
     QString name() const override;
     QString summary() const override;
     int run(const QStringList &args) override;
-
-    // Bytes of the head of the input checked for NUL bytes before a log is accepted as text.
-    static constexpr qint64 kBinaryProbeBytes = 64 * 1024;
-    // Offset of the first NUL byte in `head`, or -1: a text log never has one.
-    static qsizetype binaryOffset(QByteArrayView head);
 };
 
 } // namespace moetune::cli

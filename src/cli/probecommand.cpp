@@ -94,21 +94,10 @@ QString ProbeCommand::renderText(const HostProbe &p) {
                    .arg(frameworkName(s.framework), orNone(s.modelPath, u"?"_s))
                    .arg(s.tensorParallel);
         if (s.shape)
-            out += u"MoE shape:   %1 experts, top-k %2, hidden %3, MoE intermediate %4%5\n"_s
-                       .arg(s.shape->experts)
-                       .arg(s.shape->topk)
-                       .arg(s.shape->hiddenSize)
-                       .arg(s.shape->intermediateSize)
-                       .arg(s.shape->quantMethod.isEmpty() ? QString() : u", "_s + s.shape->quantMethod);
+            out += u"MoE shape:   "_s + s.shapeText() + u'\n';
     }
     if (p.suggestedSpec) {
-        const TuneSpec &t = *p.suggestedSpec;
-        out += u"Tuning job:  %1 E=%2 N=%3 K=%4 top-k %5 %6\n"_s.arg(frameworkName(t.framework))
-                   .arg(t.experts)
-                   .arg(t.n)
-                   .arg(t.hiddenSize)
-                   .arg(t.topk)
-                   .arg(t.dtype.isEmpty() ? u"bf16"_s : t.dtype);
+        out += u"Tuning job:  "_s + p.suggestedSpec->summaryText() + u'\n';
     }
     if (needsAttention(p))
         out += u"\n%1 does not exist: the server falls back to older folders or default configs. "

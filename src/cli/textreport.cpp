@@ -3,8 +3,9 @@
 #include "core/diagnosis/diagnosis.h"
 #include "core/diagnosis/finding.h"
 #include "core/diagnosis/severity.h"
-#include "core/diagnosis/tuningtarget.h"
+#include "core/diagnosis/sourcelist.h"
 #include "core/moe/framework.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QLocale>
 #include <QRegularExpression>
@@ -87,33 +88,6 @@ QString TextReport::wrap(const QString &text, const QString &indent) const {
         out += line + u'\n';
     }
     return out;
-}
-
-QString TextReport::compactSources(const QStringList &sources) {
-    static const QRegularExpression numbered(u"^(.*?)(\\d+)$"_s);
-    QStringList out;
-    qsizetype i = 0;
-    while (i < sources.size()) {
-        const auto m = numbered.match(sources.at(i));
-        qsizetype j = i;
-        if (m.hasMatch()) {
-            const QString prefix = m.captured(1);
-            const int first = m.captured(2).toInt();
-            int expected = first + 1;
-            while (j + 1 < sources.size() && sources.at(j + 1) == prefix + QString::number(expected)) {
-                ++j;
-                ++expected;
-            }
-            if (j - i >= 2) {
-                out += sources.at(i) + u'-' + sources.at(j);
-                i = j + 1;
-                continue;
-            }
-        }
-        out += sources.at(i);
-        ++i;
-    }
-    return out.join(u", "_s);
 }
 
 QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) const {

@@ -22,8 +22,6 @@ public:
     QString renderFinding(const Finding &finding, bool withTargetFields = true) const;
     QString renderTarget(const TuningTarget &target, const QString &indent) const;
 
-    // "TP0, TP1, TP2, TP3" -> "TP0-TP3"; other names kept as they are.
-    static QString compactSources(const QStringList &sources);
     // Control characters (ANSI escapes from the log included) made visible, so a log cannot drive the
     // terminal.
     static QString printable(QStringView text);

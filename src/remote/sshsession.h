@@ -1,5 +1,6 @@
 #pragma once
 
+#include "remote/knownhosts.h"
 #include "remote/sshoptions.h"
 #include "remote/transport.h"
 
@@ -67,6 +68,7 @@ private:
     void setState(Transport::State s, const QString &message = {});
     void connectNow();
     bool checkHostKey();
+    KnownHosts knownHosts() const;
     void continueAuth();
     void authenticated();
     void connectionLost(const QString &why);
@@ -83,6 +85,8 @@ private:
     bool serviceTransfer(); // one slice of the active transfer; false when it ended
     void finishTransfer(JobResult r);
     void flushLines(ExecState &e, bool final);
+    bool receiverBehind() const;
+    static QStringList takeLines(QByteArray &buf, bool final);
     void terminateRemote(ExecState &e);
     void keepalive();
 
@@ -105,6 +109,9 @@ private:
     int m_identityIndex = 0;
     QHash<QString, QString> m_passphrases; // memory only, for reconnects of this session
     QString m_password;
+    QString m_khHost; // the host key's known_hosts name and port, and the key, while it is asked
+    int m_khPort = 22;
+    QByteArray m_hostKeyBlob;
     QString m_remoteHome; // $HOME of the remote user, for "~/" in SFTP paths
     bool m_passwordKnown = false;
     bool m_waitingSecret = false;

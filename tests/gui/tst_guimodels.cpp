@@ -79,8 +79,6 @@ private slots:
     void findingsModel_data();
     void findingsModel();
     void findingsModelReset();
-    void compactSources_data();
-    void compactSources();
     void evidenceModel();
     void targetFields_data();
     void targetFields();
@@ -151,25 +149,6 @@ void TestGuiModels::findingsModelReset() {
     QCOMPARE(model.index(0, 0).data().toString(), u"Title of b:1"_s);
     model.clear();
     QCOMPARE(model.rowCount(), 0);
-}
-
-void TestGuiModels::compactSources_data() {
-    QTest::addColumn<QStringList>("sources");
-    QTest::addColumn<QString>("expected");
-    QTest::newRow("none") << QStringList{} << QString();
-    QTest::newRow("one rank") << QStringList{u"TP3"_s} << u"TP3"_s;
-    QTest::newRow("eight ranks") << ranks(8) << u"TP0-7"_s;
-    QTest::newRow("gaps, unsorted") << QStringList{u"TP5"_s, u"TP0"_s, u"TP2"_s, u"TP3"_s} << u"TP0,2-3,5"_s;
-    QTest::newRow("main") << QStringList{u"main"_s} << u"main"_s;
-    QTest::newRow("two processes") << QStringList{u"EngineCore_DP0 pid=1"_s, u"EngineCore_DP1 pid=2"_s}
-                                   << u"EngineCore_DP0 pid=1, EngineCore_DP1 pid=2"_s;
-    QTest::newRow("mixed, many") << QStringList{u"main"_s, u"TP0"_s, u"TP1"_s, u"TP2"_s} << u"main +3 more"_s;
-}
-
-void TestGuiModels::compactSources() {
-    QFETCH(QStringList, sources);
-    QFETCH(QString, expected);
-    QCOMPARE(FindingsModel::compactSources(sources), expected);
 }
 
 void TestGuiModels::evidenceModel() {

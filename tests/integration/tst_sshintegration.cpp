@@ -12,6 +12,8 @@
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
@@ -40,6 +42,18 @@ bool writeRandomFile(const QString &path, qint64 bytes) {
         f.write(block.constData(), qMin<qint64>(block.size(), bytes - done));
     }
     return true;
+}
+
+// Resident memory of this process in MB (VmRSS of /proc/self/status).
+double residentMb() {
+    QFile f(u"/proc/self/status"_s);
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    }
+    return -1;
 }
 
 QByteArray readAll(const QString &path) {
@@ -200,6 +214,66 @@ private slots:
         QCOMPARE(w.stderrLines, QStringList{u"oops"_s});
         QVERIFY(batches.size() > 1);      // streamed, not delivered at the end
         QVERIFY(batches.size() < 100000); // batched: not one queued signal per line
+    }
+
+    // A host that prints without pause while the receiving thread stops taking output for a while (a
+    // GUI thread busy for 4 s after 3 s of streaming): the worker stops reading while batches wait, so
+    // this process's memory stays bounded whatever is printed - short lines, one endless line, raw
+    // bytes, stderr. (Before the fix, empty batches had driven the undelivered count below zero during
+    // the first seconds, and the backlog then grew without limit.)
+    void chattyHostMemoryBounded_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<bool>("raw");
+        QTest::newRow("yes: short lines") << u"yes"_s << false;
+        QTest::newRow("one line without end") << u"tr '\\0' x < /dev/zero"_s << false;
+        QTest::newRow("raw stdout (agent protocol)") << u"yes moetune-event"_s << true;
+        QTest::newRow("stderr") << u"yes >&2"_s << false;
+    }
+
+    void chattyHostMemoryBounded() {
+        QFETCH(QString, command);
+        QFETCH(bool, raw);
+        auto t = connectedTransport(m_sshd.options());
+        QVERIFY(t);
+        qint64 received = 0;
+        auto count = [&received](JobId, const QStringList &lines) {
+            for (const QString &l : lines)
+                received += l.size() + 1;
+        };
+        connect(t.get(), &Transport::stdoutLines, this, count);
+        connect(t.get(), &Transport::stderrLines, this, count);
+        connect(t.get(), &Transport::stdoutData, this,
+                [&received](JobId, const QByteArray &d) { received += d.size(); });
+        bool done = false;
+        JobResult result;
+        connect(t.get(), &Transport::finished, this, [&](JobId, const JobResult &r) {
+            result = r;
+            done = true;
+        });
+        const double before = residentMb();
+        double peak = before;
+        QTimer sampler;
+        connect(&sampler, &QTimer::timeout, this, [&peak] { peak = qMax(peak, residentMb()); });
+        sampler.start(20);
+        ExecRequest r(u"timeout 9 sh -c %1; true"_s.arg(shellQuote(command)));
+        r.rawStdout = raw;
+        const JobId id = t->exec(r);
+        qint64 receivedBeforeBusy = 0;
+        QTimer::singleShot(3000, this, [&] {
+            receivedBeforeBusy = received;
+            QThread::sleep(4); // busy: nothing delivered, whatever the worker queues stays in memory
+            peak = qMax(peak, residentMb());
+            t->cancel(id);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
+        sampler.stop();
+        const double growth = peak - before;
+        qInfo("%s: %.1f MB received (%.1f MB before the busy 4 s), resident memory grew by %.1f MB",
+              qPrintable(command), received / 1e6, receivedBeforeBusy / 1e6, growth);
+        QVERIFY2(result.cancelled, qPrintable(result.error));
+        QVERIFY2(receivedBeforeBusy > 1000000,
+                 qPrintable(QString::number(receivedBeforeBusy))); // it streamed
+        QVERIFY2(growth < 64, qPrintable(u"grew by %1 MB"_s.arg(growth)));
     }
 
     void execExitStatus_data() {

@@ -31,6 +31,8 @@ class TestLogReader : public QObject {
 private slots:
     void cleanLine_data();
     void cleanLine();
+    void cleanTextIsCleanLinePerLine_data();
+    void cleanTextIsCleanLinePerLine();
     void countNewlines();
     void searcherFindsEveryLiteral_data();
     void searcherFindsEveryLiteral();
@@ -71,6 +73,31 @@ void TestLogReader::cleanLine() {
     QFETCH(QByteArray, raw);
     QFETCH(QByteArray, clean);
     QCOMPARE(LogReader::cleanLine(raw), clean);
+}
+
+void TestLogReader::cleanTextIsCleanLinePerLine_data() {
+    QTest::addColumn<QByteArray>("raw");
+    QTest::newRow("plain") << QByteArray("a\nb\n");
+    QTest::newRow("CRLF") << QByteArray("one\r\ntwo\r\n\r\nfour");
+    QTest::newRow("bars and colours")
+        << QByteArray(" 1%\r 9%\r100%\n\x1b[32mINFO\x1b[0m x\n\x1b]8;;u\x07l\x1b]8;;\x1b\\\n");
+    QTest::newRow("controls, tab, UTF-8") << QByteArray("\x01a\tb\x7f\n\xc3\xa9t\xc3\xa9\x08\n");
+    QTest::newRow("ESC at a line end") << QByteArray("x\x1b\ny\x1b[\nz");
+    QTest::newRow("only newlines") << QByteArray("\n\n\n");
+    QTest::newRow("empty") << QByteArray();
+}
+
+void TestLogReader::cleanTextIsCleanLinePerLine() {
+    // The editor (cleanText over UTF-16) and the evidence (cleanLine over bytes) show the same text,
+    // with the same line count.
+    QFETCH(QByteArray, raw);
+    QByteArrayList cleaned;
+    for (const QByteArray &line : raw.split('\n'))
+        cleaned.append(LogReader::cleanLine(line));
+    const QString expected = QString::fromUtf8(cleaned.join('\n'));
+    const QString shown = LogReader::cleanText(QString::fromUtf8(raw));
+    QCOMPARE(shown, expected);
+    QCOMPARE(shown.count(u'\n'), raw.count('\n'));
 }
 
 void TestLogReader::countNewlines() {

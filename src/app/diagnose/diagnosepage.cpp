@@ -12,6 +12,7 @@
 #include "app/widgets/severitystyle.h"
 
 #include "core/diagnosis/coreresources.h"
+#include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
 #include "core/tuning/hostprobemerge.h"
 
@@ -369,15 +370,8 @@ bool DiagnosePage::openFile(const QString &path) {
         showError(tr("Cannot read %1: %2.").arg(path, file.errorString()));
         return false;
     }
-    if (head.startsWith("\x1f\x8b")) {
-        showError(
-            tr("%1 is gzip-compressed. Decompress it first (gunzip -k) and open the .log file.").arg(path));
-        return false;
-    }
-    if (head.left(65536).contains('\0')) {
-        showError(tr("%1 looks like a binary file, not a server log (it contains NUL bytes). "
-                     "Open the text log the server writes, or paste its output.")
-                      .arg(path));
+    if (const LogSniff sniff = LogSniff::check(head); !sniff.isText()) {
+        showError(sniff.problem(path));
         return false;
     }
     if (big) {
@@ -774,7 +768,7 @@ void DiagnosePage::showFinding(int row) {
             color.name(), SeverityStyle::label(f->severity).toHtmlEscaped(), f->title.toHtmlEscaped());
     QString seen = tr("Seen %n time(s)", nullptr, f->occurrences);
     if (!f->sources.isEmpty())
-        seen += tr(" on %1").arg(FindingsModel::compactSources(f->sources));
+        seen += tr(" on %1").arg(compactSources(f->sources));
     html += u"<p style='color:gray; margin-top:0'>"_s + seen.toHtmlEscaped() + u" &middot; rule <code>"_s +
             f->rule.toHtmlEscaped() + u"</code></p>"_s;
     // What to do first: it is what a person came for; the why follows.

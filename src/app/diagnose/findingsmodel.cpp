@@ -38,41 +38,6 @@ int FindingsModel::rowOf(const QString &findingId) const {
     return -1;
 }
 
-QString FindingsModel::compactSources(const QStringList &sources) {
-    if (sources.isEmpty())
-        return {};
-    // Tensor-parallel ranks are the common case: eight ranks read better as a range.
-    static const QRegularExpression rankRe(u"^TP(\\d+)$"_s);
-    QList<int> ranks;
-    for (const QString &source : sources) {
-        const auto match = rankRe.match(source);
-        if (!match.hasMatch()) {
-            ranks.clear();
-            break;
-        }
-        ranks.append(match.captured(1).toInt());
-    }
-    if (!ranks.isEmpty()) {
-        std::sort(ranks.begin(), ranks.end());
-        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-        QStringList parts;
-        for (qsizetype i = 0; i < ranks.size();) {
-            qsizetype j = i;
-            while (j + 1 < ranks.size() && ranks.at(j + 1) == ranks.at(j) + 1)
-                ++j;
-            if (j == i)
-                parts.append(QString::number(ranks.at(i)));
-            else
-                parts.append(QString::number(ranks.at(i)) + u'-' + QString::number(ranks.at(j)));
-            i = j + 1;
-        }
-        return u"TP"_s + parts.join(u","_s);
-    }
-    if (sources.size() <= 2)
-        return sources.join(u", "_s);
-    return sources.first() + u" +"_s + QString::number(sources.size() - 1) + u" more"_s;
-}
-
 int FindingsModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_diagnosis.findings.size());
 }
@@ -93,7 +58,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const {
         case OccurrencesColumn:
             return f.occurrences;
         case SourcesColumn:
-            return compactSources(f.sources);
+            return compactSources(f.sources, 3);
         }
         break;
     case Qt::DecorationRole:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
+#include "core/diagnosis/sourcelist.h"
 
 #include <QAbstractTableModel>
 
@@ -23,9 +24,6 @@ public:
     const Finding *finding(int row) const;
     // -1 when no finding has that id.
     int rowOf(const QString &findingId) const;
-
-    // "TP0-7", "TP0, TP2", "EngineCore_DP0 pid=12 +2 more": short enough for a table cell.
-    static QString compactSources(const QStringList &sources);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -144,40 +144,6 @@ void HostOverview::clear(const QString &hint) {
         l->clear();
 }
 
-QString HostOverview::specText(const TuneSpec &spec) {
-    QString text = u"%1: E=%2, N=%3, K=%4, top-k %5, %6"_s.arg(frameworkName(spec.framework))
-                       .arg(spec.experts)
-                       .arg(spec.n)
-                       .arg(spec.hiddenSize)
-                       .arg(spec.topk)
-                       .arg(spec.dtype.isEmpty() ? u"bf16"_s : spec.dtype);
-    if (spec.blockShape)
-        text += u", block [%1, %2]"_s.arg((*spec.blockShape)[0]).arg((*spec.blockShape)[1]);
-    if (spec.perChannelQuant)
-        text += tr(", per-channel");
-    return text;
-}
-
-QString HostOverview::shapeText(const ServerProcess &server) {
-    if (!server.shape)
-        return tr("not readable (no config.json found for the model)");
-    const MoeShape &m = *server.shape;
-    const int tp = qMax(1, server.tensorParallel);
-    QString text =
-        tr("%1 experts, top-k %2, hidden size %3, MoE intermediate size %4 (N = %5 per rank at TP %6)")
-            .arg(m.experts)
-            .arg(m.topk)
-            .arg(m.hiddenSize)
-            .arg(m.intermediateSize)
-            .arg(m.intermediateSize / tp)
-            .arg(tp);
-    if (!m.quantMethod.isEmpty())
-        text += tr(", %1").arg(m.quantMethod);
-    if (m.blockShape)
-        text += tr(" block [%1, %2]").arg((*m.blockShape)[0]).arg((*m.blockShape)[1]);
-    return text;
-}
-
 void HostOverview::setProbe(const HostProbe &p) {
     m_hasProbe = true;
     m_hint->hide();
@@ -234,13 +200,13 @@ void HostOverview::setProbe(const HostProbe &p) {
         for (const ServerProcess &s : p.servers) {
             models.append(
                 tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
-            shapes.append(shapeText(s));
+            shapes.append(s.shapeText());
         }
         setField(u"model"_s, models.join(u'\n'));
         setField(u"moeShape"_s, shapes.join(u'\n'));
     }
     setField(u"suggestedSpec"_s,
-             p.suggestedSpec ? specText(*p.suggestedSpec) : tr("none (no MoE model served)"));
+             p.suggestedSpec ? p.suggestedSpec->summaryText() : tr("none (no MoE model served)"));
     fitToRows(m_gpuView);
     fitToRows(m_folderView);
 }

@@ -35,9 +35,6 @@ public:
     QTableView *gpuView() const { return m_gpuView; }
     QTableView *folderView() const { return m_folderView; }
 
-    static QString specText(const TuneSpec &spec);
-    static QString shapeText(const ServerProcess &server);
-
 private:
     QLabel *addField(QFormLayout *form, const QString &key, const QString &label);
     void setField(const QString &key, const QString &text);

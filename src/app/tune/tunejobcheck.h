@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 #include "core/tuning/tunespec.h"
 
 #include <QList>

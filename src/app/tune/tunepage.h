@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 #include "core/tuning/hostprobe.h"
 #include "core/tuning/runprogress.h"
 #include "core/tuning/tunespec.h"

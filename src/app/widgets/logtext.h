@@ -4,9 +4,8 @@
 
 namespace moetune {
 
-// What a terminal would show for raw log text: no ANSI escape sequences, CRLF as one line break, and
-// a carriage-return progress bar as its last state. Line breaks are kept one for one, so line numbers
-// of the shown text are the log's.
+// What a terminal would show for raw log text (LogReader::cleanText): no escape sequences or control
+// bytes, CRLF as one line break, a carriage-return progress bar as its last state; line numbers kept.
 QString displayLogText(const QString &raw);
 
 } // namespace moetune

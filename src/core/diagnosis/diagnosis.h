@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/diagnosis/finding.h"
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,6 +1,8 @@
 #include "core/diagnosis/diagnosisbuilder.h"
 #include "core/moe/precompiledregex.h"
 
+#include "core/diagnosis/findingwording.h"
+#include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logprefix.h"
 
 #include <QRegularExpression>
@@ -42,16 +44,6 @@ bool naturalLess(const QString &a, const QString &b) {
     return a.size() - i < b.size() - j;
 }
 
-QString fileNameOf(const QString &path) {
-    const qsizetype slash = std::max(path.lastIndexOf(u'/'), path.lastIndexOf(u'\\'));
-    return path.mid(slash + 1);
-}
-
-QString folderOf(const QString &path) {
-    const qsizetype slash = std::max(path.lastIndexOf(u'/'), path.lastIndexOf(u'\\'));
-    return slash < 0 ? QString() : path.left(slash);
-}
-
 // The last up-to-n lines of raw text, cleaned, oldest first.
 QList<QByteArray> lastLines(QByteArrayView before, int n) {
     QList<QByteArray> out;
@@ -65,36 +57,6 @@ QList<QByteArray> lastLines(QByteArrayView before, int n) {
         before.truncate(nl);
     }
     return out;
-}
-
-// The agent's tune spec for this target, as far as the log tells it (hidden size and top-k are not in
-// the log: the model's config.json has them, and the Hosts page's probe fills them in).
-QString tuneCommand(const TuningTarget &t, bool withDown) {
-    QString s = u"moetune-agent tune with spec {\"framework\": \""_s + frameworkId(t.framework) +
-                u"\", \"E\": "_s + QString::number(t.name.experts) + u", \"N\": "_s +
-                QString::number(t.name.n);
-    if (!t.name.dtype.isEmpty())
-        s += u", \"dtype\": \""_s + t.name.dtype + u'"';
-    if (t.name.blockShape)
-        s += u", \"block_shape\": ["_s + QString::number((*t.name.blockShape)[0]) + u", "_s +
-             QString::number((*t.name.blockShape)[1]) + u']';
-    if (t.name.perChannelQuant)
-        s += u", \"per_channel_quant\": true"_s;
-    s += withDown ? u", \"ops\": \"up+down\""_s : u", \"ops\": \"up\""_s;
-    return s + u"} plus K and topk from the model's config.json"_s;
-}
-
-QString deviceText(const TuningTarget &t) {
-    return t.name.deviceName.isEmpty() ? u"an unnamed GPU"_s : t.name.deviceName;
-}
-
-QString tritonText(const TuningTarget &t) {
-    return t.tritonVersion ? u"Triton "_s + t.tritonVersion->toString() : u"the installed Triton"_s;
-}
-
-QString installText(const TuningTarget &t) {
-    const QString folder = t.installFolder();
-    return folder.isEmpty() ? u"the server's config folder"_s : folder + u'/';
 }
 
 } // namespace
@@ -373,121 +335,6 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
     addEvidence(e, line, text, msg.matchStart, msg.matchLength, prefix.source);
 }
 
-void DiagnosisBuilder::describe(Entry &e, const QList<TuningTarget> &targets) const {
-    Finding &f = e.finding;
-    if (!e.message)
-        return; // data rules were worded when created
-    const MoeMessage &msg = *e.message;
-    const QString fw = f.target ? frameworkName(f.target->framework) : u"The server"_s;
-    const QString server = f.target && f.target->framework != Framework::Unknown ? fw : u"The server"_s;
-    switch (msg.kind) {
-    case MoeMessage::Kind::Deterministic:
-        f.title = u"Deterministic inference forces default MoE kernel configs"_s;
-        f.explanation =
-            u"Deterministic inference is on, so SGLang ignores any tuned fused-MoE config and runs its "
-            "built-in defaults. Tuning changes nothing while this mode is on."_s;
-        f.advice = u"If you do not need reproducible outputs, restart the server without "
-                   "--enable-deterministic-inference; otherwise no tuning action applies."_s;
-        return;
-    case MoeMessage::Kind::ConfigUsed:
-    case MoeMessage::Kind::ConfigUsedVllm:
-        f.title = u"Tuned MoE config in use: "_s + fileNameOf(msg.path);
-        f.explanation = u"The server loaded the tuned fused-MoE kernel config "_s + msg.path + u'.';
-        f.advice = u"Nothing to do for this shape."_s;
-        return;
-    case MoeMessage::Kind::BlockFp8Default: {
-        static const QRegularExpression nk = precompiledRegex(u"N=(\\d+),K=(\\d+),device_name=([^,]*)"_s);
-        const QRegularExpressionMatch m = nk.match(fileNameOf(msg.path));
-        f.title = m.hasMatch() ? u"Untuned W8A8 block-FP8 GEMM: N=%1, K=%2 on %3"_s.arg(
-                                     m.captured(1), m.captured(2),
-                                     m.captured(3).isEmpty() ? u"an unnamed GPU"_s : m.captured(3))
-                               : u"Untuned W8A8 block-FP8 GEMM"_s;
-        f.explanation =
-            u"The dense block-quantised FP8 GEMM (not the MoE kernel) found no tuned config at "_s +
-            msg.path + u" and runs default tile sizes, which can be markedly slower."_s;
-        f.advice =
-            u"Tune it with SGLang's block-wise FP8 tuning script (benchmark/kernels/quantization/) and "
-            "put the resulting "_s +
-            fileNameOf(msg.path) + u" into "_s + folderOf(msg.path) +
-            u"/. moetune tunes the fused-MoE kernel only."_s;
-        return;
-    }
-    default:
-        break;
-    }
-    if (!f.target) {
-        f.title = u"No tuned MoE config for "_s + fileNameOf(msg.path);
-        f.explanation =
-            u"The server found no tuned fused-MoE config at "_s + msg.path +
-            u" and uses default kernel settings; the file name could not be read as a config name."_s;
-        f.advice = u"Check the path in the log line; tune the shape it names and install the file there."_s;
-        return;
-    }
-    // The merged target (up + down of this shape) carries the folder facts.
-    for (const TuningTarget &t : targets) {
-        if (t.sameShape(*f.target)) {
-            f.target = t;
-            break;
-        }
-    }
-    const TuningTarget &t = *f.target;
-    const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
-    const QString shape = t.shapeSummary() + u" on "_s + deviceText(t);
-    const QString file = fileNameOf(msg.path);
-    const QString folderNote = t.tritonFolderMissing
-                                   ? u" No config at all was loaded from "_s + t.tritonFolder +
-                                         u", the folder for the installed "_s + tritonText(t) +
-                                         u", so that folder probably does not exist yet."_s
-                                   : QString();
-    switch (msg.kind) {
-    case MoeMessage::Kind::Fallback:
-        f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +
-                  t.fallbackFolder + u" ("_s + tritonText(t) + u" installed)"_s;
-        f.explanation = server + u" found no config for this shape in "_s + t.tritonFolder +
-                        u" and used the one tuned under Triton "_s + msg.fallbackVersion + u" ("_s +
-                        msg.fallbackPath +
-                        u"). A config tuned for another Triton release may be slower under the installed "
-                        "compiler; retuning under "_s +
-                        tritonText(t) + u" removes the warning."_s + folderNote;
-        f.advice = u"Retune under "_s + tritonText(t) + u" ("_s + tuneCommand(t, down) + u") and install "_s +
-                   file + u" into "_s + installText(t) + u"; as a stopgap, copying "_s + msg.fallbackPath +
-                   u" there silences the fallback."_s;
-        return;
-    case MoeMessage::Kind::DownMissing:
-        f.title = u"No tuned down-projection config for "_s + shape;
-        f.explanation =
-            server +
-            u" tunes the down GEMM of the MoE layer separately (the *_down.json file). It found none at "_s +
-            msg.path +
-            u", so the down GEMM reuses the up config (down_moe=False), which is rarely the best "
-            "for a GEMM of a different shape."_s +
-            folderNote;
-        f.advice = u"Tune up and down together ("_s + tuneCommand(t, true) + u") and install "_s + file +
-                   u" into "_s + installText(t) +
-                   u"; up and down configs must share BLOCK_SIZE_M for every batch size."_s;
-        return;
-    default:
-        break;
-    }
-    f.title = u"No tuned MoE config for "_s + shape + (down ? u" (down projection)"_s : QString());
-    QString where = msg.path;
-    if (!msg.path2.isEmpty())
-        where += u" or "_s + msg.path2;
-    f.explanation =
-        server +
-        u" found no tuned fused-MoE kernel config for this shape on this GPU and runs "
-        "built-in default tile sizes instead. It looked for "_s +
-        where + u". A tuned config is commonly 10-60% faster for this kernel, most at larger batch sizes."_s +
-        folderNote;
-    QString advice = u"Tune this shape on "_s + deviceText(t) + u" ("_s +
-                     tuneCommand(t, down || t.downMissing) + u") and install "_s + file + u" into "_s +
-                     installText(t);
-    if (t.framework == Framework::VLLM)
-        advice += u" (or into the folder VLLM_TUNED_CONFIG_FOLDER names)"_s;
-    advice += u", then restart the server."_s;
-    f.advice = advice;
-}
-
 void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
     for (Entry &e : later.m_entries) {
         for (Evidence &ev : e.finding.evidence)
@@ -529,186 +376,146 @@ Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool canc
     d.bytesRead = bytesRead;
     d.linesRead = linesRead;
     d.cancelled = cancelled;
+    d.targets = mergeTargets();
+    describeEntries(d.targets);
+    d.findings = sortedFindings(folderFindings(d.targets));
+    d.summary = FindingWording::summary(d);
+    return d;
+}
 
+QList<TuningTarget> DiagnosisBuilder::mergeTargets() {
     // A shape whose framework nothing told: the log's other lines vote.
     const Framework majority = m_frameworkVotes[1] >= m_frameworkVotes[2]
                                    ? (m_frameworkVotes[1] > 0 ? Framework::SGLang : Framework::Unknown)
                                    : Framework::VLLM;
     QList<TuningTarget> targets;
+    QHash<QString, qsizetype> byShape; // shapeKey -> index: linear in the number of shapes
     for (Entry &e : m_entries) {
         if (!e.finding.target)
             continue;
         TuningTarget &t = *e.finding.target;
         if (t.framework == Framework::Unknown)
             t.framework = majority;
-        auto it = std::find_if(targets.begin(), targets.end(),
-                               [&](const TuningTarget &o) { return o.sameShape(t); });
-        if (it == targets.end()) {
+        const QString key = t.shapeKey();
+        const auto it = byShape.constFind(key);
+        if (it == byShape.constEnd()) {
+            byShape.insert(key, targets.size());
             targets.append(t);
             continue;
         }
-        it->upMissing = it->upMissing || t.upMissing;
-        it->downMissing = it->downMissing || t.downMissing;
-        it->upFellBack = it->upFellBack || t.upFellBack;
-        it->downFellBack = it->downFellBack || t.downFellBack;
-        if (it->fallbackFolder.isEmpty())
-            it->fallbackFolder = t.fallbackFolder;
+        TuningTarget &merged = targets[*it];
+        merged.upMissing = merged.upMissing || t.upMissing;
+        merged.downMissing = merged.downMissing || t.downMissing;
+        merged.upFellBack = merged.upFellBack || t.upFellBack;
+        merged.downFellBack = merged.downFellBack || t.downFellBack;
+        if (merged.fallbackFolder.isEmpty())
+            merged.fallbackFolder = t.fallbackFolder;
     }
     for (TuningTarget &t : targets) {
         if (!t.tritonFolder.isEmpty())
             t.tritonFolderMissing = !m_loadedFolders.contains(t.installFolder());
     }
+    return targets;
+}
 
+void DiagnosisBuilder::describeEntries(const QList<TuningTarget> &targets) {
+    QHash<QString, qsizetype> byShape;
+    for (qsizetype i = 0; i < targets.size(); ++i)
+        byShape.insert(targets[i].shapeKey(), i);
     for (Entry &e : m_entries) {
-        describe(e, targets);
         QStringList sources(e.sourceSet.begin(), e.sourceSet.end());
         std::sort(sources.begin(), sources.end(), naturalLess);
         e.finding.sources = sources;
-    }
-
-    // One finding per missing triton_X_Y_Z folder, backed by the lookups that failed in it.
-    QList<Finding> folderFindings;
-    for (const TuningTarget &t : targets) {
-        if (!t.tritonFolderMissing)
-            continue;
-        const QString id = u"triton-folder-missing:"_s + t.installFolder();
-        if (std::any_of(folderFindings.begin(), folderFindings.end(),
-                        [&](const Finding &f) { return f.id == id; }))
-            continue;
-        Finding f;
-        f.id = id;
-        f.rule = u"triton-folder-missing"_s;
-        f.severity = Severity::Warning;
-        QSet<QString> sources;
-        QStringList files;
-        QStringList fallbacks;
-        qint64 firstLine = std::numeric_limits<qint64>::max();
-        for (const Entry &e : m_entries) {
-            if (!e.finding.target || e.finding.target->installFolder() != t.installFolder())
-                continue;
-            f.occurrences += e.finding.occurrences;
-            for (const QString &s : e.finding.sources)
-                sources.insert(s);
-            files << fileNameOf(e.message->path);
-            if (!e.finding.target->fallbackFolder.isEmpty() &&
-                !fallbacks.contains(e.finding.target->fallbackFolder))
-                fallbacks << e.finding.target->fallbackFolder;
-            firstLine = std::min(firstLine, e.firstLine);
-            for (const Evidence &ev : e.finding.evidence) {
-                if (f.evidence.size() < Finding::maxEvidence)
-                    f.evidence.append(ev);
-            }
+        if (!e.message)
+            continue; // data rules were worded when created
+        // The merged target (up + down of this shape) carries the folder facts.
+        if (e.finding.target) {
+            const auto it = byShape.constFind(e.finding.target->shapeKey());
+            if (it != byShape.constEnd())
+                e.finding.target = targets[*it];
         }
+        FindingWording::describeMoe(e.finding, *e.message);
+    }
+}
+
+QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targets) const {
+    // One finding per missing triton_X_Y_Z folder, backed by the lookups that failed in it.
+    struct Folder {
+        FindingWording::FolderLookups lookups;
+        Finding finding;
+        QSet<QString> sources;
+    };
+    QList<Folder> folders;
+    QHash<QString, qsizetype> byFolder;
+    for (const TuningTarget &t : targets) {
+        if (t.tritonFolderMissing && !byFolder.contains(t.installFolder())) {
+            byFolder.insert(t.installFolder(), folders.size());
+            Folder &f = folders.emplace_back();
+            f.lookups.target = t;
+            f.finding.id = u"triton-folder-missing:"_s + t.installFolder();
+            f.finding.rule = u"triton-folder-missing"_s;
+            f.finding.severity = Severity::Warning;
+            f.finding.target = t;
+        }
+    }
+    if (folders.isEmpty())
+        return {};
+    QList<QSet<QString>> seenFiles(folders.size());
+    for (const Entry &e : m_entries) {
+        if (!e.finding.target || !e.message)
+            continue;
+        const auto it = byFolder.constFind(e.finding.target->installFolder());
+        if (it == byFolder.constEnd())
+            continue;
+        Folder &folder = folders[*it];
+        Finding &f = folder.finding;
+        f.occurrences += e.finding.occurrences;
+        for (const QString &s : e.finding.sources)
+            folder.sources.insert(s);
+        const QString file = fileNameOf(e.message->path);
+        if (!seenFiles[*it].contains(file)) {
+            seenFiles[*it].insert(file);
+            folder.lookups.files << file;
+        }
+        const QString &fallback = e.finding.target->fallbackFolder;
+        if (!fallback.isEmpty() && !folder.lookups.fallbacks.contains(fallback))
+            folder.lookups.fallbacks << fallback;
+        for (const Evidence &ev : e.finding.evidence) {
+            if (f.evidence.size() < Finding::maxEvidence)
+                f.evidence.append(ev);
+        }
+    }
+    QList<Finding> out;
+    for (Folder &folder : folders) {
+        Finding &f = folder.finding;
         std::sort(f.evidence.begin(), f.evidence.end(),
                   [](const Evidence &a, const Evidence &b) { return a.line < b.line; });
-        f.sources = QStringList(sources.begin(), sources.end());
+        f.sources = QStringList(folder.sources.begin(), folder.sources.end());
         std::sort(f.sources.begin(), f.sources.end(), naturalLess);
-        files.removeDuplicates();
-        const QString version = t.tritonVersion ? t.tritonVersion->toString() : t.tritonFolder;
-        f.title =
-            u"Folder "_s + t.tritonFolder + u" for the installed Triton "_s + version + u" is missing"_s;
-        f.explanation = u"The server runs Triton "_s + version + u" and looks for tuned MoE configs in "_s +
-                        t.installFolder() + u"/, but no config was loaded from there ("_s +
-                        QString::number(files.size()) +
-                        u" lookups failed). Each Triton release starts without its folder, so every shape "
-                        "falls back or runs defaults until configs are tuned for it."_s;
-        if (!fallbacks.isEmpty())
-            f.explanation += u" The server fell back to "_s + fallbacks.join(u", "_s) + u" where it could."_s;
-        f.advice = u"Create "_s + t.installFolder() + u"/ and install configs tuned under Triton "_s +
-                   version + u" into it: "_s + files.join(u", "_s) + u'.';
-        f.target = t;
-        folderFindings.append(f);
+        FindingWording::describeFolder(f, folder.lookups);
+        out.append(std::move(f));
     }
+    return out;
+}
 
+QList<Finding> DiagnosisBuilder::sortedFindings(QList<Finding> extra) const {
+    // Severity first, then where the finding first shows in the log.
     QList<std::pair<qint64, Finding>> all;
+    all.reserve(m_entries.size() + extra.size());
     for (const Entry &e : m_entries)
         all.append({e.firstLine, e.finding});
-    for (const Finding &f : folderFindings)
-        all.append({f.evidence.isEmpty() ? 0 : f.evidence.front().line, f});
+    for (Finding &f : extra)
+        all.append({f.evidence.isEmpty() ? 0 : f.evidence.front().line, std::move(f)});
     std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
         if (a.second.severity != b.second.severity)
             return a.second.severity > b.second.severity;
         return a.first < b.first;
     });
+    QList<Finding> out;
+    out.reserve(all.size());
     for (auto &p : all)
-        d.findings.append(std::move(p.second));
-    d.targets = targets;
-
-    // The one line a person reads first.
-    QString summary;
-    QList<TuningTarget> jobs;
-    for (const TuningTarget &t : targets) {
-        if (t.upMissing || t.downMissing || t.upFellBack || t.downFellBack)
-            jobs.append(t);
-    }
-    if (!jobs.isEmpty()) {
-        int files = 0;
-        QStringList devices, tritons, descs, fellBack, missingFolders;
-        for (const TuningTarget &t : jobs) {
-            const bool up = t.upMissing || t.upFellBack;
-            const bool down = t.downMissing || t.downFellBack;
-            files += (up ? 1 : 0) + (down ? 1 : 0);
-            const QString dev = deviceText(t);
-            if (!devices.contains(dev))
-                devices << dev;
-            if (t.tritonVersion && !tritons.contains(t.tritonVersion->toString()))
-                tritons << t.tritonVersion->toString();
-            const QString parts = up && down ? u"up and down"_s : (up ? u"up"_s : u"down"_s);
-            descs << (t.framework == Framework::VLLM ? t.shapeSummary() : t.shapeSummary() + u": "_s + parts);
-            if (t.upFellBack || t.downFellBack) {
-                const QString which =
-                    t.upFellBack && t.downFellBack ? u"up and down"_s : (t.upFellBack ? u"up"_s : u"down"_s);
-                fellBack << which + (jobs.size() == 1 ? QString() : u" of "_s + t.shapeSummary()) +
-                                u" fell back to "_s + t.fallbackFolder;
-            }
-            if (t.tritonFolderMissing && !missingFolders.contains(t.tritonFolder))
-                missingFolders << t.tritonFolder;
-        }
-        summary = QString::number(files) +
-                  (files == 1 ? u" MoE config untuned on "_s : u" MoE configs untuned on "_s) +
-                  devices.join(u", "_s);
-        if (!tritons.isEmpty())
-            summary += u" under Triton "_s + tritons.join(u", "_s);
-        summary += u": "_s + QString::number(jobs.size()) +
-                   (jobs.size() == 1 ? u" tuning job ("_s : u" tuning jobs ("_s);
-        if (jobs.size() == 1 && jobs.front().framework != Framework::VLLM) {
-            const qsizetype colon = descs.front().lastIndexOf(u": "_s);
-            summary += descs.front().left(colon) + u"), "_s + descs.front().mid(colon + 2);
-        } else {
-            summary += descs.join(u"; "_s) + u')';
-        }
-        if (!fellBack.isEmpty())
-            summary += u"; "_s + fellBack.join(u", "_s);
-        if (!missingFolders.isEmpty())
-            summary += (missingFolders.size() == 1 ? u"; folder "_s : u"; folders "_s) +
-                       missingFolders.join(u", "_s) +
-                       (missingFolders.size() == 1 ? u" does not exist yet"_s : u" do not exist yet"_s);
-        int others = 0;
-        for (const Finding &f : d.findings)
-            others += f.severity >= Severity::Warning && !f.target ? 1 : 0;
-        if (others > 0)
-            summary += u"; "_s + QString::number(others) +
-                       (others == 1 ? u" other problem"_s : u" other problems"_s);
-    } else if (d.worst() >= Severity::Warning) {
-        const int errors = d.count(Severity::Error);
-        const int warnings = d.count(Severity::Warning);
-        QStringList counts;
-        if (errors)
-            counts << QString::number(errors) + (errors == 1 ? u" error"_s : u" errors"_s);
-        if (warnings)
-            counts << QString::number(warnings) + (warnings == 1 ? u" warning"_s : u" warnings"_s);
-        summary = counts.join(u", "_s) + u": "_s + d.findings.front().title;
-    } else {
-        summary = u"No problems found in "_s + QString::number(linesRead) +
-                  (linesRead == 1 ? u" line"_s : u" lines"_s);
-        const int infos = d.count(Severity::Info);
-        if (infos > 0)
-            summary += u"; "_s + QString::number(infos) + (infos == 1 ? u" fact noted"_s : u" facts noted"_s);
-    }
-    if (cancelled)
-        summary = u"Cancelled after "_s + QString::number(linesRead) + u" lines; so far: "_s + summary;
-    d.summary = summary;
-    return d;
+        out.append(std::move(p.second));
+    return out;
 }
 
 } // namespace moetune

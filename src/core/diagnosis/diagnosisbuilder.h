@@ -50,7 +50,12 @@ private:
                             const QString &source);
     std::optional<TuningTarget> targetFor(const QString &path, Framework framework) const;
     Framework frameworkFor(const MoeMessage &msg, Framework prefixFramework) const;
-    void describe(Entry &e, const QList<TuningTarget> &targets) const;
+    // finish(), step by step: one target per shape; each finding worded with its merged target; the
+    // folder findings; all sorted by severity and first line.
+    QList<TuningTarget> mergeTargets();
+    void describeEntries(const QList<TuningTarget> &targets);
+    QList<Finding> folderFindings(const QList<TuningTarget> &targets) const;
+    QList<Finding> sortedFindings(QList<Finding> extra) const;
 
     const QString &sourceName(QByteArrayView bytes);
 

@@ -2,7 +2,7 @@
 
 #include "core/diagnosis/evidence.h"
 #include "core/diagnosis/severity.h"
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QList>
 #include <QString>

@@ -78,50 +78,105 @@ qint64 LogReader::countNewlines(QByteArrayView data) {
     return count;
 }
 
-QByteArray LogReader::cleanLine(QByteArrayView line) {
-    qsizetype n = line.size();
-    while (n > 0 && line[n - 1] == '\r')
+namespace {
+
+unsigned codeOf(char c) {
+    return static_cast<unsigned char>(c);
+}
+
+unsigned codeOf(QChar c) {
+    return c.unicode();
+}
+
+bool isDroppedCode(unsigned c) {
+    return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+// One cleaning for bytes (the reader, the evidence) and for UTF-16 (the editor): every code it looks at
+// is ASCII, so both give the same text.
+template <typename Char, typename Out>
+void appendCleaned(const Char *line, qsizetype n, Out &out) {
+    while (n > 0 && codeOf(line[n - 1]) == '\r')
         --n;
-    QByteArrayView v = line.first(n);
     // A progress bar redraws with CR: what a terminal finally shows is the last segment.
-    if (const void *cr = n > 0 ? memrchr(v.data(), '\r', static_cast<size_t>(n)) : nullptr)
-        v = v.sliced(static_cast<const char *>(cr) - v.data() + 1);
-    const auto *u = reinterpret_cast<const unsigned char *>(v.data());
-    const qsizetype size = v.size();
-    if (std::none_of(u, u + size, [](unsigned char c) { return isDropped(c); }))
-        return v.toByteArray();
-    QByteArray out;
-    out.reserve(size);
+    qsizetype begin = n;
+    while (begin > 0 && codeOf(line[begin - 1]) != '\r')
+        --begin;
+    const Char *u = line + begin;
+    const qsizetype size = n - begin;
     qsizetype i = 0;
     while (i < size) {
-        const unsigned char c = u[i];
+        const unsigned c = codeOf(u[i]);
         if (c == 0x1b) {
             if (i + 1 >= size) {
                 ++i;
                 continue;
             }
-            const unsigned char next = u[i + 1];
+            const unsigned next = codeOf(u[i + 1]);
             qsizetype j = i + 2;
             if (next == '[') { // CSI: parameters, intermediates, one final byte
-                while (j < size && u[j] >= 0x30 && u[j] <= 0x3f)
+                while (j < size && codeOf(u[j]) >= 0x30 && codeOf(u[j]) <= 0x3f)
                     ++j;
-                while (j < size && u[j] >= 0x20 && u[j] <= 0x2f)
+                while (j < size && codeOf(u[j]) >= 0x20 && codeOf(u[j]) <= 0x2f)
                     ++j;
-                if (j < size && u[j] >= 0x40 && u[j] <= 0x7e)
+                if (j < size && codeOf(u[j]) >= 0x40 && codeOf(u[j]) <= 0x7e)
                     ++j;
             } else if (next == ']') { // OSC (hyperlinks, titles): up to BEL or ESC '\'
-                while (j < size && u[j] != 0x07 && !(u[j] == 0x1b && j + 1 < size && u[j + 1] == '\\'))
+                while (j < size && codeOf(u[j]) != 0x07 &&
+                       !(codeOf(u[j]) == 0x1b && j + 1 < size && codeOf(u[j + 1]) == '\\'))
                     ++j;
-                j = j < size && u[j] == 0x07 ? j + 1 : std::min(size, j + 2);
+                j = j < size && codeOf(u[j]) == 0x07 ? j + 1 : std::min(size, j + 2);
             } else if (next == '(' || next == ')' || next == '*' || next == '+') { // charset selection
                 j = std::min(size, i + 3);
             }
             i = j;
             continue;
         }
-        if (!isDropped(c))
-            out += static_cast<char>(c);
-        ++i;
+        // Copy the run of kept characters at once.
+        qsizetype k = i;
+        while (k < size && codeOf(u[k]) != 0x1b && !isDroppedCode(codeOf(u[k])))
+            ++k;
+        if (k > i) {
+            out.append(u + i, k - i);
+            i = k;
+        } else {
+            ++i;
+        }
+    }
+}
+
+} // namespace
+
+QByteArray LogReader::cleanLine(QByteArrayView line) {
+    qsizetype n = line.size();
+    while (n > 0 && line[n - 1] == '\r')
+        --n;
+    const QByteArrayView v = line.first(n);
+    const auto *u = reinterpret_cast<const unsigned char *>(v.data());
+    if (std::none_of(u, u + n, [](unsigned char c) { return isDropped(c); }))
+        return v.toByteArray(); // the common line: nothing to clean
+    QByteArray out;
+    out.reserve(n);
+    appendCleaned(line.data(), line.size(), out);
+    return out;
+}
+
+QString LogReader::cleanText(QStringView text) {
+    const bool clean = std::none_of(text.begin(), text.end(),
+                                    [](QChar c) { return c != u'\n' && isDroppedCode(c.unicode()); });
+    if (clean)
+        return text.toString();
+    QString out;
+    out.reserve(text.size());
+    qsizetype pos = 0;
+    while (pos <= text.size()) {
+        qsizetype nl = text.indexOf(u'\n', pos);
+        if (nl < 0)
+            nl = text.size();
+        appendCleaned(text.data() + pos, nl - pos, out);
+        if (nl < text.size())
+            out += u'\n';
+        pos = nl + 1;
     }
     return out;
 }

@@ -57,6 +57,9 @@ public:
     // Cleans one physical line: drops trailing CRs, keeps the text after the last CR (progress bars),
     // removes ANSI/VT100 escape sequences and other control bytes except tab.
     static QByteArray cleanLine(QByteArrayView line);
+    // cleanLine applied to every line of a text, '\n' kept: what the log editor shows, so that the
+    // editor, the evidence and the line numbers agree.
+    static QString cleanText(QStringView text);
     // Counts '\n' bytes (vectorised where the CPU allows).
     static qint64 countNewlines(QByteArrayView data);
 

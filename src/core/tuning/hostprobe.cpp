@@ -56,6 +56,26 @@ ServerLaunch launchFromJson(const QJsonObject &l, const QJsonObject &view) {
 
 } // namespace
 
+QString ServerProcess::shapeText() const {
+    if (!shape)
+        return u"not readable (no config.json found for the model)"_s;
+    const MoeShape &m = *shape;
+    const int tp = qMax(1, tensorParallel);
+    QString text =
+        u"%1 experts, top-k %2, hidden size %3, MoE intermediate size %4 (N = %5 per rank at TP %6)"_s
+            .arg(m.experts)
+            .arg(m.topk)
+            .arg(m.hiddenSize)
+            .arg(m.intermediateSize)
+            .arg(m.intermediateSize / tp)
+            .arg(tp);
+    if (!m.quantMethod.isEmpty())
+        text += u", "_s + m.quantMethod;
+    if (m.blockShape)
+        text += u", block [%1, %2]"_s.arg((*m.blockShape)[0]).arg((*m.blockShape)[1]);
+    return text;
+}
+
 const TritonFolder *HostProbe::folder(const QString &name) const {
     for (const TritonFolder &f : tritonFolders) {
         if (f.name == name)

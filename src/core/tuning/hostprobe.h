@@ -59,6 +59,10 @@ struct ServerProcess {
     std::optional<MoeShape> shape;
     QStringList arguments; // the command line as argv
     ServerLaunch launch;   // how it was launched and what it reads (agents older than 0.2: empty)
+
+    // "128 experts, top-k 8, hidden size 2048, MoE intermediate size 768 (N = 768 per rank at TP 1)":
+    // the served model's shape in one line, for the app and the CLI.
+    QString shapeText() const;
 };
 
 // Everything the agent's `probe` learns about a host.

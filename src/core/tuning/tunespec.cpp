@@ -1,9 +1,10 @@
 #include "core/tuning/tunespec.h"
 
-#include "core/diagnosis/tuningtarget.h"
 #include "core/tuning/hostprobe.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QSet>
 
 using namespace Qt::StringLiterals;
@@ -25,6 +26,12 @@ std::optional<std::array<int, 2>> blockFromJson(const QJsonValue &v, bool *ok) {
     return std::array<int, 2>{a[0].toInt(), a[1].toInt()};
 }
 
+// A JSON string literal, quotes and escapes included.
+QString jsonString(const QString &s) {
+    const QByteArray array = QJsonDocument(QJsonArray{s}).toJson(QJsonDocument::Compact);
+    return QString::fromUtf8(array.sliced(1, array.size() - 2));
+}
+
 } // namespace
 
 QList<int> TuneSpec::defaultBatchSizes() {
@@ -40,8 +47,7 @@ TuneSpec TuneSpec::fromTarget(const TuningTarget &target, const HostProbe *probe
     s.blockShape = target.name.blockShape;
     s.perChannelQuant = target.name.perChannelQuant;
     s.deviceName = target.name.deviceName;
-    // Separate up/down files exist only in SGLang; tune them separately when the log asked for _down.
-    s.upAndDown = target.framework == Framework::SGLang && target.downMissing;
+    s.upAndDown = target.tunesDown();
     if (!probe)
         return s;
     if (probe->suggestedSpec) {
@@ -89,6 +95,46 @@ QString TuneSpec::validate() const {
     if (strategy.isEmpty())
         return u"Choose a strategy."_s;
     return {};
+}
+
+QString TuneSpec::shapeText() const {
+    QString s = u"E="_s + QString::number(experts) + u", N="_s + QString::number(n);
+    if (hiddenSize > 0)
+        s += u", K="_s + QString::number(hiddenSize);
+    if (topk > 0)
+        s += u", top-k "_s + QString::number(topk);
+    s += u", "_s + (dtype.isEmpty() ? u"bf16"_s : dtype);
+    if (blockShape)
+        s += u", block ["_s + QString::number((*blockShape)[0]) + u", "_s +
+             QString::number((*blockShape)[1]) + u']';
+    if (perChannelQuant)
+        s += u", per-channel"_s;
+    return s;
+}
+
+QString TuneSpec::summaryText() const {
+    return frameworkName(framework) + u": "_s + shapeText() + (upAndDown ? u", up and down"_s : u", up"_s);
+}
+
+QString TuneSpec::shapeJson() const {
+    // Hand-ordered (QJsonObject sorts its keys): the fields read in the order a person checks them.
+    QString s = u"{\"framework\": \""_s + frameworkId(framework) + u"\", \"E\": "_s +
+                QString::number(experts) + u", \"N\": "_s + QString::number(n);
+    if (hiddenSize > 0)
+        s += u", \"K\": "_s + QString::number(hiddenSize);
+    if (topk > 0)
+        s += u", \"topk\": "_s + QString::number(topk);
+    if (!dtype.isEmpty())
+        s += u", \"dtype\": "_s + jsonString(dtype);
+    if (blockShape)
+        s += u", \"block_shape\": ["_s + QString::number((*blockShape)[0]) + u", "_s +
+             QString::number((*blockShape)[1]) + u']';
+    if (perChannelQuant)
+        s += u", \"per_channel_quant\": true"_s;
+    s += upAndDown ? u", \"ops\": \"up+down\""_s : u", \"ops\": \"up\""_s;
+    if (!deviceName.isEmpty())
+        s += u", \"device_name\": "_s + jsonString(deviceName);
+    return s + u'}';
 }
 
 QJsonObject TuneSpec::toJson() const {

@@ -39,7 +39,14 @@ struct TuneSpec {
     // Fills what a diagnosis and a probe know; the caller checks validate() before running.
     static TuneSpec fromTarget(const TuningTarget &target, const HostProbe *probe = nullptr);
 
-    QString validate() const;   // empty when runnable, else a sentence naming the bad field
+    QString validate() const; // empty when runnable, else a sentence naming the bad field
+    // "E=128, N=768, K=2048, top-k 8, bf16" (K and top-k left out while unknown), for tables and lines.
+    QString shapeText() const;
+    // "SGLang: E=128, N=768, K=2048, top-k 8, bf16, up and down": one line naming the whole job.
+    QString summaryText() const;
+    // The keys that name the job (framework, E, N, K/topk when known, dtype, block_shape,
+    // per_channel_quant, ops, device_name) as compact JSON: what the diagnosis's advice quotes.
+    QString shapeJson() const;
     QJsonObject toJson() const; // remote_agent/PROTOCOL.md section 6 keys, defaults omitted
     static std::optional<TuneSpec> fromJson(const QJsonObject &o, QString *error = nullptr);
     bool operator==(const TuneSpec &) const = default;

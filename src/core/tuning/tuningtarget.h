@@ -32,6 +32,11 @@ struct TuningTarget {
     QString installFolder() const;
     // Same shape and same place (used to merge up and down into one target).
     bool sameShape(const TuningTarget &other) const;
+    // A string equal for two targets exactly when sameShape() holds (for hashing).
+    QString shapeKey() const;
+    // The log shows that the server reads a separate _down file for this shape (SGLang, down file
+    // missing or fallen back): the one decision between tuning "up" and "up+down".
+    bool tunesDown() const;
     QJsonObject toJson() const;
 
     bool operator==(const TuningTarget &) const = default;

@@ -1,4 +1,4 @@
-#include "core/diagnosis/tuningtarget.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QJsonArray>
 
@@ -56,6 +56,17 @@ bool TuningTarget::sameShape(const TuningTarget &other) const {
     a.down = b.down = false;
     return a == b && framework == other.framework && configRoot == other.configRoot &&
            tritonFolder == other.tritonFolder;
+}
+
+QString TuningTarget::shapeKey() const {
+    ConfigName up = name;
+    up.down = false;
+    return frameworkId(framework) + u'\n' + configRoot + u'\n' + tritonFolder + u'\n' +
+           up.fileName(Framework::SGLang);
+}
+
+bool TuningTarget::tunesDown() const {
+    return framework == Framework::SGLang && (downMissing || downFellBack);
 }
 
 QJsonObject TuningTarget::toJson() const {

@@ -1,0 +1,243 @@
+#include "core/diagnosis/findingwording.h"
+
+#include "core/diagnosis/logpath.h"
+#include "core/moe/precompiledregex.h"
+#include "core/tuning/tunespec.h"
+
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+namespace {
+
+// The agent's tune spec for this target, as far as the log tells it (hidden size and top-k are not in
+// the log: the model's config.json has them, and the Hosts page's probe fills them in).
+QString tuneCommand(const TuneSpec &spec) {
+    return u"moetune-agent tune with spec "_s + spec.shapeJson() +
+           u" plus K and topk from the model's config.json"_s;
+}
+
+QString deviceText(const TuningTarget &t) {
+    return t.name.deviceName.isEmpty() ? u"an unnamed GPU"_s : t.name.deviceName;
+}
+
+QString tritonText(const TuningTarget &t) {
+    return t.tritonVersion ? u"Triton "_s + t.tritonVersion->toString() : u"the installed Triton"_s;
+}
+
+QString installText(const TuningTarget &t) {
+    const QString folder = t.installFolder();
+    return folder.isEmpty() ? u"the server's config folder"_s : folder + u'/';
+}
+
+// "E=...json" or "E=...json and E=..._down.json": the files a tuning job for t writes.
+QString filesText(const TuningTarget &t, const TuneSpec &spec) {
+    const QString up = fileNameOf(t.upPath());
+    if (!spec.upAndDown)
+        return up;
+    return up + u" and "_s + fileNameOf(t.downPath());
+}
+
+void describeBlockFp8(Finding &f, const MoeMessage &msg) {
+    static const QRegularExpression nk = precompiledRegex(u"N=(\\d+),K=(\\d+),device_name=([^,]*)"_s);
+    const QRegularExpressionMatch m = nk.match(fileNameOf(msg.path));
+    f.title = m.hasMatch() ? u"Untuned W8A8 block-FP8 GEMM: N=%1, K=%2 on %3"_s.arg(
+                                 m.captured(1), m.captured(2),
+                                 m.captured(3).isEmpty() ? u"an unnamed GPU"_s : m.captured(3))
+                           : u"Untuned W8A8 block-FP8 GEMM"_s;
+    f.explanation = u"The dense block-quantised FP8 GEMM (not the MoE kernel) found no tuned config at "_s +
+                    msg.path + u" and runs default tile sizes, which can be markedly slower."_s;
+    f.advice = u"Tune it with SGLang's block-wise FP8 tuning script (benchmark/kernels/quantization/) and "
+               "put the resulting "_s +
+               fileNameOf(msg.path) + u" into "_s + folderOf(msg.path) +
+               u"/. moetune tunes the fused-MoE kernel only."_s;
+}
+
+} // namespace
+
+void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
+    const QString server = f.target && f.target->framework != Framework::Unknown
+                               ? frameworkName(f.target->framework)
+                               : u"The server"_s;
+    switch (msg.kind) {
+    case MoeMessage::Kind::Deterministic:
+        f.title = u"Deterministic inference forces default MoE kernel configs"_s;
+        f.explanation =
+            u"Deterministic inference is on, so SGLang ignores any tuned fused-MoE config and runs its "
+            "built-in defaults. Tuning changes nothing while this mode is on."_s;
+        f.advice = u"If you do not need reproducible outputs, restart the server without "
+                   "--enable-deterministic-inference; otherwise no tuning action applies."_s;
+        return;
+    case MoeMessage::Kind::ConfigUsed:
+    case MoeMessage::Kind::ConfigUsedVllm:
+        f.title = u"Tuned MoE config in use: "_s + fileNameOf(msg.path);
+        f.explanation = u"The server loaded the tuned fused-MoE kernel config "_s + msg.path + u'.';
+        f.advice = u"Nothing to do for this shape."_s;
+        return;
+    case MoeMessage::Kind::BlockFp8Default:
+        describeBlockFp8(f, msg);
+        return;
+    default:
+        break;
+    }
+    if (!f.target) {
+        f.title = u"No tuned MoE config for "_s + fileNameOf(msg.path);
+        f.explanation =
+            u"The server found no tuned fused-MoE config at "_s + msg.path +
+            u" and uses default kernel settings; the file name could not be read as a config name."_s;
+        f.advice = u"Check the path in the log line; tune the shape it names and install the file there."_s;
+        return;
+    }
+    const TuningTarget &t = *f.target;
+    // One decision about up vs up+down: the spec's, which the Tune page runs as well.
+    const TuneSpec spec = TuneSpec::fromTarget(t);
+    const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
+    const QString shape = t.shapeSummary() + u" on "_s + deviceText(t);
+    const QString folderNote = t.tritonFolderMissing
+                                   ? u" No config at all was loaded from "_s + t.tritonFolder +
+                                         u", the folder for the installed "_s + tritonText(t) +
+                                         u", so that folder probably does not exist yet."_s
+                                   : QString();
+    switch (msg.kind) {
+    case MoeMessage::Kind::Fallback:
+        f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +
+                  t.fallbackFolder + u" ("_s + tritonText(t) + u" installed)"_s;
+        f.explanation = server + u" found no config for this shape in "_s + t.tritonFolder +
+                        u" and used the one tuned under Triton "_s + msg.fallbackVersion + u" ("_s +
+                        msg.fallbackPath +
+                        u"). A config tuned for another Triton release may be slower under the installed "
+                        "compiler; retuning under "_s +
+                        tritonText(t) + u" removes the warning."_s + folderNote;
+        f.advice = u"Retune under "_s + tritonText(t) + u" ("_s + tuneCommand(spec) + u") and install "_s +
+                   filesText(t, spec) + u" into "_s + installText(t) + u"; as a stopgap, copying "_s +
+                   msg.fallbackPath + u" there silences the fallback."_s;
+        return;
+    case MoeMessage::Kind::DownMissing:
+        f.title = u"No tuned down-projection config for "_s + shape;
+        f.explanation =
+            server +
+            u" tunes the down GEMM of the MoE layer separately (the *_down.json file). It found none at "_s +
+            msg.path +
+            u", so the down GEMM reuses the up config (down_moe=False), which is rarely the best "
+            "for a GEMM of a different shape."_s +
+            folderNote;
+        f.advice = u"Tune up and down together ("_s + tuneCommand(spec) + u") and install "_s +
+                   filesText(t, spec) + u" into "_s + installText(t) +
+                   u"; up and down configs must share BLOCK_SIZE_M for every batch size."_s;
+        return;
+    default:
+        break;
+    }
+    f.title = u"No tuned MoE config for "_s + shape + (down ? u" (down projection)"_s : QString());
+    QString where = msg.path;
+    if (!msg.path2.isEmpty())
+        where += u" or "_s + msg.path2;
+    f.explanation =
+        server +
+        u" found no tuned fused-MoE kernel config for this shape on this GPU and runs "
+        "built-in default tile sizes instead. It looked for "_s +
+        where + u". A tuned config is commonly 10-60% faster for this kernel, most at larger batch sizes."_s +
+        folderNote;
+    QString advice = u"Tune this shape on "_s + deviceText(t) + u" ("_s + tuneCommand(spec) +
+                     u") and install "_s + filesText(t, spec) + u" into "_s + installText(t);
+    if (t.framework == Framework::VLLM)
+        advice += u" (or into the folder VLLM_TUNED_CONFIG_FOLDER names)"_s;
+    advice += u", then restart the server."_s;
+    f.advice = advice;
+}
+
+void FindingWording::describeFolder(Finding &f, const FolderLookups &lookups) {
+    const TuningTarget &t = lookups.target;
+    const QString version = t.tritonVersion ? t.tritonVersion->toString() : t.tritonFolder;
+    f.title = u"Folder "_s + t.tritonFolder + u" for the installed Triton "_s + version + u" is missing"_s;
+    f.explanation = u"The server runs Triton "_s + version + u" and looks for tuned MoE configs in "_s +
+                    t.installFolder() + u"/, but no config was loaded from there ("_s +
+                    QString::number(lookups.files.size()) +
+                    u" lookups failed). Each Triton release starts without its folder, so every shape "
+                    "falls back or runs defaults until configs are tuned for it."_s;
+    if (!lookups.fallbacks.isEmpty())
+        f.explanation +=
+            u" The server fell back to "_s + lookups.fallbacks.join(u", "_s) + u" where it could."_s;
+    f.advice = u"Create "_s + t.installFolder() + u"/ and install configs tuned under Triton "_s + version +
+               u" into it: "_s + lookups.files.join(u", "_s) + u'.';
+}
+
+QString FindingWording::summary(const Diagnosis &d) {
+    QString summary;
+    QList<TuningTarget> jobs;
+    for (const TuningTarget &t : d.targets) {
+        if (t.upMissing || t.downMissing || t.upFellBack || t.downFellBack)
+            jobs.append(t);
+    }
+    if (!jobs.isEmpty()) {
+        int files = 0;
+        QStringList devices, tritons, descs, fellBack, missingFolders;
+        for (const TuningTarget &t : jobs) {
+            const bool up = t.upMissing || t.upFellBack;
+            const bool down = TuneSpec::fromTarget(t).upAndDown;
+            files += (up ? 1 : 0) + (down ? 1 : 0);
+            const QString dev = deviceText(t);
+            if (!devices.contains(dev))
+                devices << dev;
+            if (t.tritonVersion && !tritons.contains(t.tritonVersion->toString()))
+                tritons << t.tritonVersion->toString();
+            const QString parts = up && down ? u"up and down"_s : (up ? u"up"_s : u"down"_s);
+            descs << (t.framework == Framework::VLLM ? t.shapeSummary() : t.shapeSummary() + u": "_s + parts);
+            if (t.upFellBack || t.downFellBack) {
+                const QString which =
+                    t.upFellBack && t.downFellBack ? u"up and down"_s : (t.upFellBack ? u"up"_s : u"down"_s);
+                fellBack << which + (jobs.size() == 1 ? QString() : u" of "_s + t.shapeSummary()) +
+                                u" fell back to "_s + t.fallbackFolder;
+            }
+            if (t.tritonFolderMissing && !missingFolders.contains(t.tritonFolder))
+                missingFolders << t.tritonFolder;
+        }
+        summary = QString::number(files) +
+                  (files == 1 ? u" MoE config untuned on "_s : u" MoE configs untuned on "_s) +
+                  devices.join(u", "_s);
+        if (!tritons.isEmpty())
+            summary += u" under Triton "_s + tritons.join(u", "_s);
+        summary += u": "_s + QString::number(jobs.size()) +
+                   (jobs.size() == 1 ? u" tuning job ("_s : u" tuning jobs ("_s);
+        if (jobs.size() == 1 && jobs.front().framework != Framework::VLLM) {
+            const qsizetype colon = descs.front().lastIndexOf(u": "_s);
+            summary += descs.front().left(colon) + u"), "_s + descs.front().mid(colon + 2);
+        } else {
+            summary += descs.join(u"; "_s) + u')';
+        }
+        if (!fellBack.isEmpty())
+            summary += u"; "_s + fellBack.join(u", "_s);
+        if (!missingFolders.isEmpty())
+            summary += (missingFolders.size() == 1 ? u"; folder "_s : u"; folders "_s) +
+                       missingFolders.join(u", "_s) +
+                       (missingFolders.size() == 1 ? u" does not exist yet"_s : u" do not exist yet"_s);
+        int others = 0;
+        for (const Finding &f : d.findings)
+            others += f.severity >= Severity::Warning && !f.target ? 1 : 0;
+        if (others > 0)
+            summary += u"; "_s + QString::number(others) +
+                       (others == 1 ? u" other problem"_s : u" other problems"_s);
+    } else if (d.worst() >= Severity::Warning) {
+        const int errors = d.count(Severity::Error);
+        const int warnings = d.count(Severity::Warning);
+        QStringList counts;
+        if (errors)
+            counts << QString::number(errors) + (errors == 1 ? u" error"_s : u" errors"_s);
+        if (warnings)
+            counts << QString::number(warnings) + (warnings == 1 ? u" warning"_s : u" warnings"_s);
+        summary = counts.join(u", "_s) + u": "_s + d.findings.front().title;
+    } else {
+        summary = u"No problems found in "_s + QString::number(d.linesRead) +
+                  (d.linesRead == 1 ? u" line"_s : u" lines"_s);
+        const int infos = d.count(Severity::Info);
+        if (infos > 0)
+            summary += u"; "_s + QString::number(infos) + (infos == 1 ? u" fact noted"_s : u" facts noted"_s);
+    }
+    if (d.cancelled)
+        summary = u"Cancelled after "_s + QString::number(d.linesRead) + u" lines; so far: "_s + summary;
+    return summary;
+}
+
+} // namespace moetune
