@@ -179,6 +179,17 @@ QString SshSession::sftpPath(const QString &path) const {
 void SshSession::setState(Transport::State s, const QString &message) {
     m_state = s;
     emit stateChanged(s, message);
+    if (s == Transport::State::Failed) {
+        // Nothing will run them: jobs still queued fail with the reason instead of waiting forever
+        // (after the state, so that a receiver sees Failed when their results arrive).
+        const QList<SshJob> queued = std::exchange(m_queue, {});
+        for (const SshJob &j : queued) {
+            JobResult r;
+            r.error = u"The job never ran: %1"_s.arg(message);
+            r.connectionLost = m_everConnected;
+            emit finished(j.id, r);
+        }
+    }
 }
 
 void SshSession::start() {
@@ -473,7 +484,7 @@ void SshSession::secretAnswer(const QStringList &answers, bool cancelled) {
     }
     switch (m_authStep) {
     case AuthStep::IdentityFiles: {
-        const QString path = expandHome(m_options.host.identityFiles.value(m_identityIndex));
+        const QString path = m_identities.value(m_identityIndex);
         m_passphrases.insert(path, answers.value(0));
         break;
     }
@@ -520,11 +531,13 @@ void SshSession::continueAuth() {
         }
         m_authStep = AuthStep::IdentityFiles;
         m_identityIndex = 0;
+        m_identities = identityCandidates();
     }
     if (m_authStep == AuthStep::IdentityFiles) {
-        const QStringList ids = m_options.host.identityFiles;
-        for (; (methods & SSH_AUTH_METHOD_PUBLICKEY) && m_identityIndex < ids.size(); ++m_identityIndex) {
-            const QString path = expandHome(ids[m_identityIndex]);
+        const bool defaults = m_options.host.identityFiles.isEmpty();
+        for (; (methods & SSH_AUTH_METHOD_PUBLICKEY) && m_identityIndex < m_identities.size();
+             ++m_identityIndex) {
+            const QString path = m_identities[m_identityIndex];
             if (!QFileInfo::exists(path))
                 continue;
             const QByteArray file = QFile::encodeName(path);
@@ -539,6 +552,10 @@ void SshSession::continueAuth() {
                 }
                 m_passphrases.remove(path); // a wrong passphrase is not kept for reconnects
                 m_triedMethods.append(u"%1 (could not be decrypted)"_s.arg(path));
+                continue;
+            }
+            if (defaults && !havePass) {
+                ssh_key_free(key); // a default key without passphrase was offered by publickey_auto already
                 continue;
             }
             m_triedMethods.append(path);
@@ -590,6 +607,21 @@ void SshSession::continueAuth() {
         Transport::State::Failed,
         u"Authentication to %1 failed (tried: %2). Check that your key is in the host's authorized_keys, "
         "that ssh-agent holds it (ssh-add -l), or the user name."_s.arg(m_options.host.displayName(), tried));
+}
+
+QStringList SshSession::identityCandidates() const {
+    QStringList out;
+    for (const QString &id : m_options.host.identityFiles)
+        out.append(expandHome(id));
+    if (!out.isEmpty())
+        return out;
+    // No IdentityFile: ssh's default keys, so that an encrypted one gets its passphrase asked (libssh's
+    // publickey_auto skips it silently without a terminal callback).
+    const QString dir =
+        m_options.sshDir.isEmpty() ? QDir::homePath() + u"/.ssh"_s : expandHome(m_options.sshDir);
+    for (const char *name : {"id_rsa", "id_ecdsa", "id_ed25519", "id_dsa"})
+        out.append(dir + u'/' + QLatin1StringView(name));
+    return out;
 }
 
 void SshSession::authenticated() {

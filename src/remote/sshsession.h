@@ -70,6 +70,7 @@ private:
     bool checkHostKey();
     KnownHosts knownHosts() const;
     void continueAuth();
+    QStringList identityCandidates() const;
     void authenticated();
     void connectionLost(const QString &why);
     void teardown();
@@ -107,6 +108,7 @@ private:
 
     AuthStep m_authStep = AuthStep::None;
     int m_identityIndex = 0;
+    QStringList m_identities;              // IdentityFile keys, or ssh's default keys when there is none
     QHash<QString, QString> m_passphrases; // memory only, for reconnects of this session
     QString m_password;
     QString m_khHost; // the host key's known_hosts name and port, and the key, while it is asked

@@ -4,6 +4,7 @@
 #include "remote/sshtransport.h"
 #include "sshagentfixture.h"
 #include "sshdfixture.h"
+#include "sshhome.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -152,6 +153,8 @@ private slots:
         QTest::newRow("default key in ~/.ssh") << u"default"_s << true;
         QTest::newRow("IdentityFile") << u"identity"_s << true;
         QTest::newRow("encrypted IdentityFile, passphrase asked") << u"encrypted"_s << true;
+        QTest::newRow("encrypted default key, no IdentityFile, passphrase asked")
+            << u"encrypted default"_s << true;
         QTest::newRow("ssh-agent") << u"agent"_s << true;
         QTest::newRow("wrong key refused") << u"wrong"_s << false;
     }
@@ -169,6 +172,11 @@ private slots:
             o.host.identityFiles = {m_sshd.encryptedUserKey()};
         if (method == u"wrong"_s)
             o.host.identityFiles = {m_sshd.wrongKey()};
+        const test::SshHome home(m_sshd.dir() + u"/home-with-encrypted-key"_s);
+        if (method == u"encrypted default"_s) {
+            QVERIFY(home.installKey(m_sshd.encryptedUserKey())); // ~/.ssh/id_ed25519, with a passphrase
+            o.sshDir = home.sshDir();
+        }
         if (method == u"agent"_s) {
             QVERIFY2(agent.start(m_sshd.dir() + u"/agent.sock"_s, &error), qPrintable(error));
             QVERIFY2(agent.add(m_sshd.userKey(), &error), qPrintable(error));
@@ -187,9 +195,13 @@ private slots:
             t.state() == Transport::State::Connected || t.state() == Transport::State::Failed, 30000);
         qunsetenv("SSH_AUTH_SOCK");
         QCOMPARE(t.state() == Transport::State::Connected, succeeds);
-        if (method == u"encrypted"_s) {
+        if (method.startsWith(u"encrypted"_s)) {
             QCOMPARE(secrets.size(), 1);
             QCOMPARE(secrets[0][0].value<SshTransport::SecretKind>(), SshTransport::SecretKind::Passphrase);
+            QVERIFY2(secrets[0][1].toStringList().value(0).contains(method == u"encrypted"_s
+                                                                        ? m_sshd.encryptedUserKey()
+                                                                        : home.sshDir() + u"/id_ed25519"_s),
+                     qPrintable(secrets[0][1].toStringList().value(0)));
         }
         if (!succeeds)
             QVERIFY2(t.stateMessage().contains(u"Authentication"_s), qPrintable(t.stateMessage()));
@@ -497,6 +509,51 @@ private slots:
         for (const auto &s : states)
             sawReconnecting |= s[0].value<Transport::State>() == Transport::State::Reconnecting;
         QVERIFY(sawReconnecting);
+    }
+
+    // Jobs waiting in the queue when the connection cannot be (re)made fail with the reason, at once,
+    // instead of waiting forever: a reconnect that meets a changed host key, a first connection whose
+    // host key is not accepted, an authentication that fails.
+    void queuedJobsFailWithTheConnection_data() {
+        QTest::addColumn<QString>("how");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("reconnect meets a changed host key") << u"reconnect"_s << u"changed"_s;
+        QTest::newRow("first connect, host key not accepted") << u"reject"_s << u"not accepted"_s;
+        QTest::newRow("first connect, authentication fails") << u"auth"_s << u"Authentication"_s;
+    }
+
+    void queuedJobsFailWithTheConnection() {
+        QFETCH(QString, how);
+        QFETCH(QString, reason);
+        QString error;
+        SshOptions o = m_sshd.options();
+        o.initialBackoffMs = 200;
+        std::unique_ptr<SshTransport> t;
+        JobId queued = 0;
+        if (how == u"reconnect"_s) {
+            t = connectedTransport(o);
+            QVERIFY(t);
+            QVERIFY2(m_sshd.restartWithNewHostKey(&error), qPrintable(error)); // drops the link too
+            QTRY_VERIFY_WITH_TIMEOUT(t->state() != Transport::State::Connected, 10000);
+            queued = t->exec(ExecRequest(u"echo never"_s));
+        } else {
+            QFile(m_sshd.knownHostsFile()).open(QIODevice::WriteOnly | QIODevice::Truncate);
+            if (how == u"auth"_s) {
+                QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+                o = m_sshd.options(false);
+                o.host.identityFiles = {m_sshd.wrongKey()};
+            }
+            t = std::make_unique<SshTransport>(o);
+            connect(t.get(), &SshTransport::hostKeyUnknown, t.get(), [&t] { t->answerHostKey(false); });
+            queued = t->exec(ExecRequest(u"echo never"_s)); // submitted before connecting: it waits
+            t->connectToHost();
+        }
+        const WaitedJob w = waitForJob(t.get(), queued, 30000);
+        QCOMPARE(t->state(), Transport::State::Failed);
+        QVERIFY2(!w.result.ok(), qPrintable(w.result.error));
+        QVERIFY2(w.result.error.contains(u"never ran"_s), qPrintable(w.result.error));
+        QVERIFY2(w.result.error.contains(reason), qPrintable(w.result.error));
+        QVERIFY(w.stdoutLines.isEmpty());
     }
 
     void silentLinkDetected() {
