@@ -8,6 +8,7 @@ namespace moetune::cli {
 class AttachCommand : public Command {
 public:
     QString name() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
     QString summary() const override;
     int run(const QStringList &args) override;
 };

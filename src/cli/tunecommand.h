@@ -13,6 +13,7 @@ namespace moetune::cli {
 class TuneCommand : public Command {
 public:
     QString name() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
     QString summary() const override;
     int run(const QStringList &args) override;
 };
