@@ -92,7 +92,10 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
     if framework == "vllm" and (cname.down or cname.per_channel_quant):
         raise RunError("invalid_config", "%s is an SGLang-only file (_down / per_channel_quant): vLLM never "
                        "reads it" % base)
-    # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]").
+    # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]"); vLLM names an
+    # int8_w8a8 layer without a dtype part (naming.server_config_name), so an SGLang-style name is renamed.
+    if framework == "vllm" and cname.dtype == "int8_w8a8":
+        cname = naming.ConfigName(cname.E, cname.N, cname.device_name, None, cname.block_shape)
     return [(cname.file_name(framework), text)]
 
 
