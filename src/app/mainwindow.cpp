@@ -7,8 +7,8 @@
 #include "app/hosts/hostspage.h"
 #include "remote/hostsession.h"
 
-#include "core/tuning/tuningtarget.h"
 #include "core/tuning/tunespec.h"
+#include "core/tuning/tuningtarget.h"
 
 #include "core/util/version.h"
 
@@ -102,6 +102,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
 
     createMenus();
+    // The declared minimum: every page shows its key facts whole down to this size.
+    setMinimumSize(minimumWindowSize);
     statusBar()->showMessage(tr("Ready"), 2000);
     restoreSettings();
 }
