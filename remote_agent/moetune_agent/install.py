@@ -46,7 +46,10 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not os.path.isfile(path):
             raise RunError("not_found", "%s has no result.json (has the run finished?)" % os.path.dirname(path))
     run_dir = run_folder_of(path)
-    if run_dir is not None:
+    # MOETUNE_TEST_ALLOW_SIMULATED_INSTALL: test hook for the end-to-end tests' fake server only (never set
+    # in production): lets a synthetic run be pushed into a fake server's tree.
+    allow_simulated = bool(os.environ.get("MOETUNE_TEST_ALLOW_SIMULATED_INSTALL"))
+    if run_dir is not None and not allow_simulated:
         why = run_simulated(run_dir)
         if why:
             raise RunError("simulated", "%s comes from the simulated run %s (%s): refusing to install numbers "
@@ -64,7 +67,7 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
             raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
                            "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
-        if obj.get("simulated"):
+        if obj.get("simulated") and not allow_simulated:
             raise RunError("simulated", "%s holds simulated results (synthetic backend): refusing to install "
                            "numbers that were never measured on a GPU" % path)
         out = []
