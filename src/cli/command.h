@@ -15,9 +15,10 @@ enum ExitCode : int {
 // The application object a command runs under, made by main() before the command runs (Qt allows one
 // per process, and which one decides what the command may use).
 enum class ApplicationKind {
-    Core,         // QCoreApplication: no display, no GUI libraries touched (diagnose, probe, ...)
-    GuiOffscreen, // QGuiApplication on the "offscreen" platform: fonts, QPdfWriter, QPainter, no display
-    WidgetsOffscreen, // QApplication on the "offscreen" platform: Qt Charts (a QGraphicsView) for the PDF report
+    Core,             // QCoreApplication: no display, no GUI libraries touched (diagnose, probe, ...)
+    GuiOffscreen,     // QGuiApplication on the "offscreen" platform: fonts, QPdfWriter, QPainter, no display
+    WidgetsOffscreen, // QApplication on the "offscreen" platform: Qt Charts (a QGraphicsView) for the PDF
+                      // report
 };
 
 // One `moetune-cli <name> ...` subcommand. Register it with MOETUNE_REGISTER_COMMAND (commandregistry.h).
