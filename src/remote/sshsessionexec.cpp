@@ -81,7 +81,8 @@ QStringList SshSession::takeLines(QByteArray &buf, bool final) {
         if (nl < 0) {
             // A line without end is cut once it is long (at a UTF-8 boundary): memory stays bounded
             // whatever the host prints.
-            qsizetype cut = buf.size() - start >= kMaxLineBytes ? start + kMaxLineBytes : -1;
+            // The cut stays inside the buffer (strictly more than kMaxLineBytes wait), so buf[cut] is a byte.
+            qsizetype cut = buf.size() - start > kMaxLineBytes ? start + kMaxLineBytes : -1;
             while (cut > start && (uchar(buf[cut]) & 0xC0) == 0x80)
                 --cut;
             if (cut > start) {
