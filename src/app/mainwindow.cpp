@@ -8,8 +8,8 @@
 #include "app/results/resultspage.h"
 #include "remote/hostsession.h"
 
-#include "core/tuning/tuningtarget.h"
 #include "core/tuning/tunespec.h"
+#include "core/tuning/tuningtarget.h"
 
 #include "core/util/version.h"
 
@@ -108,6 +108,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     createMenus();
+    // The declared minimum: every page shows its key facts whole down to this size.
+    setMinimumSize(minimumWindowSize);
     statusBar()->showMessage(tr("Ready"), 2000);
     restoreSettings();
 }
