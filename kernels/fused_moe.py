@@ -20,6 +20,9 @@ import triton
 import triton.language as tl
 
 FP8_MAX = 448.0  # float8_e4m3fn
+# Set (bytes) in precompile workers that compile for a GPU they cannot see: compile_only then checks the
+# compiled kernel's shared memory against it instead of loading the binary.
+CPU_COMPILE_SMEM_LIMIT = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -357,6 +360,14 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     if compile_only:
         kernel = _moe_gemm.warmup(*args, grid=grid, **meta)
+        if CPU_COMPILE_SMEM_LIMIT is not None:
+            # compiled for a GPU this process cannot see: check shared memory as the loader would
+            shared = getattr(getattr(kernel, "metadata", None), "shared", 0) or 0
+            if shared > CPU_COMPILE_SMEM_LIMIT:
+                from triton.runtime.errors import OutOfResources
+
+                raise OutOfResources(shared, CPU_COMPILE_SMEM_LIMIT, "shared memory")
+            return
         init = getattr(kernel, "_init_handles", None)
         if init is not None:
             init()

@@ -22,7 +22,7 @@ ctest --preset asan -j "$jobs" --timeout 900 -LE 'python|bench'
 
 echo "=== [3/3] fuzzing (bounded) ==="
 cmake --preset fuzz >/dev/null
-fuzz_targets=(fuzz_logreader fuzz_configname fuzz_configfile)
+fuzz_targets=(fuzz_logreader fuzz_configname fuzz_configfile fuzz_knownhosts)
 cmake --build --preset fuzz -j "$jobs" --target "${fuzz_targets[@]}"
 fuzz_seconds=${MOETUNE_FUZZ_SECONDS:-60}
 for t in "${fuzz_targets[@]}"; do

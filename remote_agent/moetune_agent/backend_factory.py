@@ -61,7 +61,7 @@ def make_backend(desc: Dict[str, Any], device_index: int, cache_dir: Optional[st
         params = inspect.signature(cls.__init__).parameters
     except (TypeError, ValueError):
         params = {}
-    for k in ("framework", "device_name", "routing_file"):
+    for k in ("framework", "device_name", "routing_file", "cpu_compile"):
         if k in params and desc.get(k) is not None:
             kwargs[k] = desc[k]
     return cls(shape, device_index, cache_dir, **kwargs)
@@ -75,13 +75,24 @@ def _importable(mod):
         return False
 
 
-def resolve_auto(framework: str) -> str:
-    """auto -> "server" when the framework and the server backend are importable here, else "triton"
-    when torch, triton and the Triton backend are; else BackendUnavailable (never synthetic)."""
+def auto_candidates(framework: str) -> List[str]:
+    """The backends auto may use, in order: "server" when the spec's framework (not any other server)
+    and the server backend are importable here, then "triton" when torch, triton and the Triton backend
+    are. The run starts the first and proves it can run (one real call) before using it; one that
+    cannot is skipped with a warning. Never synthetic."""
+    out = []
     if "server" in available_backend_modules() and _importable(framework):
-        return "server"
+        out.append("server")
     if "triton" in available_backend_modules() and _importable("torch") and _importable("triton"):
-        return "triton"
+        out.append("triton")
+    return out
+
+
+def resolve_auto(framework: str) -> str:
+    """The first of auto_candidates, or BackendUnavailable (never synthetic)."""
+    cands = auto_candidates(framework)
+    if cands:
+        return cands[0]
     raise BackendUnavailable(
         "no GPU backend here: %s is not importable and torch+triton are %s; run with the server's "
         "Python (--python / spec 'python') or set \"backend\": \"synthetic\" for a simulated run"

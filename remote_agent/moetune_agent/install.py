@@ -318,6 +318,7 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
     """-> ("installed" | "unchanged" | "exists", backup path). Raises OSError / RunError."""
     target, data = plan.target, plan.data
     clean_stale_temps(target)
+    clean_stale_temps(target + ".bak")  # a writer killed while making its backup
     if plan.old is None:
         tmp = write_temp(target, data, default_mode(), pause)
         if _link_exclusive(tmp, target):

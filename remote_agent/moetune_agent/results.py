@@ -118,8 +118,12 @@ def measurement_json(rec):
             "error_kind": None if ok else rec.get("kind"), "error": None if ok else rec.get("message")}
 
 
-def build_result(ctx, records, measured, winners, defaults, roofline, files, timings):
-    # type: (Dict[str, Any], Sequence[Dict[str, Any]], Sequence[Measurement], Dict[Tuple[str, int], KernelConfig], Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]], Dict[Tuple[str, int], Optional[float]], List[Dict[str, Any]], Dict[str, Any]) -> Dict[str, Any]
+def build_result(ctx, records, measured, winners, defaults, roofline, files, timings, winner_us=None,
+                 head_to_head=None):
+    # type: (Dict[str, Any], Sequence[Dict[str, Any]], Sequence[Measurement], Dict[Tuple[str, int], KernelConfig], Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]], Dict[Tuple[str, int], Optional[float]], List[Dict[str, Any]], Dict[str, Any], Optional[Dict[Tuple[str, int], Optional[float]]], Optional[List[Dict[str, Any]]]) -> Dict[str, Any]
+    """winner_us: the winners' latencies (the head-to-head medians) where known, else their latest
+    round's median. head_to_head: per batch size the final interleaved comparison (its medians, spread
+    and rounds); per_batch's figures are then that comparison's (default median / chosen median)."""
     ops = ctx["ops"]
     sizes = ctx["batch_sizes"]
     win = []
@@ -127,7 +131,10 @@ def build_result(ctx, records, measured, winners, defaults, roofline, files, tim
         for m in sizes:
             cfg = winners.get((op, m))
             if cfg is not None:
-                win.append({"op": op, "m": m, "config": cfg.as_dict(), "median_us": latest_score(measured, op, m, cfg)})
+                us = (winner_us or {}).get((op, m))
+                win.append({"op": op, "m": m, "config": cfg.as_dict(),
+                            "median_us": us if us is not None else latest_score(measured, op, m, cfg),
+                            "default": cfg == defaults[(op, m)][0] if (op, m) in defaults else None})
     dft = [{"op": op, "m": m, "config": defaults[(op, m)][0].as_dict(), "median_us": defaults[(op, m)][1]}
            for op in ops for m in sizes if (op, m) in defaults]
     roof = [{"op": op, "m": m, "us": roofline.get((op, m))} for op in ops for m in sizes]
@@ -138,15 +145,20 @@ def build_result(ctx, records, measured, winners, defaults, roofline, files, tim
         best = total([w["median_us"] for w in win if w["m"] == m])
         dflt = total([defaults[(op, m)][1] if (op, m) in defaults else None for op in ops])
         rl = total([roofline.get((op, m)) for op in ops])
-        per_batch.append({"m": m, "best_us": best, "default_us": dflt,
-                          "speedup": (dflt / best) if best and dflt else None, "roofline_us": rl,
-                          "roofline_fraction": (rl / best) if best and rl else None})
+        row = {"m": m, "best_us": best, "default_us": dflt, "speedup": (dflt / best) if best and dflt else None,
+               "roofline_us": rl, "roofline_fraction": (rl / best) if best and rl else None}
+        h = next((r for r in head_to_head or [] if r["m"] == m), None)
+        if h is not None:
+            row.update(best_us=h["median_us"], default_us=h["default_median_us"], speedup=h["speedup"],
+                       chosen_default=h["chosen_default"], decision=h["decision"], rounds=h["rounds"],
+                       roofline_fraction=(rl / h["median_us"]) if rl and h["median_us"] else None)
+        per_batch.append(row)
     out = {"format": "moetune-result", "version": 1}
     out.update(ctx)
     out.update({"measurements": [measurement_json(r) for r in records if r["round"] >= -1
                                  and not r["op"].startswith("check:")],
                 "winners": win, "default": dft, "roofline": roof, "per_batch": per_batch, "timings": timings,
-                "files": files})
+                "files": files, "head_to_head": list(head_to_head or [])})
     return out
 
 

@@ -1,24 +1,28 @@
 """The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
 writes the result. Runs detached (cli.py starts it) or in the foreground."""
 
+import dataclasses
 import json
 import os
 import signal
 import sys
 import time
 import traceback
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import runs, space as space_mod, spec as spec_mod
-from .backend_factory import BackendUnavailable, backend_takes, gpu_indices, resolve_auto
+from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
 from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
 from .results import build_result, latest_score, share_block_m, write_files, write_result
 from .scheduler import BackendFailed, Cancelled, Scheduler
+from .strategies.common import TIER, Book
+from .strategies.headtohead import H2H_ROUND, HeadToHead
 from .work import Measurement, Unit
 
-DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the speedup figures
-CHECK_ROUND = -2     # correctness checks of winners
+DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the figures while searching
+CHECK_ROUND = -2     # correctness checks of winners and head-to-head contenders
+H2H_FINALISTS = 2    # tuned contenders per (op, m) in the head-to-head (plus the default, plus a TMA twin)
 MAX_PHASES = 10000
 
 
@@ -93,53 +97,96 @@ class Run(object):
         self.events.close()
         return 0 if status == "ok" else 1
 
+    def _start_backend(self, spec, ops, sizes, cache_dir):
+        """Start the scheduler on the spec's backend (auto: on the first candidate that proves it can run,
+        one real call per op in the worker's info) -> (backend name, gpus, info)."""
+        ev = self.events
+        assert ev is not None
+        asked = spec["backend"]
+        if asked == "auto":
+            cands = auto_candidates(spec["framework"])
+            if not cands:
+                resolve_auto(spec["framework"])  # raises BackendUnavailable with the sentence
+        else:
+            cands = [asked]
+        for i, backend in enumerate(cands):
+            simulated = backend == "synthetic"
+            if spec["gpus"] != "all":
+                gpus = list(spec["gpus"])
+            elif simulated:
+                gpus = [0]
+            else:
+                gpus = gpu_indices()
+            desc = {"name": backend, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
+                    "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file")}
+            ncpu = os.cpu_count() or 1
+            precompile = 0
+            if backend != "synthetic" and ncpu > 2:
+                precompile = max(0, ncpu - 1 - len(gpus))
+            self.sched = Scheduler(desc, gpus, cache_dir, precompile)
+            self.sched.start()
+            try:
+                info = self.sched.info(ops, sizes)
+            except BackendFailed as e:
+                self.sched.close()
+                self.sched = None
+                if asked != "auto" or i == len(cands) - 1:
+                    raise
+                ev.emit({"type": "log", "level": "warning", "message": "auto: the %s backend cannot run here (%s); "
+                         "using the %s backend" % (backend, e, cands[i + 1])})
+                continue
+            extra = info.get("extra") or {}
+            if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
+                self.sched.start_precompile(extra["cpu_compile_info"], per_m=(backend == "server"))
+            elif precompile and backend != "synthetic":
+                ev.emit({"type": "log", "level": "info", "message": "no CPU precompile for the %s backend here: "
+                         "each kernel compiles on its GPU worker on first use" % backend})
+            return backend, gpus, info
+        raise BackendUnavailable("no backend could run")  # not reached: the loop returns or raises
+
     def _run(self, t0):
         spec = self.spec
         ev = self.events
         assert ev is not None
-        backend = spec["backend"]
-        if backend == "auto":
-            backend = resolve_auto(spec["framework"])
-        simulated = backend == "synthetic"
-        ev.simulated = simulated
         shape = spec_mod.shape_of(spec)
         ops = spec_mod.strategy_ops(spec)
         sizes = spec["batch_sizes"]
         make_strategy, strategy_name = pick_strategy(spec["strategy"])
-        if spec["gpus"] != "all":
-            gpus = list(spec["gpus"])
-        elif simulated:
-            gpus = [0]
-        else:
-            gpus = gpu_indices()
-        journal = runs.Journal(self.run_dir, simulated)
-        resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0
         cache_dir = os.path.join(self.run_dir, "triton_cache")
         os.makedirs(cache_dir, exist_ok=True)
-        desc = {"name": backend, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
-                "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file")}
-        ncpu = os.cpu_count() or 1
-        precompile = 0
-        if backend != "synthetic" and ncpu > 2:
-            precompile = ncpu - 1 - len(gpus) if ncpu - 1 - len(gpus) > 0 else 0
-        self.sched = Scheduler(desc, gpus, cache_dir, precompile)
-        self.sched.start()
-        info = self.sched.info(ops, sizes)
+        backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
+        simulated = backend == "synthetic"
+        ev.simulated = simulated
+        journal = runs.Journal(self.run_dir, simulated)
+        resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0
+        extra = info.get("extra") or {}
         device = spec.get("device_name") or info["device_name"]
         smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
         space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
         strategy = make_strategy(strategy_name, space, sizes, ops, shape)
         t_info = info.get("triton_version")
+        routing = extra.get("routing_info") or {"kind": "random", "path": None, "tokens": None}
+        if spec.get("routing_file") and routing.get("kind") != "recorded":
+            routing = {"kind": "random", "path": None, "tokens": None,
+                       "note": "the %s backend cannot replay %s" % (backend, spec["routing_file"])}
+        default_source = extra.get("default_source")
         ev.emit({"type": "run_started", "run_dir": self.run_dir, "pid": os.getpid(), "resumed": resumed,
                  "journal_entries": len(journal), "spec": spec, "strategy": strategy_name, "backend": backend,
                  "device_name": device, "gpus": gpus, "triton_version": t_info,
-                 "space_size": {op: len(space.get((op, max(sizes)), ())) for op in ops}})
+                 "space_size": {op: len(space.get((op, max(sizes)), ())) for op in ops},
+                 "default_source": default_source, "routing": routing, "server": extra.get("describe")})
         if simulated:
             ev.emit({"type": "log", "level": "warning",
                      "message": "synthetic backend: every number of this run is simulated, not measured"})
-        if spec.get("routing_file") and not backend_takes(backend, "routing_file"):
+        if spec.get("routing_file") and routing.get("kind") != "recorded":
             ev.emit({"type": "log", "level": "warning", "message": "the %s backend cannot replay recorded "
                      "routing: timing with fresh random routing instead of %s" % (backend, spec["routing_file"])})
+        if default_source:
+            ev.emit({"type": "log", "level": "info", "message": "default = what %s runs with no new file: %s%s"
+                     % (default_source.get("framework"), "its config file " + str(default_source.get("path") or
+                        default_source.get("file_name")) if default_source.get("kind") == "file"
+                        else "its built-in heuristic", "" if not default_source.get("note") else
+                        " (%s)" % default_source["note"])})
 
         state = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
                  "from_journal": len(journal),
@@ -158,7 +205,7 @@ class Run(object):
             ev.emit(out)
             state["done"] += 1
             u = meas.unit
-            if meas.ok and u.round >= 0 and u.cfg_down is None and not u.op.startswith("check:"):
+            if meas.ok and 0 <= u.round < H2H_ROUND and u.cfg_down is None and not u.op.startswith("check:"):
                 key = "%s|%d" % (u.op, u.m)
                 cur = state["best"].get(key)
                 if cur is None or meas.median_us < cur:
@@ -182,14 +229,16 @@ class Run(object):
             self.sched.measure(todo, record, simulated)
             self._progress(state, t0)
 
-        # Phase: the server's default config at every size (for the speedup figures).
+        # Phase: the server's default config at every size (the speedup figures shown while searching;
+        # the final figures come from the head-to-head).
         run_phase("default", [Unit(op, defaults_cfg[(op, m)], m, 10, DEFAULT_ROUND) for op in ops for m in sizes])
         for op in ops:
             for m in sizes:
                 default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
 
         def strategy_view():
-            return [x for x in journal.measurements if x.unit.round >= 0 and not x.unit.op.startswith("check:")]
+            return [x for x in journal.measurements if 0 <= x.unit.round < H2H_ROUND
+                    and not x.unit.op.startswith("check:")]
 
         budget = spec.get("time_budget_s")
         budget_hit = False
@@ -209,14 +258,18 @@ class Run(object):
                 break
             run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
 
-        # Correctness: a winner must match the reference before it may win.
+        searched = [r for r in journal.records if 0 <= r["round"] < H2H_ROUND and not r["op"].startswith("check:")]
+        if searched and not any(r["type"] == "measurement" for r in searched):
+            first = searched[0]
+            raise BackendFailed("every one of the %d candidates failed; the first (%s at m=%d, %s): %s: %s"
+                                % (len(searched), first["op"], first["m"],
+                                   KernelConfig.from_dict(first["config"]).key(), first.get("kind"),
+                                   first.get("message")))
+
         banned = set()  # type: set
-        winners = {}  # type: Dict[Tuple[str, int], KernelConfig]
-        for _attempt in range(4):
-            view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]
-            winners = strategy.winners(view)
-            # Each winner is checked at the batch size it won, against the backend's torch reference.
-            items = sorted(((op, m, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1]))
+
+        def run_checks(items):
+            """items: (op, m, cfg); checks not yet in the journal run; returns the (op, cfg key)s that failed."""
             todo = [(op, m, cfg) for op, m, cfg in items
                     if Unit("check:" + op, cfg, m, 0, CHECK_ROUND).ident() not in journal.idents]
             res = self.sched.check([(op, cfg, m) for op, m, cfg in todo])
@@ -227,8 +280,17 @@ class Run(object):
                 else:
                     kind, msg = (payload if status == "cand" else ("crash", str(payload)))
                     record(Measurement(u, None, kind, msg, simulated=simulated))
-            bad = set((r["op"][len("check:"):], KernelConfig.from_dict(r["config"]).key())
-                      for r in journal.records if r["op"].startswith("check:") and r["type"] != "measurement")
+            return set((r["op"][len("check:"):], KernelConfig.from_dict(r["config"]).key())
+                       for r in journal.records if r["op"].startswith("check:") and r["type"] != "measurement")
+
+        # Correctness: a winner must match the reference before it may win.
+        winners = {}  # type: Dict[Tuple[str, int], KernelConfig]
+        for _attempt in range(4):
+            view = [x for x in strategy_view() if (x.unit.op, x.unit.cfg.key()) not in banned]
+            winners = strategy.winners(view)
+            # Each winner is checked at the batch size it won, against the backend's torch reference.
+            items = sorted(((op, m, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1]))
+            bad = run_checks(items)
             if not (set((op, cfg.key()) for op, _m, cfg in items) & bad):
                 break
             banned |= bad
@@ -238,17 +300,59 @@ class Run(object):
             if fixed:
                 ev.emit({"type": "log", "level": "warning", "message": "up/down winners disagreed on "
                          "BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M" % ",".join(map(str, fixed))})
+
+        # The final decision: the finalists and the server's default, interleaved in the same rounds.
+        book = Book(view)
+        contenders = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+        tma = bool(info.get("supports_tma"))
+        for op in ops:
+            for m in sizes:
+                cands = []  # type: List[KernelConfig]
+                if (op, m) in winners:
+                    cands.append(winners[(op, m)])
+                tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
+                for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
+                    if len(cands) >= H2H_FINALISTS:
+                        break
+                    if c not in cands and (op, c.key()) not in banned:
+                        cands.append(c)
+                if op == "down" and tma:
+                    for c in list(cands[:1]):
+                        twin = dataclasses.replace(c, USE_TMA=True)
+                        if twin not in cands:
+                            cands.append(twin)
+                contenders[(op, m)] = cands
+        extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
+                        if winners.get((op, m)) != c]
+        if extra_checks:
+            bad = run_checks(extra_checks)
+            banned |= bad
+            contenders = {k: [c for c in cs if (k[0], c.key()) not in bad] for k, cs in contenders.items()}
+        h2h = HeadToHead(ops, sizes, defaults_cfg, contenders)
+
+        def h2h_view():
+            return [x for x in journal.measurements if x.unit.round >= H2H_ROUND]
+
+        for _n in range(MAX_PHASES):
+            units = h2h.next_units(h2h_view())
+            if not units:
+                break
+            run_phase("head-to-head", units)
+        h2h_rows = h2h.report(h2h_view())
+        winners = h2h.winners(h2h_view())
+        op_us = h2h.op_medians(h2h_view())
         for op in ops:
             for m in sizes:
                 cfg = winners.get((op, m))
                 if cfg is None:
                     ev.emit({"type": "log", "level": "warning", "message": "no config for %s at m=%d: every "
-                             "candidate failed or the budget ended first" % (op, m)})
+                             "candidate and the default failed" % (op, m)})
                     continue
-                med = latest_score(view, op, m, cfg)
-                d = default_us.get((op, m))
+                med = op_us.get((op, m, cfg.key()))
+                d = op_us.get((op, m, defaults_cfg[(op, m)].key()))
                 ev.emit({"type": "best", "op": op, "m": m, "config": cfg.as_dict(), "median_us": med,
-                         "default_us": d, "speedup": (d / med) if d and med else None, "final": True})
+                         "default_us": d, "speedup": (d / med) if d and med else None, "final": True,
+                         "default": cfg == defaults_cfg[(op, m)]})
         # vLLM cannot take a _down file: when tuned separately it gets the up winners.
         triton_version = t_info
         files = write_files(self.run_dir, spec, device, winners, triton_version)
@@ -261,11 +365,15 @@ class Run(object):
                "created_at": os.path.getmtime(os.path.join(self.run_dir, "spec.json")), "finished_at": time.time(),
                "framework": spec["framework"], "backend": backend, "device_name": device, "gpus": gpus,
                "triton_version": triton_version, "strategy": strategy_name, "ops": list(ops), "batch_sizes": sizes,
-               "shape": spec_mod.shape_dict(spec), "budget_hit": budget_hit}
+               "shape": spec_mod.shape_dict(spec), "budget_hit": budget_hit, "default_source": default_source,
+               "routing": routing, "server": extra.get("describe")}
         timings = {"wall_s": round(time.time() - t0, 3), "units_measured": len(journal), "units_failed": failed,
-                   "units_from_journal": state.get("from_journal", 0), "worker_crashes": self.sched.crashes}
-        defaults = {k: (defaults_cfg[k], default_us.get(k)) for k in defaults_cfg}
-        result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings)
+                   "units_from_journal": state.get("from_journal", 0), "worker_crashes": self.sched.crashes,
+                   "precompile": dict(self.sched.precompile_stats)}
+        defaults = {k: (defaults_cfg[k], op_us.get((k[0], k[1], defaults_cfg[k].key()))) for k in defaults_cfg}
+        winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}
+        result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings,
+                              winner_us=winner_us, head_to_head=h2h_rows)
         path, digest = write_result(self.run_dir, result)
         for f in files:
             ev.emit({"type": "result_written", "kind": f["kind"], "path": f["path"], "file_name": f["file_name"],
@@ -273,6 +381,8 @@ class Run(object):
         ev.emit({"type": "result_written", "kind": "result", "path": path, "file_name": "result.json",
                  "sha256": digest})
         journal.close()
+        if not winners:
+            raise BackendFailed("no configuration could be measured at any batch size (see result.json)")
         return "ok"
 
     def _progress(self, state, t0):

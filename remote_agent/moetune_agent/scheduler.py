@@ -11,7 +11,9 @@ as failed with kind "crash", and the worker restarted.
 import multiprocessing
 import multiprocessing.connection as mp_connection
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -20,8 +22,39 @@ from .backends.base import CandidateError, KernelConfig
 from .work import Measurement, Unit
 
 
-def _worker_main(desc, gpu, cache_dir, task_q, result_conn):
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid):
+    # type: (int) -> None
+    """A worker must not outlive its run: when the run process is SIGKILLed (the OOM killer), an
+    orphaned worker would hold its GPU memory forever (and keep multiprocessing's resource tracker
+    alive). Linux's parent-death signal kills it with the parent; a watcher thread covers a parent that
+    died before prctl ran and systems without prctl."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:
+        pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:
+                os._exit(0)
+
+    t = threading.Thread(target=watch, name="moetune-parent-watch", daemon=True)
+    t.start()
+
+
+def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != "synthetic" else os.environ.get(
         "CUDA_VISIBLE_DEVICES", "")
     if cache_dir:
@@ -71,11 +104,23 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn):
                         tv = triton.__version__
                     except Exception:
                         tv = None
+                # One real call per op with the default config at the smallest size: a backend that
+                # cannot run (an API it does not know, a TypeError in the call) fails here, at once.
+                smoke = {}
+                for op in ops:
+                    m0 = min(sizes)
+                    smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
+                extra = {}
+                for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
+                    fn = getattr(backend, name, None)
+                    if fn is not None:
+                        extra[name] = fn()
                 result_conn.send((gpu, tid, "ok", {"device_name": backend.device_name(),
                                                "smem_limit": backend.shared_memory_per_block(),
                                                "roofline": roof, "defaults": defaults,
                                                "simulated": bool(backend.simulated), "triton_version": tv,
-                                               "supports_tma": bool(backend.supports_tma)}))
+                                               "supports_tma": bool(backend.supports_tma), "smoke": smoke,
+                                               "extra": extra}))
         except CandidateError as e:
             result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
@@ -91,20 +136,28 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn):
 _PRECOMPILE_BACKEND = None
 
 
-def _precompile_init(desc, cache_dir):
+def _precompile_init(desc, cache_dir, parent_pid=None):
     global _PRECOMPILE_BACKEND
+    # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
+    # CUDA context, weights or launches on the GPU being timed).
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
     from .backend_factory import make_backend
     _PRECOMPILE_BACKEND = make_backend(desc, 0, cache_dir)
 
 
-def _precompile_task(op, cfg):
+def _precompile_task(op, cfg, m=None):
     try:
-        _PRECOMPILE_BACKEND.precompile(op, cfg)  # type: ignore[union-attr]
+        if m is None:
+            _PRECOMPILE_BACKEND.precompile(op, cfg)  # type: ignore[union-attr]
+        else:
+            _PRECOMPILE_BACKEND.precompile(op, cfg, m)  # type: ignore[union-attr]
         return None
     except CandidateError as e:
-        return e.kind
+        return "%s: %s" % (e.kind, e.message[:200])
     except Exception as e:
         return "other: %s" % e
 
@@ -136,6 +189,8 @@ class Scheduler(object):
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
         self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
         self._started = {}  # type: Dict[int, float]
+        self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
+        self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None}
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -143,7 +198,7 @@ class Scheduler(object):
         # Results come back on a pipe per worker: a send is complete when it returns, so whatever a
         # worker reported before crashing is still readable after it died.
         r, w = self.ctx.Pipe(duplex=False)
-        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, w),
+        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, w, os.getpid()),
                              name="moetune-gpu%d" % gpu, daemon=True)
         p.start()
         w.close()
@@ -152,9 +207,18 @@ class Scheduler(object):
     def start(self):
         for g in self.gpus:
             self._spawn(g)
-        if self.precompile_workers > 0:
-            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                       initargs=(self.desc, self.cache_dir))
+
+    def start_precompile(self, cpu_compile, per_m=False):
+        # type: (Optional[Dict[str, Any]], bool) -> None
+        """The CPU precompile pool, once the GPU worker has said what to compile for (cpu_compile:
+        capability, name, shared memory); none without that (a worker never compiles on the GPU)."""
+        if self.precompile_workers <= 0 or not cpu_compile or self._pool is not None:
+            return
+        self.precompile_per_m = per_m
+        desc = dict(self.desc)
+        desc["cpu_compile"] = dict(cpu_compile)
+        self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                   initargs=(desc, self.cache_dir, os.getpid()))
 
     def close(self):
         for _g, (p, q, r) in list(self.workers.items()):
@@ -184,10 +248,24 @@ class Scheduler(object):
             for c in (u.cfg, u.cfg_down):
                 if c is None:
                     continue
-                key = (u.op, c.key())
+                key = self._pc_key(u.op, c, u.m)
                 if key in self._precompiled:
                     continue
-                self._precompiled[key] = self._pool.apply_async(_precompile_task, (u.op, c))
+                args = (u.op, c, u.m) if self.precompile_per_m else (u.op, c)
+                self.precompile_stats["submitted"] += 1
+                self._precompiled[key] = self._pool.apply_async(_precompile_task, args,
+                                                                callback=self._precompile_done)
+
+    def _pc_key(self, op, cfg, m):
+        return (op, cfg.key(), m) if self.precompile_per_m else (op, cfg.key())
+
+    def _precompile_done(self, res):
+        if res is None:
+            self.precompile_stats["ok"] += 1
+        else:
+            self.precompile_stats["failed"] += 1
+            if self.precompile_stats["first_error"] is None:
+                self.precompile_stats["first_error"] = str(res)[:300]
 
     # -- running -------------------------------------------------------------------------------
     def _run(self, tasks, on_done):
@@ -303,7 +381,7 @@ class Scheduler(object):
         # type: (Unit) -> bool
         for c in (unit.cfg, unit.cfg_down):
             if c is not None:
-                r = self._precompiled.get((unit.op, c.key()))
+                r = self._precompiled.get(self._pc_key(unit.op, c, unit.m))
                 if r is not None and not r.ready():
                     return False
         return True

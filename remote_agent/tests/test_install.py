@@ -152,7 +152,9 @@ class Sglang(InstallCase):
         p = subprocess.Popen(self.cmd() + ["install-config", self.result_file(128), "--framework", "sglang",
                                            "--replace"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            self.wait_for(lambda: any(".moetune-tmp-" in n for n in os.listdir(folder)), what="half-written temp")
+            # the new file's half-written temporary (the backup's whole one comes and goes before it)
+            self.wait_for(lambda: any(n.startswith("." + NAME + ".moetune-tmp-") for n in os.listdir(folder)),
+                          what="half-written temp")
             p.send_signal(signal.SIGKILL)
             p.wait(10)
         finally:
@@ -295,6 +297,18 @@ class Hardening(InstallCase):
         p = subprocess.run(self.cmd() + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
                            preexec_fn=limit, timeout=60)
         return self.parse(p.returncode, p.stdout.decode(), p.stderr.decode())
+
+    def test_kill_while_backing_up_leaves_nothing_behind(self):
+        # A writer killed between its backup's temporary file and the link leaves that temporary: the next
+        # install removes it (its writer's pid is gone) and the server's file was never touched.
+        self.assertEqual(self.install().rc, 0)
+        stale = os.path.join(self.shared, ".%s.bak.moetune-tmp-%d-%s" % (NAME, 2 ** 22 + 7, "ab" * 8))
+        with open(stale, "w") as f:
+            f.write("half a backup")
+        r = self.install("--replace", bn=128)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertFalse(os.path.exists(stale))
+        self.assertEqual(len([n for n in os.listdir(self.shared) if "moetune-tmp" in n]), 0)
 
     def test_failed_backup_leaves_no_empty_file(self):
         self.assertEqual(self.install().rc, 0)

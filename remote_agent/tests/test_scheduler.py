@@ -28,6 +28,8 @@ class Workers(unittest.TestCase):
         got = []
         try:
             if precompile:
+                # what the GPU worker reports for a CPU-only compile (the synthetic backend ignores it)
+                s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448})
                 s.precompile(us)
             s.measure(us, got.append, simulated=True)
         finally:
@@ -51,6 +53,17 @@ class Workers(unittest.TestCase):
     def test_precompile_pool(self):
         us, got = self.run_units([0], 1)
         self.check(us, got, [0])
+
+    def test_no_precompile_pool_without_cpu_compile_facts(self):
+        s = Scheduler(DESC, [0], None, 2)
+        s.start()
+        try:
+            s.start_precompile(None)   # the GPU worker could not say what to compile for
+            s.precompile(units(4))
+            self.assertIsNone(s._pool)  # pylint: disable=protected-access
+            self.assertEqual(s.precompile_stats["submitted"], 0)
+        finally:
+            s.close()
 
 
 class Crash(unittest.TestCase):

@@ -82,7 +82,7 @@ int main(int argc, char *argv[]) {
         const QString out = parser.value(screenshot);
         const int row = parser.value(finding).toInt();
         const int colors = qBound(0, parser.value(screenshotColors).toInt(), 256);
-        auto *page = window.diagnosePage();
+        auto *page = window.findChild<moetune::DiagnosePage *>();
         auto grab = [&window, page, out, row, colors] {
             if (row > 0)
                 page->selectFinding(row);

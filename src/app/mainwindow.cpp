@@ -3,22 +3,31 @@
 #include "app/appresources.h"
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
+#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
+#include "remote/hostsession.h"
+
+#include "core/tuning/tuningtarget.h"
+#include "core/tuning/tunespec.h"
 
 #include "core/util/version.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QJsonDocument>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
 
 using namespace Qt::StringLiterals;
@@ -29,7 +38,9 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_navigation(new QListWidget(this))
     , m_stack(new QStackedWidget(this))
-    , m_diagnosePage(nullptr) {
+    , m_hosts(new HostRegistry(this))
+    , m_diagnosePage(nullptr)
+    , m_hostsPage(nullptr) {
     ensureAppResources();
     setObjectName(u"mainWindow"_s);
     setWindowTitle(u"moetune"_s);
@@ -64,10 +75,31 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_diagnosePage, &DiagnosePage::fileOpened, this, &MainWindow::addRecentFile);
     connect(m_diagnosePage, &DiagnosePage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
-    auto *hostsPage = new HostsPage(m_diagnosePage, this);
-    addPage(hostsPage, HostIcons::page(), tr("Hosts"));
-    connect(hostsPage, &HostsPage::diagnosisOpened, this,
-            [this] { setCurrentPage(m_stack->indexOf(m_diagnosePage)); });
+    m_hostsPage = new HostsPage(m_hosts, this);
+    addPage(m_hostsPage, HostIcons::page(), tr("Hosts"));
+
+    // Hosts -> Diagnose: a fetched log, and a followed one, are diagnosed with the host's facts.
+    connect(m_hostsPage, &HostsPage::logFetched, this,
+            [this](const QString &alias, const QString &path, const HostProbe &probe) {
+                // A failure shows inline on the Diagnose page, which is where the user is sent.
+                m_diagnosePage->openFetchedLog(path, alias, m_hosts->displayName(alias), probe);
+                showDiagnosePage();
+            });
+    connect(m_hostsPage, &HostsPage::followStarted, this, [this](const QString &alias) {
+        const HostSession *c = m_hosts->connection(alias);
+        m_diagnosePage->beginFollow(alias, m_hosts->displayName(alias),
+                                    c ? c->lastProbe() : std::optional<HostProbe>());
+        showDiagnosePage();
+    });
+    connect(m_hostsPage, &HostsPage::followLines, m_diagnosePage, &DiagnosePage::appendFollowedLines);
+    connect(m_hostsPage, &HostsPage::followStopped, m_diagnosePage, &DiagnosePage::endFollow);
+    connect(m_hostsPage, &HostsPage::hostProbed, m_diagnosePage, &DiagnosePage::updateHostProbe);
+    connect(m_diagnosePage, &DiagnosePage::stopFollowRequested, m_hostsPage, [this](const QString &alias) {
+        if (m_hostsPage->followingAlias() == alias)
+            m_hostsPage->stopFollowing();
+    });
+    // Diagnose -> Tune: "Tune this" on a target.
+    connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
 
     createMenus();
     statusBar()->showMessage(tr("Ready"), 2000);
@@ -84,7 +116,68 @@ int MainWindow::addPage(QWidget *page, const QIcon &icon, const QString &title) 
     const int index = m_stack->addWidget(page);
     if (m_navigation->currentRow() < 0)
         m_navigation->setCurrentRow(0);
+    updatePageShortcuts();
     return index;
+}
+
+QWidget *MainWindow::page(int index) const {
+    return m_stack->widget(index);
+}
+
+void MainWindow::updatePageShortcuts() {
+    // Ctrl+1..9 show the pages in navigation order.
+    qDeleteAll(m_pageShortcuts);
+    m_pageShortcuts.clear();
+    for (int i = 0; i < m_stack->count() && i < 9; ++i) {
+        auto *action = new QAction(this);
+        action->setObjectName(u"pageShortcut%1"_s.arg(i + 1));
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        action->setShortcutContext(Qt::WindowShortcut);
+        connect(action, &QAction::triggered, this, [this, i] { setCurrentPage(i); });
+        addAction(action);
+        m_pageShortcuts.append(action);
+        if (QListWidgetItem *item = m_navigation->item(i))
+            item->setToolTip(tr("%1 (Ctrl+%2)").arg(item->text()).arg(i + 1));
+    }
+}
+
+void MainWindow::showDiagnosePage() {
+    setCurrentPage(m_stack->indexOf(m_diagnosePage));
+}
+
+void MainWindow::tuneTarget(const QString &hostAlias, const TuningTarget &target) {
+    // Until the Tune page is in this build: the agent's spec file for this target, written where the
+    // user can take it, and the command that runs it on the host.
+    std::optional<HostProbe> probe;
+    if (const HostSession *c = m_hosts->connection(hostAlias))
+        probe = c->lastProbe();
+    const TuneSpec spec = TuneSpec::fromTarget(target, probe ? &*probe : nullptr);
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + u"/tune-specs"_s;
+    QDir().mkpath(dir);
+    QString name = target.shapeSummary();
+    for (QChar &ch : name) {
+        if (!ch.isLetterOrNumber() && ch != u'=' && ch != u'-' && ch != u'_')
+            ch = u'_';
+    }
+    const QString path = dir + u'/' + name + u".json"_s;
+    QFile file(path);
+    const QByteArray json = QJsonDocument(spec.toJson()).toJson(QJsonDocument::Indented);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size()) {
+        statusBar()->showMessage(tr("Could not write the tune spec to %1: %2").arg(path, file.errorString()),
+                                 10000);
+        return;
+    }
+    file.close();
+    const QString problem = spec.validate();
+    const QString command = u"python3 moetune-agent.pyz tune "_s + QFileInfo(path).fileName();
+    QGuiApplication::clipboard()->setText(command);
+    statusBar()->showMessage(
+        (problem.isEmpty() ? tr("Tune spec for %1 written to %2; copy it to %3 and run: %4 (copied)")
+                           : tr("Tune spec for %1 written to %2 (%5); on %3 run: %4 (copied)"))
+            .arg(target.shapeSummary(), QDir::toNativeSeparators(path),
+                 hostAlias.isEmpty() ? tr("the GPU host") : m_hosts->displayName(hostAlias), command,
+                 problem),
+        0);
 }
 
 void MainWindow::setCurrentPage(int index) {
@@ -118,6 +211,10 @@ void MainWindow::createMenus() {
     m_editMenu->addAction(m_diagnosePage->copyFindingAction());
     m_editMenu->addAction(m_diagnosePage->copyDiagnosisAction());
     m_editMenu->addSeparator();
+    m_editMenu->addAction(m_diagnosePage->findAction());
+    m_editMenu->addAction(m_diagnosePage->nextFindingAction());
+    m_editMenu->addAction(m_diagnosePage->previousFindingAction());
+    m_editMenu->addSeparator();
     m_editMenu->addAction(tr("C&lear Log"), m_diagnosePage, &DiagnosePage::clearLog);
 
     m_helpMenu = menuBar()->addMenu(tr("&Help"));
@@ -132,7 +229,7 @@ void MainWindow::rebuildRecentMenu() {
         const QString &path = files.at(i);
         const QString label = u"&%1 %2"_s.arg(i + 1).arg(QFileInfo(path).fileName());
         QAction *action = m_recentMenu->addAction(label, this, [this, path] {
-            setCurrentPage(m_stack->indexOf(m_diagnosePage));
+            showDiagnosePage();
             m_diagnosePage->openFile(path);
         });
         action->setToolTip(path);
@@ -171,7 +268,7 @@ void MainWindow::openLogDialog() {
                                                       tr("Logs (*.log *.txt *.out *.err);;All files (*)"));
     if (path.isEmpty())
         return;
-    setCurrentPage(m_stack->indexOf(m_diagnosePage));
+    showDiagnosePage();
     m_diagnosePage->openFile(path);
 }
 

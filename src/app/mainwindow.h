@@ -11,8 +11,13 @@ class QStackedWidget;
 namespace moetune {
 
 class DiagnosePage;
+class HostRegistry;
+class HostsPage;
+struct TuningTarget;
 
 // The application window: a navigation list of task pages on the left, the current page on the right.
+// It owns the host registry (hosts and their connections) and hands it to the pages; the pages do not
+// know each other, and every action that crosses pages is a signal connected here.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -27,11 +32,12 @@ public:
     int currentPage() const;
     int pageCount() const;
 
-    DiagnosePage *diagnosePage() const { return m_diagnosePage; }
-    QListWidget *navigation() const { return m_navigation; }
+    HostRegistry *hostRegistry() const { return m_hosts; }
     QMenu *fileMenu() const { return m_fileMenu; }
     QMenu *editMenu() const { return m_editMenu; }
     QMenu *helpMenu() const { return m_helpMenu; }
+    // The page shown for index (navigation order); nullptr when out of range.
+    QWidget *page(int index) const;
 
     // What the app shows at start: the given log, or else the demo.
     void openInitial(const QString &logPath);
@@ -48,10 +54,16 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void showAbout();
+    void showDiagnosePage();
+    void tuneTarget(const QString &hostAlias, const TuningTarget &target);
+    void updatePageShortcuts();
 
     QListWidget *m_navigation;
     QStackedWidget *m_stack;
+    HostRegistry *m_hosts;
     DiagnosePage *m_diagnosePage;
+    HostsPage *m_hostsPage;
+    QList<QAction *> m_pageShortcuts;
     QMenu *m_fileMenu = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_editMenu = nullptr;

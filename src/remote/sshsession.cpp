@@ -1,5 +1,6 @@
 #include "remote/sshsession.h"
 
+#include "remote/knownhosts.h"
 #include "remote/shellquote.h"
 
 #include <QDir>
@@ -28,6 +29,8 @@ constexpr int kProgressMs = 100;
 constexpr int kFlushMs = 15;
 constexpr qsizetype kFlushBytes = 1 << 20;
 constexpr int kMaxUndeliveredBatches = 8; // output batches the receiver may have queued before reading pauses
+constexpr qsizetype kMaxBatchLines = 16384;  // lines per batch: ~1 MB as QStrings, whatever their length
+constexpr qsizetype kMaxLineBytes = 1 << 20; // a longer line is delivered in pieces of this size
 constexpr char kPgidMarker[] = "moetune-pgid ";
 constexpr char kPgidPrefix[] = "printf 'moetune-pgid %s\\n' \"$$\" >&2; ";
 
@@ -176,6 +179,17 @@ QString SshSession::sftpPath(const QString &path) const {
 void SshSession::setState(Transport::State s, const QString &message) {
     m_state = s;
     emit stateChanged(s, message);
+    if (s == Transport::State::Failed) {
+        // Nothing will run them: jobs still queued fail with the reason instead of waiting forever
+        // (after the state, so that a receiver sees Failed when their results arrive).
+        const QList<SshJob> queued = std::exchange(m_queue, {});
+        for (const SshJob &j : queued) {
+            JobResult r;
+            r.error = u"The job never ran: %1"_s.arg(message);
+            r.connectionLost = m_everConnected;
+            emit finished(j.id, r);
+        }
+    }
 }
 
 void SshSession::start() {
@@ -350,53 +364,94 @@ bool SshSession::checkHostKey() {
         ssh_clean_pubkey_hash(&hash);
     }
     const QString type = QString::fromUtf8(ssh_key_type_to_char(ssh_key_type(key)));
+    char *b64 = nullptr;
+    QByteArray blob;
+    if (ssh_pki_export_pubkey_base64(key, &b64) == SSH_OK) {
+        blob = QByteArray::fromBase64(QByteArray(b64));
+        ssh_string_free_char(b64);
+    }
     ssh_key_free(key);
 
-    QString khName = m_options.host.hostName.isEmpty() ? m_options.host.alias : m_options.host.hostName;
+    // The name ssh looks up: the host actually connected to (HostName after the config) and its port.
+    char *host = nullptr;
+    m_khHost = m_options.host.hostName.isEmpty() ? m_options.host.alias : m_options.host.hostName;
+    if (ssh_options_get(m_session, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
+        m_khHost = QString::fromUtf8(host);
+        ssh_string_free_char(host);
+    }
     unsigned int port = 22;
     ssh_options_get_port(m_session, &port);
-    if (port != 22)
-        khName = u"[%1]:%2"_s.arg(khName).arg(port);
-    const QString khFile =
-        m_options.knownHostsFile.isEmpty() ? u"~/.ssh/known_hosts"_s : m_options.knownHostsFile;
+    m_khPort = int(port);
+    m_hostKeyBlob = blob;
+    const QString khName = QString::fromUtf8(KnownHostsEntry::lookupName(m_khHost, m_khPort));
+    const KnownHosts knownHosts = this->knownHosts();
+    const QString khFile = knownHosts.files().value(0);
+    const QString removeCmd = khFile == QDir::homePath() + u"/.ssh/known_hosts"_s
+                                  ? u"ssh-keygen -R '%1'"_s.arg(khName)
+                                  : u"ssh-keygen -R '%1' -f '%2'"_s.arg(khName, khFile);
+    auto where = [](const QList<HostKeyVerdict::Where> &lines) {
+        QStringList out;
+        for (const auto &w : lines)
+            out.append(u"%1 line %2"_s.arg(w.file).arg(w.line));
+        return out.join(u", "_s);
+    };
 
-    switch (ssh_session_is_known_server(m_session)) {
-    case SSH_KNOWN_HOSTS_OK:
+    // Decided here from the files, never by ssh_session_is_known_server(): with StrictHostKeyChecking
+    // no/accept-new in ~/.ssh/config, libssh 0.10 answers OK for a changed key when the global file has no
+    // match. Unknown keys are always the user's decision; changed and revoked keys are always refused.
+    const HostKeyVerdict v =
+        blob.isEmpty()
+            ? HostKeyVerdict{HostKeyVerdict::Status::Error, {}, {}, u"the host key cannot be read"_s}
+            : knownHosts.check(m_khHost, m_khPort, blob);
+    switch (v.status) {
+    case HostKeyVerdict::Status::Known:
         return true;
-    case SSH_KNOWN_HOSTS_CHANGED:
+    case HostKeyVerdict::Status::Revoked:
+        teardown();
+        setState(Transport::State::Failed,
+                 u"The host key of %1, %2 (%3), is marked @revoked in %4. Refusing to connect: a revoked key "
+                 "is never accepted. Ask the host's administrator for its current key."_s.arg(
+                     hostLabel(), fingerprint, type, where(v.lines)));
+        return false;
+    case HostKeyVerdict::Status::Changed:
+        teardown();
+        setState(Transport::State::Failed,
+                 u"Host key for %1 changed: %2 (%3) does not match %4. Refusing to connect; if the host was "
+                 "reinstalled, remove its line from %5 (%6). If it was not, someone may be intercepting the "
+                 "connection."_s.arg(hostLabel(), fingerprint, type, where(v.lines), khFile, removeCmd));
+        return false;
+    case HostKeyVerdict::Status::OtherType:
         teardown();
         setState(
             Transport::State::Failed,
-            u"Host key for %1 changed: %2 (%3). Refusing to connect; if the host was reinstalled, remove its "
-            "line from %4 (ssh-keygen -R '%5'). If it was not, someone may be intercepting the connection."_s
-                .arg(hostLabel(), fingerprint, type, khFile, khName));
+            u"Host key for %1 changed: it now offers a %2 key (%3) but %4 records a key of another type "
+            "for it. Refusing to connect; if the host was reinstalled, remove its line from %5 (%6)."_s.arg(
+                hostLabel(), type, fingerprint, where(v.lines), khFile, removeCmd));
         return false;
-    case SSH_KNOWN_HOSTS_OTHER:
-        teardown();
-        setState(
-            Transport::State::Failed,
-            u"Host key for %1 changed: it now offers a %2 key (%3) but %4 records a key of another type for "
-            u"it. "
-            "Refusing to connect; if the host was reinstalled, remove its line from %4 (ssh-keygen -R '%5')."_s
-                .arg(hostLabel(), type, fingerprint, khFile, khName));
-        return false;
-    case SSH_KNOWN_HOSTS_NOT_FOUND:
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-        setState(
-            Transport::State::AwaitingUser,
+    case HostKeyVerdict::Status::Unknown: {
+        QString message =
             u"%1 is not a known host. Its %2 key fingerprint is %3. Accept it only if it matches the host's "
-            "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the host)."_s.arg(hostLabel(), type,
-                                                                              fingerprint));
+            "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the host)."_s.arg(hostLabel(), type, fingerprint);
+        if (!v.certAuthorities.isEmpty())
+            message +=
+                u" Note: %1 trusts a certificate authority (@cert-authority) for this host, but host "
+                "certificates are not supported by moetune; the host's plain key is what is shown."_s.arg(
+                    where(v.certAuthorities));
+        setState(Transport::State::AwaitingUser, message);
         emit hostKeyUnknown(type, fingerprint);
         return false;
-    case SSH_KNOWN_HOSTS_ERROR:
+    }
+    case HostKeyVerdict::Status::Error:
         break;
     }
-    const QString why = sshError();
     teardown();
     setState(Transport::State::Failed,
-             u"Cannot check the host key of %1 against %2: %3"_s.arg(hostLabel(), khFile, why));
+             u"Cannot check the host key of %1 against %2: %3"_s.arg(hostLabel(), khFile, v.error));
     return false;
+}
+
+KnownHosts SshSession::knownHosts() const {
+    return KnownHosts(KnownHosts::defaultFiles(expandHome(m_options.knownHostsFile)));
 }
 
 void SshSession::hostKeyAnswer(bool accept) {
@@ -407,8 +462,8 @@ void SshSession::hostKeyAnswer(bool accept) {
         setState(Transport::State::Failed, u"Host key of %1 not accepted; not connected."_s.arg(hostLabel()));
         return;
     }
-    if (ssh_session_update_known_hosts(m_session) != SSH_OK) {
-        const QString why = sshError();
+    QString why;
+    if (!knownHosts().add(m_khHost, m_khPort, m_hostKeyBlob, &why)) {
         teardown();
         setState(Transport::State::Failed, u"Cannot record the host key of %1: %2"_s.arg(hostLabel(), why));
         return;
@@ -429,7 +484,7 @@ void SshSession::secretAnswer(const QStringList &answers, bool cancelled) {
     }
     switch (m_authStep) {
     case AuthStep::IdentityFiles: {
-        const QString path = expandHome(m_options.host.identityFiles.value(m_identityIndex));
+        const QString path = m_identities.value(m_identityIndex);
         m_passphrases.insert(path, answers.value(0));
         break;
     }
@@ -476,11 +531,13 @@ void SshSession::continueAuth() {
         }
         m_authStep = AuthStep::IdentityFiles;
         m_identityIndex = 0;
+        m_identities = identityCandidates();
     }
     if (m_authStep == AuthStep::IdentityFiles) {
-        const QStringList ids = m_options.host.identityFiles;
-        for (; (methods & SSH_AUTH_METHOD_PUBLICKEY) && m_identityIndex < ids.size(); ++m_identityIndex) {
-            const QString path = expandHome(ids[m_identityIndex]);
+        const bool defaults = m_options.host.identityFiles.isEmpty();
+        for (; (methods & SSH_AUTH_METHOD_PUBLICKEY) && m_identityIndex < m_identities.size();
+             ++m_identityIndex) {
+            const QString path = m_identities[m_identityIndex];
             if (!QFileInfo::exists(path))
                 continue;
             const QByteArray file = QFile::encodeName(path);
@@ -495,6 +552,10 @@ void SshSession::continueAuth() {
                 }
                 m_passphrases.remove(path); // a wrong passphrase is not kept for reconnects
                 m_triedMethods.append(u"%1 (could not be decrypted)"_s.arg(path));
+                continue;
+            }
+            if (defaults && !havePass) {
+                ssh_key_free(key); // a default key without passphrase was offered by publickey_auto already
                 continue;
             }
             m_triedMethods.append(path);
@@ -546,6 +607,21 @@ void SshSession::continueAuth() {
         Transport::State::Failed,
         u"Authentication to %1 failed (tried: %2). Check that your key is in the host's authorized_keys, "
         "that ssh-agent holds it (ssh-add -l), or the user name."_s.arg(m_options.host.displayName(), tried));
+}
+
+QStringList SshSession::identityCandidates() const {
+    QStringList out;
+    for (const QString &id : m_options.host.identityFiles)
+        out.append(expandHome(id));
+    if (!out.isEmpty())
+        return out;
+    // No IdentityFile: ssh's default keys, so that an encrypted one gets its passphrase asked (libssh's
+    // publickey_auto skips it silently without a terminal callback).
+    const QString dir =
+        m_options.sshDir.isEmpty() ? QDir::homePath() + u"/.ssh"_s : expandHome(m_options.sshDir);
+    for (const char *name : {"id_rsa", "id_ecdsa", "id_ed25519", "id_dsa"})
+        out.append(dir + u'/' + QLatin1StringView(name));
+    return out;
 }
 
 void SshSession::authenticated() {
@@ -780,6 +856,42 @@ void SshSession::terminateRemote(ExecState &e) {
     }
 }
 
+bool SshSession::receiverBehind() const {
+    return m_undelivered->loadRelaxed() >= kMaxUndeliveredBatches;
+}
+
+QStringList SshSession::takeLines(QByteArray &buf, bool final) {
+    QStringList lines;
+    qsizetype start = 0;
+    while (lines.size() < kMaxBatchLines) {
+        const qsizetype nl = buf.indexOf('\n', start);
+        if (nl < 0) {
+            // A line without end is cut once it is long (at a UTF-8 boundary): memory stays bounded
+            // whatever the host prints.
+            qsizetype cut = buf.size() - start >= kMaxLineBytes ? start + kMaxLineBytes : -1;
+            while (cut > start && (uchar(buf[cut]) & 0xC0) == 0x80)
+                --cut;
+            if (cut > start) {
+                lines.append(QString::fromUtf8(buf.constData() + start, cut - start));
+                start = cut;
+                continue;
+            }
+            break;
+        }
+        qsizetype end = nl;
+        if (end > start && buf[end - 1] == '\r')
+            --end;
+        lines.append(QString::fromUtf8(buf.constData() + start, end - start));
+        start = nl + 1;
+    }
+    buf.remove(0, start);
+    if (final && !buf.isEmpty() && lines.size() < kMaxBatchLines) {
+        lines.append(QString::fromUtf8(buf));
+        buf.clear();
+    }
+    return lines;
+}
+
 void SshSession::flushLines(ExecState &e, bool final) {
     // Coalesce: at most one batch per channel every kFlushMs (or per kFlushBytes), so a fast stream costs
     // the receiving thread a few events a second, not one per SSH packet.
@@ -787,41 +899,29 @@ void SshSession::flushLines(ExecState &e, bool final) {
         e.out.size() + e.err.size() + e.raw.size() < kFlushBytes)
         return;
     e.lastFlush.start();
-    auto split = [final](QByteArray &buf) {
-        QStringList lines;
-        qsizetype start = 0;
-        for (;;) {
-            const qsizetype nl = buf.indexOf('\n', start);
-            if (nl < 0)
-                break;
-            qsizetype end = nl;
-            if (end > start && buf[end - 1] == '\r')
-                --end;
-            lines.append(QString::fromUtf8(buf.constData() + start, end - start));
-            start = nl + 1;
-        }
-        buf.remove(0, start);
-        if (final && !buf.isEmpty()) {
-            lines.append(QString::fromUtf8(buf));
-            buf.clear();
-        }
-        return lines;
-    };
+    // Every emitted batch is counted (the receiver counts it back once delivered); nothing empty is sent.
+    // While the receiver is behind, batches wait here (bounded: reading has stopped too), except at the end.
     if (!e.job.exec.rawStdout && !e.file) {
-        const QStringList out = split(e.out);
-        if (!out.isEmpty())
+        while (final || !receiverBehind()) {
+            const QStringList out = takeLines(e.out, final);
+            if (out.isEmpty())
+                break;
             m_undelivered->ref();
-        emit stdoutLines(e.job.id, out);
+            emit stdoutLines(e.job.id, out);
+        }
     }
-    if (!e.raw.isEmpty()) {
+    if (!e.raw.isEmpty() && (final || !receiverBehind())) {
         m_undelivered->ref();
         emit stdoutData(e.job.id, e.raw);
         e.raw.clear();
     }
-    const QStringList err = split(e.err);
-    if (!err.isEmpty())
+    while (final || !receiverBehind()) {
+        const QStringList err = takeLines(e.err, final);
+        if (err.isEmpty())
+            break;
         m_undelivered->ref();
-    emit stderrLines(e.job.id, err);
+        emit stderrLines(e.job.id, err);
+    }
 }
 
 bool SshSession::serviceExec(ExecState &e) {
@@ -829,7 +929,7 @@ bool SshSession::serviceExec(ExecState &e) {
     bool error = false;
     // Backpressure: while the receiving (GUI) thread has not taken the earlier batches, read nothing more;
     // the data waits in the SSH window / TCP instead of piling up in the receiver's event queue.
-    const bool throttled = m_undelivered->loadRelaxed() > kMaxUndeliveredBatches;
+    const bool throttled = receiverBehind();
     for (int isStderr : {0, 1}) {
         for (int rounds = 0; !throttled && rounds < 8; ++rounds) { // bounded: no channel starves the others
             const int n = ssh_channel_read_nonblocking(e.channel, buf, sizeof buf, isStderr);
@@ -941,7 +1041,7 @@ void SshSession::pump() {
         m_safetyTimer.stop();
     // throttled: unread data keeps the socket readable, so only the timer may wake the pump
     if (m_notifier)
-        m_notifier->setEnabled(!m_execs.isEmpty() && m_undelivered->loadRelaxed() <= kMaxUndeliveredBatches);
+        m_notifier->setEnabled(!m_execs.isEmpty() && !receiverBehind());
     if (m_transfer)
         schedulePump();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "remote/knownhosts.h"
 #include "remote/sshoptions.h"
 #include "remote/transport.h"
 
@@ -67,7 +68,9 @@ private:
     void setState(Transport::State s, const QString &message = {});
     void connectNow();
     bool checkHostKey();
+    KnownHosts knownHosts() const;
     void continueAuth();
+    QStringList identityCandidates() const;
     void authenticated();
     void connectionLost(const QString &why);
     void teardown();
@@ -83,6 +86,8 @@ private:
     bool serviceTransfer(); // one slice of the active transfer; false when it ended
     void finishTransfer(JobResult r);
     void flushLines(ExecState &e, bool final);
+    bool receiverBehind() const;
+    static QStringList takeLines(QByteArray &buf, bool final);
     void terminateRemote(ExecState &e);
     void keepalive();
 
@@ -103,8 +108,12 @@ private:
 
     AuthStep m_authStep = AuthStep::None;
     int m_identityIndex = 0;
+    QStringList m_identities;              // IdentityFile keys, or ssh's default keys when there is none
     QHash<QString, QString> m_passphrases; // memory only, for reconnects of this session
     QString m_password;
+    QString m_khHost; // the host key's known_hosts name and port, and the key, while it is asked
+    int m_khPort = 22;
+    QByteArray m_hostKeyBlob;
     QString m_remoteHome; // $HOME of the remote user, for "~/" in SFTP paths
     bool m_passwordKnown = false;
     bool m_waitingSecret = false;

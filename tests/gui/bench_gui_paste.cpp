@@ -82,7 +82,9 @@ int main(int argc, char *argv[]) {
     moetune::MainWindow window;
     window.resize(1440, 900);
     window.show();
-    moetune::DiagnosePage *page = window.diagnosePage();
+    auto *page = window.findChild<moetune::DiagnosePage *>();
+    auto *edit = page->findChild<moetune::LogEdit *>(u"logEdit"_s);
+    auto *model = page->findChild<moetune::FindingsModel *>(u"findingsModel"_s);
     QGuiApplication::clipboard()->setText(log);
 
     QList<double> pasteMs;
@@ -96,7 +98,7 @@ int main(int argc, char *argv[]) {
         QSignalSpy status(page, &moetune::DiagnosePage::statusMessage);
         QElapsedTimer clock;
         clock.start();
-        page->logEdit()->paste(); // what Ctrl+V does
+        edit->paste(); // what Ctrl+V does
         pasteMs.append(clock.nsecsElapsed() / 1e6);
         if (!finished.wait(60000)) {
             std::fprintf(stderr, "bench_gui_paste: no diagnosis within 60 s\n");
@@ -104,14 +106,14 @@ int main(int argc, char *argv[]) {
         }
         QCoreApplication::processEvents(); // the findings view repaints
         shownMs.append(clock.nsecsElapsed() / 1e6);
-        findings = page->findingsModel()->rowCount();
+        findings = model->rowCount();
         for (const auto &message : status) {
             if (message.at(0).toString().startsWith(u"Diagnosed"_s))
                 lastStatus = message.at(0).toString();
         }
     }
-    std::printf("paste of %.1f MB (%lld lines): %d findings\n", bytes / 1e6,
-                qint64(page->logEdit()->blockCount()), findings);
+    std::printf("paste of %.1f MB (%lld lines): %d findings\n", bytes / 1e6, qint64(edit->blockCount()),
+                findings);
     std::printf("  into the editor (GUI thread): median %.0f ms, min %.0f ms\n", median(pasteMs),
                 *std::min_element(pasteMs.cbegin(), pasteMs.cend()));
     std::printf("  last run, the page's own job clock: %s\n", qPrintable(lastStatus));

@@ -10,8 +10,10 @@
 #include "app/hosts/hostgpumodel.h"
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
+#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
+#include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "core/tuning/hostprobe.h"
 #include "remote/agentclient.h"
@@ -24,6 +26,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -55,6 +58,20 @@ QByteArray sglangProbe(const char *triton, const char *folders) {
            folders + R"(}],"servers":[]})";
 }
 
+// Widgets and models are found by their object names, as a user finds them by their labels.
+template <typename T>
+T *named(const QObject *parent, const QString &name) {
+    return parent->findChild<T *>(name);
+}
+
+HostListModel *hostModel(const HostsPage *page) {
+    return named<HostListModel>(page, u"hostListModel"_s);
+}
+
+HostOverview *overview(const HostsPage *page) {
+    return named<HostOverview>(page, u"hostOverview"_s);
+}
+
 } // namespace
 
 class TestHosts : public QObject {
@@ -68,10 +85,8 @@ private:
     std::unique_ptr<MainWindow> makeWindow(HostsPage **page) {
         auto w = std::make_unique<MainWindow>();
         *page = w->findChild<HostsPage *>();
-        if (*page) {
-            (*page)->setLocalHome(m_host->homePath());
-            (*page)->setAgentPath(m_agent);
-        }
+        w->hostRegistry()->setLocalHome(m_host->homePath());
+        w->hostRegistry()->setAgentPath(m_agent);
         return w;
     }
 
@@ -189,6 +204,62 @@ private slots:
             << u"gpu-9"_s << int(LogSource::Kind::Command) << QString() << false << u"command"_s;
     }
 
+    // Point 9 of issue 12: HostName and User are checked like ssh checks them.
+    void dialogRefusesWhatSshRefuses_data() {
+        QTest::addColumn<QString>("hostName");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("proxyJump");
+        QTest::addColumn<QString>("errorPart"); // empty: accepted
+        QTest::newRow("plain") << u"gpu-7.example.com"_s << u"ubuntu"_s << QString() << QString();
+        QTest::newRow("address and jump")
+            << u"10.0.0.7"_s << QString() << u"jump@bastion:2222"_s << QString();
+        QTest::newRow("ipv6") << u"fe80::1"_s << QString() << QString() << QString();
+        QTest::newRow("semicolon") << u"gpu-7;rm -rf ~"_s << QString() << QString() << u"HostName"_s;
+        QTest::newRow("command substitution") << u"$(reboot)"_s << QString() << QString() << u"HostName"_s;
+        QTest::newRow("backticks") << u"`id`"_s << QString() << QString() << u"HostName"_s;
+        QTest::newRow("option host") << u"-oProxyCommand=sh"_s << QString() << QString() << u"'-'"_s;
+        QTest::newRow("option user") << u"gpu-7"_s << u"-oProxyCommand=x"_s << QString() << u"User"_s;
+        QTest::newRow("user substitution") << u"gpu-7"_s << u"a$(id)"_s << QString() << u"User"_s;
+        QTest::newRow("jump host") << u"gpu-7"_s << QString() << u"bastion;id"_s << u"ProxyJump"_s;
+        QTest::newRow("jump user") << u"gpu-7"_s << QString() << u"-x@bastion"_s << u"ProxyJump"_s;
+    }
+
+    void dialogRefusesWhatSshRefuses() {
+        QFETCH(QString, hostName);
+        QFETCH(QString, user);
+        QFETCH(QString, proxyJump);
+        QFETCH(QString, errorPart);
+        HostDialog dialog(HostDialog::Mode::Add, HostConfig{}, {});
+        QTest::keyClicks(named<QLineEdit>(&dialog, u"aliasEdit"_s), u"gpu-7"_s);
+        QTest::keyClicks(named<QLineEdit>(&dialog, u"hostNameEdit"_s), hostName);
+        QTest::keyClicks(named<QLineEdit>(&dialog, u"userEdit"_s), user);
+        QTest::keyClicks(named<QLineEdit>(&dialog, u"proxyJumpEdit"_s), proxyJump);
+        const QString error = named<QLabel>(&dialog, u"errorLabel"_s)->text();
+        QCOMPARE(named<QDialogButtonBox>(&dialog, u"buttons"_s)->button(QDialogButtonBox::Ok)->isEnabled(),
+                 errorPart.isEmpty());
+        if (errorPart.isEmpty())
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+        else
+            QVERIFY2(error.contains(errorPart), qPrintable(error));
+    }
+
+    // The labels with a mnemonic point at their field, so '&' never shows and Alt+key jumps there.
+    void dialogLabelsHaveBuddies() {
+        HostDialog dialog(HostDialog::Mode::Add, HostConfig{}, {});
+        const QList<QLabel *> labels = dialog.findChildren<QLabel *>();
+        int withMnemonic = 0;
+        for (const QLabel *label : labels) {
+            if (!label->text().contains(u'&'))
+                continue;
+            ++withMnemonic;
+            QVERIFY2(label->buddy() != nullptr, qPrintable(label->text()));
+        }
+        QVERIFY(withMnemonic >= 10);
+        QCOMPARE(named<QLabel>(&dialog, u"logLabel"_s)->buddy(), named<QWidget>(&dialog, u"logKindCombo"_s));
+        QCOMPARE(named<QLabel>(&dialog, u"identityLabel"_s)->buddy(),
+                 named<QWidget>(&dialog, u"identityEdit"_s));
+    }
+
     void dialogValidation() {
         QFETCH(QString, alias);
         QFETCH(int, logKind);
@@ -196,47 +267,51 @@ private slots:
         QFETCH(bool, valid);
         QFETCH(QString, errorPart);
         HostDialog dialog(HostDialog::Mode::Add, HostConfig{}, {u"gpu-1"_s, u"local"_s});
-        dialog.aliasEdit()->setText(alias);
-        dialog.logKindCombo()->setCurrentIndex(dialog.logKindCombo()->findData(logKind));
-        dialog.logSourceEdit()->setText(logSource);
-        QCOMPARE(dialog.buttons()->button(QDialogButtonBox::Ok)->isEnabled(), valid);
+        named<QLineEdit>(&dialog, u"aliasEdit"_s)->setText(alias);
+        named<QComboBox>(&dialog, u"logKindCombo"_s)
+            ->setCurrentIndex(named<QComboBox>(&dialog, u"logKindCombo"_s)->findData(logKind));
+        named<QLineEdit>(&dialog, u"logSourceEdit"_s)->setText(logSource);
+        QCOMPARE(named<QDialogButtonBox>(&dialog, u"buttons"_s)->button(QDialogButtonBox::Ok)->isEnabled(),
+                 valid);
         QCOMPARE(dialog.validationError().isEmpty(), valid);
         if (!valid)
-            QVERIFY2(dialog.errorLabel()->text().contains(errorPart),
-                     qPrintable(dialog.errorLabel()->text()));
+            QVERIFY2(named<QLabel>(&dialog, u"errorLabel"_s)->text().contains(errorPart),
+                     qPrintable(named<QLabel>(&dialog, u"errorLabel"_s)->text()));
     }
 
     void addEditRemoveHostThroughDialog() {
         HostsPage *page = nullptr;
         auto window = makeWindow(&page);
         QVERIFY(page);
-        QAbstractItemModelTester tester(page->hostModel(),
+        QAbstractItemModelTester tester(hostModel(page),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         // With nothing configured the page offers this machine, so the flow can be tried at once.
-        QCOMPARE(page->hostModel()->rowCount(), 1);
-        QCOMPARE(page->hostModel()->index(0, 0).data().toString(), u"Local machine"_s);
+        QCOMPARE(hostModel(page)->rowCount(), 1);
+        QCOMPARE(hostModel(page)->index(0, 0).data().toString(), u"Local machine"_s);
 
         page->addHost();
         HostDialog *dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
-        QTest::keyClicks(dialog->aliasEdit(), u"gpu-7"_s);
-        QTest::keyClicks(dialog->hostNameEdit(), u"10.1.2.3"_s);
-        QTest::keyClicks(dialog->userEdit(), u"ubuntu"_s);
-        dialog->portSpin()->setValue(2222);
-        QTest::keyClicks(dialog->proxyJumpEdit(), u"jump@bastion"_s);
-        dialog->pythonEdit()->setText(u"/opt/venv/bin/python"_s);
-        dialog->logKindCombo()->setCurrentIndex(
-            dialog->logKindCombo()->findData(int(LogSource::Kind::Command)));
-        QTest::keyClicks(dialog->logSourceEdit(), u"journalctl -u sglang -n 20000"_s);
-        QVERIFY(dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
-        QTest::mouseClick(dialog->buttons()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        QTest::keyClicks(named<QLineEdit>(dialog, u"aliasEdit"_s), u"gpu-7"_s);
+        QTest::keyClicks(named<QLineEdit>(dialog, u"hostNameEdit"_s), u"10.1.2.3"_s);
+        QTest::keyClicks(named<QLineEdit>(dialog, u"userEdit"_s), u"ubuntu"_s);
+        named<QSpinBox>(dialog, u"portSpin"_s)->setValue(2222);
+        QTest::keyClicks(named<QLineEdit>(dialog, u"proxyJumpEdit"_s), u"jump@bastion"_s);
+        named<QLineEdit>(dialog, u"pythonEdit"_s)->setText(u"/opt/venv/bin/python"_s);
+        named<QComboBox>(dialog, u"logKindCombo"_s)
+            ->setCurrentIndex(
+                named<QComboBox>(dialog, u"logKindCombo"_s)->findData(int(LogSource::Kind::Command)));
+        QTest::keyClicks(named<QLineEdit>(dialog, u"logSourceEdit"_s), u"journalctl -u sglang -n 20000"_s);
+        QVERIFY(named<QDialogButtonBox>(dialog, u"buttons"_s)->button(QDialogButtonBox::Ok)->isEnabled());
+        QTest::mouseClick(named<QDialogButtonBox>(dialog, u"buttons"_s)->button(QDialogButtonBox::Ok),
+                          Qt::LeftButton);
 
-        QTRY_COMPARE(page->hostModel()->rowCount(), 2);
-        const int row = page->hostModel()->rowOf(u"gpu-7"_s);
+        QTRY_COMPARE(hostModel(page)->rowCount(), 2);
+        const int row = hostModel(page)->rowOf(u"gpu-7"_s);
         QVERIFY(row >= 0);
-        QCOMPARE(page->hostModel()->index(row, HostListModel::AddressColumn).data().toString(),
+        QCOMPARE(hostModel(page)->index(row, HostListModel::AddressColumn).data().toString(),
                  u"ubuntu@10.1.2.3:2222 via jump@bastion"_s);
-        QCOMPARE(page->hostModel()->index(row, HostListModel::SourceColumn).data().toString(), u"app"_s);
+        QCOMPARE(hostModel(page)->index(row, HostListModel::SourceColumn).data().toString(), u"app"_s);
         QCOMPARE(page->currentAlias(), u"gpu-7"_s);
 
         // Kept in the settings, where the CLI's HostStore finds it too.
@@ -252,19 +327,31 @@ private slots:
         page->editHost();
         dialog = test::waitForChild<HostDialog>(page, 2000);
         QVERIFY(dialog);
-        QCOMPARE(dialog->userEdit()->text(), u"ubuntu"_s);
-        dialog->pythonEdit()->setText(u"/srv/env/bin/python3"_s);
-        QTest::mouseClick(dialog->buttons()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        QCOMPARE(named<QLineEdit>(dialog, u"userEdit"_s)->text(), u"ubuntu"_s);
+        named<QLineEdit>(dialog, u"pythonEdit"_s)->setText(u"/srv/env/bin/python3"_s);
+        QTest::mouseClick(named<QDialogButtonBox>(dialog, u"buttons"_s)->button(QDialogButtonBox::Ok),
+                          Qt::LeftButton);
         QTRY_COMPARE(HostStore(&settings).host(u"gpu-7"_s)->python, u"/srv/env/bin/python3"_s);
         QCOMPARE(HostStore(&settings).host(u"gpu-7"_s)->user, u"ubuntu"_s);
 
+        // Remove asks first: Cancel keeps the host, Remove removes it.
         QVERIFY(page->selectHost(u"gpu-7"_s));
-        QVERIFY(page->removeHost());
-        QCOMPARE(page->hostModel()->rowCount(), 1);
-        QVERIFY(!HostStore(&settings).host(u"gpu-7"_s));
+        for (const bool confirm : {false, true}) {
+            QTest::mouseClick(named<QPushButton>(page, u"removeButton"_s), Qt::LeftButton);
+            QMessageBox *box = nullptr;
+            QTRY_VERIFY((box = named<QMessageBox>(page, u"removeHostConfirm"_s)) != nullptr);
+            QVERIFY2(box->text().contains(u"gpu-7"_s), qPrintable(box->text()));
+            QCOMPARE(hostModel(page)->rowCount(), 2); // nothing removed while it asks
+            named<QAbstractButton>(box, confirm ? u"confirmRemoveButton"_s : u"cancelRemoveButton"_s)
+                ->click();
+            QTRY_VERIFY(!named<QMessageBox>(page, u"removeHostConfirm"_s));
+            QCOMPARE(hostModel(page)->rowCount(), confirm ? 1 : 2);
+            QCOMPARE(bool(HostStore(&settings).host(u"gpu-7"_s)), !confirm);
+        }
         // The Local machine entry cannot be removed.
         QVERIFY(page->selectHost(HostListModel::localAlias()));
-        QVERIFY(!page->removeHost());
+        QVERIFY(!named<QPushButton>(page, u"removeButton"_s)->isEnabled());
+        QVERIFY(!page->removeHostNow());
     }
 
     void diagnoseWithoutLogSourceSaysWhatToDo() {
@@ -280,29 +367,29 @@ private slots:
         HostsPage *page = nullptr;
         auto window = makeWindow(&page);
         window->show();
-        QAbstractItemModelTester tester(page->hostModel(),
+        QAbstractItemModelTester tester(hostModel(page),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester gpuTester(page->overview()->gpuModel(),
+        QAbstractItemModelTester gpuTester(overview(page)->gpuModel(),
                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester folderTester(page->overview()->folderModel(),
+        QAbstractItemModelTester folderTester(overview(page)->folderModel(),
                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
         const int hostsIndex = window->pageCount() - 1;
         window->setCurrentPage(hostsIndex);
 
         // The Local machine's log source is set like any host's: a file, here with a space in its path.
-        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        HostConfig local = hostModel(page)->entry(HostListModel::localAlias())->host;
         local.logSource = {LogSource::Kind::File, m_host->logPath()};
         page->saveHost(local);
         QVERIFY(page->selectHost(HostListModel::localAlias()));
 
         page->connectHost();
-        const int row = page->hostModel()->rowOf(HostListModel::localAlias());
-        QTRY_COMPARE(page->hostModel()->index(row, 0).data(HostListModel::StateRole).toInt(),
+        const int row = hostModel(page)->rowOf(HostListModel::localAlias());
+        QTRY_COMPARE(hostModel(page)->index(row, 0).data(HostListModel::StateRole).toInt(),
                      int(Transport::State::Connected));
-        QCOMPARE(page->hostModel()->index(row, HostListModel::StateColumn).data().toString(), u"Connected"_s);
+        QCOMPARE(hostModel(page)->index(row, HostListModel::StateColumn).data().toString(), u"Connected"_s);
 
         page->probeHost();
-        HostOverview *ov = page->overview();
+        HostOverview *ov = overview(page);
         QTRY_VERIFY_WITH_TIMEOUT(ov->hasProbe() || page->bannerText().contains(u"failed"_s), 60000);
         QVERIFY2(ov->hasProbe(), qPrintable(page->bannerText()));
         QCOMPARE(ov->field(u"framework"_s), u"SGLang 0.5.6"_s);
@@ -349,11 +436,12 @@ private slots:
         }
 
         // Diagnose host: fetch the log, open it in the Diagnose page with the probe merged, switch pages.
-        QSignalSpy opened(page, &HostsPage::diagnosisOpened);
+        QSignalSpy opened(page, &HostsPage::logFetched);
         page->diagnoseHost();
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        QCOMPARE(opened.at(0).at(0).toString(), HostListModel::localAlias());
         QCOMPARE(window->currentPage(), 0);
-        DiagnosePage *diagnose = window->diagnosePage();
+        DiagnosePage *diagnose = window->findChild<DiagnosePage *>();
         QTRY_VERIFY_WITH_TIMEOUT(!diagnose->isBusy(), 30000);
         const Diagnosis &d = diagnose->diagnosis();
         bool folderConfirmed = false;
@@ -379,7 +467,7 @@ private slots:
         diagnose->loadDemo();
         QVERIFY(diagnose->hostLabel().isEmpty());
         page->disconnectHost();
-        QTRY_COMPARE(page->hostModel()->index(row, 0).data(HostListModel::StateRole).toInt(),
+        QTRY_COMPARE(hostModel(page)->index(row, 0).data(HostListModel::StateRole).toInt(),
                      int(Transport::State::Disconnected));
     }
 
@@ -388,20 +476,20 @@ private slots:
         auto window = makeWindow(&page);
         window->show();
         window->setCurrentPage(window->pageCount() - 1);
-        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        HostConfig local = hostModel(page)->entry(HostListModel::localAlias())->host;
         // A log command that never ends (a stuck journalctl): the fetch must be cancellable.
         local.logSource = {LogSource::Kind::Command, u"echo partial; sleep 60"_s};
         page->saveHost(local);
         QVERIFY(page->selectHost(HostListModel::localAlias()));
-        QSignalSpy opened(page, &HostsPage::diagnosisOpened);
+        QSignalSpy opened(page, &HostsPage::logFetched);
         page->diagnoseHost();
-        QVERIFY(page->progressBar()->isVisible());
-        QVERIFY(page->cancelButton()->isVisible());
+        QVERIFY(named<QProgressBar>(page, u"fetchProgress"_s)->isVisible());
+        QVERIFY(named<QPushButton>(page, u"cancelButton"_s)->isVisible());
         QTest::qWait(300);
-        QTest::mouseClick(page->cancelButton(), Qt::LeftButton);
+        QTest::mouseClick(named<QPushButton>(page, u"cancelButton"_s), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(page->bannerText().contains(u"cancelled"_s), 20000);
-        QVERIFY(!page->progressBar()->isVisible());
-        QVERIFY(!page->cancelButton()->isVisible());
+        QVERIFY(!named<QProgressBar>(page, u"fetchProgress"_s)->isVisible());
+        QVERIFY(!named<QPushButton>(page, u"cancelButton"_s)->isVisible());
         QCOMPARE(opened.count(), 0);
         QCOMPARE(window->currentPage(), window->pageCount() - 1);
     }
@@ -416,13 +504,13 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("[2026-11-29 10:00:00] starting\n");
         }
-        HostConfig local = page->hostModel()->entry(HostListModel::localAlias())->host;
+        HostConfig local = hostModel(page)->entry(HostListModel::localAlias())->host;
         local.logSource = {LogSource::Kind::File, log};
         page->saveHost(local);
         QVERIFY(page->selectHost(HostListModel::localAlias()));
         page->setFollowing(true);
-        QVERIFY(page->followButton()->isChecked());
-        DiagnosePage *diagnose = window->diagnosePage();
+        QVERIFY(named<QPushButton>(page, u"followButton"_s)->isChecked());
+        DiagnosePage *diagnose = window->findChild<DiagnosePage *>();
         QCOMPARE(window->currentPage(), 0);
         // tail -F starts at the end of the file, whenever it starts: keep writing until a line arrives.
         QTimer writer;
@@ -437,12 +525,25 @@ private slots:
         });
         writer.start(300);
         // The server keeps writing; lines arrive in batches and the page diagnoses between them.
-        QTRY_VERIFY_WITH_TIMEOUT(diagnose->logEdit()->toPlainText().contains(u"E=64,N=1408"_s), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            named<LogEdit>(diagnose, u"logEdit"_s)->toPlainText().contains(u"E=64,N=1408"_s), 20000);
         QTRY_VERIFY_WITH_TIMEOUT(!diagnose->diagnosis().targets.isEmpty(), 20000);
         writer.stop();
         QCOMPARE(diagnose->diagnosis().targets.first().name.experts, 64);
-        page->setFollowing(false);
-        QTRY_VERIFY(!page->connection(HostListModel::localAlias())->isFollowing());
+        // The diagnosis knows its host: "Tune this" runs there.
+        QCOMPARE(diagnose->diagnosis().host, HostListModel::localAlias());
+        // The Diagnose page says that it follows, and its Stop ends Follow Live on the Hosts page too.
+        auto *banner = named<Banner>(diagnose, u"followBanner"_s);
+        QVERIFY(!banner->isHidden());
+        QVERIFY2(banner->text().contains(u"Following the log of Local machine"_s),
+                 qPrintable(banner->text()));
+        QVERIFY(diagnose->isFollowing());
+        emit banner->actionTriggered(); // its Stop button
+        QVERIFY(!diagnose->isFollowing());
+        QVERIFY(banner->isHidden());
+        QVERIFY(!named<QPushButton>(page, u"followButton"_s)->isChecked());
+        QVERIFY2(page->bannerText().contains(u"Stopped following"_s), qPrintable(page->bannerText()));
+        QTRY_VERIFY(!window->hostRegistry()->connection(HostListModel::localAlias())->isFollowing());
     }
 };
 

@@ -10,8 +10,10 @@
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
+#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/hostspage.h"
+#include "app/mainwindow.h"
 #include "remote/agentclient.h"
 #include "remote/hostsession.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
@@ -22,6 +24,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -41,10 +44,13 @@ private:
     std::unique_ptr<QSettings> m_settings;
     const QString m_alias = u"sshd-test"_s;
 
-    std::unique_ptr<HostsPage> makePage(DiagnosePage *diagnose) {
-        auto page = std::make_unique<HostsPage>(diagnose);
-        page->setSources(m_settings.get(), m_home.path() + u"/no-ssh-config"_s);
-        page->setSshTemplate(m_sshd.options());
+    // A main window (it wires the Hosts page to the Diagnose page) on this test's settings and sshd.
+    std::unique_ptr<MainWindow> makeWindow() {
+        auto window = std::make_unique<MainWindow>();
+        HostRegistry *registry = window->hostRegistry();
+        registry->setSources(m_settings.get(), m_home.path() + u"/no-ssh-config"_s);
+        registry->setSshTemplate(m_sshd.options());
+        HostsPage *page = hostsOf(window.get());
         HostConfig h;
         h.alias = m_alias;
         h.hostName = u"127.0.0.1"_s;
@@ -52,19 +58,29 @@ private:
         h.user = m_sshd.userName();
         h.logSource = {LogSource::Kind::File, m_host->logPath()};
         page->saveHost(h);
-        return page;
+        return window;
+    }
+
+    static HostsPage *hostsOf(MainWindow *window) { return window->findChild<HostsPage *>(); }
+    static DiagnosePage *diagnoseOf(MainWindow *window) { return window->findChild<DiagnosePage *>(); }
+    static HostListModel *hostModel(HostsPage *page) {
+        return page->findChild<HostListModel *>(u"hostListModel"_s);
+    }
+    static HostOverview *overview(HostsPage *page) {
+        return page->findChild<HostOverview *>(u"hostOverview"_s);
     }
 
     // The page set up to log in only with the encrypted key, connecting.
-    std::unique_ptr<HostsPage> makePassphrasePage(DiagnosePage *diagnose) {
-        auto page = makePage(diagnose);
-        page->setSshTemplate(m_sshd.options(false));
-        HostConfig h = page->hostModel()->entry(m_alias)->host;
+    std::unique_ptr<MainWindow> makePassphraseWindow() {
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
+        window->hostRegistry()->setSshTemplate(m_sshd.options(false));
+        HostConfig h = hostModel(page)->entry(m_alias)->host;
         h.identityFiles = {m_sshd.encryptedUserKey()};
         page->saveHost(h);
         page->selectHost(m_alias);
         page->connectHost();
-        return page;
+        return window;
     }
 
 #ifdef MOETUNE_HAVE_KEYCHAIN
@@ -72,7 +88,7 @@ private:
     QString keyringPassphrase(HostsPage *page) {
         CredentialStore store;
         QSignalSpy read(&store, &CredentialStore::readFinished);
-        store.read(CredentialStore::keyFor(page->hostModel()->entry(m_alias)->host, u"passphrase"_s));
+        store.read(CredentialStore::keyFor(hostModel(page)->entry(m_alias)->host, u"passphrase"_s));
         if (!read.wait(10000))
             return u"(no answer)"_s;
         return read.first().at(2).toString();
@@ -80,8 +96,8 @@ private:
 #endif
 
     int state(HostsPage *page) const {
-        return page->hostModel()
-            ->index(page->hostModel()->rowOf(m_alias), 0)
+        return hostModel(page)
+            ->index(hostModel(page)->rowOf(m_alias), 0)
             .data(HostListModel::StateRole)
             .toInt();
     }
@@ -105,16 +121,17 @@ private slots:
     }
 
     void unknownKeyRejectedRecordsNothing() {
-        DiagnosePage diagnose;
-        auto page = makePage(&diagnose);
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page.get());
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page);
         QVERIFY(dialog);
-        QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
+        QVERIFY2(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text().contains(m_sshd.hostKeyFingerprint()),
+                 qPrintable(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text()));
         dialog->findChild<QPushButton *>(u"rejectButton"_s)->click();
-        QTRY_VERIFY_WITH_TIMEOUT(state(page.get()) == int(Transport::State::Failed) ||
-                                     state(page.get()) == int(Transport::State::Disconnected),
+        QTRY_VERIFY_WITH_TIMEOUT(state(page) == int(Transport::State::Failed) ||
+                                     state(page) == int(Transport::State::Disconnected),
                                  20000);
         QVERIFY2(page->bannerText().contains(u"not accepted"_s) || page->bannerText().contains(u"key"_s),
                  qPrintable(page->bannerText()));
@@ -123,17 +140,19 @@ private slots:
     }
 
     void acceptKeyProbeAndDiagnose() {
-        DiagnosePage diagnose;
-        auto page = makePage(&diagnose);
-        QAbstractItemModelTester tester(page->hostModel(),
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
+        DiagnosePage &diagnose = *diagnoseOf(window.get());
+        QAbstractItemModelTester tester(hostModel(page),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page.get());
+        HostKeyDialog *dialog = test::waitForChild<HostKeyDialog>(page);
         QVERIFY(dialog);
-        QVERIFY2(dialog->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(dialog->text()));
+        QVERIFY2(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text().contains(m_sshd.hostKeyFingerprint()),
+                 qPrintable(dialog->findChild<QLabel *>(u"hostKeyText"_s)->text()));
         dialog->findChild<QPushButton *>(u"acceptButton"_s)->click();
-        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
         QFile kh(m_sshd.knownHostsFile());
         QVERIFY(kh.open(QIODevice::ReadOnly));
         QVERIFY(kh.readAll().contains("127.0.0.1"));
@@ -141,21 +160,21 @@ private slots:
         // Several hosts at once, one transport each: this machine connects beside the SSH host.
         QVERIFY(page->selectHost(HostListModel::localAlias()));
         page->connectHost();
-        const int localRow = page->hostModel()->rowOf(HostListModel::localAlias());
-        QTRY_COMPARE(page->hostModel()->index(localRow, 0).data(HostListModel::StateRole).toInt(),
+        const int localRow = hostModel(page)->rowOf(HostListModel::localAlias());
+        QTRY_COMPARE(hostModel(page)->index(localRow, 0).data(HostListModel::StateRole).toInt(),
                      int(Transport::State::Connected));
-        QCOMPARE(state(page.get()), int(Transport::State::Connected));
-        QVERIFY(page->connection(m_alias)->transport() !=
-                page->connection(HostListModel::localAlias())->transport());
+        QCOMPARE(state(page), int(Transport::State::Connected));
+        QVERIFY(window->hostRegistry()->connection(m_alias)->transport() !=
+                window->hostRegistry()->connection(HostListModel::localAlias())->transport());
         QVERIFY(page->selectHost(m_alias));
 
         page->probeHost();
-        QTRY_VERIFY_WITH_TIMEOUT(page->overview()->hasProbe() || page->bannerText().contains(u"failed"_s),
+        QTRY_VERIFY_WITH_TIMEOUT(overview(page)->hasProbe() || page->bannerText().contains(u"failed"_s),
                                  60000);
-        QVERIFY2(page->overview()->hasProbe(), qPrintable(page->bannerText()));
-        QVERIFY(!page->overview()->field(u"python"_s).isEmpty());
+        QVERIFY2(overview(page)->hasProbe(), qPrintable(page->bannerText()));
+        QVERIFY(!overview(page)->field(u"python"_s).isEmpty());
 
-        QSignalSpy opened(page.get(), &HostsPage::diagnosisOpened);
+        QSignalSpy opened(page, &HostsPage::logFetched);
         page->diagnoseHost();
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
         QTRY_VERIFY_WITH_TIMEOUT(!diagnose.isBusy(), 30000);
@@ -165,7 +184,7 @@ private slots:
         QVERIFY2(fallback, qPrintable(diagnose.diagnosis().toMarkdown()));
         QCOMPARE(diagnose.hostLabel(), m_alias);
         page->disconnectHost();
-        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Disconnected), 20000);
     }
 
     void passphraseAskedInDialog_data() {
@@ -180,31 +199,31 @@ private slots:
         QFETCH(bool, connects);
         QString error;
         QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
-        DiagnosePage diagnose;
-        auto page = makePage(&diagnose);
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
         // No default key and no agent: only the configured, encrypted key can log in.
-        page->setSshTemplate(m_sshd.options(false));
-        HostConfig h = page->hostModel()->entry(m_alias)->host;
+        window->hostRegistry()->setSshTemplate(m_sshd.options(false));
+        HostConfig h = hostModel(page)->entry(m_alias)->host;
         h.identityFiles = {m_sshd.encryptedUserKey()};
         page->saveHost(h);
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
         HostSecretDialog *dialog = nullptr;
-        QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 20000)) != nullptr);
-        QCOMPARE(dialog->fields().size(), 1);
-        QCOMPARE(dialog->fields().first()->echoMode(), QLineEdit::Password);
+        QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 20000)) != nullptr);
+        QCOMPARE(dialog->findChildren<QLineEdit *>().size(), 1);
+        QCOMPARE(dialog->findChild<QLineEdit *>(u"secretField0"_s)->echoMode(), QLineEdit::Password);
 #ifdef MOETUNE_HAVE_KEYCHAIN
-        QVERIFY(dialog->rememberBox());
+        QVERIFY(dialog->findChild<QCheckBox *>(u"rememberBox"_s));
 #else
-        QVERIFY(!dialog->rememberBox());
+        QVERIFY(!dialog->findChild<QCheckBox *>(u"rememberBox"_s));
 #endif
         if (connects) {
-            dialog->fields().first()->setText(passphrase);
+            dialog->findChild<QLineEdit *>(u"secretField0"_s)->setText(passphrase);
             dialog->accept();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
         } else {
             dialog->reject();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Failed), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Failed), 20000);
             QVERIFY2(page->bannerText().contains(u"cancelled"_s), qPrintable(page->bannerText()));
         }
         page->disconnectHost();
@@ -218,69 +237,95 @@ private slots:
         QString error;
         QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
         {
-            DiagnosePage diagnose;
-            auto page = makePassphrasePage(&diagnose);
+            auto window = makePassphraseWindow();
+            HostsPage *page = hostsOf(window.get());
             HostSecretDialog *dialog = nullptr;
-            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 20000)) != nullptr);
-            QVERIFY(dialog->rememberBox());
-            dialog->rememberBox()->setChecked(true);
-            dialog->fields().first()->setText(u"correct horse"_s);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 20000)) != nullptr);
+            QVERIFY(dialog->findChild<QCheckBox *>(u"rememberBox"_s));
+            dialog->findChild<QCheckBox *>(u"rememberBox"_s)->setChecked(true);
+            dialog->findChild<QLineEdit *>(u"secretField0"_s)->setText(u"correct horse"_s);
             dialog->accept();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
             if (service) {
-                QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page.get()), u"correct horse"_s, 20000);
+                QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page), u"correct horse"_s, 20000);
             } else {
                 // No secret service: said in the page, and the connection is kept for this session.
                 QTRY_VERIFY_WITH_TIMEOUT(page->bannerText().contains(u"Could not use the desktop keyring"_s),
                                          20000);
                 QVERIFY2(page->bannerText().contains(u"this session only"_s), qPrintable(page->bannerText()));
-                QCOMPARE(state(page.get()), int(Transport::State::Connected));
+                QCOMPARE(state(page), int(Transport::State::Connected));
             }
             page->disconnectHost();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Disconnected), 20000);
         }
         if (!service)
             return;
         {
             // A new page (a new session, nothing in memory): the keyring answers, no dialog.
-            DiagnosePage diagnose;
-            auto page = makePassphrasePage(&diagnose);
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            auto window = makePassphraseWindow();
+            HostsPage *page = hostsOf(window.get());
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
             QVERIFY(!page->findChild<HostSecretDialog *>());
             page->disconnectHost();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Disconnected), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Disconnected), 20000);
         }
         {
             // A remembered passphrase that no longer works is deleted and asked for.
-            DiagnosePage diagnose;
-            auto page = makePage(&diagnose);
+            auto window = makeWindow();
+            HostsPage *page = hostsOf(window.get());
             CredentialStore store;
             QSignalSpy written(&store, &CredentialStore::writeFinished);
-            HostConfig h = page->hostModel()->entry(m_alias)->host;
+            HostConfig h = hostModel(page)->entry(m_alias)->host;
             store.write(CredentialStore::keyFor(h, u"passphrase"_s), u"stale"_s);
             QVERIFY(written.wait(10000));
             QCOMPARE(written.first().at(1).toString(), QString());
-            page.reset();
-            page = makePassphrasePage(&diagnose);
+            window.reset();
+            window = makePassphraseWindow();
+            page = hostsOf(window.get());
             HostSecretDialog *dialog = nullptr;
-            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page.get(), 30000)) != nullptr);
-            QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page.get()), QString(), 20000);
-            dialog->fields().first()->setText(u"correct horse"_s);
+            QVERIFY((dialog = test::waitForChild<HostSecretDialog>(page, 30000)) != nullptr);
+            QTRY_COMPARE_WITH_TIMEOUT(keyringPassphrase(page), QString(), 20000);
+            dialog->findChild<QLineEdit *>(u"secretField0"_s)->setText(u"correct horse"_s);
             dialog->accept();
-            QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Connected), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
             page->disconnectHost();
         }
 #endif
     }
 
+    // Issue 12 point 9: Connect goes to the HostName typed in the dialog, also after an edit of a host
+    // that was already tried under another HostName.
+    void editedHostNameIsWhatConnects() {
+        QString error;
+        QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
+        HostConfig h = hostModel(page)->entry(m_alias)->host;
+        h.hostName = u"no-such-host.invalid"_s;
+        page->saveHost(h);
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Failed), 30000);
+        QVERIFY2(page->bannerText().contains(u"no-such-host.invalid"_s), qPrintable(page->bannerText()));
+        h.hostName = u"127.0.0.1"_s;
+        page->saveHost(h);
+        QVERIFY2(page->bannerText().isEmpty() || !page->bannerText().contains(u"no-such-host"_s),
+                 qPrintable(page->bannerText())); // the failure of the old HostName is gone with it
+        QVERIFY(page->selectHost(m_alias));
+        page->connectHost();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Connected), 20000);
+        page->disconnectHost();
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Disconnected), 20000);
+    }
+
     void changedKeyRefusedInline() {
         QString error;
         QVERIFY2(m_sshd.restartWithNewHostKey(&error), qPrintable(error));
-        DiagnosePage diagnose;
-        auto page = makePage(&diagnose);
+        auto window = makeWindow();
+        HostsPage *page = hostsOf(window.get());
         QVERIFY(page->selectHost(m_alias));
         page->connectHost();
-        QTRY_COMPARE_WITH_TIMEOUT(state(page.get()), int(Transport::State::Failed), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(state(page), int(Transport::State::Failed), 20000);
         // Refused with the explanation in the page itself; no dialog offers to accept the new key.
         QVERIFY2(page->bannerText().contains(u"changed"_s), qPrintable(page->bannerText()));
         QVERIFY(!page->findChild<HostKeyDialog *>());

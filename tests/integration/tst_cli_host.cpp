@@ -5,6 +5,7 @@
 // `Host *` defaults, patterns and an alias of the test sshd; a known_hosts with other hosts' keys).
 #include "fakesglanghost.h"
 #include "sshdfixture.h"
+#include "sshhome.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -257,6 +258,66 @@ private slots:
         QVERIFY2(r.exitCode == 1, qPrintable(r.err));
         QCOMPARE(QJsonDocument::fromJson(r.out).object().value("host_spec"_L1).toString(),
                  u"moetune-test-sshd"_s);
+    }
+
+    // A realistic ~/.ssh (an alias with Include and "Host * StrictHostKeyChecking no") and a host whose
+    // key changed or is revoked: every command that connects refuses, says why and what to do, and
+    // writes nothing; trust-host never calls such a key "already known".
+    void sshRefusedWhateverTheConfigSays_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("scenario");
+        for (const char *command : {"probe", "diagnose --host", "trust-host"}) {
+            for (const char *scenario : {"changed", "changed hashed", "revoked beside plain line"})
+                QTest::addRow("%s, %s", command, scenario)
+                    << QString::fromLatin1(command) << QString::fromLatin1(scenario);
+        }
+    }
+
+    void sshRefusedWhateverTheConfigSays() {
+        QFETCH(QString, command);
+        QFETCH(QString, scenario);
+        moetune::test::SshdFixture sshd;
+        QString error;
+        QVERIFY2(sshd.start(&error), qPrintable(error));
+        const moetune::test::SshHome home(m_home->path());
+        QVERIFY(home.installKey(sshd.userKey()));
+        QVERIFY(home.writeInclude(u"lab"_s, "# lab machines\nHost gpu-*\n    User ops\n"));
+        QVERIFY(home.writeConfig("# ~/.ssh/config\nInclude ~/.ssh/config.d/*\n\n"
+                                 "Host moetune-sshd\n    HostName 127.0.0.1\n    Port " +
+                                 QByteArray::number(sshd.port()) + "\n    User " + sshd.userName().toUtf8() +
+                                 "\n    IdentityFile ~/.ssh/id_ed25519\n\n"
+                                 "Host *\n    StrictHostKeyChecking no   # nodes get reinstalled\n"
+                                 "    UserKnownHostsFile ~/.ssh/known_hosts\n"));
+        const QByteArray current = moetune::test::SshHome::publicKey(sshd.hostPublicKeyFile());
+        const QByteArray other = moetune::test::SshHome::publicKey(sshd.wrongKey() + u".pub"_s);
+        const QByteArray name = sshd.knownHostsName().toUtf8();
+        QVERIFY(
+            home.writeKnownHosts(scenario.startsWith(u"revoked"_s)
+                                     ? QByteArray(name + ' ' + current + "\n@revoked * " + current + '\n')
+                                     : QByteArray("gpu-1 " + current + '\n' + name + ' ' + other + '\n')));
+        if (scenario.endsWith(u"hashed"_s))
+            QVERIFY2(home.hashKnownHosts(&error), qPrintable(error));
+        const QByteArray before = home.knownHosts();
+
+        QStringList args = command.split(u' ');
+        args << u"moetune-sshd"_s;
+        if (command == u"diagnose --host"_s)
+            args << u"--log"_s << m_host->logPath();
+        if (command != u"trust-host"_s)
+            args << u"--python"_s << m_host->python();
+        const CliResult r = run(args);
+        QFile::remove(home.configPath());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(sshd.hostKeyFingerprint()), qPrintable(r.err));
+        if (scenario.startsWith(u"revoked"_s)) {
+            QVERIFY2(r.err.contains(u"@revoked"_s), qPrintable(r.err));
+        } else {
+            QVERIFY2(r.err.contains(u"changed"_s), qPrintable(r.err));
+            QVERIFY2(r.err.contains(u"ssh-keygen -R '%1'"_s.arg(sshd.knownHostsName())), qPrintable(r.err));
+        }
+        QVERIFY2(!r.out.contains("already known"), r.out.constData());
+        QVERIFY2(!r.out.contains("Recorded"), r.out.constData());
+        QCOMPARE(home.knownHosts(), before);
     }
 };
 

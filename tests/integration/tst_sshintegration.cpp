@@ -4,6 +4,7 @@
 #include "remote/sshtransport.h"
 #include "sshagentfixture.h"
 #include "sshdfixture.h"
+#include "sshhome.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -12,6 +13,8 @@
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
@@ -40,6 +43,18 @@ bool writeRandomFile(const QString &path, qint64 bytes) {
         f.write(block.constData(), qMin<qint64>(block.size(), bytes - done));
     }
     return true;
+}
+
+// Resident memory of this process in MB (VmRSS of /proc/self/status).
+double residentMb() {
+    QFile f(u"/proc/self/status"_s);
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    }
+    return -1;
 }
 
 QByteArray readAll(const QString &path) {
@@ -138,6 +153,8 @@ private slots:
         QTest::newRow("default key in ~/.ssh") << u"default"_s << true;
         QTest::newRow("IdentityFile") << u"identity"_s << true;
         QTest::newRow("encrypted IdentityFile, passphrase asked") << u"encrypted"_s << true;
+        QTest::newRow("encrypted default key, no IdentityFile, passphrase asked")
+            << u"encrypted default"_s << true;
         QTest::newRow("ssh-agent") << u"agent"_s << true;
         QTest::newRow("wrong key refused") << u"wrong"_s << false;
     }
@@ -155,6 +172,11 @@ private slots:
             o.host.identityFiles = {m_sshd.encryptedUserKey()};
         if (method == u"wrong"_s)
             o.host.identityFiles = {m_sshd.wrongKey()};
+        const test::SshHome home(m_sshd.dir() + u"/home-with-encrypted-key"_s);
+        if (method == u"encrypted default"_s) {
+            QVERIFY(home.installKey(m_sshd.encryptedUserKey())); // ~/.ssh/id_ed25519, with a passphrase
+            o.sshDir = home.sshDir();
+        }
         if (method == u"agent"_s) {
             QVERIFY2(agent.start(m_sshd.dir() + u"/agent.sock"_s, &error), qPrintable(error));
             QVERIFY2(agent.add(m_sshd.userKey(), &error), qPrintable(error));
@@ -173,9 +195,13 @@ private slots:
             t.state() == Transport::State::Connected || t.state() == Transport::State::Failed, 30000);
         qunsetenv("SSH_AUTH_SOCK");
         QCOMPARE(t.state() == Transport::State::Connected, succeeds);
-        if (method == u"encrypted"_s) {
+        if (method.startsWith(u"encrypted"_s)) {
             QCOMPARE(secrets.size(), 1);
             QCOMPARE(secrets[0][0].value<SshTransport::SecretKind>(), SshTransport::SecretKind::Passphrase);
+            QVERIFY2(secrets[0][1].toStringList().value(0).contains(method == u"encrypted"_s
+                                                                        ? m_sshd.encryptedUserKey()
+                                                                        : home.sshDir() + u"/id_ed25519"_s),
+                     qPrintable(secrets[0][1].toStringList().value(0)));
         }
         if (!succeeds)
             QVERIFY2(t.stateMessage().contains(u"Authentication"_s), qPrintable(t.stateMessage()));
@@ -200,6 +226,66 @@ private slots:
         QCOMPARE(w.stderrLines, QStringList{u"oops"_s});
         QVERIFY(batches.size() > 1);      // streamed, not delivered at the end
         QVERIFY(batches.size() < 100000); // batched: not one queued signal per line
+    }
+
+    // A host that prints without pause while the receiving thread stops taking output for a while (a
+    // GUI thread busy for 4 s after 3 s of streaming): the worker stops reading while batches wait, so
+    // this process's memory stays bounded whatever is printed - short lines, one endless line, raw
+    // bytes, stderr. (Before the fix, empty batches had driven the undelivered count below zero during
+    // the first seconds, and the backlog then grew without limit.)
+    void chattyHostMemoryBounded_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<bool>("raw");
+        QTest::newRow("yes: short lines") << u"yes"_s << false;
+        QTest::newRow("one line without end") << u"tr '\\0' x < /dev/zero"_s << false;
+        QTest::newRow("raw stdout (agent protocol)") << u"yes moetune-event"_s << true;
+        QTest::newRow("stderr") << u"yes >&2"_s << false;
+    }
+
+    void chattyHostMemoryBounded() {
+        QFETCH(QString, command);
+        QFETCH(bool, raw);
+        auto t = connectedTransport(m_sshd.options());
+        QVERIFY(t);
+        qint64 received = 0;
+        auto count = [&received](JobId, const QStringList &lines) {
+            for (const QString &l : lines)
+                received += l.size() + 1;
+        };
+        connect(t.get(), &Transport::stdoutLines, this, count);
+        connect(t.get(), &Transport::stderrLines, this, count);
+        connect(t.get(), &Transport::stdoutData, this,
+                [&received](JobId, const QByteArray &d) { received += d.size(); });
+        bool done = false;
+        JobResult result;
+        connect(t.get(), &Transport::finished, this, [&](JobId, const JobResult &r) {
+            result = r;
+            done = true;
+        });
+        const double before = residentMb();
+        double peak = before;
+        QTimer sampler;
+        connect(&sampler, &QTimer::timeout, this, [&peak] { peak = qMax(peak, residentMb()); });
+        sampler.start(20);
+        ExecRequest r(u"timeout 9 sh -c %1; true"_s.arg(shellQuote(command)));
+        r.rawStdout = raw;
+        const JobId id = t->exec(r);
+        qint64 receivedBeforeBusy = 0;
+        QTimer::singleShot(3000, this, [&] {
+            receivedBeforeBusy = received;
+            QThread::sleep(4); // busy: nothing delivered, whatever the worker queues stays in memory
+            peak = qMax(peak, residentMb());
+            t->cancel(id);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
+        sampler.stop();
+        const double growth = peak - before;
+        qInfo("%s: %.1f MB received (%.1f MB before the busy 4 s), resident memory grew by %.1f MB",
+              qPrintable(command), received / 1e6, receivedBeforeBusy / 1e6, growth);
+        QVERIFY2(result.cancelled, qPrintable(result.error));
+        QVERIFY2(receivedBeforeBusy > 1000000,
+                 qPrintable(QString::number(receivedBeforeBusy))); // it streamed
+        QVERIFY2(growth < 64, qPrintable(u"grew by %1 MB"_s.arg(growth)));
     }
 
     void execExitStatus_data() {
@@ -423,6 +509,51 @@ private slots:
         for (const auto &s : states)
             sawReconnecting |= s[0].value<Transport::State>() == Transport::State::Reconnecting;
         QVERIFY(sawReconnecting);
+    }
+
+    // Jobs waiting in the queue when the connection cannot be (re)made fail with the reason, at once,
+    // instead of waiting forever: a reconnect that meets a changed host key, a first connection whose
+    // host key is not accepted, an authentication that fails.
+    void queuedJobsFailWithTheConnection_data() {
+        QTest::addColumn<QString>("how");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("reconnect meets a changed host key") << u"reconnect"_s << u"changed"_s;
+        QTest::newRow("first connect, host key not accepted") << u"reject"_s << u"not accepted"_s;
+        QTest::newRow("first connect, authentication fails") << u"auth"_s << u"Authentication"_s;
+    }
+
+    void queuedJobsFailWithTheConnection() {
+        QFETCH(QString, how);
+        QFETCH(QString, reason);
+        QString error;
+        SshOptions o = m_sshd.options();
+        o.initialBackoffMs = 200;
+        std::unique_ptr<SshTransport> t;
+        JobId queued = 0;
+        if (how == u"reconnect"_s) {
+            t = connectedTransport(o);
+            QVERIFY(t);
+            QVERIFY2(m_sshd.restartWithNewHostKey(&error), qPrintable(error)); // drops the link too
+            QTRY_VERIFY_WITH_TIMEOUT(t->state() != Transport::State::Connected, 10000);
+            queued = t->exec(ExecRequest(u"echo never"_s));
+        } else {
+            QFile(m_sshd.knownHostsFile()).open(QIODevice::WriteOnly | QIODevice::Truncate);
+            if (how == u"auth"_s) {
+                QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+                o = m_sshd.options(false);
+                o.host.identityFiles = {m_sshd.wrongKey()};
+            }
+            t = std::make_unique<SshTransport>(o);
+            connect(t.get(), &SshTransport::hostKeyUnknown, t.get(), [&t] { t->answerHostKey(false); });
+            queued = t->exec(ExecRequest(u"echo never"_s)); // submitted before connecting: it waits
+            t->connectToHost();
+        }
+        const WaitedJob w = waitForJob(t.get(), queued, 30000);
+        QCOMPARE(t->state(), Transport::State::Failed);
+        QVERIFY2(!w.result.ok(), qPrintable(w.result.error));
+        QVERIFY2(w.result.error.contains(u"never ran"_s), qPrintable(w.result.error));
+        QVERIFY2(w.result.error.contains(reason), qPrintable(w.result.error));
+        QVERIFY(w.stdoutLines.isEmpty());
     }
 
     void silentLinkDetected() {

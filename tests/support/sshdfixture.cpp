@@ -120,6 +120,14 @@ QString SshdFixture::userName() const {
     return pw ? QString::fromLocal8Bit(pw->pw_name) : qEnvironmentVariable("USER");
 }
 
+QString SshdFixture::hostPublicKeyFile() const {
+    return dir() + u"/keys/host_ed25519.pub"_s;
+}
+
+QString SshdFixture::knownHostsName() const {
+    return u"[127.0.0.1]:%1"_s.arg(m_port);
+}
+
 QString SshdFixture::hostKeyFingerprint() const {
     QByteArray out;
     QString error;

@@ -39,6 +39,8 @@ public:
     QString clientSshDir(bool withDefaultKey) const; // an ~/.ssh with or without id_ed25519
     QString userName() const;
     QString hostKeyFingerprint() const; // SHA256:... of the current host key
+    QString hostPublicKeyFile() const;  // the current host key's .pub
+    QString knownHostsName() const;     // "[127.0.0.1]:port", as known_hosts names this sshd
 
     // Options for the test sshd: no ssh config, the fixture's known_hosts, no agent unless asked.
     SshOptions options(bool withDefaultKey = true) const;

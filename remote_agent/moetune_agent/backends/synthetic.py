@@ -17,6 +17,7 @@ import time
 from typing import Optional
 
 from .. import space as space_mod
+from . import defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing
 
 SIM_DEVICE = "SIMULATED_GPU"
@@ -39,10 +40,11 @@ class SyntheticBackend(Backend):
     simulated = True
     supports_tma = False
 
-    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None):
-        # type: (Shape, int, Optional[str], Optional[str], Optional[float]) -> None
+    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None, framework=None):
+        # type: (Shape, int, Optional[str], Optional[str], Optional[float], Optional[str]) -> None
         super().__init__(shape, device_index, cache_dir)
         self._device = device_name or SIM_DEVICE
+        self.framework = framework or "sglang"
         if delay_s is None:
             # Lets tests make a run slow enough to kill it midway; 0 by default.
             delay_s = float(os.environ.get("MOETUNE_SYNTHETIC_DELAY_MS", "0") or 0) / 1000.0
@@ -131,13 +133,22 @@ class SyntheticBackend(Backend):
             raise err
 
     def measure(self, op, cfg, m, replays=10, cfg_down=None):
+        fail = os.environ.get("MOETUNE_TEST_FAIL_MEASURE")  # test hook: every measurement fails like this
+        if fail:
+            raise CandidateError("other", fail)
         for c in (cfg, cfg_down):
             if c is not None:
                 err = self._fails(op, c)
                 if err is not None:
                     raise err
-        if self._delay_s:
-            time.sleep(self._delay_s)
+        delay = self._delay_s
+        slow = os.environ.get("MOETUNE_SYNTHETIC_SLOW_GPU")  # test hook "INDEX:MS": one GPU much slower
+        if slow:
+            idx, _, ms = slow.partition(":")
+            if idx.strip() == str(self.device_index):
+                delay += float(ms or 0) / 1000.0
+        if delay:
+            time.sleep(delay)
         base = self.model_us(op, cfg, m, cfg_down)
         # Stable per-config bias (a "real" landscape is not perfectly smooth) plus per-sample noise.
         bias = 1.0 + 0.02 * (_unit_hash("bias", op, cfg.key(), m) - 0.5)
@@ -149,6 +160,9 @@ class SyntheticBackend(Backend):
         return Timing(samples)
 
     def check(self, op, cfg, m):
+        fail = os.environ.get("MOETUNE_TEST_FAIL_CALL")  # test hook: the kernel cannot be called at all
+        if fail:
+            raise CandidateError("other", fail)
         err = self._fails(op, cfg)
         if err is not None:
             raise err
@@ -156,8 +170,35 @@ class SyntheticBackend(Backend):
             raise CandidateError("mismatch", "simulated wrong output: relative error 0.5 > tolerance")
         return 0.0
 
+    def _default_file(self, op):
+        """Test hook MOETUNE_SYNTHETIC_DEFAULT_FILE: an existing config file is the server's default
+        (as a shipped or earlier tuned file is for the server backend); a _down file beside it for op down."""
+        path = os.environ.get("MOETUNE_SYNTHETIC_DEFAULT_FILE")
+        if not path:
+            return None, None
+        if op == "down":
+            down = path[:-len(".json")] + "_down.json"
+            path = down if os.path.exists(down) else path
+        from .. import configjson
+
+        with open(path, encoding="utf-8") as f:
+            entries, _ = configjson.parse_config_text(f.read())
+        return entries, path
+
     def default_config(self, op, m):
-        return space_mod.server_default_config(self.shape, m, "sglang", op)
+        entries, _ = self._default_file(op)
+        if entries:
+            e = entries[min(entries, key=lambda k: abs(int(k) - m))]
+            return KernelConfig.from_dict(e if isinstance(e, dict) else e.as_dict())
+        return defaults_mod.heuristic(self.framework, self.shape, m)
+
+    def default_source(self):
+        entries, path = self._default_file("up")
+        if entries:
+            return {"kind": "file", "framework": self.framework, "file_name": os.path.basename(path), "path": path,
+                    "down": None, "note": "simulated"}
+        return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
+                "note": "simulated: the %s built-in heuristic" % self.framework}
 
     def roofline_us(self, op, m):
         s = self.shape

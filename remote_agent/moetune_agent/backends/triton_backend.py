@@ -9,6 +9,17 @@ is compared with a float32 torch reference of the same inputs before any timing 
 
 torch and triton are imported lazily; TRITON_CACHE_DIR is set from cache_dir before triton loads so
 precompile() in CPU worker processes and measure() here share one cache.
+
+Routing: fresh random router logits per replay, or, with a recorded routing file (per-token lists of
+top-k expert ids from a real server), logits built so that the router's top-k picks exactly the
+recorded experts of a window of consecutive recorded tokens (the real expert load), a new window per
+replay. The router, alignment and GEMMs are then the same code path either way.
+
+CPU compile mode (cpu_compile={"capability", "device_name", "smem"}): for precompile workers that must
+not touch the GPU being timed - no GPU is visible to them (CUDA_VISIBLE_DEVICES=""), torch.cuda answers
+as the GPU does (see cpu_compile.py) and every tensor is an uninitialised host tensor (virtual memory,
+aligned like a GPU allocation, so Triton specialises exactly as for the GPU's tensors), so Triton
+compiles for the GPU's target into the shared cache without a CUDA context, weights or launches.
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ import os
 import sys
 from typing import Dict, Optional, Tuple
 
+from . import defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing
 
 GRAPH_CALLS = 10
@@ -39,15 +51,24 @@ def load_kernel_module(name: str):
 
 def sglang_default_config(shape: Shape, m: int) -> KernelConfig:
     """SGLang's built-in config when no tuned file exists (Triton's default warps 4 / stages 3)."""
-    if shape.dtype == "fp8_w8a8":
-        if shape.block_shape:
-            return KernelConfig(64, shape.block_shape[0], shape.block_shape[1], 32, 4, 3)
-        if m <= shape.E:
-            return KernelConfig(64, 128, 128, 1, 4, 4)
-        return KernelConfig(128, 256, 128, 32, 8, 4)
-    if m <= shape.E:
-        return KernelConfig(16, 32, 64, 1, 4, 3)
-    return KernelConfig(64, 64, 32, 8, 4, 3)
+    return defaults_mod.sglang_heuristic(shape, m)
+
+
+def load_routing(path: str, E: int, topk: int):
+    """The recorded top-k ids of a routing file (validated again: a worker must not index out of range)."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
+    out = []
+    for row in rows:
+        ids = [int(v) for v in row]
+        if len(ids) != topk or any(v < 0 or v >= E for v in ids):
+            raise CandidateError("other", "routing file %s: a row is not %d expert ids in [0, %d)" % (path, topk, E))
+        out.append(ids)
+    if not out:
+        raise CandidateError("other", "routing file %s holds no tokens" % path)
+    return out
 
 
 def classify(exc: BaseException) -> CandidateError:
@@ -72,11 +93,17 @@ class TritonBackend(Backend):
     simulated = False
     supports_tma = False
 
-    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0):
+    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0,
+                 framework: Optional[str] = None, routing_file: Optional[str] = None,
+                 cpu_compile: Optional[dict] = None):
         super().__init__(shape, device_index, cache_dir)
         if cache_dir:
             os.environ["TRITON_CACHE_DIR"] = cache_dir
         self.seed = seed
+        self.framework = framework or "sglang"
+        self.routing_file = routing_file
+        self.cpu_compile = cpu_compile
+        self._routing = None
         self._torch = None
         self._fm = None
         self._weights = None
@@ -92,19 +119,57 @@ class TritonBackend(Backend):
     def _ensure(self):
         if self._torch is not None:
             return
+        if self.cpu_compile:
+            from .cpu_compile import enter
+
+            enter(self.cpu_compile)
         import torch
 
         if not torch.cuda.is_available():
             raise CandidateError("other", "no CUDA device visible: the triton backend needs a GPU")
-        torch.cuda.set_device(self.device_index)
+        if not self.cpu_compile:
+            torch.cuda.set_device(self.device_index)
         self._torch = torch
         self._fm = load_kernel_module("fused_moe")
+        quant = load_kernel_module("fused_moe_quant")  # per-channel fp8/int8, int8_w8a16, int4_w4a16
+        if quant.handles(self.shape.dtype, self.shape.block_shape, self.shape.per_channel_quant):
+            self._fm = quant
+        if self.cpu_compile:
+            self._fm.CPU_COMPILE_SMEM_LIMIT = int(self.cpu_compile.get("smem") or 232448)
         if self.shape.dtype not in self._fm.TOLERANCE:
             raise CandidateError("other", "dtype %s is not supported by moetune's Triton kernel" % self.shape.dtype)
 
     @property
     def dev(self):
+        if self.cpu_compile:
+            return self._torch.device("cpu")
         return self._torch.device("cuda", self.device_index)
+
+    # -- routing ----------------------------------------------------------------------------------
+    def routing_info(self) -> dict:
+        if not self.routing_file:
+            return {"kind": "random", "path": None, "tokens": None}
+        return {"kind": "recorded", "path": self.routing_file, "tokens": len(self._recorded())}
+
+    def _recorded(self):
+        if self._routing is None:
+            self._routing = load_routing(self.routing_file, self.shape.E, self.shape.topk)
+        return self._routing
+
+    def _logits_for(self, m: int, window: int, g):
+        """Router logits for m tokens: random, or with the recorded experts of window `window` far above
+        the others so the router's top-k selects exactly them."""
+        torch = self._torch
+        logits = torch.randn(m, self.shape.E, device=self.dev, generator=g)
+        if not self.routing_file:
+            return logits
+        rec = self._recorded()
+        start = (window * m * 7919) % len(rec)
+        rows = [rec[(start + i) % len(rec)] for i in range(m)]
+        ids = torch.tensor(rows, dtype=torch.int64, device=self.dev)
+        boost = torch.full((m, self.shape.topk), 20.0, device=self.dev) + \
+            torch.rand(m, self.shape.topk, device=self.dev, generator=g)
+        return logits.scatter_(1, ids, boost)
 
     def weights(self):
         self._ensure()
@@ -118,7 +183,7 @@ class TritonBackend(Backend):
         if m not in self._x:
             g = torch.Generator(device=self.dev).manual_seed(1000 + m)
             self._x[m] = torch.randn(m, self.shape.K, device=self.dev, generator=g).to(self.weights().act_dtype)
-            self._logits[m] = [torch.randn(m, self.shape.E, device=self.dev, generator=g) for _ in range(LOGIT_POOL)]
+            self._logits[m] = [self._logits_for(m, i, g) for i in range(LOGIT_POOL)]
             n = m * self.shape.topk
             self._inter[m] = torch.randn(n, self.shape.N, device=self.dev, generator=g).to(self.weights().act_dtype)
         return self._x[m], self._logits[m], self._inter[m]
@@ -139,6 +204,14 @@ class TritonBackend(Backend):
         props = triton.runtime.driver.active.utils.get_device_properties(self.device_index)
         return int(props["max_shared_mem"])
 
+    def cpu_compile_info(self) -> dict:
+        """What a precompile worker needs to compile for this GPU without seeing it (cpu_compile.py)."""
+        self._ensure()
+        torch = self._torch
+        p = torch.cuda.get_device_properties(self.device_index)
+        return {"capability": p.major * 10 + p.minor, "device_name": torch.cuda.get_device_name(self.device_index),
+                "smem": self.shared_memory_per_block(), "sm_count": p.multi_processor_count}
+
     # -- running one call ---------------------------------------------------------------------------
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
         try:
@@ -147,8 +220,7 @@ class TritonBackend(Backend):
         except ValueError as e:
             raise CandidateError("compile", str(e))
 
-    @staticmethod
-    def _step(moe, op: str):
+    def _step(self, moe, op: str):
         moe.route()
         moe.align()
         if op in ("both", "up"):
@@ -156,8 +228,7 @@ class TritonBackend(Backend):
         if op in ("both", "down"):
             moe.down()
 
-    @staticmethod
-    def _result(moe, op: str):
+    def _result(self, moe, op: str):
         return moe.inter2 if op == "up" else moe.out
 
     def precompile(self, op: str, cfg: KernelConfig) -> None:
@@ -263,20 +334,28 @@ class TritonBackend(Backend):
         w = self.weights()
         try:
             moe = self._make(w, m, cfg, None)
-            moe.x.copy_(torch.randn(m, self.shape.K, device=self.dev, generator=g))
+            xin = torch.randn(m, self.shape.K, device=self.dev, generator=g).to(w.act_dtype)
+            moe.x.copy_(xin)  # the reference reads xin: a server's inplace call overwrites moe.x
             moe.poison()
             inter = torch.randn(m * self.shape.topk, self.shape.N, device=self.dev, generator=g).to(w.act_dtype)
             moe.inter2.copy_(inter)
-            moe.logits.copy_(torch.randn(m, self.shape.E, device=self.dev, generator=g))
+            moe.logits.copy_(self._logits_for(m, self._check_calls + 97, g))
             self._step(moe, op)
             torch.cuda.synchronize()
-            ref = self._fm.reference(inter if op == "down" else moe.x, w, moe.topk_w, moe.topk_ids, op)
+            ref = self._fm.reference(inter if op == "down" else xin, w, moe.topk_w, moe.topk_ids, op)
             return self._verify(op, m, moe, ref)
         except Exception as e:  # noqa: BLE001
             raise classify(e)
 
     def default_config(self, op: str, m: int) -> KernelConfig:
-        return sglang_default_config(self.shape, m)
+        """What the spec's server runs with no tuned file: its built-in heuristic (this backend cannot
+        see the server's shipped files; the server backend can)."""
+        return defaults_mod.heuristic(self.framework, self.shape, m)
+
+    def default_source(self) -> dict:
+        return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None,
+                "down": None, "note": "the %s built-in heuristic (this backend cannot read the server's "
+                                      "shipped config files)" % self.framework}
 
     # -- roofline ---------------------------------------------------------------------------------
     def bandwidth(self) -> dict:
@@ -299,7 +378,7 @@ class TritonBackend(Backend):
         if gbps <= 0:
             return None
         hit = expected_experts_hit(s.E, s.topk, m)
-        wbytes = 1 if s.dtype in ("fp8_w8a8", "int8_w8a8") else 2
+        wbytes = {"fp8_w8a8": 1, "int8_w8a8": 1, "int8_w8a16": 1, "int4_w4a16": 0.5}.get(s.dtype, 2)
         per_expert = 0
         if op in ("both", "up"):
             per_expert += 2 * s.N * s.K * wbytes

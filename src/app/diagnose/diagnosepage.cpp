@@ -1,10 +1,11 @@
 #include "app/diagnose/diagnosepage.h"
 
 #include "app/appresources.h"
-#include "app/diagnose/diagnosisrunner.h"
 #include "app/diagnose/evidencedelegate.h"
 #include "app/diagnose/evidencemodel.h"
+#include "app/diagnose/findingsfiltermodel.h"
 #include "app/diagnose/findingsmodel.h"
+#include "app/diagnose/hostmismatch.h"
 #include "app/diagnose/targetfieldsmodel.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
@@ -15,6 +16,10 @@
 #include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
 #include "core/tuning/hostprobemerge.h"
+#include "core/tuning/tunespec.h"
+#include "core/util/jobrunner.h"
+
+#include "ui_diagnosepage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -22,20 +27,13 @@
 #include <QDataStream>
 #include <QFile>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
-#include <QLabel>
+#include <QJsonDocument>
+#include <QKeyEvent>
 #include <QLocale>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QRegularExpression>
-#include <QSplitter>
-#include <QTableView>
+#include <QMenu>
 #include <QTextBlock>
-#include <QTextBrowser>
-#include <QTreeView>
-#include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
 
@@ -49,15 +47,6 @@ QString humanBytes(qint64 bytes) {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
 }
 
-QLabel *sectionHeader(const QString &text, QWidget *parent) {
-    auto *label = new QLabel(text, parent);
-    QFont font = label->font();
-    font.setBold(true);
-    label->setFont(font);
-    label->setContentsMargins(2, 6, 0, 2);
-    return label;
-}
-
 QString htmlParagraphs(const QString &text) {
     return text.toHtmlEscaped().replace(u"\n"_s, u"<br>"_s);
 }
@@ -66,16 +55,52 @@ QString htmlParagraphs(const QString &text) {
 
 DiagnosePage::DiagnosePage(QWidget *parent)
     : QWidget(parent)
-    , m_runner(new DiagnosisRunner(this))
+    , m_ui(std::make_unique<Ui::DiagnosePage>())
+    , m_jobs(new JobRunner(this))
     , m_findingsModel(new FindingsModel(this))
+    , m_filterModel(new FindingsFilterModel(this))
     , m_evidenceModel(new EvidenceModel(this))
     , m_targetModel(new TargetFieldsModel(this)) {
+    m_ui->setupUi(this);
     setObjectName(u"diagnosePage"_s);
+    m_jobs->setObjectName(u"diagnosisJobs"_s);
+    m_findingsModel->setObjectName(u"findingsModel"_s);
+    m_evidenceModel->setObjectName(u"evidenceModel"_s);
+    m_targetModel->setObjectName(u"targetModel"_s);
 
     // User rules are data; a broken file is reported inline and the rest still loads.
     QStringList ruleErrors;
-    m_runner->setDiagnoser(Diagnoser(RuleSet::withUserRules(RuleSet::userRulesDir(), &ruleErrors)));
+    m_diagnoser = Diagnoser(RuleSet::withUserRules(RuleSet::userRulesDir(), &ruleErrors));
 
+    setupActions();
+    setupViews();
+
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(followDebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, &DiagnosePage::diagnoseNow);
+    m_showProgressDelay.setSingleShot(true);
+    m_showProgressDelay.setInterval(250);
+    connect(&m_showProgressDelay, &QTimer::timeout, this, [this] {
+        if (isBusy())
+            setBusy(true, true);
+    });
+    connect(m_jobs, &JobRunner::progress, this,
+            [this](quint64, qint64 done, qint64 total) { onProgress(done, total); });
+    connect(m_jobs, &JobRunner::cancelled, this, &DiagnosePage::onCancelled);
+
+    if (!ruleErrors.isEmpty()) {
+        showError(tr("Some of your rule files in %1 could not be used (the built-in rules still apply):\n%2")
+                      .arg(RuleSet::userRulesDir(), ruleErrors.join(u'\n')));
+    }
+    updateCounts();
+    updateSourceLabel();
+    updateStale();
+    showFinding(-1);
+}
+
+DiagnosePage::~DiagnosePage() = default;
+
+void DiagnosePage::setupActions() {
     m_diagnoseAction = new QAction(tr("&Diagnose"), this);
     m_diagnoseAction->setShortcuts(
         {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
@@ -93,262 +118,205 @@ DiagnosePage::DiagnosePage(QWidget *parent)
     m_copyDiagnosisAction->setEnabled(false);
     connect(m_copyDiagnosisAction, &QAction::triggered, this, &DiagnosePage::copyDiagnosisMarkdown);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(10, 10, 10, 6);
-    layout->setSpacing(6);
-
-    m_summaryBanner = new Banner(this);
-    m_summaryBanner->setObjectName(u"summaryBanner"_s);
-    m_summaryBanner->setClosable(false);
-    m_summaryBanner->hide();
-    m_errorBanner = new Banner(this);
-    m_errorBanner->setObjectName(u"errorBanner"_s);
-    m_errorBanner->hide();
-    m_noteBanner = new Banner(this);
-    m_noteBanner->setObjectName(u"noteBanner"_s);
-    m_noteBanner->hide();
-    connect(m_noteBanner, &Banner::actionTriggered, this, &DiagnosePage::clearLog);
-    layout->addWidget(m_summaryBanner);
-    layout->addWidget(m_errorBanner);
-    layout->addWidget(m_noteBanner);
-
-    m_mainSplitter = new QSplitter(Qt::Horizontal, this);
-    m_mainSplitter->setChildrenCollapsible(false);
-    m_mainSplitter->addWidget(createLogPane());
-    m_rightSplitter = new QSplitter(Qt::Vertical, m_mainSplitter);
-    m_rightSplitter->setChildrenCollapsible(false);
-    m_rightSplitter->addWidget(createFindingsPane());
-    m_rightSplitter->addWidget(createDetailsPane());
-    m_rightSplitter->setStretchFactor(0, 2);
-    m_rightSplitter->setStretchFactor(1, 5);
-    m_mainSplitter->addWidget(m_rightSplitter);
-    m_mainSplitter->setStretchFactor(0, 5);
-    m_mainSplitter->setStretchFactor(1, 7);
-    // First-start proportions (restoreState() replaces them): the findings list shows about ten rows.
-    m_mainSplitter->setSizes({560, 780});
-    m_rightSplitter->setSizes({250, 600});
-    m_detailsSplitter->setSizes({230, 260, 150});
-    layout->addWidget(m_mainSplitter, 1);
-
-    m_debounce.setSingleShot(true);
-    m_debounce.setInterval(400);
-    connect(&m_debounce, &QTimer::timeout, this, &DiagnosePage::diagnoseNow);
-    m_loadTimer.setInterval(0);
-    connect(&m_loadTimer, &QTimer::timeout, this, &DiagnosePage::loadNextChunk);
-    m_showProgressDelay.setSingleShot(true);
-    m_showProgressDelay.setInterval(250);
-    connect(&m_showProgressDelay, &QTimer::timeout, this, [this] {
-        if (isBusy())
-            setBusy(true, true);
-    });
-
-    connect(m_runner, &DiagnosisRunner::finished, this, &DiagnosePage::onFinished);
-    connect(m_runner, &DiagnosisRunner::failed, this, &DiagnosePage::onFailed);
-    connect(m_runner, &DiagnosisRunner::cancelled, this, &DiagnosePage::onCancelled);
-    connect(m_runner, &DiagnosisRunner::progress, this, &DiagnosePage::onProgress);
-
-    if (!ruleErrors.isEmpty()) {
-        showError(tr("Some of your rule files in %1 could not be used (the built-in rules still apply):\n%2")
-                      .arg(RuleSet::userRulesDir(), ruleErrors.join(u'\n')));
-    }
-    updateCounts();
-    updateSourceLabel();
-    showFinding(-1);
+    // F8 / Shift+F8 walk the findings wherever the focus is on this page (as in IDEs' problem lists).
+    m_nextFindingAction = new QAction(tr("&Next Finding"), this);
+    m_nextFindingAction->setShortcut(QKeySequence(Qt::Key_F8));
+    m_nextFindingAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_nextFindingAction, &QAction::triggered, this, [this] { selectAdjacentFinding(1); });
+    addAction(m_nextFindingAction);
+    m_previousFindingAction = new QAction(tr("&Previous Finding"), this);
+    m_previousFindingAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    m_previousFindingAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_previousFindingAction, &QAction::triggered, this, [this] { selectAdjacentFinding(-1); });
+    addAction(m_previousFindingAction);
+    m_findAction = new QAction(tr("&Find in Log..."), this);
+    m_findAction->setShortcut(QKeySequence::Find);
+    m_findAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_findAction, &QAction::triggered, this, &DiagnosePage::showFindBar);
+    addAction(m_findAction);
 }
 
-DiagnosePage::~DiagnosePage() = default;
+void DiagnosePage::setupViews() {
+    Ui::DiagnosePage &ui = *m_ui;
+    ui.summaryBanner->setClosable(false);
+    for (Banner *b : {ui.summaryBanner, ui.errorBanner, ui.noteBanner, ui.followBanner})
+        b->hide();
+    ui.followBanner->setClosable(false);
+    connect(ui.noteBanner, &Banner::actionTriggered, this, &DiagnosePage::clearLog);
+    connect(ui.followBanner, &Banner::actionTriggered, this,
+            [this] { emit stopFollowRequested(m_hostAlias); });
 
-QWidget *DiagnosePage::createLogPane() {
-    auto *pane = new QWidget(this);
-    auto *layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(0, 0, 4, 0);
-    layout->setSpacing(4);
+    ui.progressBar->hide();
+    ui.cancelButton->hide();
+    connect(ui.cancelButton, &QPushButton::clicked, this, &DiagnosePage::cancelDiagnosis);
+    connect(ui.diagnoseButton, &QPushButton::clicked, this, &DiagnosePage::diagnoseNow);
 
-    auto *bar = new QHBoxLayout;
-    bar->setSpacing(6);
-    m_sourceLabel = new QLabel(pane);
-    m_sourceLabel->setObjectName(u"sourceLabel"_s);
-    m_sourceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_sourceLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(m_sourceLabel, 1);
-    m_progress = new QProgressBar(pane);
-    m_progress->setObjectName(u"progressBar"_s);
-    m_progress->setMaximumWidth(220);
-    m_progress->setTextVisible(true);
-    m_progress->setFormat(u"%p%"_s);
-    m_progress->hide();
-    bar->addWidget(m_progress);
-    m_cancelButton = new QPushButton(tr("Cancel"), pane);
-    m_cancelButton->setObjectName(u"cancelButton"_s);
-    m_cancelButton->hide();
-    connect(m_cancelButton, &QPushButton::clicked, this, &DiagnosePage::cancelDiagnosis);
-    bar->addWidget(m_cancelButton);
-    m_diagnoseButton = new QPushButton(tr("Diagnose"), pane);
-    m_diagnoseButton->setObjectName(u"diagnoseButton"_s);
-    m_diagnoseButton->setToolTip(m_diagnoseAction->toolTip());
-    m_diagnoseButton->setDefault(true);
-    connect(m_diagnoseButton, &QPushButton::clicked, this, &DiagnosePage::diagnoseNow);
-    bar->addWidget(m_diagnoseButton);
-    layout->addLayout(bar);
+    LogEdit *edit = ui.logEdit;
+    connect(edit, &LogEdit::textPasted, this, &DiagnosePage::setLogText);
+    connect(edit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
+    connect(edit, &LogEdit::loaded, this, &DiagnosePage::logLoaded);
+    connect(edit, &LogEdit::loaded, this, &DiagnosePage::updateFindingLines);
+    connect(edit, &LogEdit::findRequested, this, &DiagnosePage::showFindBar);
+    connect(edit, &LogEdit::clearRequested, this, &DiagnosePage::clearLog);
 
-    m_logEdit = new LogEdit(pane);
-    m_logEdit->setObjectName(u"logEdit"_s);
-    connect(m_logEdit, &QPlainTextEdit::textChanged, this, &DiagnosePage::onTextChanged);
-    connect(m_logEdit, &LogEdit::pasted, this, [this] {
-        m_debounce.stop();
-        diagnoseNow();
+    // Find in the log: Enter / Shift+Enter, Esc closes.
+    ui.findBar->hide();
+    connect(ui.findEdit, &QLineEdit::returnPressed, this,
+            [this] { runFind(QGuiApplication::keyboardModifiers().testFlag(Qt::ShiftModifier)); });
+    connect(ui.findEdit, &QLineEdit::textEdited, this, [this] {
+        // Searching as one types starts from the top of the current match.
+        QTextCursor c = m_ui->logEdit->textCursor();
+        c.setPosition(c.selectionStart());
+        m_ui->logEdit->setTextCursor(c);
+        runFind(false);
     });
-    connect(m_logEdit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
-    connect(m_logEdit, &LogEdit::largePaste, this, &DiagnosePage::pasteLargeText);
-    layout->addWidget(m_logEdit, 1);
-    return pane;
-}
+    connect(ui.findNextButton, &QToolButton::clicked, this, [this] { runFind(false); });
+    connect(ui.findPreviousButton, &QToolButton::clicked, this, [this] { runFind(true); });
+    connect(ui.findCloseButton, &QToolButton::clicked, this, [this] {
+        m_ui->findBar->hide();
+        m_ui->logEdit->setFocus();
+    });
+    auto *closeFind = new QAction(ui.findBar);
+    closeFind->setShortcut(QKeySequence(Qt::Key_Escape));
+    closeFind->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(closeFind, &QAction::triggered, ui.findCloseButton, &QToolButton::click);
+    ui.findBar->addAction(closeFind);
 
-QWidget *DiagnosePage::createFindingsPane() {
-    auto *pane = new QWidget(this);
-    auto *layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(4, 0, 0, 4);
-    layout->setSpacing(4);
-
-    auto *bar = new QHBoxLayout;
-    bar->setSpacing(4);
-    bar->addWidget(sectionHeader(tr("Findings"), pane));
-    bar->addSpacing(8);
+    // The severity buttons are filters of the list.
+    QToolButton *countButtons[3] = {ui.countError, ui.countWarning, ui.countInfo};
     for (int i = 0; i < 3; ++i) {
-        m_countIcons[i] = new QLabel(pane);
-        m_countIcons[i]->setPixmap(SeverityStyle::icon(severities[i]).pixmap(14, 14));
-        m_countLabels[i] = new QLabel(pane);
-        m_countLabels[i]->setObjectName(u"count-"_s + severityName(severities[i]));
-        bar->addWidget(m_countIcons[i]);
-        bar->addWidget(m_countLabels[i]);
-        bar->addSpacing(8);
+        QToolButton *b = countButtons[i];
+        b->setIcon(SeverityStyle::icon(severities[i]));
+        b->setIconSize(QSize(14, 14));
+        const Severity severity = severities[i];
+        connect(b, &QToolButton::toggled, this, [this, severity](bool shown) {
+            const int row = currentFindingRow();
+            m_filterModel->setSeverityShown(severity, shown);
+            selectFinding(row);
+        });
     }
-    bar->addStretch(1);
-    auto *copyAll = new QPushButton(tr("Copy all as Markdown"), pane);
-    copyAll->setObjectName(u"copyDiagnosisButton"_s);
-    copyAll->setEnabled(false);
-    connect(copyAll, &QPushButton::clicked, m_copyDiagnosisAction, &QAction::trigger);
-    connect(m_copyDiagnosisAction, &QAction::changed, copyAll,
-            [copyAll, this] { copyAll->setEnabled(m_copyDiagnosisAction->isEnabled()); });
-    bar->addWidget(copyAll);
-    layout->addLayout(bar);
+    ui.staleLabel->hide();
 
-    m_findingsView = new QTreeView(pane);
-    m_findingsView->setObjectName(u"findingsView"_s);
-    m_findingsView->setModel(m_findingsModel);
-    m_findingsView->setRootIsDecorated(false);
-    m_findingsView->setUniformRowHeights(true);
-    m_findingsView->setAlternatingRowColors(true);
-    m_findingsView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_findingsView->setIconSize(QSize(16, 16));
-    m_findingsView->header()->setStretchLastSection(false);
-    m_findingsView->header()->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
-    m_findingsView->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn,
-                                                   QHeaderView::ResizeToContents);
-    m_findingsView->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::Interactive);
-    m_findingsView->header()->resizeSection(FindingsModel::SourcesColumn, 150);
-    connect(m_findingsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) { showFinding(current.isValid() ? current.row() : -1); });
-    layout->addWidget(m_findingsView, 1);
-    return pane;
-}
+    connect(ui.copyDiagnosisButton, &QPushButton::clicked, m_copyDiagnosisAction, &QAction::trigger);
+    connect(m_copyDiagnosisAction, &QAction::changed, ui.copyDiagnosisButton,
+            [this] { m_ui->copyDiagnosisButton->setEnabled(m_copyDiagnosisAction->isEnabled()); });
+    connect(ui.copyFindingButton, &QPushButton::clicked, m_copyFindingAction, &QAction::trigger);
+    connect(m_copyFindingAction, &QAction::changed, ui.copyFindingButton,
+            [this] { m_ui->copyFindingButton->setEnabled(m_copyFindingAction->isEnabled()); });
+    connect(ui.tuneButton, &QPushButton::clicked, this, &DiagnosePage::requestTune);
 
-QWidget *DiagnosePage::createDetailsPane() {
-    auto *pane = new QWidget(this);
-    auto *layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(4, 4, 0, 0);
-    layout->setSpacing(4);
+    m_filterModel->setSourceModel(m_findingsModel);
+    QTreeView *findings = ui.findingsView;
+    findings->setModel(m_filterModel);
+    findings->header()->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
+    findings->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn, QHeaderView::ResizeToContents);
+    findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::Interactive);
+    findings->header()->resizeSection(FindingsModel::SourcesColumn, 150);
+    connect(findings->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                showFinding(current.isValid() ? m_filterModel->mapToSource(current).row() : -1);
+            });
 
-    auto *bar = new QHBoxLayout;
-    m_detailsTitle = sectionHeader(tr("Details"), pane);
-    m_detailsTitle->setObjectName(u"detailsTitle"_s);
-    bar->addWidget(m_detailsTitle, 1);
-    auto *copyFinding = new QPushButton(tr("Copy finding as Markdown"), pane);
-    copyFinding->setObjectName(u"copyFindingButton"_s);
-    copyFinding->setEnabled(false);
-    connect(copyFinding, &QPushButton::clicked, m_copyFindingAction, &QAction::trigger);
-    connect(m_copyFindingAction, &QAction::changed, copyFinding,
-            [copyFinding, this] { copyFinding->setEnabled(m_copyFindingAction->isEnabled()); });
-    bar->addWidget(copyFinding);
-    layout->addLayout(bar);
+    ui.detailsBrowser->document()->setDocumentMargin(8);
 
-    m_detailsSplitter = new QSplitter(Qt::Vertical, pane);
-    m_detailsSplitter->setChildrenCollapsible(false);
+    QTableView *target = ui.targetView;
+    target->setModel(m_targetModel);
+    target->horizontalHeader()->setSectionResizeMode(TargetFieldsModel::FieldColumn,
+                                                     QHeaderView::ResizeToContents);
+    target->verticalHeader()->setDefaultSectionSize(target->fontMetrics().height() + 6);
 
-    m_details = new QTextBrowser(m_detailsSplitter);
-    m_details->setObjectName(u"detailsBrowser"_s);
-    m_details->setOpenExternalLinks(false);
-    m_details->setOpenLinks(false);
-    m_details->document()->setDocumentMargin(8);
-    m_details->setMinimumHeight(90);
-
-    auto *targetBox = new QWidget(m_detailsSplitter);
-    auto *targetLayout = new QVBoxLayout(targetBox);
-    targetLayout->setContentsMargins(0, 0, 0, 0);
-    targetLayout->setSpacing(2);
-    m_targetHeader = sectionHeader(tr("Tuning target"), targetBox);
-    targetLayout->addWidget(m_targetHeader);
-    m_targetView = new QTableView(targetBox);
-    m_targetView->setObjectName(u"targetView"_s);
-    m_targetView->setModel(m_targetModel);
-    m_targetView->horizontalHeader()->hide();
-    m_targetView->verticalHeader()->hide();
-    m_targetView->horizontalHeader()->setSectionResizeMode(TargetFieldsModel::FieldColumn,
-                                                           QHeaderView::ResizeToContents);
-    m_targetView->horizontalHeader()->setStretchLastSection(true);
-    m_targetView->verticalHeader()->setDefaultSectionSize(m_targetView->fontMetrics().height() + 6);
-    m_targetView->setShowGrid(false);
-    m_targetView->setAlternatingRowColors(true);
-    m_targetView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_targetView->setWordWrap(false);
-    m_targetView->setTextElideMode(Qt::ElideMiddle);
-    m_targetView->setMinimumHeight(60);
-    targetLayout->addWidget(m_targetView, 1);
-
-    auto *evidenceBox = new QWidget(m_detailsSplitter);
-    auto *evidenceLayout = new QVBoxLayout(evidenceBox);
-    evidenceLayout->setContentsMargins(0, 0, 0, 0);
-    evidenceLayout->setSpacing(2);
-    m_evidenceHeader = sectionHeader(tr("Evidence"), evidenceBox);
-    evidenceLayout->addWidget(m_evidenceHeader);
-    m_evidenceView = new QTableView(evidenceBox);
-    m_evidenceView->setObjectName(u"evidenceView"_s);
-    m_evidenceView->setModel(m_evidenceModel);
-    m_evidenceView->setItemDelegate(new EvidenceDelegate(m_evidenceView));
-    m_evidenceView->horizontalHeader()->hide();
-    m_evidenceView->verticalHeader()->hide();
-    m_evidenceView->verticalHeader()->setDefaultSectionSize(m_evidenceView->fontMetrics().height() + 6);
-    m_evidenceView->horizontalHeader()->setSectionResizeMode(EvidenceModel::LineColumn,
-                                                             QHeaderView::ResizeToContents);
-    m_evidenceView->horizontalHeader()->setStretchLastSection(true);
-    m_evidenceView->setShowGrid(false);
-    m_evidenceView->setWordWrap(false);
-    m_evidenceView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_evidenceView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_evidenceView->setCursor(Qt::PointingHandCursor);
-    m_evidenceView->setMinimumHeight(60);
+    QTableView *evidence = ui.evidenceView;
+    evidence->setModel(m_evidenceModel);
+    evidence->setItemDelegate(new EvidenceDelegate(evidence));
+    evidence->verticalHeader()->setDefaultSectionSize(evidence->fontMetrics().height() + 6);
+    evidence->horizontalHeader()->setSectionResizeMode(EvidenceModel::LineColumn,
+                                                       QHeaderView::ResizeToContents);
     auto jump = [this](const QModelIndex &index) {
         if (!index.isValid())
             return;
         const Evidence &e = m_evidenceModel->evidence().at(index.row());
         showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength));
     };
-    connect(m_evidenceView, &QTableView::clicked, this, jump);
-    connect(m_evidenceView, &QTableView::activated, this, jump);
-    evidenceLayout->addWidget(m_evidenceView, 1);
+    connect(evidence, &QTableView::clicked, this, jump);
+    connect(evidence, &QTableView::activated, this, jump);
 
-    m_detailsSplitter->addWidget(m_details);
-    m_detailsSplitter->addWidget(targetBox);
-    m_detailsSplitter->addWidget(evidenceBox);
-    m_detailsSplitter->setStretchFactor(0, 3);
-    m_detailsSplitter->setStretchFactor(1, 4);
-    m_detailsSplitter->setStretchFactor(2, 2);
-    layout->addWidget(m_detailsSplitter, 1);
-    return pane;
+    for (QAbstractItemView *view :
+         {static_cast<QAbstractItemView *>(findings), static_cast<QAbstractItemView *>(target),
+          static_cast<QAbstractItemView *>(evidence)}) {
+        view->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(view, &QWidget::customContextMenuRequested, this,
+                [this, view](const QPoint &pos) { showContextMenu(view, pos); });
+    }
+
+    ui.mainSplitter->setStretchFactor(0, 5);
+    ui.mainSplitter->setStretchFactor(1, 7);
+    ui.rightSplitter->setStretchFactor(0, 2);
+    ui.rightSplitter->setStretchFactor(1, 5);
+    ui.detailsSplitter->setStretchFactor(0, 3);
+    ui.detailsSplitter->setStretchFactor(1, 4);
+    ui.detailsSplitter->setStretchFactor(2, 2);
+    // First-start proportions (restoreState() replaces them): the findings list shows about ten rows.
+    ui.mainSplitter->setSizes({560, 780});
+    ui.rightSplitter->setSizes({250, 600});
+    ui.detailsSplitter->setSizes({230, 260, 150});
+}
+
+void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
+    auto *menu = new QMenu(this);
+    menu->setObjectName(u"contextMenu"_s);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const Finding *f = m_findingsModel->finding(currentFindingRow());
+    if (view == m_ui->findingsView) {
+        if (!f) {
+            delete menu;
+            return;
+        }
+        menu->addAction(m_copyFindingAction);
+        menu->addAction(tr("Copy &Title"), this,
+                        [title = f->title] { QGuiApplication::clipboard()->setText(title); });
+        if (f->target)
+            menu->addAction(tr("&Tune This..."), this, &DiagnosePage::requestTune);
+        menu->addSeparator();
+        menu->addAction(m_copyDiagnosisAction);
+    } else if (view == m_ui->targetView) {
+        const QModelIndex index = m_ui->targetView->indexAt(pos);
+        if (index.isValid()) {
+            const QString value =
+                m_targetModel->index(index.row(), TargetFieldsModel::ValueColumn).data().toString();
+            menu->addAction(tr("&Copy Value"), this,
+                            [value] { QGuiApplication::clipboard()->setText(value); });
+        }
+        if (f && f->target) {
+            const QString spec = QString::fromUtf8(
+                QJsonDocument(
+                    TuneSpec::fromTarget(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
+                    .toJson(QJsonDocument::Compact));
+            menu->addAction(tr("Copy Tune &Spec (JSON)"), this,
+                            [spec] { QGuiApplication::clipboard()->setText(spec); });
+            menu->addAction(tr("&Tune This..."), this, &DiagnosePage::requestTune);
+        }
+    } else if (view == m_ui->evidenceView) {
+        const QModelIndex index = m_ui->evidenceView->indexAt(pos);
+        if (index.isValid()) {
+            const Evidence e = m_evidenceModel->evidence().at(index.row());
+            menu->addAction(tr("&Copy Line"), this, [e] { QGuiApplication::clipboard()->setText(e.text); });
+            menu->addAction(tr("&Show in Log"), this,
+                            [this, e] { showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength)); });
+        }
+    }
+    if (menu->isEmpty()) {
+        delete menu;
+        return;
+    }
+    menu->popup(view->mapToGlobal(pos));
 }
 
 bool DiagnosePage::openFile(const QString &path) {
+    return openFileFrom(path, {}, {}, std::nullopt);
+}
+
+bool DiagnosePage::openFileFrom(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                                const std::optional<HostProbe> &probe) {
     const QFileInfo info(path);
     if (!info.exists()) {
         showError(tr("Cannot open %1: there is no such file.").arg(path));
@@ -380,23 +348,18 @@ bool DiagnosePage::openFile(const QString &path) {
             head.truncate(lastBreak + 1);
     }
 
-    m_errorBanner->hide();
-    if (!m_openingFetched)
-        setHostContext({}, std::nullopt);
+    beginInput(hostAlias, hostLabel, probe);
     m_filePath = info.absoluteFilePath();
     m_fileSize = size;
     m_preview = big;
-    m_rawText = QByteArray();
-    m_demo = false;
-    replaceText(displayLogText(QString::fromUtf8(head)), big);
+    // The file is read from disk so the line numbers are the file's own; the findings come first.
+    m_ui->logEdit->loadText(displayLogText(QString::fromUtf8(head)), true);
+    holdRestBriefly();
     if (big) {
-        m_noteBanner->showMessage(
-            Banner::Kind::Info,
-            tr("Showing the first %1 of %2 (read-only). The diagnosis reads the whole file.")
-                .arg(humanBytes(head.size()), humanBytes(size)));
-        m_noteBanner->setAction(tr("Clear"));
-    } else {
-        m_noteBanner->hide();
+        m_ui->noteBanner->showMessage(Banner::Kind::Info,
+                                      tr("Showing the first %1 of %2. The diagnosis reads the whole file.")
+                                          .arg(humanBytes(head.size()), humanBytes(size)));
+        m_ui->noteBanner->setAction(tr("Clear"));
     }
     updateSourceLabel();
     emit fileOpened(m_filePath);
@@ -405,42 +368,115 @@ bool DiagnosePage::openFile(const QString &path) {
 }
 
 void DiagnosePage::setLogText(const QString &text) {
+    beginInput();
+    // The diagnosis reads the text as given (ANSI, CR bars and all), like it would read a file, and
+    // starts before the view has it all.
+    m_rawText = text.toUtf8();
+    updateSourceLabel();
+    diagnoseNow();
+    m_ui->logEdit->loadText(displayLogText(text), isBusy());
+    holdRestBriefly();
+}
+
+void DiagnosePage::holdRestBriefly() {
+    // The findings come first: the rest of a big text follows once the worker is done, or soon anyway.
+    if (m_ui->logEdit->isLoading())
+        QTimer::singleShot(300, m_ui->logEdit, &LogEdit::resumeLoading);
+}
+
+bool DiagnosePage::isLoading() const {
+    return m_ui->logEdit->isLoading();
+}
+
+void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel,
+                              const std::optional<HostProbe> &probe) {
+    m_debounce.stop();
+    ++m_inputSerial;
+    // Banners of the old input go with it; the findings stay, dimmed, until the new ones arrive.
+    m_ui->errorBanner->hide();
+    m_ui->noteBanner->hide();
+    if (m_following)
+        emit stopFollowRequested(m_hostAlias); // the followed log is not shown any more
+    m_following = false;
+    m_followedLines = 0;
+    updateFollowBanner();
+    m_hostAlias = hostAlias;
+    m_hostLabel = hostAlias.isEmpty() ? QString() : hostLabel;
+    m_hostProbe = hostAlias.isEmpty() ? std::nullopt : probe;
     m_filePath.clear();
+    m_fileSize = 0;
     m_preview = false;
     m_demo = false;
-    m_noteBanner->hide();
-    // The diagnosis reads the text as given (ANSI, CR bars and all), like it would read a file, and
-    // starts before the editor has it all.
-    m_rawText = text.toUtf8();
-    diagnoseNow();
-    replaceText(displayLogText(text), false);
+    m_rawText = QByteArray();
+    updateStale();
+}
+
+bool DiagnosePage::openFetchedLog(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                                  const HostProbe &probe) {
+    return openFileFrom(path, hostAlias, hostLabel, probe);
+}
+
+void DiagnosePage::beginFollow(const QString &hostAlias, const QString &hostLabel,
+                               const std::optional<HostProbe> &probe) {
+    beginInput(hostAlias, hostLabel, probe);
+    m_following = true;
+    m_ui->logEdit->loadText(QString());
+    m_findingsModel->clear();
+    m_hasResult = false;
+    showFinding(-1);
+    updateCounts();
+    m_ui->summaryBanner->hide();
     updateSourceLabel();
+    updateFollowBanner();
+    updateStale();
 }
 
-void DiagnosePage::pasteLargeText(const QString &text) {
-    // Replaces the selection like a paste would, but through the worker and the chunked loader.
-    QString full = m_logEdit->toPlainText();
-    const QTextCursor cursor = m_logEdit->textCursor();
-    full.replace(cursor.selectionStart(), cursor.selectionEnd() - cursor.selectionStart(), text);
-    setLogText(full);
+void DiagnosePage::appendFollowedLines(const QString &hostAlias, const QStringList &lines) {
+    if (!m_following || hostAlias != m_hostAlias || lines.isEmpty())
+        return;
+    m_ui->logEdit->appendLines(lines);
+    m_followedLines += lines.size();
+    updateFollowBanner();
+    m_debounce.start();
 }
 
-void DiagnosePage::setHostContext(const QString &hostLabel, const std::optional<HostProbe> &probe) {
-    m_hostLabel = hostLabel;
-    m_hostProbe = hostLabel.isEmpty() ? std::nullopt : probe;
+void DiagnosePage::endFollow(const QString &hostAlias, const QString &error) {
+    if (!m_following || hostAlias != m_hostAlias)
+        return;
+    m_following = false;
+    updateFollowBanner();
     updateSourceLabel();
+    if (!error.isEmpty())
+        showError(tr("Following the log of %1 stopped: %2").arg(m_hostLabel, error));
+    if (m_debounce.isActive())
+        diagnoseNow();
 }
 
-bool DiagnosePage::openFetchedLog(const QString &path, const QString &hostLabel, const HostProbe &probe) {
-    setHostContext(hostLabel, probe);
-    m_openingFetched = true;
-    const bool ok = openFile(path);
-    m_openingFetched = false;
-    return ok;
+void DiagnosePage::updateHostProbe(const QString &hostAlias, const HostProbe &probe) {
+    if (hostAlias.isEmpty() || hostAlias != m_hostAlias)
+        return;
+    m_hostProbe = probe;
+    if (m_following)
+        m_debounce.start(); // the facts join the findings at the next diagnosis
+}
+
+void DiagnosePage::updateFollowBanner() {
+    Banner *b = m_ui->followBanner;
+    if (!m_following) {
+        b->hide();
+        return;
+    }
+    b->showMessage(
+        Banner::Kind::Info,
+        m_followedLines == 0
+            ? tr("Following the log of %1 live: waiting for the server to write...").arg(m_hostLabel)
+            : tr("Following the log of %1 live: %n new line(s) so far, diagnosed as they come.", nullptr,
+                 int(qMin<qint64>(m_followedLines, INT_MAX)))
+                  .arg(m_hostLabel));
+    b->setAction(tr("Stop"));
 }
 
 bool DiagnosePage::loadDemo() {
-    setHostContext({}, std::nullopt);
     ensureAppResources();
     QFile demo(demoLogPath());
     if (!demo.open(QIODevice::ReadOnly)) {
@@ -450,203 +486,156 @@ bool DiagnosePage::loadDemo() {
     }
     setLogText(QString::fromUtf8(demo.readAll()));
     m_demo = true; // after setLogText, which resets it
-    m_noteBanner->showMessage(
+    m_ui->noteBanner->showMessage(
         Banner::Kind::Info,
         tr("This is a demo: the startup log of an SGLang server. Paste your own server log "
-           "here, drop a log file, or open one with Ctrl+O."));
-    m_noteBanner->setAction(tr("Clear demo"));
+           "here (Ctrl+V), drop a log file, or open one with Ctrl+O."));
+    m_ui->noteBanner->setAction(tr("Clear demo"));
     updateSourceLabel();
     return true;
 }
 
 void DiagnosePage::clearLog() {
-    m_runner->cancel();
-    setHostContext({}, std::nullopt);
-    m_rawText = QByteArray();
-    m_filePath.clear();
-    m_preview = false;
-    m_demo = false;
-    m_noteBanner->hide();
-    m_summaryBanner->hide();
-    m_errorBanner->hide();
-    replaceText({}, false);
+    m_jobs->cancel();
+    beginInput();
+    m_ui->summaryBanner->hide();
+    m_ui->logEdit->loadText(QString());
     m_findingsModel->clear();
     m_hasResult = false;
+    m_copyDiagnosisAction->setEnabled(false);
     showFinding(-1);
     updateCounts();
     updateSourceLabel();
-    m_logEdit->setFocus();
-}
-
-void DiagnosePage::replaceText(const QString &text, bool readOnly) {
-    m_loadTimer.stop();
-    m_pendingText.clear();
-    m_pendingPos = 0;
-    m_settingText = true;
-    m_debounce.stop();
-    m_logEdit->setMarkedLine(0);
-    m_logEdit->setReadOnly(false);
-    // Big texts go in by chunks between events: laying out megabytes at once would freeze the window.
-    const qsizetype first = text.size() <= loadChunkChars ? text.size() : chunkEnd(text, 0);
-    m_logEdit->setPlainText(first == text.size() ? text : text.left(first));
-    m_settingText = false;
-    if (first < text.size()) {
-        m_pendingText = text;
-        m_pendingPos = first;
-        m_pendingReadOnly = readOnly;
-        m_logEdit->setReadOnly(true);
-        m_logEdit->document()->setUndoRedoEnabled(false);
-        // The findings come first: the rest of the text follows once the worker is done (or soon anyway).
-        if (isBusy())
-            QTimer::singleShot(300, this, [this] { resumeLoading(); });
-        else
-            m_loadTimer.start();
-        return;
-    }
-    m_logEdit->setReadOnly(readOnly);
-}
-
-qsizetype DiagnosePage::chunkEnd(const QString &text, qsizetype from) {
-    const qsizetype limit = from + loadChunkChars;
-    if (limit >= text.size())
-        return text.size();
-    const qsizetype lineEnd = text.lastIndexOf(u'\n', limit);
-    return lineEnd > from ? lineEnd + 1 : limit;
-}
-
-void DiagnosePage::loadNextChunk() {
-    if (m_pendingPos >= m_pendingText.size()) {
-        m_loadTimer.stop();
-        return;
-    }
-    const qsizetype end = chunkEnd(m_pendingText, m_pendingPos);
-    m_settingText = true;
-    QTextCursor cursor(m_logEdit->document());
-    cursor.movePosition(QTextCursor::End);
-    cursor.insertText(QStringView(m_pendingText).mid(m_pendingPos, end - m_pendingPos).toString());
-    m_settingText = false;
-    m_pendingPos = end;
-    if (m_pendingPos >= m_pendingText.size()) {
-        m_loadTimer.stop();
-        m_pendingText.clear();
-        m_pendingPos = 0;
-        m_logEdit->document()->setUndoRedoEnabled(true);
-        m_logEdit->setReadOnly(m_pendingReadOnly);
-        emit logLoaded();
-    }
-}
-
-bool DiagnosePage::isLoading() const {
-    return !m_pendingText.isEmpty();
-}
-
-void DiagnosePage::resumeLoading() {
-    if (!m_pendingText.isEmpty() && !m_loadTimer.isActive())
-        m_loadTimer.start();
-}
-
-void DiagnosePage::onTextChanged() {
-    if (m_settingText)
-        return;
-    // The user edited: what is diagnosed from now on is the text, not the file or the demo.
-    m_rawText = QByteArray();
-    if (!m_filePath.isEmpty() || m_demo) {
-        m_filePath.clear();
-        m_demo = false;
-        m_noteBanner->hide();
-        updateSourceLabel();
-    }
-    m_debounce.start();
+    updateStale();
+    m_ui->logEdit->setFocus();
 }
 
 void DiagnosePage::diagnoseNow() {
     m_debounce.stop();
-    if (m_preview && !m_filePath.isEmpty()) {
-        m_jobBytes = m_fileSize;
-        m_jobClock.start();
-        m_runner->startFile(m_filePath);
-        setBusy(true, true);
-        return;
-    }
     if (!m_filePath.isEmpty()) {
-        // A small file shown whole: read it from disk so the line numbers are the file's own.
-        m_jobBytes = m_fileSize;
-        m_jobClock.start();
-        m_runner->startFile(m_filePath);
-        setBusy(true, false);
+        // A file: read from disk (line numbers are the file's own, a preview is diagnosed whole).
+        startJob(m_filePath, {}, m_preview);
         return;
     }
-    const QByteArray text = m_rawText.isNull() ? m_logEdit->toPlainText().toUtf8() : m_rawText;
+    const QByteArray text = m_rawText.isNull() ? m_ui->logEdit->toPlainText().toUtf8() : m_rawText;
     if (text.trimmed().isEmpty()) {
-        m_runner->cancel();
+        m_jobs->cancel();
         m_findingsModel->clear();
         m_hasResult = false;
-        m_summaryBanner->hide();
+        m_resultSerial = m_inputSerial;
+        m_ui->summaryBanner->hide();
         showFinding(-1);
         updateCounts();
+        updateStale();
         return;
     }
-    m_jobBytes = text.size();
+    startJob({}, text, text.size() > bigTextBytes);
+}
+
+void DiagnosePage::startJob(const QString &path, const QByteArray &text, bool showProgressNow) {
     m_jobClock.start();
-    m_runner->startText(text);
-    setBusy(true, text.size() > bigTextBytes);
+    m_jobSerial = m_inputSerial;
+    m_jobSource = sourceText();
+    m_jobHost = m_hostAlias;
+    const Diagnoser diagnoser = m_diagnoser;
+    if (!path.isEmpty()) {
+        m_jobs->start(
+            [diagnoser, path](JobControl &job) {
+                Result r;
+                r.diagnosis = diagnoser.diagnoseFile(
+                    path, [&job](qint64 done, qint64 total) { return job.report(done, total); }, &r.error);
+                return r;
+            },
+            [this](const Result &r) { onResult(r); });
+    } else {
+        m_jobs->start(
+            [diagnoser, text](JobControl &job) {
+                Result r;
+                r.diagnosis = diagnoser.diagnoseText(
+                    text, [&job](qint64 done, qint64 total) { return job.report(done, total); });
+                return r;
+            },
+            [this](const Result &r) { onResult(r); });
+    }
+    setBusy(true, showProgressNow);
+    updateStale();
 }
 
 void DiagnosePage::cancelDiagnosis() {
-    m_runner->cancel();
+    m_jobs->cancel();
 }
 
 void DiagnosePage::setBusy(bool busy, bool showProgressNow) {
     if (!busy) {
-        resumeLoading();
+        m_ui->logEdit->resumeLoading();
         m_showProgressDelay.stop();
-        m_progress->hide();
-        m_cancelButton->hide();
+        m_ui->progressBar->hide();
+        m_ui->cancelButton->hide();
         return;
     }
     if (showProgressNow) {
         m_showProgressDelay.stop();
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(0);
-        m_progress->show();
-        m_cancelButton->show();
-        m_cancelButton->setEnabled(true);
-    } else if (!m_progress->isVisible()) {
+        m_ui->progressBar->setRange(0, 1000);
+        m_ui->progressBar->setValue(0);
+        m_ui->progressBar->show();
+        m_ui->cancelButton->show();
+        m_ui->cancelButton->setEnabled(true);
+    } else if (!m_ui->progressBar->isVisible()) {
         m_showProgressDelay.start();
     }
 }
 
-void DiagnosePage::onProgress(quint64, qint64 done, qint64 total) {
+void DiagnosePage::onProgress(qint64 done, qint64 total) {
     if (total > 0)
-        m_progress->setValue(int(qBound(qint64(0), done * 1000 / total, qint64(1000))));
+        m_ui->progressBar->setValue(int(qBound(qint64(0), done * 1000 / total, qint64(1000))));
     else
-        m_progress->setRange(0, 0);
+        m_ui->progressBar->setRange(0, 0);
 }
 
-void DiagnosePage::onFinished(quint64, const Diagnosis &logDiagnosis) {
-    // A log from a host: what the probe knows goes into the findings (confirmed folders, served model).
-    const Diagnosis diagnosis = m_hostProbe ? mergeHostProbe(logDiagnosis, *m_hostProbe) : logDiagnosis;
+void DiagnosePage::onResult(const Result &result) {
     setBusy(false, false);
+    if (!result.error.isEmpty()) {
+        showError(result.error);
+        updateStale();
+        emit statusMessage(tr("Diagnosis failed"), 5000);
+        return;
+    }
+    // A log from a host: what the probe knows goes into the findings (confirmed folders, served model).
+    Diagnosis diagnosis = m_hostProbe ? mergeHostProbe(result.diagnosis, *m_hostProbe) : result.diagnosis;
+    diagnosis.host = m_jobHost;
     const qint64 ms = m_jobClock.elapsed();
     QString previousId;
     if (const Finding *f = m_findingsModel->finding(currentFindingRow()))
         previousId = f->id;
     m_findingsModel->setDiagnosis(diagnosis);
     m_hasResult = true;
+    m_resultSerial = m_jobSerial;
+    m_resultSource = m_jobSource;
     updateCounts();
+    updateStale();
+    updateFindingLines();
 
+    QString summary = diagnosis.summary;
+    Banner::Kind kind = Banner::Kind::Success;
     if (diagnosis.findings.isEmpty()) {
-        m_summaryBanner->showMessage(Banner::Kind::Success,
-                                     diagnosis.summary.isEmpty()
-                                         ? tr("Nothing to fix: the log shows no MoE config problems.")
-                                         : diagnosis.summary);
+        if (summary.isEmpty())
+            summary = tr("Nothing to fix: the log shows no MoE config problems.");
     } else {
         const Severity worst = diagnosis.worst();
-        const Banner::Kind kind = worst == Severity::Error     ? Banner::Kind::Error
-                                  : worst == Severity::Warning ? Banner::Kind::Warning
-                                                               : Banner::Kind::Success;
-        m_summaryBanner->showMessage(kind, diagnosis.summary);
+        kind = worst == Severity::Error     ? Banner::Kind::Error
+               : worst == Severity::Warning ? Banner::Kind::Warning
+                                            : Banner::Kind::Success;
     }
+    if (m_hostProbe) {
+        // The host's facts and the log disagree: say so instead of merging silently.
+        const QStringList mismatches = hostMismatches(result.diagnosis, *m_hostProbe, m_hostLabel);
+        if (!mismatches.isEmpty()) {
+            summary += u"\n"_s + mismatches.join(u'\n');
+            if (kind == Banner::Kind::Success)
+                kind = Banner::Kind::Warning;
+        }
+    }
+    m_ui->summaryBanner->showMessage(kind, summary);
     const int keep = previousId.isEmpty() ? -1 : m_findingsModel->rowOf(previousId);
     selectFinding(keep >= 0 ? keep : 0);
     m_copyDiagnosisAction->setEnabled(true);
@@ -657,21 +646,38 @@ void DiagnosePage::onFinished(quint64, const Diagnosis &logDiagnosis) {
     emit diagnosisFinished();
 }
 
-void DiagnosePage::onFailed(quint64, const QString &error) {
+void DiagnosePage::onCancelled() {
     setBusy(false, false);
-    showError(error);
-    emit statusMessage(tr("Diagnosis failed"), 5000);
-}
-
-void DiagnosePage::onCancelled(quint64) {
-    setBusy(false, false);
+    updateStale();
     emit statusMessage(m_hasResult ? tr("Diagnosis cancelled; the findings shown are from the previous run.")
                                    : tr("Diagnosis cancelled. Press Ctrl+Return to run it again."),
                        8000);
 }
 
+bool DiagnosePage::resultsAreStale() const {
+    return m_hasResult && m_resultSerial != m_inputSerial;
+}
+
+void DiagnosePage::updateStale() {
+    const bool stale = resultsAreStale();
+    QLabel *label = m_ui->staleLabel;
+    if (stale) {
+        label->setText(
+            isBusy()
+                ? tr("These findings are of %1, not of the log shown: diagnosing it...").arg(m_resultSource)
+                : tr("These findings are of %1, not of the log shown (its diagnosis was "
+                     "cancelled or failed). Press Ctrl+Return to diagnose the log shown.")
+                      .arg(m_resultSource));
+    }
+    label->setVisible(stale);
+    // Dimmed, still readable: they are the last known findings, not this log's.
+    m_ui->findingsView->setEnabled(!stale);
+    m_ui->detailsPane->setEnabled(!stale);
+    m_ui->summaryBanner->setEnabled(!stale);
+}
+
 void DiagnosePage::showError(const QString &text) {
-    m_errorBanner->showMessage(Banner::Kind::Error, text);
+    m_ui->errorBanner->showMessage(Banner::Kind::Error, text);
 }
 
 const Diagnosis &DiagnosePage::diagnosis() const {
@@ -679,89 +685,132 @@ const Diagnosis &DiagnosePage::diagnosis() const {
 }
 
 bool DiagnosePage::isBusy() const {
-    return m_runner->isRunning();
+    return m_jobs->isRunning();
 }
 
 QString DiagnosePage::countsText() const {
-    QStringList parts;
-    for (const QLabel *label : m_countLabels)
-        parts.append(label->text());
-    return parts.join(u", "_s);
+    return QStringList{m_ui->countError->text(), m_ui->countWarning->text(), m_ui->countInfo->text()}.join(
+        u", "_s);
 }
 
 QString DiagnosePage::summaryText() const {
-    return m_summaryBanner->isHidden() ? QString() : m_summaryBanner->text();
+    return m_ui->summaryBanner->isHidden() ? QString() : m_ui->summaryBanner->text();
 }
 
 QString DiagnosePage::errorText() const {
-    return m_errorBanner->isHidden() ? QString() : m_errorBanner->text();
+    return m_ui->errorBanner->isHidden() ? QString() : m_ui->errorBanner->text();
 }
 
 void DiagnosePage::updateCounts() {
     const Diagnosis &d = m_findingsModel->diagnosis();
+    QToolButton *buttons[3] = {m_ui->countError, m_ui->countWarning, m_ui->countInfo};
     for (int i = 0; i < 3; ++i) {
         const int n = d.count(severities[i]);
-        m_countLabels[i]->setText(QString::number(n) + u' ' +
-                                  (severities[i] == Severity::Info ? tr("info")
-                                   : severities[i] == Severity::Error
-                                       ? (n == 1 ? tr("error") : tr("errors"))
-                                       : (n == 1 ? tr("warning") : tr("warnings"))));
-        m_countIcons[i]->setEnabled(n > 0);
-        m_countLabels[i]->setEnabled(n > 0);
+        buttons[i]->setText(QString::number(n) + u' ' +
+                            (severities[i] == Severity::Info    ? tr("info")
+                             : severities[i] == Severity::Error ? (n == 1 ? tr("error") : tr("errors"))
+                                                                : (n == 1 ? tr("warning") : tr("warnings"))));
+        buttons[i]->setEnabled(n > 0);
     }
 }
 
-void DiagnosePage::updateSourceLabel() {
+QString DiagnosePage::sourceText() const {
     QString text;
     if (m_demo)
         text = tr("Demo log: demo-sglang.log");
     else if (!m_filePath.isEmpty())
         text = m_filePath + u"  ("_s + humanBytes(m_fileSize) + u')';
-    else if (m_logEdit->document()->isEmpty())
+    else if (m_following)
+        text = tr("Live log");
+    else if (m_rawText.isEmpty() && m_ui->logEdit->document()->isEmpty())
         text = tr("Paste a log, drop a file, or press Ctrl+O");
     else
         text = tr("Pasted text");
     if (!m_hostLabel.isEmpty())
         text = tr("From host %1: %2").arg(m_hostLabel, text);
-    m_sourceLabel->setText(text);
-    m_sourceLabel->setToolTip(text);
+    return text;
+}
+
+void DiagnosePage::updateSourceLabel() {
+    const QString text = sourceText();
+    m_ui->sourceLabel->setText(text);
+    m_ui->sourceLabel->setToolTip(text);
+}
+
+void DiagnosePage::updateFindingLines() {
+    QHash<qint64, QColor> lines;
+    for (const Finding &f : m_findingsModel->diagnosis().findings) {
+        if (f.severity == Severity::Info)
+            continue;
+        for (const Evidence &e : f.evidence) {
+            if (!lines.contains(e.line) || f.severity == Severity::Error)
+                lines.insert(e.line, SeverityStyle::color(f.severity));
+        }
+    }
+    m_ui->logEdit->setFindingLines(lines);
 }
 
 int DiagnosePage::currentFindingRow() const {
-    const QModelIndex current = m_findingsView->currentIndex();
-    return current.isValid() ? current.row() : -1;
+    const QModelIndex current = m_ui->findingsView->currentIndex();
+    return current.isValid() ? m_filterModel->mapToSource(current).row() : -1;
 }
 
 void DiagnosePage::selectFinding(int row) {
-    if (row < 0 || row >= m_findingsModel->rowCount()) {
-        m_findingsView->setCurrentIndex({});
+    const QModelIndex index = row >= 0 && row < m_findingsModel->rowCount()
+                                  ? m_filterModel->mapFromSource(m_findingsModel->index(row, 0))
+                                  : QModelIndex();
+    if (!index.isValid()) {
+        // Filtered out or gone: the first one shown, else nothing.
+        const QModelIndex first = m_filterModel->index(0, 0);
+        if (first.isValid() && row >= 0) {
+            m_ui->findingsView->selectionModel()->setCurrentIndex(first, QItemSelectionModel::ClearAndSelect |
+                                                                             QItemSelectionModel::Rows);
+            showFinding(m_filterModel->mapToSource(first).row());
+            return;
+        }
+        m_ui->findingsView->setCurrentIndex({});
         showFinding(-1);
         return;
     }
-    const QModelIndex index = m_findingsModel->index(row, 0);
-    m_findingsView->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                                 QItemSelectionModel::Rows);
+    m_ui->findingsView->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                                     QItemSelectionModel::Rows);
     showFinding(row);
+}
+
+void DiagnosePage::selectAdjacentFinding(int step) {
+    const int rows = m_filterModel->rowCount();
+    if (rows == 0)
+        return;
+    const QModelIndex current = m_ui->findingsView->currentIndex();
+    const int at = current.isValid() ? current.row() : (step > 0 ? -1 : 0);
+    const int next = ((at + step) % rows + rows) % rows;
+    selectFinding(m_filterModel->mapToSource(m_filterModel->index(next, 0)).row());
+    // Show where it is: the first evidence line in the log.
+    if (const Finding *f = m_findingsModel->finding(currentFindingRow()); f && !f->evidence.isEmpty()) {
+        const Evidence &e = f->evidence.first();
+        showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength));
+    }
 }
 
 void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
     m_copyFindingAction->setEnabled(f != nullptr);
+    m_ui->tuneButton->setVisible(f && f->target);
     if (!f) {
-        m_detailsTitle->setText(tr("Details"));
-        m_details->setHtml(m_hasResult
-                               ? tr("<p style='color:gray'>Select a finding to see what it means and what "
-                                    "to do about it.</p>")
-                               : tr("<p style='color:gray'>Paste a server log on the left: its findings "
-                                    "appear above, their details here.</p>"));
+        m_ui->detailsTitle->setText(tr("Details"));
+        m_ui->detailsBrowser->setHtml(
+            m_hasResult ? tr("<p style='color:gray'>Select a finding to see what it means and what "
+                             "to do about it.</p>")
+                        : tr("<p style='color:gray'>Paste a server log on the left: its findings "
+                             "appear above, their details here.</p>"));
         m_targetModel->setTarget(std::nullopt);
         m_evidenceModel->setEvidence({});
-        m_targetHeader->setText(tr("Tuning target"));
-        m_evidenceHeader->setText(tr("Evidence"));
+        m_ui->targetHeader->setText(tr("Tuning target"));
+        m_ui->evidenceHeader->setText(tr("Evidence"));
         return;
     }
     const QColor color = SeverityStyle::color(f->severity);
-    m_detailsTitle->setText(tr("Details"));
+    m_ui->detailsTitle->setText(tr("Details"));
     QString html;
     html +=
         u"<h3 style='margin-top:0; margin-bottom:4px'><span style='color:%1'>%2</span> &nbsp;%3</h3>"_s.arg(
@@ -779,43 +828,52 @@ void DiagnosePage::showFinding(int row) {
     }
     if (!f->explanation.isEmpty())
         html += u"<p><b>Why</b><br>"_s + htmlParagraphs(f->explanation) + u"</p>"_s;
-    m_details->setHtml(html);
+    m_ui->detailsBrowser->setHtml(html);
 
     m_targetModel->setTarget(f->target);
-    m_targetHeader->setText(f->target ? tr("Tuning target: %1").arg(f->target->shapeSummary())
-                                      : tr("Tuning target: none for this finding"));
+    m_ui->targetHeader->setText(f->target ? tr("Tuning target: %1").arg(f->target->shapeSummary())
+                                          : tr("Tuning target: none for this finding"));
+    m_ui->tuneButton->setToolTip(
+        m_hostLabel.isEmpty() ? tr("Tune this shape (pick the GPU host on the Tune page)")
+                              : tr("Tune this shape on %1, the host this log came from").arg(m_hostLabel));
     m_evidenceModel->setEvidence(f->evidence);
-    m_evidenceHeader->setText(f->occurrences > f->evidence.size()
-                                  ? tr("Evidence: %1 of %2 lines (click one to show it in the log)")
-                                        .arg(f->evidence.size())
-                                        .arg(f->occurrences)
-                                  : tr("Evidence (click a line to show it in the log)"));
+    m_ui->evidenceHeader->setText(f->occurrences > f->evidence.size()
+                                      ? tr("Evidence: %1 of %2 lines (click one to show it in the log)")
+                                            .arg(f->evidence.size())
+                                            .arg(f->occurrences)
+                                      : tr("Evidence (click a line to show it in the log)"));
+}
+
+void DiagnosePage::requestTune() {
+    const Finding *f = m_findingsModel->finding(currentFindingRow());
+    if (!f || !f->target)
+        return;
+    emit tuneRequested(diagnosis().host, *f->target);
 }
 
 bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
-    const int blocks = m_logEdit->blockCount();
+    LogEdit *edit = m_ui->logEdit;
+    const int blocks = edit->blockCount();
     if (line < 1)
         return false;
     qint64 target = line;
-    // Logical lines can differ from the editor's (joined terminal wraps, CR progress bars): look near
+    // Logical lines can differ from the view's (joined terminal wraps, CR progress bars): look near
     // the reported line for the matched text before trusting the number.
     const QString needle = expectedText.left(60);
-    if (!needle.isEmpty()) {
-        auto has = [&](qint64 l) {
-            if (l < 1 || l > blocks)
-                return false;
-            return m_logEdit->document()->findBlockByNumber(int(l - 1)).text().contains(needle);
-        };
-        if (!has(line)) {
-            for (qint64 d = 1; d <= 2000; ++d) {
-                if (has(line - d)) {
-                    target = line - d;
-                    break;
-                }
-                if (has(line + d)) {
-                    target = line + d;
-                    break;
-                }
+    auto has = [&](qint64 l) {
+        if (l < 1 || l > blocks)
+            return false;
+        return edit->document()->findBlockByNumber(int(l - 1)).text().contains(needle);
+    };
+    if (!needle.isEmpty() && !has(line)) {
+        for (qint64 d = 1; d <= 2000; ++d) {
+            if (has(line - d)) {
+                target = line - d;
+                break;
+            }
+            if (has(line + d)) {
+                target = line + d;
+                break;
             }
         }
     }
@@ -833,10 +891,45 @@ bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
                            8000);
         return false;
     }
-    const bool ok = m_logEdit->jumpToLine(target);
+    const QString text = edit->document()->findBlockByNumber(int(target - 1)).text();
+    const qsizetype at = expectedText.isEmpty() ? -1 : text.indexOf(expectedText);
+    const bool ok = edit->jumpToLine(target, int(at), int(at >= 0 ? expectedText.size() : 0));
     if (ok)
         emit statusMessage(tr("Line %1").arg(target), 3000);
     return ok;
+}
+
+void DiagnosePage::showFindBar() {
+    m_ui->findBar->show();
+    const QString selected = m_ui->logEdit->textCursor().selectedText();
+    if (!selected.isEmpty() && !selected.contains(QChar::ParagraphSeparator))
+        m_ui->findEdit->setText(selected);
+    m_ui->findEdit->setFocus();
+    m_ui->findEdit->selectAll();
+}
+
+void DiagnosePage::runFind(bool backward) {
+    const QString needle = m_ui->findEdit->text();
+    LogEdit *edit = m_ui->logEdit;
+    if (needle.isEmpty()) {
+        m_ui->findStatus->clear();
+        return;
+    }
+    const QTextDocument::FindFlags flags =
+        backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
+    bool found = edit->find(needle, flags);
+    if (!found) {
+        // Wrap around once, like every find bar.
+        QTextCursor c = edit->textCursor();
+        c.movePosition(backward ? QTextCursor::End : QTextCursor::Start);
+        edit->setTextCursor(c);
+        found = edit->find(needle, flags);
+        m_ui->findStatus->setText(found ? tr("wrapped") : tr("not found"));
+    } else {
+        m_ui->findStatus->clear();
+    }
+    if (found)
+        edit->setMarkedLine(edit->cursorLine());
 }
 
 bool DiagnosePage::copyFindingMarkdown() {
@@ -856,8 +949,8 @@ void DiagnosePage::copyDiagnosisMarkdown() {
 QByteArray DiagnosePage::saveState() const {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << quint32(1) << m_mainSplitter->saveState() << m_rightSplitter->saveState()
-        << m_detailsSplitter->saveState();
+    out << quint32(1) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState()
+        << m_ui->detailsSplitter->saveState();
     return state;
 }
 
@@ -870,9 +963,9 @@ void DiagnosePage::restoreState(const QByteArray &state) {
     in >> version >> mainState >> rightState >> detailsState;
     if (in.status() != QDataStream::Ok || version != 1)
         return;
-    m_mainSplitter->restoreState(mainState);
-    m_rightSplitter->restoreState(rightState);
-    m_detailsSplitter->restoreState(detailsState);
+    m_ui->mainSplitter->restoreState(mainState);
+    m_ui->rightSplitter->restoreState(rightState);
+    m_ui->detailsSplitter->restoreState(detailsState);
 }
 
 } // namespace moetune

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
 #include "core/tuning/hostprobe.h"
 
@@ -7,27 +8,27 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 class QAction;
-class QLabel;
-class QProgressBar;
-class QPushButton;
-class QSplitter;
-class QTableView;
-class QTextBrowser;
-class QTreeView;
+
+namespace Ui {
+class DiagnosePage;
+}
 
 namespace moetune {
 
-class Banner;
-class DiagnosisRunner;
 class EvidenceModel;
+class FindingsFilterModel;
 class FindingsModel;
-class LogEdit;
+class JobRunner;
 class TargetFieldsModel;
+struct TuningTarget;
 
-// Paste or open a server log, see what it says about the MoE kernel configs, and what to do.
+// Paste or open a server log, see what it says about the MoE kernel configs, and what to do. Knows no
+// other page: a log from a host arrives through openFetchedLog / beginFollow (MainWindow connects the
+// Hosts page), and "Tune this" leaves as tuneRequested.
 class DiagnosePage : public QWidget {
     Q_OBJECT
 public:
@@ -35,30 +36,36 @@ public:
     static constexpr qint64 previewBytes = 4 * 1024 * 1024;
     // Text above this shows the progress bar at once (smaller jobs show it only if they take a while).
     static constexpr qint64 bigTextBytes = 10 * 1024 * 1024;
-    // Text goes into the log view in chunks of this many characters, one per event-loop turn.
-    static constexpr qsizetype loadChunkChars = 256 * 1024;
+    // Followed lines are diagnosed this long after the last batch.
+    static constexpr int followDebounceMs = 400;
 
     explicit DiagnosePage(QWidget *parent = nullptr);
     ~DiagnosePage() override;
 
-    // Loads a log file: small ones into the editor, big ones as a preview; diagnoses it on a worker.
-    // false (and an inline error) when it cannot be read.
+    // Loads a log file: small ones whole, big ones as a preview; diagnoses it on a worker.
+    // false (and an inline error) when it cannot be read; what was shown stays.
     bool openFile(const QString &path);
-    // Replaces the log text (not a paste: no undo entry) and diagnoses it.
+    // The new log (a paste): replaces what is shown and diagnoses it at once.
     void setLogText(const QString &text);
-    // A paste too big for the editor to take at once: diagnosed at once, shown by chunks.
-    void pasteLargeText(const QString &text);
-    // True while a big text is still going into the log view (it is read-only meanwhile).
+    // True while a big text is still going into the log view.
     bool isLoading() const;
     // The bundled demo log, diagnosed.
     bool loadDemo();
-    // The log came from a host (Hosts page): every diagnosis from now on is merged with the host's probe
-    // (mergeHostProbe) and the source label names the host. An empty label clears it; opening another
-    // file, the demo or clearing the log clears it too.
-    void setHostContext(const QString &hostLabel, const std::optional<HostProbe> &probe);
+    // A log fetched from a host (alias; label: the name shown): opened like openFile() and diagnosed
+    // with the host's probe merged; the diagnosis carries the alias.
+    bool openFetchedLog(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                        const HostProbe &probe);
+    // Follow Live of a host: the log view is emptied and shows the lines as they come.
+    void beginFollow(const QString &hostAlias, const QString &hostLabel,
+                     const std::optional<HostProbe> &probe);
+    void appendFollowedLines(const QString &hostAlias, const QStringList &lines);
+    void endFollow(const QString &hostAlias, const QString &error);
+    bool isFollowing() const { return m_following; }
+    // New facts of a host (a probe finished): merged from the next diagnosis on if its log is shown.
+    void updateHostProbe(const QString &hostAlias, const HostProbe &probe);
+    QString hostAlias() const { return m_hostAlias; }
     QString hostLabel() const { return m_hostLabel; }
-    // A log fetched from hostLabel: opened like openFile() and diagnosed with the probe merged.
-    bool openFetchedLog(const QString &path, const QString &hostLabel, const HostProbe &probe);
+
     void clearLog();
     void diagnoseNow();
     void cancelDiagnosis();
@@ -74,25 +81,26 @@ public:
     QString countsText() const;
     QString summaryText() const;
     QString errorText() const;
+    // The findings shown are not of the log shown (another log is being diagnosed, or that was cancelled).
+    bool resultsAreStale() const;
+    // Rows of the diagnosis' findings (not of the filtered list).
     int currentFindingRow() const;
     void selectFinding(int row);
-    // Shows line (1-based, logical log) in the log view; false when it is not in the loaded text.
+    // Next (+1) / previous (-1) finding of the filtered list, wrapping.
+    void selectAdjacentFinding(int step);
+    // Shows line (1-based, logical log) in the log view from its start with the match highlighted;
+    // false when it is not in the loaded text.
     bool showLogLine(qint64 line, const QString &expectedText = {});
+    void showFindBar();
+    // The finding's target, handed to whoever tunes (MainWindow: the Tune page).
+    void requestTune();
 
-    LogEdit *logEdit() const { return m_logEdit; }
-    QTreeView *findingsView() const { return m_findingsView; }
-    QTableView *evidenceView() const { return m_evidenceView; }
-    QTableView *targetView() const { return m_targetView; }
-    QTextBrowser *detailsBrowser() const { return m_details; }
-    FindingsModel *findingsModel() const { return m_findingsModel; }
-    EvidenceModel *evidenceModel() const { return m_evidenceModel; }
-    TargetFieldsModel *targetModel() const { return m_targetModel; }
-    QProgressBar *progressBar() const { return m_progress; }
-    QPushButton *cancelButton() const { return m_cancelButton; }
-    DiagnosisRunner *runner() const { return m_runner; }
     QAction *diagnoseAction() const { return m_diagnoseAction; }
     QAction *copyFindingAction() const { return m_copyFindingAction; }
     QAction *copyDiagnosisAction() const { return m_copyDiagnosisAction; }
+    QAction *nextFindingAction() const { return m_nextFindingAction; }
+    QAction *previousFindingAction() const { return m_previousFindingAction; }
+    QAction *findAction() const { return m_findAction; }
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
@@ -102,73 +110,76 @@ signals:
     void diagnosisFinished();
     void logLoaded(); // a text loaded by chunks is complete in the log view
     void statusMessage(const QString &text, int timeoutMs);
+    // "Tune this": the target of the selected finding, on the host its log came from ("" = none known).
+    void tuneRequested(const QString &hostAlias, const moetune::TuningTarget &target);
+    // The Stop of the follow banner: MainWindow tells the Hosts page.
+    void stopFollowRequested(const QString &hostAlias);
 
 private:
-    QWidget *createLogPane();
-    QWidget *createFindingsPane();
-    QWidget *createDetailsPane();
-    void onTextChanged();
-    void onFinished(quint64 job, const Diagnosis &diagnosis);
-    void onFailed(quint64 job, const QString &error);
-    void onCancelled(quint64 job);
-    void onProgress(quint64 job, qint64 done, qint64 total);
+    struct Result {
+        Diagnosis diagnosis;
+        QString error;
+    };
+    bool openFileFrom(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                      const std::optional<HostProbe> &probe);
+    void holdRestBriefly();
+    void setupViews();
+    void setupActions();
+    // A new input replaces the log: banners of the old one go, the findings become stale.
+    void beginInput(const QString &hostAlias = {}, const QString &hostLabel = {},
+                    const std::optional<HostProbe> &probe = std::nullopt);
+    void startJob(const QString &path, const QByteArray &text, bool showProgressNow);
+    void onResult(const Result &result);
+    void onCancelled();
+    void onProgress(qint64 done, qint64 total);
     void setBusy(bool busy, bool showProgressNow);
     void showFinding(int row);
+    void showContextMenu(QWidget *view, const QPoint &pos);
     void updateCounts();
     void updateSourceLabel();
+    void updateStale();
+    void updateFollowBanner();
+    void updateFindingLines();
     void showError(const QString &text);
-    void replaceText(const QString &text, bool readOnly);
-    void loadNextChunk();
-    void resumeLoading();
-    static qsizetype chunkEnd(const QString &text, qsizetype from);
+    void runFind(bool backward);
+    QString sourceText() const;
 
-    DiagnosisRunner *m_runner;
+    std::unique_ptr<Ui::DiagnosePage> m_ui;
+    JobRunner *m_jobs;
+    Diagnoser m_diagnoser;
     FindingsModel *m_findingsModel;
+    FindingsFilterModel *m_filterModel;
     EvidenceModel *m_evidenceModel;
     TargetFieldsModel *m_targetModel;
 
-    Banner *m_summaryBanner = nullptr;
-    Banner *m_errorBanner = nullptr;
-    Banner *m_noteBanner = nullptr;
-    QSplitter *m_mainSplitter = nullptr;
-    QSplitter *m_rightSplitter = nullptr;
-    QSplitter *m_detailsSplitter = nullptr;
-    LogEdit *m_logEdit = nullptr;
-    QLabel *m_sourceLabel = nullptr;
-    QProgressBar *m_progress = nullptr;
-    QPushButton *m_cancelButton = nullptr;
-    QPushButton *m_diagnoseButton = nullptr;
-    QLabel *m_countLabels[3] = {};
-    QLabel *m_countIcons[3] = {};
-    QTreeView *m_findingsView = nullptr;
-    QLabel *m_detailsTitle = nullptr;
-    QTextBrowser *m_details = nullptr;
-    QTableView *m_targetView = nullptr;
-    QLabel *m_targetHeader = nullptr;
-    QTableView *m_evidenceView = nullptr;
-    QLabel *m_evidenceHeader = nullptr;
     QAction *m_diagnoseAction = nullptr;
     QAction *m_copyFindingAction = nullptr;
     QAction *m_copyDiagnosisAction = nullptr;
+    QAction *m_nextFindingAction = nullptr;
+    QAction *m_previousFindingAction = nullptr;
+    QAction *m_findAction = nullptr;
 
     QTimer m_debounce;
     QTimer m_showProgressDelay;
-    QTimer m_loadTimer;
-    QString m_pendingText; // the rest of a text being loaded by chunks
-    qsizetype m_pendingPos = 0;
-    bool m_pendingReadOnly = false;
     QElapsedTimer m_jobClock;
-    bool m_settingText = false;
     bool m_preview = false;
     bool m_demo = false;
     bool m_hasResult = false;
     QString m_filePath;
-    QByteArray m_rawText; // what setLogText was given, when the editor shows a cleaned version
+    QByteArray m_rawText; // the log as given (colour codes and all); the view shows it cleaned
     qint64 m_fileSize = 0;
-    qint64 m_jobBytes = 0;
+    // Which input the findings belong to: every new input counts up; a job remembers its input.
+    quint64 m_inputSerial = 0;
+    quint64 m_jobSerial = 0;
+    quint64 m_resultSerial = 0;
+    QString m_resultSource; // the source label of the log the findings are of
+    QString m_jobSource;
+    QString m_jobHost;
+    QString m_hostAlias;
     QString m_hostLabel;
     std::optional<HostProbe> m_hostProbe;
-    bool m_openingFetched = false;
+    bool m_following = false;
+    qint64 m_followedLines = 0;
 };
 
 } // namespace moetune

@@ -1,18 +1,17 @@
 #include "app/hosts/hostdialog.h"
 
+#include "ui_hostdialog.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
-#include <QFormLayout>
 #include <QGroupBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
-#include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
 
@@ -20,117 +19,52 @@ namespace moetune {
 
 HostDialog::HostDialog(Mode mode, const HostConfig &host, const QStringList &takenAliases, QWidget *parent)
     : QDialog(parent)
+    , m_ui(std::make_unique<Ui::HostDialog>())
     , m_mode(mode)
     , m_original(host)
-    , m_taken(takenAliases)
-    , m_alias(new QLineEdit(this))
-    , m_hostName(new QLineEdit(this))
-    , m_user(new QLineEdit(this))
-    , m_port(new QSpinBox(this))
-    , m_identity(new QLineEdit(this))
-    , m_proxyJump(new QLineEdit(this))
-    , m_python(new QLineEdit(this))
-    , m_logKind(new QComboBox(this))
-    , m_logSource(new QLineEdit(this))
-    , m_stop(new QLineEdit(this))
-    , m_start(new QLineEdit(this))
-    , m_error(new QLabel(this))
-    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
+    , m_taken(takenAliases) {
+    m_ui->setupUi(this);
     setObjectName(u"hostDialog"_s);
     setWindowTitle(mode == Mode::Add ? tr("Add Host") : tr("Edit %1").arg(host.alias));
-    auto *layout = new QVBoxLayout(this);
-
-    auto *connection = new QGroupBox(tr("Connection"), this);
-    auto *cf = new QFormLayout(connection);
-    m_alias->setObjectName(u"aliasEdit"_s);
-    m_alias->setPlaceholderText(tr("gpu-7"));
-    m_alias->setText(host.alias);
-    cf->addRow(tr("&Name:"), m_alias);
-    m_hostName->setObjectName(u"hostNameEdit"_s);
-    m_hostName->setPlaceholderText(tr("gpu-7.example.com or 10.0.0.7 (default: the name)"));
-    m_hostName->setText(host.hostName);
-    cf->addRow(tr("Host&Name:"), m_hostName);
-    m_user->setObjectName(u"userEdit"_s);
-    m_user->setPlaceholderText(tr("default: your user name"));
-    m_user->setText(host.user);
-    cf->addRow(tr("&User:"), m_user);
-    m_port->setObjectName(u"portSpin"_s);
-    m_port->setRange(0, 65535);
-    m_port->setSpecialValueText(tr("22 (default)"));
-    m_port->setValue(host.port);
-    cf->addRow(tr("&Port:"), m_port);
-    m_identity->setObjectName(u"identityEdit"_s);
-    m_identity->setPlaceholderText(tr("default: the ssh agent and ~/.ssh/id_*"));
-    m_identity->setText(host.identityFiles.value(0));
-    auto *identityRow = new QHBoxLayout;
-    identityRow->addWidget(m_identity, 1);
-    auto *browse = new QPushButton(tr("Browse..."), this);
-    connect(browse, &QPushButton::clicked, this, [this] {
+    m_ui->aliasEdit->setText(host.alias);
+    m_ui->hostNameEdit->setText(host.hostName);
+    m_ui->userEdit->setText(host.user);
+    m_ui->portSpin->setValue(host.port);
+    m_ui->identityEdit->setText(host.identityFiles.value(0));
+    m_ui->proxyJumpEdit->setText(host.proxyJump);
+    connect(m_ui->browseButton, &QPushButton::clicked, this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Private Key"), QDir::homePath() + u"/.ssh"_s);
         if (!path.isEmpty())
-            m_identity->setText(path);
+            m_ui->identityEdit->setText(path);
     });
-    identityRow->addWidget(browse);
-    cf->addRow(tr("&Identity file:"), identityRow);
-    m_proxyJump->setObjectName(u"proxyJumpEdit"_s);
-    m_proxyJump->setPlaceholderText(tr("user@bastion:22 (optional)"));
-    m_proxyJump->setText(host.proxyJump);
-    cf->addRow(tr("Pro&xyJump:"), m_proxyJump);
-    layout->addWidget(connection);
 
     if (mode == Mode::EditSettingsOnly) {
         // ~/.ssh/config stays the source of truth for how to reach the host; it is never written.
-        for (QWidget *w : {static_cast<QWidget *>(m_alias), static_cast<QWidget *>(m_hostName),
-                           static_cast<QWidget *>(m_user), static_cast<QWidget *>(m_port),
-                           static_cast<QWidget *>(m_identity), static_cast<QWidget *>(m_proxyJump),
-                           static_cast<QWidget *>(browse)})
+        for (QWidget *w : m_ui->connectionBox->findChildren<QWidget *>())
             w->setEnabled(false);
-        connection->setTitle(host.fromSshConfig ? tr("Connection (from ~/.ssh/config, edit it there)")
-                                                : tr("Connection"));
+        m_ui->connectionBox->setTitle(
+            host.fromSshConfig ? tr("Connection (from ~/.ssh/config, edit it there)") : tr("Connection"));
         if (!host.fromSshConfig)
-            connection->hide();
+            m_ui->connectionBox->hide();
     }
 
-    auto *server = new QGroupBox(tr("Inference server on this host"), this);
-    auto *sf = new QFormLayout(server);
-    m_python->setObjectName(u"pythonEdit"_s);
-    m_python->setPlaceholderText(tr("python3, or a venv's /opt/venv/bin/python"));
-    m_python->setText(host.python);
-    sf->addRow(tr("P&ython:"), m_python);
-    m_logKind->setObjectName(u"logKindCombo"_s);
-    m_logKind->addItem(tr("None"), int(LogSource::Kind::None));
-    m_logKind->addItem(tr("Log file"), int(LogSource::Kind::File));
-    m_logKind->addItem(tr("Command"), int(LogSource::Kind::Command));
-    m_logKind->setCurrentIndex(m_logKind->findData(int(host.logSource.kind)));
-    m_logSource->setObjectName(u"logSourceEdit"_s);
-    m_logSource->setText(host.logSource.value);
-    auto *logRow = new QHBoxLayout;
-    logRow->addWidget(m_logKind);
-    logRow->addWidget(m_logSource, 1);
-    sf->addRow(tr("Server &log:"), logRow);
-    m_stop->setObjectName(u"stopEdit"_s);
-    m_stop->setPlaceholderText(tr("optional, e.g. systemctl --user stop sglang"));
-    m_stop->setText(host.stopCommand);
-    sf->addRow(tr("S&top command:"), m_stop);
-    m_start->setObjectName(u"startEdit"_s);
-    m_start->setPlaceholderText(tr("optional, e.g. systemctl --user start sglang"));
-    m_start->setText(host.startCommand);
-    sf->addRow(tr("St&art command:"), m_start);
-    layout->addWidget(server);
+    m_ui->pythonEdit->setText(host.python);
+    m_ui->logKindCombo->addItem(tr("None"), int(LogSource::Kind::None));
+    m_ui->logKindCombo->addItem(tr("Log file"), int(LogSource::Kind::File));
+    m_ui->logKindCombo->addItem(tr("Command"), int(LogSource::Kind::Command));
+    m_ui->logKindCombo->setCurrentIndex(m_ui->logKindCombo->findData(int(host.logSource.kind)));
+    m_ui->logSourceEdit->setText(host.logSource.value);
+    m_ui->stopEdit->setText(host.stopCommand);
+    m_ui->startEdit->setText(host.startCommand);
 
-    m_error->setObjectName(u"errorLabel"_s);
-    m_error->setWordWrap(true);
-    m_error->setStyleSheet(u"color: #c62828;"_s);
-    layout->addWidget(m_error);
-    layout->addWidget(m_buttons);
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &HostDialog::accept);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &HostDialog::reject);
-
-    for (QLineEdit *e : {m_alias, m_hostName, m_user, m_identity, m_proxyJump, m_python, m_logSource})
+    connect(m_ui->buttons, &QDialogButtonBox::accepted, this, &HostDialog::accept);
+    connect(m_ui->buttons, &QDialogButtonBox::rejected, this, &HostDialog::reject);
+    for (QLineEdit *e : {m_ui->aliasEdit, m_ui->hostNameEdit, m_ui->userEdit, m_ui->identityEdit,
+                         m_ui->proxyJumpEdit, m_ui->pythonEdit, m_ui->logSourceEdit})
         connect(e, &QLineEdit::textChanged, this, &HostDialog::validate);
-    connect(m_port, &QSpinBox::valueChanged, this, &HostDialog::validate);
-    connect(m_logKind, &QComboBox::currentIndexChanged, this, [this] {
+    connect(m_ui->portSpin, &QSpinBox::valueChanged, this, &HostDialog::validate);
+    connect(m_ui->logKindCombo, &QComboBox::currentIndexChanged, this, [this] {
         updateLogPlaceholder();
         validate();
     });
@@ -139,34 +73,38 @@ HostDialog::HostDialog(Mode mode, const HostConfig &host, const QStringList &tak
     resize(560, sizeHint().height());
 }
 
+HostDialog::~HostDialog() = default;
+
 void HostDialog::updateLogPlaceholder() {
-    const auto kind = LogSource::Kind(m_logKind->currentData().toInt());
-    m_logSource->setEnabled(kind != LogSource::Kind::None);
-    m_logSource->setPlaceholderText(kind == LogSource::Kind::File ? tr("/var/log/sglang.log or ~/sglang.log")
-                                    : kind == LogSource::Kind::Command ? tr("journalctl -u sglang -n 20000, "
-                                                                            "docker logs --tail 20000 NAME")
-                                                                       : QString());
+    const auto kind = LogSource::Kind(m_ui->logKindCombo->currentData().toInt());
+    m_ui->logSourceEdit->setEnabled(kind != LogSource::Kind::None);
+    m_ui->logSourceEdit->setPlaceholderText(
+        kind == LogSource::Kind::File      ? tr("/var/log/sglang.log or ~/sglang.log")
+        : kind == LogSource::Kind::Command ? tr("journalctl -u sglang -n 20000, "
+                                                "docker logs --tail 20000 NAME")
+                                           : QString());
 }
 
 HostConfig HostDialog::host() const {
     HostConfig h = m_original;
     if (m_mode != Mode::EditSettingsOnly) {
-        h.alias = m_alias->text().trimmed();
-        h.hostName = m_hostName->text().trimmed();
-        h.user = m_user->text().trimmed();
-        h.port = m_port->value();
-        const QString id = m_identity->text().trimmed();
+        h.alias = m_ui->aliasEdit->text().trimmed();
+        h.hostName = m_ui->hostNameEdit->text().trimmed();
+        h.user = m_ui->userEdit->text().trimmed();
+        h.port = m_ui->portSpin->value();
+        const QString id = m_ui->identityEdit->text().trimmed();
         h.identityFiles = id.isEmpty() ? QStringList() : QStringList{id};
-        h.proxyJump = m_proxyJump->text().trimmed();
+        h.proxyJump = m_ui->proxyJumpEdit->text().trimmed();
         h.fromSshConfig = false;
     }
-    h.python = m_python->text().trimmed();
+    h.python = m_ui->pythonEdit->text().trimmed();
     if (h.python.isEmpty())
         h.python = u"python3"_s;
-    h.logSource.kind = LogSource::Kind(m_logKind->currentData().toInt());
-    h.logSource.value = h.logSource.kind == LogSource::Kind::None ? QString() : m_logSource->text().trimmed();
-    h.stopCommand = m_stop->text().trimmed();
-    h.startCommand = m_start->text().trimmed();
+    h.logSource.kind = LogSource::Kind(m_ui->logKindCombo->currentData().toInt());
+    h.logSource.value =
+        h.logSource.kind == LogSource::Kind::None ? QString() : m_ui->logSourceEdit->text().trimmed();
+    h.stopCommand = m_ui->stopEdit->text().trimmed();
+    h.startCommand = m_ui->startEdit->text().trimmed();
     return h;
 }
 
@@ -180,8 +118,25 @@ QString HostDialog::validationError() const {
             return tr("The name may hold letters, digits and . _ - @ : + only (no spaces or slashes).");
         if (h.alias != m_original.alias && m_taken.contains(h.alias))
             return tr("There is already a host named %1; pick another name.").arg(h.alias);
-        if (h.hostName.contains(u' '))
-            return tr("HostName cannot contain spaces.");
+        if (const QString why = hostNameProblem(h.hostName); !why.isEmpty())
+            return tr("HostName %1").arg(why);
+        if (const QString why = userProblem(h.user); !why.isEmpty())
+            return tr("User %1").arg(why);
+        if (!h.proxyJump.isEmpty()) {
+            // [user@]host[:port], comma-separated: each part is checked like HostName and User.
+            for (const QString &hop : h.proxyJump.split(u',')) {
+                const qsizetype at = hop.lastIndexOf(u'@');
+                const QString user = at >= 0 ? hop.left(at) : QString();
+                QString hostPort = at >= 0 ? hop.mid(at + 1) : hop;
+                const QString hostOnly = hostPort.section(u':', 0, 0);
+                if (hostOnly.isEmpty())
+                    return tr("ProxyJump wants [user@]host[:port], comma-separated (e.g. jump@bastion:22).");
+                if (const QString why = hostNameProblem(hostOnly); !why.isEmpty())
+                    return tr("ProxyJump host %1").arg(why);
+                if (const QString why = userProblem(user); !why.isEmpty())
+                    return tr("ProxyJump user %1").arg(why);
+            }
+        }
     }
     if (h.logSource.kind != LogSource::Kind::None && h.logSource.value.isEmpty())
         return h.logSource.kind == LogSource::Kind::File
@@ -193,11 +148,37 @@ QString HostDialog::validationError() const {
     return {};
 }
 
+namespace {
+
+// Characters that ssh refuses in a host or user name given on its command line.
+constexpr QStringView shellSpecials = u"'`\"$\\;&<>|(){}";
+
+} // namespace
+
+QString HostDialog::hostNameProblem(const QString &hostName) {
+    if (hostName.isEmpty())
+        return {};
+    if (hostName.startsWith(u'-'))
+        return tr("cannot start with '-' (ssh would read it as an option).");
+    for (const QChar c : hostName) {
+        if (c.isSpace() || c.category() == QChar::Other_Control)
+            return tr("cannot contain spaces or control characters.");
+        if (shellSpecials.contains(c))
+            return tr("cannot contain %1: give the name or address of the host only.").arg(c);
+    }
+    return {};
+}
+
+QString HostDialog::userProblem(const QString &user) {
+    // The same rules as a host name: ssh refuses a leading '-' and shell characters in either.
+    return hostNameProblem(user);
+}
+
 void HostDialog::validate() {
     const QString error = validationError();
-    m_error->setText(error);
-    m_error->setVisible(!error.isEmpty());
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(error.isEmpty());
+    m_ui->errorLabel->setText(error);
+    m_ui->errorLabel->setVisible(!error.isEmpty());
+    m_ui->buttons->button(QDialogButtonBox::Ok)->setEnabled(error.isEmpty());
 }
 
 void HostDialog::accept() {

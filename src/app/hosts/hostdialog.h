@@ -5,11 +5,11 @@
 #include <QDialog>
 #include <QStringList>
 
-class QComboBox;
-class QDialogButtonBox;
-class QLabel;
-class QLineEdit;
-class QSpinBox;
+#include <memory>
+
+namespace Ui {
+class HostDialog;
+}
 
 namespace moetune {
 
@@ -22,24 +22,17 @@ public:
 
     // takenAliases: aliases already in use (Add refuses them).
     HostDialog(Mode mode, const HostConfig &host, const QStringList &takenAliases, QWidget *parent = nullptr);
+    ~HostDialog() override;
 
     HostConfig host() const;
     // Empty when the form can be saved, else a sentence naming the field to fix.
     QString validationError() const;
 
-    QLineEdit *aliasEdit() const { return m_alias; }
-    QLineEdit *hostNameEdit() const { return m_hostName; }
-    QLineEdit *userEdit() const { return m_user; }
-    QSpinBox *portSpin() const { return m_port; }
-    QLineEdit *identityEdit() const { return m_identity; }
-    QLineEdit *proxyJumpEdit() const { return m_proxyJump; }
-    QLineEdit *pythonEdit() const { return m_python; }
-    QComboBox *logKindCombo() const { return m_logKind; }
-    QLineEdit *logSourceEdit() const { return m_logSource; }
-    QLineEdit *stopEdit() const { return m_stop; }
-    QLineEdit *startEdit() const { return m_start; }
-    QDialogButtonBox *buttons() const { return m_buttons; }
-    QLabel *errorLabel() const { return m_error; }
+    // What ssh itself refuses in a host name / remote user name (a leading '-' would be read as an
+    // option; quotes, ';', '$', '`', '|', '&', '<', '>', parentheses and braces would reach a shell
+    // through ProxyCommand expansion): empty when acceptable, else why not.
+    static QString hostNameProblem(const QString &hostName);
+    static QString userProblem(const QString &user);
 
     void accept() override;
 
@@ -47,22 +40,10 @@ private:
     void validate();
     void updateLogPlaceholder();
 
+    std::unique_ptr<Ui::HostDialog> m_ui;
     Mode m_mode;
     HostConfig m_original;
     QStringList m_taken;
-    QLineEdit *m_alias;
-    QLineEdit *m_hostName;
-    QLineEdit *m_user;
-    QSpinBox *m_port;
-    QLineEdit *m_identity;
-    QLineEdit *m_proxyJump;
-    QLineEdit *m_python;
-    QComboBox *m_logKind;
-    QLineEdit *m_logSource;
-    QLineEdit *m_stop;
-    QLineEdit *m_start;
-    QLabel *m_error;
-    QDialogButtonBox *m_buttons;
 };
 
 } // namespace moetune

@@ -2,7 +2,11 @@
 
 #include <QDialog>
 
-class QLabel;
+#include <memory>
+
+namespace Ui {
+class HostKeyDialog;
+}
 
 namespace moetune {
 
@@ -14,10 +18,11 @@ class HostKeyDialog : public QDialog {
 public:
     HostKeyDialog(const QString &host, const QString &keyType, const QString &fingerprint,
                   QWidget *parent = nullptr);
+    ~HostKeyDialog() override;
     QString text() const;
 
 private:
-    QLabel *m_text;
+    std::unique_ptr<Ui::HostKeyDialog> m_ui;
 };
 
 } // namespace moetune

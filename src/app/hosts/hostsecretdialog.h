@@ -21,8 +21,6 @@ public:
 
     QStringList answers() const;
     bool remember() const;
-    QList<QLineEdit *> fields() const { return m_fields; }
-    QCheckBox *rememberBox() const { return m_remember; }
 
 private:
     QList<QLineEdit *> m_fields;

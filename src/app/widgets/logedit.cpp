@@ -1,18 +1,22 @@
 #include "app/widgets/logedit.h"
 
 #include "app/widgets/linenumberarea.h"
-#include "app/widgets/logtext.h"
+#include "app/widgets/markedscrollbar.h"
 
+#include <QApplication>
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QDragEnterEvent>
 #include <QDragMoveEvent>
 #include <QDropEvent>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QMetaMethod>
+#include <QMenu>
 #include <QMimeData>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QUrl>
 
@@ -22,15 +26,25 @@ namespace moetune {
 
 LogEdit::LogEdit(QWidget *parent)
     : QPlainTextEdit(parent)
-    , m_lineNumberArea(new LineNumberArea(this)) {
+    , m_lineNumberArea(new LineNumberArea(this))
+    , m_scrollBar(new MarkedScrollBar(this)) {
+    setVerticalScrollBar(m_scrollBar);
+    // Read-only but navigable: arrows, Page Up/Down and selection work; nothing types into the log.
+    setReadOnly(true);
+    setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    setTabChangesFocus(true);
+    setUndoRedoEnabled(false);
     QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     font.setPointSizeF(font.pointSizeF() * 0.95);
     setFont(font);
     setLineWrapMode(QPlainTextEdit::NoWrap);
     setTabStopDistance(fontMetrics().horizontalAdvance(u' ') * 8);
     setAcceptDrops(true);
-    setPlaceholderText(tr("Paste an SGLang or vLLM server log here, drop a log file, or use File > Open.\n"
-                          "moetune diagnoses it as you paste."));
+    viewport()->setAcceptDrops(true);
+    setPlaceholderText(tr("Paste an SGLang or vLLM server log here (Ctrl+V), drop a log file, or use "
+                          "File > Open.\nmoetune diagnoses it as you paste."));
+    m_loadTimer.setInterval(0);
+    connect(&m_loadTimer, &QTimer::timeout, this, &LogEdit::loadNextChunk);
     connect(this, &QPlainTextEdit::blockCountChanged, this, &LogEdit::updateLineNumberAreaWidth);
     connect(this, &QPlainTextEdit::updateRequest, this, &LogEdit::updateLineNumberArea);
     connect(this, &QPlainTextEdit::cursorPositionChanged, this, &LogEdit::updateExtraSelections);
@@ -76,6 +90,8 @@ void LogEdit::paintLineNumbers(QPaintEvent *event) {
     while (block.isValid() && top <= event->rect().bottom()) {
         if (block.isVisible() && bottom >= event->rect().top()) {
             const bool marked = number + 1 == m_markedLine;
+            if (const auto it = m_findingLines.constFind(number + 1); it != m_findingLines.constEnd())
+                painter.fillRect(0, int(top), 4, int(bottom - top), *it);
             QFont f = font();
             f.setBold(marked || number == current);
             painter.setFont(f);
@@ -94,38 +110,177 @@ qint64 LogEdit::cursorLine() const {
     return textCursor().blockNumber() + 1;
 }
 
-bool LogEdit::jumpToLine(qint64 line) {
+bool LogEdit::jumpToLine(qint64 line, int matchStart, int matchLength) {
     if (line < 1 || line > blockCount())
         return false;
     const QTextBlock block = document()->findBlockByNumber(int(line - 1));
     if (!block.isValid())
         return false;
-    QTextCursor cursor(block);
-    cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+    m_matchStart = matchStart >= 0 && matchStart < block.length() ? matchStart : -1;
+    m_matchLength = m_matchStart >= 0 ? qMin(matchLength, block.length() - 1 - m_matchStart) : 0;
     setMarkedLine(line);
-    setTextCursor(cursor);
+    // The cursor at the line's start: the view shows the line from its beginning, not scrolled to its end.
+    setTextCursor(QTextCursor(block));
     centerCursor();
+    horizontalScrollBar()->setValue(0);
     return true;
 }
 
+QString LogEdit::highlightedText() const {
+    if (m_markedLine < 1 || m_markedLine > blockCount() || m_matchStart < 0)
+        return {};
+    return document()->findBlockByNumber(int(m_markedLine - 1)).text().mid(m_matchStart, m_matchLength);
+}
+
 void LogEdit::setMarkedLine(qint64 line) {
+    if (line != m_markedLine && line == 0)
+        m_matchStart = -1;
     m_markedLine = line;
     updateExtraSelections();
+    m_lineNumberArea->update();
+}
+
+void LogEdit::setFindingLines(const QHash<qint64, QColor> &lines) {
+    m_findingLines = lines;
+    QList<MarkedScrollBar::Mark> marks;
+    const double total = qMax(1, blockCount());
+    for (auto it = lines.cbegin(); it != lines.cend(); ++it)
+        marks.append({qBound(0.0, double(it.key() - 1) / total, 1.0), it.value()});
+    m_scrollBar->setMarks(marks);
     m_lineNumberArea->update();
 }
 
 void LogEdit::updateExtraSelections() {
     QList<QTextEdit::ExtraSelection> selections;
     if (m_markedLine > 0 && m_markedLine <= blockCount()) {
+        const QTextBlock block = document()->findBlockByNumber(int(m_markedLine - 1));
         QTextEdit::ExtraSelection mark;
         QColor color = palette().color(QPalette::Highlight);
         color.setAlpha(40);
         mark.format.setBackground(color);
         mark.format.setProperty(QTextFormat::FullWidthSelection, true);
-        mark.cursor = QTextCursor(document()->findBlockByNumber(int(m_markedLine - 1)));
+        mark.cursor = QTextCursor(block);
         selections.append(mark);
+        if (m_matchStart >= 0 && m_matchLength > 0) {
+            QTextEdit::ExtraSelection match;
+            match.format.setBackground(QColor(0xff, 0xd5, 0x4f));
+            match.format.setForeground(QColor(Qt::black));
+            match.cursor = QTextCursor(block);
+            match.cursor.setPosition(block.position() + m_matchStart);
+            match.cursor.setPosition(block.position() + m_matchStart + m_matchLength,
+                                     QTextCursor::KeepAnchor);
+            selections.append(match);
+        }
     }
     setExtraSelections(selections);
+}
+
+void LogEdit::loadText(const QString &text, bool holdRest) {
+    m_loadTimer.stop();
+    m_pendingText.clear();
+    m_pendingPos = 0;
+    m_markedLine = 0;
+    m_matchStart = -1;
+    m_findingLines.clear();
+    m_scrollBar->setMarks({});
+    // Big texts go in by chunks between events: laying out megabytes at once would freeze the window.
+    const qsizetype first = text.size() <= loadChunkChars ? text.size() : chunkEnd(text, 0);
+    setPlainText(first == text.size() ? text : text.left(first));
+    if (first == text.size()) {
+        emit loaded();
+        return;
+    }
+    m_pendingText = text;
+    m_pendingPos = first;
+    if (!holdRest)
+        m_loadTimer.start();
+}
+
+void LogEdit::resumeLoading() {
+    if (!m_pendingText.isEmpty() && !m_loadTimer.isActive())
+        m_loadTimer.start();
+}
+
+qsizetype LogEdit::chunkEnd(const QString &text, qsizetype from) {
+    const qsizetype limit = from + loadChunkChars;
+    if (limit >= text.size())
+        return text.size();
+    const qsizetype lineEnd = text.lastIndexOf(u'\n', limit);
+    return lineEnd > from ? lineEnd + 1 : limit;
+}
+
+void LogEdit::loadNextChunk() {
+    if (m_pendingPos >= m_pendingText.size()) {
+        m_loadTimer.stop();
+        return;
+    }
+    const qsizetype end = chunkEnd(m_pendingText, m_pendingPos);
+    QTextCursor cursor(document());
+    cursor.movePosition(QTextCursor::End);
+    cursor.insertText(QStringView(m_pendingText).mid(m_pendingPos, end - m_pendingPos).toString());
+    m_pendingPos = end;
+    if (m_pendingPos >= m_pendingText.size()) {
+        m_loadTimer.stop();
+        m_pendingText.clear();
+        m_pendingPos = 0;
+        setFindingLines(m_findingLines); // the marks' positions follow the whole document now
+        emit loaded();
+    }
+}
+
+void LogEdit::appendLines(const QStringList &lines) {
+    if (lines.isEmpty())
+        return;
+    QScrollBar *bar = verticalScrollBar();
+    const bool atEnd = bar->value() >= bar->maximum();
+    QTextCursor cursor(document());
+    cursor.movePosition(QTextCursor::End);
+    const bool empty = document()->isEmpty();
+    cursor.insertText((empty ? QString() : u"\n"_s) + lines.join(u'\n'));
+    if (atEnd)
+        bar->setValue(bar->maximum());
+}
+
+void LogEdit::keyPressEvent(QKeyEvent *event) {
+    // Read-only views ignore the paste keys; here a paste is how a new log arrives.
+    if (event->matches(QKeySequence::Paste)) {
+        pasteClipboard();
+        event->accept();
+        return;
+    }
+    if (event->matches(QKeySequence::Find)) {
+        emit findRequested();
+        event->accept();
+        return;
+    }
+    QPlainTextEdit::keyPressEvent(event);
+}
+
+void LogEdit::pasteClipboard() {
+    if (const QMimeData *mime = QGuiApplication::clipboard()->mimeData())
+        insertFromMimeData(mime);
+}
+
+void LogEdit::contextMenuEvent(QContextMenuEvent *event) {
+    QMenu *menu = createStandardContextMenu(event->pos());
+    menu->setObjectName(u"logContextMenu"_s);
+    QAction *first = menu->actions().value(0);
+    QAction *paste = new QAction(tr("&Paste Log (replaces this one)"), menu);
+    paste->setShortcut(QKeySequence::Paste);
+    paste->setEnabled(canInsertFromMimeData(QGuiApplication::clipboard()->mimeData()));
+    connect(paste, &QAction::triggered, this, &LogEdit::pasteClipboard);
+    menu->insertAction(first, paste);
+    QAction *find = new QAction(tr("&Find in Log..."), menu);
+    find->setShortcut(QKeySequence::Find);
+    connect(find, &QAction::triggered, this, &LogEdit::findRequested);
+    menu->insertAction(first, find);
+    menu->insertSeparator(first);
+    menu->addSeparator();
+    QAction *clear = menu->addAction(tr("C&lear Log"));
+    clear->setEnabled(!document()->isEmpty());
+    connect(clear, &QAction::triggered, this, &LogEdit::clearRequested);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
 }
 
 QString LogEdit::localFile(const QMimeData *source) {
@@ -139,7 +294,7 @@ QString LogEdit::localFile(const QMimeData *source) {
 }
 
 bool LogEdit::canInsertFromMimeData(const QMimeData *source) const {
-    return !localFile(source).isEmpty() || QPlainTextEdit::canInsertFromMimeData(source);
+    return source && (!localFile(source).isEmpty() || source->hasText());
 }
 
 void LogEdit::insertFromMimeData(const QMimeData *source) {
@@ -149,30 +304,12 @@ void LogEdit::insertFromMimeData(const QMimeData *source) {
         emit fileDropped(file);
         return;
     }
-    if (isReadOnly())
-        return;
-    // Terminal output pasted with its colour codes and progress bars shows as the terminal showed it.
-    if (source->hasText()) {
-        const QString text = source->text();
-        if (text.size() > largePasteChars &&
-            isSignalConnected(QMetaMethod::fromSignal(&LogEdit::largePaste))) {
-            emit largePaste(text);
-            return;
-        }
-        const QString shown = displayLogText(text);
-        if (shown.size() != text.size() || shown != text) {
-            insertPlainText(shown);
-            ensureCursorVisible();
-            emit pasted();
-            return;
-        }
-    }
-    QPlainTextEdit::insertFromMimeData(source);
-    emit pasted();
+    if (source && source->hasText())
+        emit textPasted(source->text());
 }
 
 void LogEdit::dragEnterEvent(QDragEnterEvent *event) {
-    if (!localFile(event->mimeData()).isEmpty()) {
+    if (canInsertFromMimeData(event->mimeData())) {
         event->acceptProposedAction();
         return;
     }
@@ -180,7 +317,7 @@ void LogEdit::dragEnterEvent(QDragEnterEvent *event) {
 }
 
 void LogEdit::dragMoveEvent(QDragMoveEvent *event) {
-    if (!localFile(event->mimeData()).isEmpty()) {
+    if (canInsertFromMimeData(event->mimeData())) {
         event->acceptProposedAction();
         return;
     }
@@ -188,10 +325,9 @@ void LogEdit::dragMoveEvent(QDragMoveEvent *event) {
 }
 
 void LogEdit::dropEvent(QDropEvent *event) {
-    const QString file = localFile(event->mimeData());
-    if (!file.isEmpty()) {
+    if (canInsertFromMimeData(event->mimeData())) {
         event->acceptProposedAction();
-        emit fileDropped(file);
+        insertFromMimeData(event->mimeData());
         return;
     }
     QPlainTextEdit::dropEvent(event);

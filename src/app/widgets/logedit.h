@@ -1,37 +1,63 @@
 #pragma once
 
+#include <QHash>
 #include <QPlainTextEdit>
+#include <QTimer>
 
 namespace moetune {
 
-// The log view and paste area: monospace, line numbers, accepts dropped files, reports pastes so the
-// page can diagnose at once instead of waiting for the typing debounce.
+class MarkedScrollBar;
+
+// The log view. The log is the input, not a document to edit: the view is read-only, and a paste or a
+// drop replaces the whole log (textPasted / fileDropped; the page decides what to do). Monospace, line
+// numbers, the lines that produced findings marked in the gutter and on the scrollbar, and big texts
+// loaded by chunks so the window never freezes on a paste of megabytes.
 class LogEdit : public QPlainTextEdit {
     Q_OBJECT
 public:
-    static constexpr qsizetype largePasteChars = 512 * 1024;
+    // Text goes into the view in chunks of this many characters, one per event-loop turn.
+    static constexpr qsizetype loadChunkChars = 256 * 1024;
 
     explicit LogEdit(QWidget *parent = nullptr);
 
-    // Selects line (1-based) and centres it; false when the document has no such line.
-    bool jumpToLine(qint64 line);
+    // Replaces the text (no undo entry). A text above loadChunkChars goes in by chunks between events;
+    // holdRest: only the first chunk now, the rest after resumeLoading() (the page lets the findings
+    // come first). loaded() once all of it is in.
+    void loadText(const QString &text, bool holdRest = false);
+    void resumeLoading();
+    bool isLoading() const { return !m_pendingText.isEmpty(); }
+    // Lines that arrived later (Follow Live): appended; the view follows the end only if it was there.
+    void appendLines(const QStringList &lines);
+
+    // Shows line (1-based) from its start (never scrolled sideways), centred, and highlights the match
+    // [matchStart, matchStart + matchLength) in it; false when the view has no such line.
+    bool jumpToLine(qint64 line, int matchStart = -1, int matchLength = 0);
     // Marks the line (1-based) with a background; 0 clears the mark.
     void setMarkedLine(qint64 line);
     qint64 markedLine() const { return m_markedLine; }
+    // The highlighted match of the last jump, as text ("" when none).
+    QString highlightedText() const;
     // The 1-based line the cursor is on.
     qint64 cursorLine() const;
+    // Lines (1-based) that produced findings, with the colour to mark them in (gutter and scrollbar).
+    void setFindingLines(const QHash<qint64, QColor> &lines);
+    QHash<qint64, QColor> findingLines() const { return m_findingLines; }
 
     int lineNumberAreaWidth() const;
     void paintLineNumbers(QPaintEvent *event);
 
 signals:
-    void pasted();
-    // A paste above largePasteChars is not inserted here: the page loads it without freezing.
-    void largePaste(const QString &text);
+    // Pasted or dropped text (as given, colour codes and all): the new log.
+    void textPasted(const QString &text);
     void fileDropped(const QString &path);
+    void loaded(); // a text loaded by chunks is all in the view
+    void findRequested();
+    void clearRequested();
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void insertFromMimeData(const QMimeData *source) override;
     bool canInsertFromMimeData(const QMimeData *source) const override;
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -42,10 +68,20 @@ private:
     void updateLineNumberAreaWidth();
     void updateLineNumberArea(const QRect &rect, int dy);
     void updateExtraSelections();
+    void loadNextChunk();
+    void pasteClipboard();
+    static qsizetype chunkEnd(const QString &text, qsizetype from);
     static QString localFile(const QMimeData *source);
 
     QWidget *m_lineNumberArea = nullptr;
+    MarkedScrollBar *m_scrollBar = nullptr;
     qint64 m_markedLine = 0;
+    int m_matchStart = -1;
+    int m_matchLength = 0;
+    QHash<qint64, QColor> m_findingLines;
+    QTimer m_loadTimer;
+    QString m_pendingText; // the rest of a text being loaded by chunks
+    qsizetype m_pendingPos = 0;
 };
 
 } // namespace moetune

@@ -17,6 +17,7 @@ struct Diagnosis {
     qint64 bytesRead = 0;
     qint64 linesRead = 0;
     bool cancelled = false;
+    QString host; // alias of the host the log came from ("" = pasted or opened here): where to tune
 
     int count(Severity severity) const;
     Severity worst() const; // Info when there are no findings

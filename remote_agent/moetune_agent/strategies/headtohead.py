@@ -1,0 +1,221 @@
+"""The final decision per (op, batch size): an interleaved head-to-head of the finalists and the server's
+default, in the same rounds.
+
+Why: timing the default once at the start and the finalists later lets drift and small-M noise (5-10%)
+decide, and a tuned file then comes out slower than no file (issue 9: 0.934-0.999 at M=1-4). Here every
+round times every contender of every undecided key once (interleaved), so slow drift hits all of them
+alike. A challenger replaces the default only when its margin is outside the measured spread: the upper
+quartile of its per-round times is below the lower quartile of the default's. Otherwise more rounds run
+(up to MAX_ROUNDS); a key still undecided then keeps the default (a tie), so the file is never slower
+than no file at any key.
+
+With separate up/down ops the decision is per batch size on the sum of the two GEMMs of a pair that
+shares BLOCK_SIZE_M (the servers share one alignment between them), against the default pair.
+
+Pure functions of the measurements (standard library only): a resumed run reaches the same decisions.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..backends.base import KernelConfig
+from ..work import Measurement, Unit
+from .common import median
+
+H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
+MIN_ROUNDS = 5
+STEP_ROUNDS = 4
+MAX_ROUNDS = 13
+REPLAYS = 10
+TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
+
+
+def quantile(xs: Sequence[float], q: float) -> float:
+    s = sorted(xs)
+    if not s:
+        return float("inf")
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+class Contender(object):
+    """One side of a key's head-to-head: a config (op "both") or an (up, down) pair."""
+
+    def __init__(self, cfgs: Tuple[KernelConfig, ...], is_default: bool):
+        self.cfgs = cfgs
+        self.is_default = is_default
+
+    def key(self) -> str:
+        return "+".join(c.key() for c in self.cfgs)
+
+
+class HeadToHead(object):
+    def __init__(self, ops: Sequence[str], sizes: Sequence[int], defaults: Dict[Tuple[str, int], KernelConfig],
+                 contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
+                 min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS):
+        """contenders: per (op, m) the tuned configs to try (the default is added here)."""
+        self.ops = tuple(ops)
+        self.sizes = list(sizes)
+        self.defaults = dict(defaults)
+        self.replays = replays
+        self.min_rounds = min_rounds
+        self.step_rounds = step_rounds
+        self.max_rounds = max_rounds
+        self.cfgs = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+        for op in self.ops:
+            for m in self.sizes:
+                d = self.defaults[(op, m)]
+                seen = [d]
+                for c in contenders.get((op, m), []):
+                    if c not in seen:
+                        seen.append(c)
+                self.cfgs[(op, m)] = seen
+
+    # -- the work ----------------------------------------------------------------------------------
+    def units(self, m: int, rnd: int) -> List[Unit]:
+        return [Unit(op, c, m, self.replays, H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]]
+
+    def next_units(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
+        """The next rounds for every undecided batch size (interleaved: round r of every size and
+        contender before round r+1), or None when every size is decided."""
+        times = self._times(measured)
+        todo = []  # type: List[Unit]
+        for m in self.sizes:
+            dec = self._decide(m, times)
+            if dec["final"]:
+                continue
+            n = dec["rounds"]
+            target = self.min_rounds if n < self.min_rounds else min(self.max_rounds, n + self.step_rounds)
+            for rnd in range(n, target):
+                todo.extend(self.units(m, rnd))
+        if not todo:
+            return None
+        todo.sort(key=lambda u: (u.round, self.sizes.index(u.m)))
+        return todo
+
+    def decisions(self, measured: Sequence[Measurement]) -> Dict[int, dict]:
+        times = self._times(measured)
+        return {m: self._decide(m, times) for m in self.sizes}
+
+    # -- statistics ----------------------------------------------------------------------------------
+    def _times(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int, str], Dict[int, float]]:
+        """(op, m, config key) -> {round: median of that round's samples}; failures are absent."""
+        out = {}  # type: Dict[Tuple[str, int, str], Dict[int, float]]
+        for meas in measured:
+            u = meas.unit
+            if u.round < H2H_ROUND or u.cfg_down is not None:
+                continue
+            att = out.setdefault(("attempted", u.m, ""), {})
+            att[u.round - H2H_ROUND] = 0.0
+            if meas.ok:
+                out.setdefault((u.op, u.m, u.cfg.key()), {})[u.round - H2H_ROUND] = median(meas.samples_us or [])
+        return out
+
+    def _contenders(self, m: int) -> List[Contender]:
+        if self.ops == ("up", "down"):
+            du, dd = self.defaults[("up", m)], self.defaults[("down", m)]
+            out = [Contender((du, dd), True)]
+            for u in self.cfgs[("up", m)]:
+                for d in self.cfgs[("down", m)]:
+                    if u.BLOCK_SIZE_M == d.BLOCK_SIZE_M and not (u == du and d == dd):
+                        out.append(Contender((u, d), False))
+            return out
+        op = self.ops[0]
+        d = self.defaults[(op, m)]
+        return [Contender((d,), True)] + [Contender((c,), False) for c in self.cfgs[(op, m)] if c != d]
+
+    def _series(self, m: int, c: Contender, times) -> Dict[int, float]:
+        """Per round: the contender's time (the sum of its GEMMs for a pair); rounds where a part is
+        missing are left out."""
+        parts = [times.get((op, m, cfg.key()), {}) for op, cfg in zip(self.ops, c.cfgs)]
+        rounds = set(parts[0])
+        for p in parts[1:]:
+            rounds &= set(p)
+        return {r: sum(p[r] for p in parts) for r in rounds}
+
+    def _decide(self, m: int, times) -> dict:
+        cons = self._contenders(m)
+        stats = []
+        for c in cons:
+            s = self._series(m, c, times)
+            vals = [s[r] for r in sorted(s)]
+            stats.append({"contender": c, "values": vals, "median": median(vals) if vals else float("inf"),
+                          "q25": quantile(vals, 0.25), "q75": quantile(vals, 0.75),
+                          "min": min(vals) if vals else None, "max": max(vals) if vals else None})
+        dflt = stats[0]
+        rounds = len(times.get(("attempted", m, ""), {}))  # rounds run, whatever failed in them
+        ranked = sorted(stats[1:], key=lambda st: (st["median"], st["contender"].key()))
+        chal = ranked[0] if ranked and ranked[0]["values"] else None
+        out = {"m": m, "rounds": rounds, "stats": stats, "default": dflt, "challenger": chal}
+        if rounds < self.min_rounds:
+            out.update(final=False, chosen=dflt, decision="pending")
+            return out
+        if not dflt["values"]:
+            # the server's default could not run here: the best tuned contender that did, if any
+            out.update(final=True, chosen=chal, decision="default_failed" if chal else "all_failed")
+            return out
+        if chal is None or chal["median"] >= dflt["median"] * (1.0 - TIE):
+            out.update(final=True, chosen=dflt, decision="default_fastest" if chal is None or
+                       chal["median"] >= dflt["median"] else "tie_default_kept")
+            return out
+        if chal["q75"] < dflt["q25"]:
+            out.update(final=True, chosen=chal, decision="tuned_faster")
+            return out
+        if rounds >= self.max_rounds:
+            out.update(final=True, chosen=dflt, decision="tie_default_kept")
+            return out
+        out.update(final=False, chosen=dflt, decision="pending")
+        return out
+
+    # -- results -------------------------------------------------------------------------------------
+    def op_medians(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int, str], float]:
+        """(op, m, config key) -> median over its head-to-head rounds."""
+        out = {}
+        for k, by_round in self._times(measured).items():
+            if k[0] != "attempted" and by_round:
+                out[k] = median(list(by_round.values()))
+        return out
+
+    def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
+        out = {}  # type: Dict[Tuple[str, int], KernelConfig]
+        for m, dec in self.decisions(measured).items():
+            ch = dec.get("chosen")
+            if ch is None:
+                continue
+            for op, cfg in zip(self.ops, ch["contender"].cfgs):
+                out[(op, m)] = cfg
+        return out
+
+    def report(self, measured: Sequence[Measurement]) -> List[dict]:
+        """Per batch size, for result.json: every contender's medians, quartiles and extremes, the
+        decision, the rounds, and the speedup (default median / chosen median)."""
+        rows = []
+        for m, dec in self.decisions(measured).items():
+            ch, d = dec.get("chosen"), dec["default"]
+
+            def side(st):
+                if st is None:
+                    return None
+                med = st["median"] if st["values"] else None
+                return {"configs": {op: c.as_dict() for op, c in zip(self.ops, st["contender"].cfgs)},
+                        "default": st["contender"].is_default, "median_us": med,
+                        "q25_us": st["q25"] if st["values"] else None, "q75_us": st["q75"] if st["values"] else None,
+                        "min_us": st["min"], "max_us": st["max"], "rounds": len(st["values"]),
+                        "spread": ((st["q75"] - st["q25"]) / med) if med else None,
+                        "samples_us": [round(v, 4) for v in st["values"]]}
+
+            dmed = d["median"] if d["values"] else None
+            cmed = ch["median"] if ch is not None and ch["values"] else None
+            chal = dec.get("challenger")
+            rows.append({"m": m, "ops": list(self.ops), "rounds": dec["rounds"], "decision": dec["decision"],
+                         "chosen_default": bool(ch is not None and ch["contender"].is_default),
+                         "chosen": side(ch), "default": side(d),
+                         "challenger": side(chal),
+                         "median_us": cmed, "default_median_us": dmed,
+                         "speedup": (dmed / cmed) if dmed and cmed else None,
+                         "margin": (d["median"] / chal["median"] - 1.0) if dmed and chal and chal["values"] else None,
+                         "contenders": [side(st) for st in dec["stats"]]})
+        return rows

@@ -1,0 +1,244 @@
+"""The final decision per (op, batch size): finalists against the server's default in interleaved rounds.
+
+Unit tests of HeadToHead on measurements made here (noise with a known spread), on REPLAYED REAL H200
+measurements (tests/data/h200_qwen3_exhaustive.json.gz, see test_strategies_replay.py; a test double
+for the GPU), and whole synthetic runs where an existing config file is the server's default.
+"""
+
+import json
+import os
+import random
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from agenttest import small_spec  # noqa: E402
+from moetune_agent import configjson  # noqa: E402
+from moetune_agent.backends.base import KernelConfig  # noqa: E402
+from moetune_agent.strategies.headtohead import H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
+from moetune_agent.work import Measurement  # noqa: E402
+from test_runs import RunCase  # noqa: E402
+from test_strategies_replay import load_recording  # noqa: E402
+
+parse_key = KernelConfig.from_key
+
+D = KernelConfig(16, 32, 64, 1, 4, 3)
+A = KernelConfig(16, 64, 128, 1, 4, 3)
+B = KernelConfig(16, 128, 128, 1, 8, 2)
+C64 = KernelConfig(64, 128, 64, 8, 8, 3)
+
+
+def drive(h2h, timing, limit=100):
+    """Run h2h's rounds with timing(op, cfg, m, round) -> samples; returns every measurement."""
+    measured = []
+    for _ in range(limit):
+        units = h2h.next_units(measured)
+        if units is None:
+            return measured
+        for u in units:
+            s = timing(u.op, u.cfg, u.m, u.round - H2H_ROUND)
+            measured.append(Measurement(u, s) if s is not None else Measurement(u, None, "other", "failed"))
+    raise AssertionError("head-to-head never ended")
+
+
+def noisy(true_us, rel_noise, seed=0):
+    rng = random.Random(seed)
+
+    def timing(op, cfg, m, rnd):
+        t = true_us[(op, cfg.key(), m)]
+        if t is None:
+            return None
+        return [t * (1.0 + rng.uniform(-rel_noise, rel_noise)) for _ in range(10)]
+    return timing
+
+
+class Decisions(unittest.TestCase):
+    def test_default_faster_keeps_default_config(self):
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 52.0,
+                               ("both", B.key(), 1): 55.0}, 0.01))
+        self.assertEqual(h.winners(meas), {("both", 1): D})
+        row = h.report(meas)[0]
+        self.assertEqual(row["decision"], "default_fastest")
+        self.assertTrue(row["chosen_default"])
+        self.assertEqual(row["speedup"], 1.0)
+        self.assertEqual(row["rounds"], MIN_ROUNDS)
+        self.assertEqual(row["chosen"]["configs"]["both"], D.as_dict())
+
+    def test_clear_win_outside_spread(self):
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0,
+                               ("both", B.key(), 1): 47.0}, 0.01))
+        self.assertEqual(h.winners(meas), {("both", 1): A})
+        row = h.report(meas)[0]
+        self.assertEqual(row["decision"], "tuned_faster")
+        self.assertGreater(row["chosen"]["q75_us"] * 1.0, 0)
+        self.assertLess(row["chosen"]["q75_us"], row["default"]["q25_us"])   # margin outside the spread
+        self.assertAlmostEqual(row["speedup"], row["default_median_us"] / row["median_us"])
+        self.assertGreater(row["speedup"], 1.08)
+        # every round timed every contender: the interleaving is complete
+        rounds = {}
+        for mm in meas:
+            rounds.setdefault(mm.unit.round, set()).add(mm.unit.cfg.key())
+        self.assertTrue(all(v == {D.key(), A.key(), B.key()} for v in rounds.values()))
+
+    def test_small_margin_inside_noise_runs_more_rounds_then_keeps_default(self):
+        # 1% faster, 8% noise (B=1 on an H200 varies this much): not outside the spread -> tie
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.5}, 0.08, seed=3))
+        row = h.report(meas)[0]
+        self.assertEqual(row["rounds"], MAX_ROUNDS)
+        self.assertEqual(row["decision"], "tie_default_kept")
+        self.assertEqual(h.winners(meas), {("both", 1): D})
+
+    def test_tie_within_threshold_is_default(self):
+        h = HeadToHead(("both",), [4], {("both", 4): D}, {("both", 4): [A]})
+        meas = drive(h, noisy({("both", D.key(), 4): 50.0, ("both", A.key(), 4): 49.96}, 0.0005))
+        self.assertEqual(h.report(meas)[0]["decision"], "tie_default_kept")
+        self.assertEqual(h.winners(meas)[("both", 4)], D)
+
+    def test_failed_contender_never_wins_and_default_failure_is_reported(self):
+        h = HeadToHead(("both",), [1, 2], {("both", 1): D, ("both", 2): D}, {("both", 1): [A], ("both", 2): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): None,
+                               ("both", D.key(), 2): None, ("both", A.key(), 2): 40.0}, 0.01))
+        rows = {r["m"]: r for r in h.report(meas)}
+        self.assertEqual(rows[1]["decision"], "default_fastest")
+        self.assertEqual(h.winners(meas)[("both", 1)], D)
+        self.assertEqual(rows[2]["decision"], "default_failed")
+        self.assertEqual(h.winners(meas)[("both", 2)], A)
+
+    def test_up_down_pairs_share_block_m_and_sum(self):
+        du, dd = D, KernelConfig(16, 64, 64, 1, 4, 3)
+        u64, d64 = C64, KernelConfig(64, 64, 128, 1, 4, 3)
+        d16 = KernelConfig(16, 128, 64, 1, 4, 2)
+        h = HeadToHead(("up", "down"), [64], {("up", 64): du, ("down", 64): dd},
+                       {("up", 64): [u64], ("down", 64): [d64, d16]})
+        # up64 alone is much faster, but its only BLOCK_SIZE_M partner (d64) is slow: the pair (du, d16)
+        # with a shared BLOCK_SIZE_M 16 wins on the sum.
+        true = {("up", du.key(), 64): 100.0, ("up", u64.key(), 64): 80.0,
+                ("down", dd.key(), 64): 60.0, ("down", d64.key(), 64): 95.0, ("down", d16.key(), 64): 45.0}
+        meas = drive(h, noisy(true, 0.005))
+        w = h.winners(meas)
+        self.assertEqual((w[("up", 64)], w[("down", 64)]), (du, d16))
+        self.assertEqual(w[("up", 64)].BLOCK_SIZE_M, w[("down", 64)].BLOCK_SIZE_M)
+        row = h.report(meas)[0]
+        self.assertAlmostEqual(row["speedup"], 160.0 / 145.0, delta=0.01)
+
+    def test_resumed_measurements_give_the_same_decision(self):
+        h = HeadToHead(("both",), [1, 8], {("both", 1): D, ("both", 8): D}, {("both", 1): [A], ("both", 8): [B]})
+        t = noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0, ("both", D.key(), 8): 80.0,
+                   ("both", B.key(), 8): 60.0}, 0.03, seed=5)
+        meas = drive(h, t)
+        again = HeadToHead(("both",), [1, 8], {("both", 1): D, ("both", 8): D}, {("both", 1): [A], ("both", 8): [B]})
+        self.assertEqual(again.winners(meas), h.winners(meas))
+        self.assertIsNone(again.next_units(meas))
+
+
+class ReplayedH200(unittest.TestCase):
+    """Contenders and defaults served from the recorded H200 samples (test double for the GPU): each
+    round's unit gets 10 samples drawn from that config's recorded ones."""
+
+    @classmethod
+    def setUpClass(cls):
+        rec = load_recording()
+        cls.samples = {(int(m), k): v for m, d in rec["samples"].items() for k, v in d.items()}
+
+    def timing(self, seed):
+        rng = random.Random(seed)
+
+        def t(op, cfg, m, rnd):
+            rec = self.samples[(m, cfg.key())]
+            return [rng.choice(rec) for _ in range(10)]
+        return t
+
+    def med(self, m, k):
+        s = sorted(self.samples[(m, k)])
+        return 0.5 * (s[4] + s[5])
+
+    def test_default_kept_where_tuned_is_not_faster_and_tuned_where_it_is(self):
+        default = KernelConfig(16, 32, 64, 1, 4, 3)   # SGLang's heuristic for M <= E
+        for m in (1, 16, 64):
+            keys = [k for (mm, k) in self.samples if mm == m]
+            dm = self.med(m, default.key())
+            slower = [k for k in keys if self.med(m, k) > dm * 1.05][:2]
+            best = min(keys, key=lambda k: self.med(m, k))
+            near = min((k for k in keys if k != default.key()), key=lambda k: abs(self.med(m, k) / dm - 1.0))
+            with self.subTest(m=m):
+                h = HeadToHead(("both",), [m], {("both", m): default}, {("both", m): [parse_key(k) for k in slower]})
+                meas = drive(h, self.timing(m))
+                self.assertEqual(h.winners(meas)[("both", m)], default)   # the default winning -> its config
+                h = HeadToHead(("both",), [m], {("both", m): default},
+                               {("both", m): [parse_key(best)] + [parse_key(k) for k in slower]})
+                meas = drive(h, self.timing(m + 1))
+                row = h.report(meas)[0]
+                if self.med(m, best) < dm * 0.97:
+                    self.assertEqual(h.winners(meas)[("both", m)], parse_key(best))
+                    self.assertGreater(row["speedup"], 1.0)
+                self.assertGreaterEqual(row["speedup"], 1.0)   # never slower than the default
+                h = HeadToHead(("both",), [m], {("both", m): default}, {("both", m): [parse_key(near)]})
+                meas = drive(h, self.timing(m + 2))
+                self.assertGreaterEqual(h.report(meas)[0]["speedup"], 1.0)
+
+
+class WholeRuns(RunCase):
+    """Synthetic runs (simulated) end to end: result.json records the head-to-head per key."""
+
+    def test_result_records_head_to_head(self):
+        r = self.finished_run(small_spec(strategy="fast", ops="up+down"))
+        run_dir = r.one("run_started")["run_dir"]
+        with open(os.path.join(run_dir, "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual([h["m"] for h in res["head_to_head"]], [1, 64, 512])
+        for h in res["head_to_head"]:
+            self.assertGreaterEqual(h["rounds"], MIN_ROUNDS)
+            self.assertIn(h["decision"], ("tuned_faster", "default_fastest", "tie_default_kept"))
+            self.assertGreaterEqual(h["speedup"], 1.0)
+            self.assertIsNotNone(h["default"]["spread"])
+            pb = next(p for p in res["per_batch"] if p["m"] == h["m"])
+            self.assertEqual(pb["speedup"], h["speedup"])
+        self.assertEqual(res["default_source"]["kind"], "heuristic")
+        self.assertEqual(res["routing"]["kind"], "random")
+        finals = [e for e in r.of("best") if e["final"]]
+        self.assertEqual(len(finals), 6)
+
+    def test_existing_file_as_baseline_keeps_it(self):
+        # First run: tune. Second run: that run's own file is the server's existing file (the default):
+        # every key's head-to-head then compares the same configs and the file keeps them.
+        r1 = self.finished_run(small_spec(strategy="fast"))
+        written = {e["kind"]: e for e in r1.of("result_written")}
+        path = written["sglang"]["path"]
+        with open(path) as f:
+            first, _ = configjson.parse_config_text(f.read())
+        r2 = self.run_agent("tune", self.write_spec(small_spec(strategy="fast"), "again.json"), "--foreground",
+                            "--new", env={"MOETUNE_SYNTHETIC_DEFAULT_FILE": path})
+        self.assertEqual(r2.rc, 0, r2.stderr)
+        self.assertEqual(r2.one("run_started")["default_source"]["kind"], "file")
+        with open(os.path.join(r2.one("run_started")["run_dir"], "result.json")) as f:
+            res = json.load(f)
+        for h in res["head_to_head"]:
+            self.assertTrue(h["chosen_default"], h)
+        second = {e["kind"]: e for e in r2.of("result_written")}
+        with open(second["sglang"]["path"]) as f:
+            again, _ = configjson.parse_config_text(f.read())
+        self.assertEqual(again, first)
+
+    def test_bad_existing_file_is_replaced_where_tuned_wins(self):
+        bad = os.path.join(self.tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write(configjson.format_config_text({1: KernelConfig(16, 64, 64, 1, 4, 2),
+                                                   64: KernelConfig(16, 64, 64, 1, 4, 2),
+                                                   512: KernelConfig(16, 64, 64, 1, 4, 2)}))
+        r = self.run_agent("tune", self.write_spec(small_spec(strategy="fast")), "--foreground", "--new",
+                           env={"MOETUNE_SYNTHETIC_DEFAULT_FILE": bad})
+        self.assertEqual(r.rc, 0, r.stderr)
+        with open(os.path.join(r.one("run_started")["run_dir"], "result.json")) as f:
+            res = json.load(f)
+        by_m = {h["m"]: h for h in res["head_to_head"]}
+        self.assertEqual(by_m[512]["decision"], "tuned_faster")   # BLOCK_SIZE_M 16 at 512 tokens is far off
+        for h in by_m.values():
+            self.assertGreaterEqual(h["speedup"], 1.0)
+
+
+if __name__ == "__main__":
+    unittest.main()

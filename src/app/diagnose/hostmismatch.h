@@ -1,0 +1,15 @@
+#pragma once
+
+#include <QStringList>
+
+namespace moetune {
+
+struct Diagnosis;
+struct HostProbe;
+
+// Where a host's probe and the log fetched from it disagree (the log's GPUs, device or Triton are not
+// the host's): one sentence each, empty when they agree. A log from another machine (or an old one)
+// must not be merged silently with this host's facts.
+QStringList hostMismatches(const Diagnosis &logDiagnosis, const HostProbe &probe, const QString &hostLabel);
+
+} // namespace moetune
