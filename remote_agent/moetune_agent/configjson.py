@@ -37,9 +37,18 @@ def _check_entry(key, entry):
 
 def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
     """-> ({m: entry dict (key order kept)}, triton_version or None). Raises ConfigFileError."""
+    def pairs(kv):
+        seen = collections.OrderedDict()
+        for k, v in kv:
+            if k in seen:  # the servers' json.load would keep the last one silently
+                raise ConfigFileError("key %r appears twice" % (k,))
+            seen[k] = v
+        return seen
     try:
-        obj = json.loads(text, object_pairs_hook=collections.OrderedDict)
-    except ValueError as e:
+        obj = json.loads(text, object_pairs_hook=pairs)
+    except ConfigFileError:
+        raise
+    except (ValueError, RecursionError) as e:
         raise ConfigFileError("not JSON: %s" % e)
     if not isinstance(obj, dict):
         raise ConfigFileError("a config file must be a JSON object of batch size -> config")

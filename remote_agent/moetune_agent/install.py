@@ -46,7 +46,10 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not os.path.isfile(path):
             raise RunError("not_found", "%s has no result.json (has the run finished?)" % os.path.dirname(path))
     run_dir = run_folder_of(path)
-    if run_dir is not None:
+    # MOETUNE_TEST_ALLOW_SIMULATED_INSTALL: test hook for the end-to-end tests' fake server only (never set
+    # in production): lets a synthetic run be pushed into a fake server's tree.
+    allow_simulated = bool(os.environ.get("MOETUNE_TEST_ALLOW_SIMULATED_INSTALL"))
+    if run_dir is not None and not allow_simulated:
         why = run_simulated(run_dir)
         if why:
             raise RunError("simulated", "%s comes from the simulated run %s (%s): refusing to install numbers "
@@ -64,7 +67,7 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
             raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
                            "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
-        if obj.get("simulated"):
+        if obj.get("simulated") and not allow_simulated:
             raise RunError("simulated", "%s holds simulated results (synthetic backend): refusing to install "
                            "numbers that were never measured on a GPU" % path)
         out = []
@@ -92,7 +95,10 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
     if framework == "vllm" and (cname.down or cname.per_channel_quant):
         raise RunError("invalid_config", "%s is an SGLang-only file (_down / per_channel_quant): vLLM never "
                        "reads it" % base)
-    # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]").
+    # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]"); vLLM names an
+    # int8_w8a8 layer without a dtype part (naming.server_config_name), so an SGLang-style name is renamed.
+    if framework == "vllm" and cname.dtype == "int8_w8a8":
+        cname = naming.ConfigName(cname.E, cname.N, cname.device_name, None, cname.block_shape)
     return [(cname.file_name(framework), text)]
 
 

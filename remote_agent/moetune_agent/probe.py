@@ -296,6 +296,160 @@ def suggest_spec(framework, moe, tp):
     return spec
 
 
+# How a server process was launched, read from /proc (for the app's server profile suggestion):
+# its interpreter, working folder, cgroup (systemd unit or container), stdout/stderr log file, the
+# terminal multiplexer or nohup that keeps it alive, and the environment that decides where it reads
+# tuned configs from. Every part is None where /proc does not tell (another user's process, no cgroup v2).
+_SERVER_ENV = ("CUDA_VISIBLE_DEVICES", "SGLANG_MOE_CONFIG_DIR", "VLLM_TUNED_CONFIG_FOLDER", "VIRTUAL_ENV",
+               "PYTHONPATH", "PYTHONHOME", "PATH", "TMUX", "STY")
+_CONTAINER_RE = re.compile(r"(?:docker[-/]|cri-containerd-|libpod-|crio-)([0-9a-f]{64})")
+
+
+def _readlink(path):
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _ppid(pid):
+    st = _read_text("/proc/%d/stat" % pid)
+    if not st or ")" not in st:
+        return None
+    fields = st.rsplit(")", 1)[1].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+
+
+def _comm(pid):
+    c = _read_text("/proc/%d/comm" % pid)
+    return c.strip() if c else None
+
+
+def cgroup_facts(text):
+    # type: (Optional[str]) -> Dict[str, Any]
+    """systemd unit (system or user) and container id from the text of /proc/PID/cgroup."""
+    out = {"cgroup": None, "systemd_unit": None, "systemd_user": False, "container_id": None}
+    if not text:
+        return out
+    paths = [line.split(":", 2)[2] for line in text.splitlines() if line.count(":") >= 2]
+    path = next((p for p in paths if p and p != "/"), None)
+    out["cgroup"] = path
+    for p in paths:
+        m = _CONTAINER_RE.search(p)
+        if m:
+            out["container_id"] = m.group(1)
+            return out
+    if path:
+        parts = [x for x in path.split("/") if x]
+        units = [x for x in parts if x.endswith(".service") and not x.startswith("user@")]
+        if units:
+            out["systemd_unit"] = units[-1]
+            out["systemd_user"] = any(x.startswith("user@") for x in parts)
+    return out
+
+
+def _log_file(pid):
+    # A regular file on stdout or stderr is the server's log (nohup ... > server.log 2>&1).
+    for fd in (1, 2):
+        target = _readlink("/proc/%d/fd/%d" % (pid, fd))
+        if target and target.startswith("/") and not target.startswith(("/dev/", "/proc/")) and \
+                os.path.isfile(target.replace(" (deleted)", "")):
+            return target
+    return None
+
+
+def _supervisor(pid, env):
+    # The tmux/screen session or nohup that keeps the process alive, walking up to 12 parents.
+    if env.get("TMUX"):
+        return "tmux"
+    if env.get("STY"):
+        return "screen"
+    cur = pid
+    for _ in range(12):
+        cur = _ppid(cur)
+        if not cur or cur <= 1:
+            break
+        comm = (_comm(cur) or "").lower()
+        if comm.startswith("tmux"):
+            return "tmux"
+        if comm.startswith("screen"):
+            return "screen"
+    status = _read_text("/proc/%d/status" % pid) or ""
+    m = re.search(r"^SigIgn:\s*([0-9a-fA-F]+)", status, re.M)
+    if m and int(m.group(1), 16) & 1:  # SIGHUP (bit 0) ignored: nohup
+        return "nohup"
+    return None
+
+
+def launch_facts(pid):
+    # type: (int) -> Dict[str, Any]
+    env = {}
+    raw = _read_text("/proc/%d/environ" % pid)
+    if raw:
+        for item in raw.split("\0"):
+            k, sep, v = item.partition("=")
+            if sep and k in _SERVER_ENV:
+                env[k] = v
+    d = {"ppid": _ppid(pid), "exe": _readlink("/proc/%d/exe" % pid), "cwd": _readlink("/proc/%d/cwd" % pid),
+         "log_file": _log_file(pid), "supervisor": _supervisor(pid, env),
+         "env": env if raw is not None else None}
+    d.update(cgroup_facts(_read_text("/proc/%d/cgroup" % pid)))
+    return d
+
+
+def server_view(args, launch):
+    # type: (List[str], Dict[str, Any]) -> Dict[str, Any]
+    """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
+    exe = args[0] if args else None
+    if exe and "python" not in os.path.basename(exe) and launch.get("exe") and \
+            "python" in os.path.basename(launch["exe"]):
+        exe = launch["exe"]
+    if exe and not os.path.isabs(exe):
+        exe = launch.get("exe") or shutil.which(exe)
+    view = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None}
+    if not exe or launch.get("container_id"):
+        view["error"] = "the server runs in a container: its interpreter is not visible from the host" \
+            if launch.get("container_id") else "the server's interpreter is unknown"
+        return view
+    senv = launch.get("env") or {}
+    child_env = dict(os.environ)
+    for k in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
+        child_env.pop(k, None)
+        if senv.get(k):
+            child_env[k] = senv[k]
+    try:
+        p = subprocess.run([exe, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           universal_newlines=True, env=child_env, cwd=launch.get("cwd") or None)
+        facts = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as e:
+        facts, view["error"] = None, "cannot run %s: %s" % (exe, e)
+    if facts is None:
+        view["error"] = view["error"] or "cannot run %s" % exe
+        return view
+    view["triton"] = (facts.get("triton") or {}).get("version")
+    sg = (facts.get("sglang") or {}).get("path")
+    if senv.get("SGLANG_MOE_CONFIG_DIR"):
+        view["config_root"] = os.path.join(senv["SGLANG_MOE_CONFIG_DIR"], "configs")
+        view["config_root_source"] = "SGLANG_MOE_CONFIG_DIR"
+    elif sg:
+        cands = [os.path.join(sg, *parts, "configs") for parts in SGLANG_CONFIG_DIRS]
+        view["config_root"] = next((c for c in cands if os.path.isdir(c)), cands[0] if os.path.isdir(
+            os.path.dirname(cands[0])) else cands[1])
+        view["config_root_source"] = "module"
+    elif (facts.get("vllm") or {}).get("path"):
+        view["config_root"] = os.path.join(facts["vllm"]["path"], *VLLM_CONFIG_DIR)
+        view["config_root_source"] = "module"
+    return view
+
+
 def server_processes():
     # type: () -> List[Dict[str, Any]]
     out = []
@@ -328,6 +482,8 @@ def server_processes():
         seen_models.add(key)
         entry = {"pid": pid, "framework": fw, "cmdline": args, "model": model, "tp": tp,
                  "model_config_path": None, "moe": None, "suggested_spec": None, "error": None}
+        entry["launch"] = launch_facts(pid)
+        entry["server_view"] = server_view(args, entry["launch"])
         cfg_path = find_model_config(model)
         entry["model_config_path"] = cfg_path
         if cfg_path:

@@ -188,6 +188,13 @@ class Run(object):
                         else "its built-in heuristic", "" if not default_source.get("note") else
                         " (%s)" % default_source["note"])})
 
+        down_src = (default_source or {}).get("down") or {}
+        if ops == ("both",) and down_src.get("kind") == "file":
+            ev.emit({"type": "log", "level": "warning", "message": "%s also reads %s for the down GEMM, which a "
+                     "single (ops \"up\") file does not replace: these timings use the up config for both "
+                     "GEMMs; tune with ops \"up+down\" to account for it"
+                     % (default_source.get("framework"), down_src.get("path") or down_src.get("file_name"))})
+
         state = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
                  "from_journal": len(journal),
                  "best": {}}  # type: Dict[str, Any]

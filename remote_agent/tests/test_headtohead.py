@@ -223,6 +223,23 @@ class WholeRuns(RunCase):
             again, _ = configjson.parse_config_text(f.read())
         self.assertEqual(again, first)
 
+    def test_single_file_run_warns_about_an_existing_down_file(self):
+        up = os.path.join(self.tmp, "cfg.json")
+        entries = {1: KernelConfig(16, 64, 64, 1, 4, 2), 64: KernelConfig(16, 64, 64, 1, 4, 2),
+                   512: KernelConfig(64, 64, 64, 1, 4, 2)}
+        for path in (up, os.path.join(self.tmp, "cfg_down.json")):
+            with open(path, "w") as f:
+                f.write(configjson.format_config_text(entries))
+        r = self.run_agent("tune", self.write_spec(small_spec()), "--foreground", "--new",
+                           env={"MOETUNE_SYNTHETIC_DEFAULT_FILE": up})
+        self.assertEqual(r.rc, 0, r.stderr)
+        warn = [e["message"] for e in r.of("log") if "for the down GEMM" in e["message"]]
+        self.assertEqual(len(warn), 1)
+        self.assertIn("cfg_down.json", warn[0])
+        r2 = self.run_agent("tune", self.write_spec(small_spec(ops="up+down"), "ud.json"), "--foreground", "--new",
+                            env={"MOETUNE_SYNTHETIC_DEFAULT_FILE": up})
+        self.assertEqual([e for e in r2.of("log") if "for the down GEMM" in e["message"]], [])
+
     def test_bad_existing_file_is_replaced_where_tuned_wins(self):
         bad = os.path.join(self.tmp, "bad.json")
         with open(bad, "w") as f:

@@ -124,6 +124,15 @@ class Sglang(InstallCase):
         self.assertEqual(r.one("error")["code"], "invalid_config")
         self.assertIn("BLOCK_SIZE_N", r.one("error")["message"])
 
+    def test_duplicate_batch_size_refused(self):
+        bad = os.path.join(self.tmp, NAME)
+        one = json.dumps(KernelConfig(16, 64, 64, 1, 4, 3).as_dict())
+        with open(bad, "w") as f:
+            f.write('{"1": %s, "64": %s, "1": %s}' % (one, one, one))
+        r = self.run_agent("install-config", bad, "--framework", "sglang", "--root", os.path.join(self.tmp, "r"))
+        self.assertEqual(r.one("error")["code"], "invalid_config")
+        self.assertIn("'1' appears twice", r.one("error")["message"])
+
     def test_sglang_moe_config_dir(self):
         d = os.path.join(self.tmp, "my configs")
         r = self.run_agent("install-config", self.result_file(), "--framework", "sglang",
@@ -416,6 +425,16 @@ class Vllm(InstallCase):
         r = self.run_agent("install-config", self.result_file(), "--framework", "vllm", "--root", d)
         with open(r.one("installed")["target"]) as f:
             self.assertEqual(f.read(), self.expected_text(64, "vllm"))
+
+    def test_int8_w8a8_file_gets_vllms_name(self):
+        d = os.path.join(self.tmp, "vl8")
+        os.makedirs(d)
+        src = os.path.join(self.tmp, "E=8,N=7168,device_name=NVIDIA_A100-SXM4-80GB,dtype=int8_w8a8.json")
+        with open(src, "w") as f:
+            f.write(self.expected_text(64))
+        r = self.run_agent("install-config", src, "--framework", "vllm", "--root", d)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(os.listdir(d), ["E=8,N=7168,device_name=NVIDIA_A100-SXM4-80GB.json"])   # vLLM's lookup
 
     def test_down_file_refused(self):
         src = os.path.join(self.tmp, "E=128,N=768,device_name=NVIDIA_H200_down.json")

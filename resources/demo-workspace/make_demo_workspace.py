@@ -132,8 +132,30 @@ def main():
     exh = [measurement(r) for r in d["exhaustive"]["measurements"]] + h2h(exh_sizes, "exhaustive")
     run(d, "20261129-qwen3-h200-exhaustive", "Qwen3-30B-A3B TP1 on H200: exhaustive, 5 sizes", "exhaustive",
         exh_sizes, exh, round(d["exhaustive"]["wall_s"], 3), "exh_cfg", "exh_us")
+    # The agent's own result.json of a real run through SGLang main's kernel (issue 9), copied unchanged.
+    server_src = os.path.join(ROOT, "remote_agent", "bench", "results", "issue9_server_up_result.json")
+    with open(server_src) as f:
+        server = json.load(f)
+    folder = os.path.join(HERE, "20261201-sglang-h200-server")
+    os.makedirs(folder, exist_ok=True)
+    with open(server_src, "rb") as f, open(os.path.join(folder, "result.json"), "wb") as out:
+        out.write(f.read())
+    write(folder, "spec.json", {"framework": server["framework"], "E": 128, "N": 768, "K": 2048, "topk": 8,
+                                "dtype": None, "block_shape": None, "per_channel_quant": False, "ops": "up",
+                                "batch_sizes": server["batch_sizes"], "strategy": server["strategy"],
+                                "gpus": server["gpus"], "time_budget_s": None, "backend": "server", "python": None,
+                                "routing_file": None, "space": {}})
+    write(folder, "run.json", {
+        "format": "moetune-run", "version": 1, "run_id": server["run_id"], "host": "nvidia-h200 (a lent GPU machine)",
+        "title": "Qwen3-30B-A3B TP1 on H200: SGLang's own kernel vs its shipped config (18 sizes)",
+        "source": "remote_agent/bench/results/issue9_server_up_result.json",
+        "note": "The agent's own result.json, copied unchanged: a real run on one NVIDIA H200 (Triton 3.6.0) "
+                "through SGLang main's fused-MoE kernel (backend 'server'), where 'default' is the config file "
+                "SGLang already ships for this shape, so the speedups are against an already tuned file (see "
+                "remote_agent/bench/RESULTS.md, issue 9). The run's events were not kept.",
+        "simulated": False})
     write(HERE, "workspace.json", {"format": "moetune-workspace", "version": 1,
-                                   "name": "Demo: a real H200 sweep (Qwen3-30B-A3B)"})
+                                   "name": "Demo: real H200 sweeps (Qwen3-30B-A3B)"})
 
 
 if __name__ == "__main__":

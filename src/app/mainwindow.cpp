@@ -5,10 +5,11 @@
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
+#include "app/results/resultspage.h"
 #include "remote/hostsession.h"
 
-#include "core/tuning/tuningtarget.h"
 #include "core/tuning/tunespec.h"
+#include "core/tuning/tuningtarget.h"
 
 #include "core/util/version.h"
 
@@ -29,6 +30,7 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 
 using namespace Qt::StringLiterals;
 
@@ -101,7 +103,13 @@ MainWindow::MainWindow(QWidget *parent)
     // Diagnose -> Tune: "Tune this" on a target.
     connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
 
+    auto *resultsPage = new ResultsPage(this);
+    addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
+    connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
+
     createMenus();
+    // The declared minimum: every page shows its key facts whole down to this size.
+    setMinimumSize(minimumWindowSize);
     statusBar()->showMessage(tr("Ready"), 2000);
     restoreSettings();
 }
@@ -273,6 +281,9 @@ void MainWindow::openLogDialog() {
 }
 
 void MainWindow::openInitial(const QString &logPath) {
+    // The Results page shows its last workspace, or on first start the demo workspace beside the demo log.
+    if (auto *results = findChild<ResultsPage *>())
+        results->openInitial();
     if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
         return;
     // Nothing else to show: the demo tells a first-time user what the app does.

@@ -2,6 +2,7 @@
 
 #include <QIcon>
 #include <QMainWindow>
+#include <QSize>
 #include <QStringList>
 
 class QListWidget;
@@ -22,6 +23,8 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     static constexpr int maxRecentFiles = 10;
+    // The smallest window the pages are laid out for (nothing important cut off down to it).
+    static constexpr QSize minimumWindowSize{1024, 640};
 
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;

@@ -7,10 +7,10 @@
 
 namespace moetune {
 
-void ChartRender::render(QChart *chart, QPainter *painter, const QRectF &target) {
+void ChartRender::render(QChart *chart, QPainter *painter, const QRectF &target, const QSizeF &layoutSize) {
     const QRectF old = chart->geometry();
-    // Lay out in the target's own units so fonts keep their size relative to the page.
-    chart->resize(target.size());
+    const QSizeF size = layoutSize.isEmpty() ? target.size() : layoutSize;
+    chart->resize(size);
     chart->setPos(0, 0);
     QGraphicsScene *scene = chart->scene();
     QGraphicsScene own;
@@ -21,7 +21,7 @@ void ChartRender::render(QChart *chart, QPainter *painter, const QRectF &target)
     // Layout happens on the next event otherwise; force it so axes and labels are placed now.
     if (chart->layout())
         chart->layout()->activate();
-    scene->render(painter, target, QRectF(QPointF(0, 0), target.size()), Qt::IgnoreAspectRatio);
+    scene->render(painter, target, QRectF(QPointF(0, 0), size), Qt::IgnoreAspectRatio);
     if (scene == &own)
         own.removeItem(chart);
     chart->setGeometry(old);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QRectF>
+#include <QSizeF>
 
 QT_BEGIN_NAMESPACE
 class QChart;
@@ -10,10 +11,11 @@ QT_END_NAMESPACE
 namespace moetune {
 
 // Renders a chart into any painter (a QPdfWriter's too) as vector drawing: the chart is laid out at
-// the target size for the call and put back afterwards, so the on-screen view is unchanged.
+// layoutSize (default: the target's size) for the call, scaled into target, and put back afterwards,
+// so the on-screen view is unchanged. A screen-like layoutSize keeps fonts legible on a 1200 dpi page.
 class ChartRender {
 public:
-    static void render(QChart *chart, QPainter *painter, const QRectF &target);
+    static void render(QChart *chart, QPainter *painter, const QRectF &target, const QSizeF &layoutSize = {});
 };
 
 } // namespace moetune

@@ -8,7 +8,10 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QGraphicsEllipseItem>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QScatterSeries>
@@ -28,7 +31,12 @@ LandscapeChart::LandscapeChart(QWidget *parent)
     , m_view(new QChartView(this))
     , m_chart(new QChart())
     , m_item(new LandscapePointsItem(m_chart))
-    , m_hoverLabel(new QLabel(this)) {
+    , m_hoverLabel(new QLabel(this))
+    , m_highlight(new QGraphicsEllipseItem(-8, -8, 16, 16, m_chart)) {
+    m_highlight->setPen(QPen(Qt::black, 2));
+    m_highlight->setBrush(Qt::NoBrush);
+    m_highlight->setZValue(30);
+    m_highlight->hide();
     setObjectName(u"landscapeChart"_s);
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->legend()->setAlignment(Qt::AlignRight);
@@ -60,6 +68,8 @@ LandscapeChart::LandscapeChart(QWidget *parent)
             }
         }
         m_item->setMapping(area, x0, x1, y0, y1);
+        if (m_hovered >= 0)
+            m_highlight->setPos(m_item->position(m_hovered));
     });
 }
 
@@ -97,7 +107,8 @@ void LandscapeChart::setColorBy(Parameter parameter) {
 void LandscapeChart::rebuild() {
     m_hovered = -1;
     m_chart->removeAllSeries();
-    m_winner = m_default = m_highlight = nullptr;
+    m_winner = m_default = nullptr;
+    m_highlight->hide();
     const auto oldAxes = m_chart->axes();
     for (auto *a : oldAxes) {
         m_chart->removeAxis(a);
@@ -173,7 +184,8 @@ void LandscapeChart::rebuild() {
         xAxis = axis;
     }
     auto *yAxis = new QLogValueAxis();
-    yAxis->setBase(10);
+    // Base 2 labels a narrow latency range (one config space spans ~2-5x) with more than one tick.
+    yAxis->setBase(hi / lo > 20 ? 10 : 2);
     yAxis->setLabelFormat(u"%g"_s);
     yAxis->setMinorTickCount(8);
     const double y0 = lo / 1.08, y1 = hi * 1.08;
@@ -211,7 +223,6 @@ void LandscapeChart::rebuild() {
     m_winner = marker(tr("winner"), QScatterSeries::MarkerShapeStar, QColor(0x2c, 0xa0, 0x2c), Qt::black, 18);
     m_default = marker(tr("default config"), QScatterSeries::MarkerShapeRectangle,
                        ChartStyle::defaultConfig(), Qt::black, 12);
-    m_highlight = marker(tr("hovered"), QScatterSeries::MarkerShapeCircle, Qt::transparent, Qt::black, 16);
     for (qsizetype i = 0; i < m_points.size(); ++i) {
         if (m_points.at(i).winner)
             m_winner->append(values.at(i));
@@ -266,11 +277,10 @@ int LandscapeChart::hoverAt(const QPoint &pos) {
     if (i == m_hovered)
         return i;
     m_hovered = i;
-    if (m_highlight) {
-        m_highlight->clear();
-        if (i >= 0)
-            m_highlight->append(m_chart->mapToValue(m_item->position(i), m_highlight));
-    }
+    // A plain graphics item, not a chart series: moving it repaints a few pixels, not the chart.
+    if (i >= 0)
+        m_highlight->setPos(m_item->position(i));
+    m_highlight->setVisible(i >= 0);
     const QString text = i >= 0 ? describe(m_points.at(i), m_rank.at(i), int(m_points.size()))
                                 : tr("Hover a point to see its config.");
     m_hoverLabel->setText(text);
@@ -290,8 +300,10 @@ bool LandscapeChart::eventFilter(QObject *watched, QEvent *event) {
     return QWidget::eventFilter(watched, event);
 }
 
-void LandscapeChart::renderTo(QPainter *painter, const QRectF &rect) {
-    ChartRender::render(m_chart, painter, rect);
+void LandscapeChart::renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize) {
+    m_item->setCached(false);
+    ChartRender::render(m_chart, painter, rect, layoutSize);
+    m_item->setCached(true);
 }
 
 } // namespace moetune

@@ -10,6 +10,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QGraphicsEllipseItem;
 class QLabel;
 class QPainter;
 class QScatterSeries;
@@ -48,7 +49,7 @@ public:
     // Where point i is drawn, in this widget's coordinates (tests move the mouse there).
     QPoint pointPosition(int i) const;
 
-    void renderTo(QPainter *painter, const QRectF &rect);
+    void renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize = {});
     QChart *chart() const;
 
     static QString describe(const LandscapePoint &p, int rank, int count);
@@ -68,7 +69,7 @@ private:
     QLabel *m_hoverLabel;
     QScatterSeries *m_winner = nullptr;
     QScatterSeries *m_default = nullptr;
-    QScatterSeries *m_highlight = nullptr;
+    QGraphicsEllipseItem *m_highlight;
     QList<LandscapePoint> m_points;
     QList<int> m_rank; // rank of each point by latency (0 = fastest)
     QString m_title;

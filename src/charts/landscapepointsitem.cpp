@@ -9,6 +9,8 @@ namespace moetune {
 LandscapePointsItem::LandscapePointsItem(QGraphicsItem *parent)
     : QGraphicsItem(parent) {
     setZValue(5); // above the grid, below the winner/default markers
+    // Hover repaints a few pixels around the highlight; the points come from a cached pixmap then.
+    setCacheMode(QGraphicsItem::DeviceCoordinateCache);
 }
 
 void LandscapePointsItem::setData(const QList<QPointF> &values, const QList<int> &colour,
@@ -87,7 +89,8 @@ QRectF LandscapePointsItem::boundingRect() const {
 void LandscapePointsItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
     painter->save();
     painter->setClipRect(m_plot.adjusted(-3, -3, 3, 3));
-    const double size = m_values.size() > 5000 ? 3.0 : (m_values.size() > 500 ? 4.5 : 6.0);
+    const double size =
+        m_values.size() > 5000 ? 3.0 : (m_values.size() > 500 ? 4.5 : (m_values.size() > 100 ? 6.0 : 8.0));
     for (qsizetype c = 0; c < m_byColour.size(); ++c) {
         if (m_byColour.at(c).isEmpty())
             continue;

@@ -22,6 +22,9 @@ public:
     int nearest(const QPointF &chartPos, double radius) const;
     QPointF position(int i) const { return m_pixels.at(i); }
 
+    // Vector output (the PDF) must not come from the on-screen pixmap cache.
+    void setCached(bool cached) { setCacheMode(cached ? DeviceCoordinateCache : NoCache); }
+
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 

@@ -59,14 +59,14 @@ void LatencyChart::setResult(const SweepResult &result) {
     tp.setWidthF(2.5);
     tuned->setPen(tp);
     tuned->setPointsVisible(true);
-    tuned->setMarkerSize(7);
+    tuned->setMarkerSize(5);
     auto *dflt = new QLineSeries();
     dflt->setName(tr("default config"));
     QPen dp(ChartStyle::defaultConfig());
     dp.setWidthF(2);
     dflt->setPen(dp);
     dflt->setPointsVisible(true);
-    dflt->setMarkerSize(6);
+    dflt->setMarkerSize(4);
     auto *floor = new QLineSeries();
     floor->setName(tr("HBM floor"));
     QPen fp(ChartStyle::floor());
@@ -116,7 +116,7 @@ void LatencyChart::setResult(const SweepResult &result) {
     y->setBase(10);
     y->setLabelFormat(u"%g"_s);
     y->setMinorTickCount(8);
-    y->setTitleText(tr("latency per MoE call (µs, log scale)"));
+    y->setTitleText(tr("µs per MoE call (log)"));
     if (hi > 0)
         y->setRange(std::pow(10.0, std::floor(std::log10(lo * 0.9))),
                     std::pow(10.0, std::ceil(std::log10(hi * 1.25))));
@@ -147,8 +147,8 @@ void LatencyChart::placeLabels() {
     }
 }
 
-void LatencyChart::renderTo(QPainter *painter, const QRectF &rect) {
-    ChartRender::render(m_chart, painter, rect);
+void LatencyChart::renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize) {
+    ChartRender::render(m_chart, painter, rect, layoutSize);
 }
 
 QStringList LatencyChart::speedupLabels() const {

@@ -30,7 +30,7 @@ public:
     void clear();
     // Draws the chart into rect of painter (vector output on a QPdfWriter); the chart is laid out
     // for rect's size while drawing and restored after.
-    void renderTo(QPainter *painter, const QRectF &rect);
+    void renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize = {});
 
     QChart *chart() const;
     QStringList speedupLabels() const; // as drawn, in batch size order ("1.40x")

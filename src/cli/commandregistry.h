@@ -2,6 +2,8 @@
 
 #include "cli/command.h"
 
+#include <QCoreApplication>
+
 #include <functional>
 #include <memory>
 #include <vector>
@@ -18,6 +20,13 @@ public:
     // Every registered command, sorted by name.
     static std::vector<std::unique_ptr<Command>> all();
     static std::unique_ptr<Command> find(const QString &name);
+
+    // The kind of application `moetune-cli ARGS` needs, decided from the raw arguments before any
+    // application object exists: the command's own kind; Core for help, --version and unknown commands.
+    static ApplicationKind applicationKindFor(int argc, char **argv);
+    // Creates that application. GuiOffscreen forces the offscreen platform whatever QT_QPA_PLATFORM
+    // says, so a report renders the same with or without a display.
+    static std::unique_ptr<QCoreApplication> createApplication(ApplicationKind kind, int &argc, char **argv);
 
     // Helper whose constructor registers T; use through MOETUNE_REGISTER_COMMAND.
     template <typename T>

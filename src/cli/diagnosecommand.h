@@ -9,6 +9,7 @@ class DiagnoseCommand : public Command {
 public:
     QString name() const override;
     QString summary() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
     int run(const QStringList &args) override;
 };
 

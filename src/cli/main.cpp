@@ -28,7 +28,9 @@ QString usage() {
 } // namespace
 
 int main(int argc, char **argv) {
-    QCoreApplication app(argc, argv);
+    // diagnose must stay a plain core application; a report needs a GUI one (offscreen): the command says.
+    const auto app =
+        CommandRegistry::createApplication(CommandRegistry::applicationKindFor(argc, argv), argc, argv);
     // The same names as the app, so both read the user's rule files from one config folder.
     QCoreApplication::setOrganizationName(u"moetune"_s);
     QCoreApplication::setApplicationName(u"moetune"_s);

@@ -11,6 +11,7 @@ class ProbeCommand : public Command {
 public:
     QString name() const override;
     QString summary() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
     int run(const QStringList &args) override;
 
     static QString renderText(const HostProbe &probe);

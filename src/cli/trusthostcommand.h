@@ -10,6 +10,7 @@ class TrustHostCommand : public Command {
 public:
     QString name() const override;
     QString summary() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
     int run(const QStringList &args) override;
 };
 

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -30,6 +31,7 @@ struct AgentClient::Command {
     QStringList stderrTail;
     bool cancelled = false;
     bool launched = false;
+    bool sawRunStarted = false;
     std::function<void(const JobResult &)> onTransportDone; // internal steps (deploy, stat)
 };
 
@@ -110,6 +112,35 @@ void AgentClient::launch(JobId id) {
     m_byTransport.insert(c->transportJob, id);
 }
 
+JobId AgentClient::internalJob(JobId transportJob, std::function<void(const JobResult &)> done) {
+    auto c = std::make_shared<Command>();
+    c->kind = Command::Kind::Deploy;
+    c->id = m_nextId++;
+    c->transportJob = transportJob;
+    c->onTransportDone = std::move(done);
+    m_commands.insert(c->id, c);
+    m_byTransport.insert(transportJob, c->id);
+    return c->id;
+}
+
+void AgentClient::internalExec(const QString &command,
+                               std::function<void(const JobResult &, const QByteArray &stdoutData)> done) {
+    ExecRequest req(command);
+    req.rawStdout = true;
+    const JobId tid = m_transport->exec(req);
+    // stdout of internal steps arrives as stdoutData; collect it here rather than through the parser
+    auto out = std::make_shared<QByteArray>();
+    auto conn = std::make_shared<QMetaObject::Connection>();
+    *conn = connect(m_transport, &Transport::stdoutData, this, [tid, out](JobId j, const QByteArray &d) {
+        if (j == tid)
+            out->append(d);
+    });
+    internalJob(tid, [this, conn, out, done = std::move(done)](const JobResult &r) {
+        disconnect(*conn);
+        done(r, *out);
+    });
+}
+
 void AgentClient::ensureDeployed(std::function<void(const QString &)> then) {
     if (m_deploy == Deploy::Done)
         return QTimer::singleShot(0, this, [then] { then(QString()); });
@@ -132,46 +163,44 @@ void AgentClient::ensureDeployed(std::function<void(const QString &)> then) {
     hash.addData(&f);
     const QByteArray localSha = hash.result().toHex();
     const QString remote = remoteAgentPath(m_version);
-    ExecRequest check;
-    check.command = u"mkdir -p \"$HOME\"/.cache/moetune && { sha256sum < %1 2>/dev/null || true; }"_s.arg(
-        shellQuotePath(remote));
-    check.rawStdout = true;
-    auto deployCmd = std::make_shared<Command>();
-    deployCmd->kind = Command::Kind::Deploy;
-    deployCmd->id = m_nextId++;
-    auto out = std::make_shared<QByteArray>();
-    const JobId tid = m_transport->exec(check);
-    deployCmd->transportJob = tid;
-    m_commands.insert(deployCmd->id, deployCmd);
-    m_byTransport.insert(tid, deployCmd->id);
-    // stdout of the check arrives as stdoutData; collect it here rather than through the parser
-    auto conn = std::make_shared<QMetaObject::Connection>();
-    *conn = connect(m_transport, &Transport::stdoutData, this, [tid, out](JobId j, const QByteArray &d) {
-        if (j == tid)
-            out->append(d);
-    });
-    deployCmd->onTransportDone = [this, done, out, conn, localSha, remote,
-                                  deployId = deployCmd->id](const JobResult &r) {
-        disconnect(*conn);
+    const QString check =
+        u"mkdir -p \"$HOME\"/.cache/moetune && { sha256sum < %1 2>/dev/null || true; }"_s.arg(
+            shellQuotePath(remote));
+    internalExec(check, [this, done, localSha, remote](const JobResult &r, const QByteArray &out) {
         if (!r.ok())
             return done(u"Cannot check the agent on %1: %2"_s.arg(m_transport->hostLabel(), r.error));
-        if (out->left(64) == localSha)
+        if (out.left(64) == localSha)
             return done(QString());
-        const JobId up = m_transport->replaceFile(m_localAgent, remote);
-        auto upCmd = std::make_shared<Command>();
-        upCmd->kind = Command::Kind::Deploy;
-        upCmd->id = m_nextId++;
-        upCmd->transportJob = up;
-        upCmd->onTransportDone = [this, done, remote](const JobResult &ur) {
+        // Another client may deploy at the same moment: each uploads to its own name, and only a file whose
+        // bytes on disk hash to ours is moved into place (a shared "<file>.part" could be interleaved).
+        const QString tmp = remote + u".%1.tmp"_s.arg(QString::fromLatin1(
+                                         QByteArray::number(QRandomGenerator::global()->generate64(), 16)));
+        internalJob(m_transport->upload(m_localAgent, tmp), [this, done, localSha, remote,
+                                                             tmp](const JobResult &ur) {
             if (!ur.ok())
                 return done(u"Cannot upload the agent to %1:%2: %3"_s.arg(m_transport->hostLabel(), remote,
                                                                           ur.error));
-            done(QString());
-        };
-        m_commands.insert(upCmd->id, upCmd);
-        m_byTransport.insert(up, upCmd->id);
-        Q_UNUSED(deployId)
-    };
+            const QString place =
+                u"h=$(sha256sum < %1 | cut -c1-64); if [ \"$h\" = %2 ]; then mv -f -- %1 %3; else rm -f -- "
+                u"%1; "
+                u"echo \"$h\"; exit 3; fi"_s.arg(shellQuotePath(tmp), QString::fromLatin1(localSha),
+                                                 shellQuotePath(remote));
+            internalExec(place, [this, done, remote](const JobResult &pr, const QByteArray &got) {
+                if (!pr.ok())
+                    return done(u"Cannot move the agent into place on %1: %2"_s.arg(m_transport->hostLabel(),
+                                                                                    pr.error));
+                if (pr.exitStatus == 3)
+                    return done(
+                        u"The agent uploaded to %1:%2 was damaged on the way (its SHA-256 on the host is "
+                        u"%3); nothing was run. Try again."_s.arg(m_transport->hostLabel(), remote,
+                                                                  QString::fromLatin1(got.trimmed())));
+                if (pr.exitStatus != 0)
+                    return done(u"Cannot move the agent into place on %1 (exit status %2)."_s.arg(
+                        m_transport->hostLabel(), QString::number(pr.exitStatus)));
+                done(QString());
+            });
+        });
+    });
 }
 
 JobId AgentClient::deploy() {
@@ -324,6 +353,7 @@ void AgentClient::handleEvents(Command &c, const QList<AgentEvent> &events) {
                 emit probed(c.id, *p);
             }
         } else if (e.type == u"run_started") {
+            c.sawRunStarted = true;
             emit runStarted(c.id, e.object.value("run_id"_L1).toString(), e.object);
         } else if (e.type == u"error") {
             if (c.agentError.isEmpty())
@@ -331,6 +361,9 @@ void AgentClient::handleEvents(Command &c, const QList<AgentEvent> &events) {
         } else if (e.type == u"done") {
             // a run's own done (attach) and the command's done look alike; the last one wins
             c.doneStatus = e.object.value("status"_L1).toString();
+            // tune/resume of a run still starting: it exists and goes on, so its id is news like run_started
+            if (c.doneStatus == u"detached" && !c.sawRunStarted && e.object.contains("run_id"_L1))
+                emit runStarted(c.id, e.object.value("run_id"_L1).toString(), e.object);
         }
     }
 }
@@ -349,6 +382,9 @@ void AgentClient::onTransportFinished(JobId tid, const JobResult &r) {
         handleEvents(*c, c->parser.finish());
     if (c->cancelled)
         return finishCommand(id, false, u"Cancelled."_s, u"cancelled"_s);
+    // We stopped it ourselves over a version mismatch: that is the error, not the cancel it caused.
+    if (!c->protocolError.isEmpty() && c->kind == Command::Kind::Agent)
+        return finishCommand(id, false, c->protocolError, c->doneStatus);
     if (!r.error.isEmpty())
         return finishCommand(id, false, r.error, c->doneStatus);
     if (c->kind != Command::Kind::Agent) {

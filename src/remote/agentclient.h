@@ -36,9 +36,11 @@ public:
     void setAgentHome(const QString &remoteDir); // --home for tune (tests); "" = agent default
     Transport *transport() const { return m_transport; }
 
-    JobId deploy();                        // checksum, upload only if different; finishes like any command
-    JobId probe();                         // -> probed()
-    JobId startTune(const TuneSpec &spec); // detached: -> runStarted(), done{status:"detached"}
+    JobId deploy(); // checksum, upload only if different; finishes like any command
+    JobId probe();  // -> probed()
+    // detached: -> runStarted(), done{status:"detached"}. A run still starting after the agent's wait
+    // (done{detached, starting:true}) also gives runStarted() with that done event: it exists, attach to it.
+    JobId startTune(const TuneSpec &spec);
     JobId attach(const QString &runId, qint64 fromSeq = 0); // events from seq, following until done
     JobId cancelRun(const QString &runId);
     JobId listRuns();
@@ -69,6 +71,10 @@ private:
     JobId startCommand(const QStringList &argv, std::function<void(Command &)> setup = {});
     void launch(JobId id);
     void ensureDeployed(std::function<void(const QString &error)> then);
+    // Internal steps (deploy): a transport job whose end calls done instead of ending an agent command.
+    JobId internalJob(JobId transportJob, std::function<void(const JobResult &)> done);
+    void internalExec(const QString &command,
+                      std::function<void(const JobResult &, const QByteArray &stdoutData)> done);
     void onStdoutData(JobId tid, const QByteArray &data);
     void onStderrLines(JobId tid, const QStringList &lines);
     void onTransportFinished(JobId tid, const JobResult &r);

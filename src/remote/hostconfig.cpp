@@ -55,6 +55,8 @@ QJsonObject HostConfig::toJson() const {
     o.insert("stopCommand"_L1, stopCommand);
     o.insert("startCommand"_L1, startCommand);
     o.insert("rememberPassword"_L1, rememberPassword);
+    if (serverProfile.isSet())
+        o.insert("serverProfile"_L1, serverProfile.toJson());
     return o;
 }
 
@@ -80,6 +82,7 @@ HostConfig HostConfig::fromJson(const QJsonObject &o) {
     h.stopCommand = o.value("stopCommand"_L1).toString();
     h.startCommand = o.value("startCommand"_L1).toString();
     h.rememberPassword = o.value("rememberPassword"_L1).toBool();
+    h.serverProfile = ServerProfile::fromJson(o.value("serverProfile"_L1).toObject());
     return h;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/server/serverprofile.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -31,6 +33,7 @@ struct HostConfig {
     LogSource logSource;
     QString stopCommand; // optional, run only on explicit user action
     QString startCommand;
+    ServerProfile serverProfile;   // how its server runs (stop/start/log/readiness), see core/server
     bool rememberPassword = false; // keyring only, and only when built with qtkeychain
 
     // The one name of the host in every window, message and report: "Local machine", else the alias.

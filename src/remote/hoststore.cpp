@@ -273,6 +273,7 @@ QList<HostConfig> HostStore::hosts() const {
             h.logSource = s.logSource;
             h.stopCommand = s.stopCommand;
             h.startCommand = s.startCommand;
+            h.serverProfile = s.serverProfile;
             h.rememberPassword = s.rememberPassword;
         }
         out.append(h);

@@ -2,6 +2,7 @@
 
 #include "remote/knownhosts.h"
 #include "remote/sshoptions.h"
+#include "remote/sshtransport.h"
 #include "remote/transport.h"
 
 #include <QAtomicInt>
@@ -53,7 +54,8 @@ public:
 signals:
     void stateChanged(moetune::Transport::State state, const QString &message);
     void hostKeyUnknown(const QString &keyType, const QString &fingerprint);
-    void secretRequested(int kind, const QStringList &prompts, const QString &instruction);
+    void secretRequested(moetune::SshTransport::SecretKind kind, const QStringList &prompts,
+                         const QString &instruction);
     void stdoutLines(moetune::JobId id, const QStringList &lines);
     void stderrLines(moetune::JobId id, const QStringList &lines);
     void stdoutData(moetune::JobId id, const QByteArray &data);

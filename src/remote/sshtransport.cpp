@@ -15,6 +15,7 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
     , m_options(options) {
     qRegisterMetaType<moetune::JobResult>();
     qRegisterMetaType<moetune::SshJob>();
+    qRegisterMetaType<moetune::SshTransport::SecretKind>(); // crosses the worker thread as the enum
     m_thread.setObjectName(u"ssh:"_s + options.host.alias);
     m_session = new SshSession(options, m_undelivered);
     m_session->moveToThread(&m_thread);
@@ -22,10 +23,7 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
 
     connect(m_session, &SshSession::stateChanged, this, &SshTransport::onWorkerState);
     connect(m_session, &SshSession::hostKeyUnknown, this, &SshTransport::hostKeyUnknown);
-    connect(m_session, &SshSession::secretRequested, this,
-            [this](int kind, const QStringList &prompts, const QString &instruction) {
-                emit secretRequested(SecretKind(kind), prompts, instruction);
-            });
+    connect(m_session, &SshSession::secretRequested, this, &SshTransport::secretRequested);
     // Each output batch is counted out by the worker and back in here once every receiver has seen it.
     connect(m_session, &SshSession::stdoutLines, this, [this](JobId id, const QStringList &lines) {
         emit stdoutLines(id, lines);

@@ -135,6 +135,14 @@ private slots:
         }
     }
 
+    // diagnose is a plain core application: it runs where a GUI one would abort (no display at all).
+    void diagnoseNeedsNoDisplay() {
+        const CliResult r = run({u"diagnose"_s, data(u"sglang-new.log"_s), u"--format"_s, u"json"_s}, {},
+                                {u"QT_QPA_PLATFORM=xcb"_s, u"DISPLAY="_s, u"WAYLAND_DISPLAY="_s});
+        QVERIFY2(r.exitCode == 1, r.err.constData());
+        QVERIFY(QJsonDocument::fromJson(r.out).isObject());
+    }
+
     void helpAndVersion() {
         const CliResult help = run({u"--help"_s});
         QVERIFY(help.out.contains("diagnose"));

@@ -43,8 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!matched || e->hosts.startsWith("|1|"))
             continue;
         for (const QByteArray &pattern : e->hosts.split(','))
-            FUZZ_CHECK(
-                !(pattern.startsWith('!') && KnownHostsEntry::globMatch(name, pattern.mid(1).toLower())));
+            FUZZ_CHECK(!(pattern.startsWith('!') && pattern.size() > 1 &&
+                         KnownHostsEntry::globMatch(name, pattern.mid(1).toLower())));
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "core/tuning/agentprotocolparser.h"
 #include "core/tuning/sweepresultbuilder.h"
 #include "core/tuning/workspace.h"
+#include "report/demoworkspace.h"
 
 #include <QChart>
 #include <QElapsedTimer>
@@ -26,8 +27,9 @@ using namespace moetune;
 
 namespace {
 
+// The compiled-in copy: read-only, so opening it writes no cache into the source tree.
 QString demoDir() {
-    return QStringLiteral(MOETUNE_SOURCE_DIR "/resources/demo-workspace");
+    return DemoWorkspace::path();
 }
 
 AgentEvent makeEvent(const QJsonObject &o) {

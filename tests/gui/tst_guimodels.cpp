@@ -1,8 +1,10 @@
 // Models of the Diagnose page under QAbstractItemModelTester, with Diagnosis values built from the real
 // core types (and, in fromDiagnoser, produced by the real Diagnoser).
 #include "app/diagnose/evidencemodel.h"
+#include "app/diagnose/findingsfiltermodel.h"
 #include "app/diagnose/findingsmodel.h"
 #include "app/diagnose/targetfieldsmodel.h"
+#include "app/widgets/banner.h"
 
 #include "core/diagnosis/diagnoser.h"
 
@@ -11,7 +13,9 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QIcon>
+#include <QLabel>
 #include <QTest>
+#include <QToolButton>
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
@@ -84,6 +88,9 @@ private slots:
     void targetFields();
     void fromDiagnoser_data();
     void fromDiagnoser();
+    void sameTitlesSayWhereTheyDiffer();
+    void findingsFilter();
+    void bannerCapsLongText();
 };
 
 void TestGuiModels::findingsModel_data() {
@@ -218,7 +225,8 @@ void TestGuiModels::targetFields() {
     QStringList flagged;
     for (int row = 0; row < model.rowCount(); ++row) {
         const QModelIndex value = model.index(row, TargetFieldsModel::ValueColumn);
-        QCOMPARE(value.data().toString(), model.value(value.data(TargetFieldsModel::KeyRole).toString()));
+        QCOMPARE(value.data(Qt::EditRole).toString(),
+                 model.value(value.data(TargetFieldsModel::KeyRole).toString()));
         if (value.data(TargetFieldsModel::ProblemRole).toBool())
             flagged << value.data(TargetFieldsModel::KeyRole).toString();
     }
@@ -263,6 +271,77 @@ void TestGuiModels::fromDiagnoser() {
         }
     }
     QVERIFY2(sawTarget, "the MoE finding must carry its parsed tuning target");
+}
+
+void TestGuiModels::sameTitlesSayWhereTheyDiffer() {
+    // Issue 12 point 8: three findings with the same words for different config roots name the root.
+    Diagnosis d;
+    TuningTarget a = sglangTarget();
+    TuningTarget b = sglangTarget();
+    b.configRoot = u"/srv/other-venv/sglang/configs"_s;
+    d.findings = {finding(u"moe-missing:a"_s, Severity::Warning, 1, {}, a),
+                  finding(u"moe-missing:b"_s, Severity::Warning, 1, {}, b),
+                  finding(u"moe-other:c"_s, Severity::Info, 1, {})};
+    d.findings[1].title = d.findings[0].title;
+    FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setDiagnosis(d);
+    const QString first = model.index(0, FindingsModel::TitleColumn).data().toString();
+    const QString second = model.index(1, FindingsModel::TitleColumn).data().toString();
+    QVERIFY(first != second);
+    QVERIFY2(first.contains(a.installFolder()), qPrintable(first));
+    QVERIFY2(second.contains(b.installFolder()), qPrintable(second));
+    // A title nobody else has stays as the core wrote it.
+    QCOMPARE(model.index(2, FindingsModel::TitleColumn).data().toString(), d.findings.at(2).title);
+}
+
+void TestGuiModels::findingsFilter() {
+    Diagnosis d;
+    d.findings = {finding(u"e:1"_s, Severity::Error, 1, {}), finding(u"w:1"_s, Severity::Warning, 1, {}),
+                  finding(u"i:1"_s, Severity::Info, 1, {}), finding(u"i:2"_s, Severity::Info, 1, {})};
+    FindingsModel model;
+    FindingsFilterModel filter;
+    filter.setSourceModel(&model);
+    QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setDiagnosis(d);
+    QCOMPARE(filter.rowCount(), 4);
+    filter.setSeverityShown(Severity::Info, false);
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setSeverityShown(Severity::Error, false);
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.index(0, 0).data(FindingsModel::FindingIdRole).toString(), u"w:1"_s);
+    filter.setSeverityShown(Severity::Info, true);
+    filter.setSeverityShown(Severity::Error, true);
+    QCOMPARE(filter.rowCount(), 4);
+}
+
+void TestGuiModels::bannerCapsLongText() {
+    // Issue 12 point 8: a summary of many lines shows the first ones and "Show all".
+    Banner banner;
+    banner.setMaximumLines(2);
+    banner.resize(400, 200);
+    banner.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&banner));
+    QString longText;
+    for (int i = 0; i < 12; ++i)
+        longText += u"Finding number %1 of a long summary that wraps over several lines. "_s.arg(i);
+    banner.showMessage(Banner::Kind::Warning, longText);
+    auto *more = banner.findChild<QToolButton *>(u"bannerMoreButton"_s);
+    QVERIFY(more);
+    QTRY_VERIFY(banner.isTruncated());
+    QVERIFY(!more->isHidden());
+    QVERIFY(more->text().startsWith(u"Show all"_s));
+    auto *label = banner.findChild<QLabel *>(u"bannerText"_s);
+    QVERIFY(label);
+    QVERIFY(label->maximumHeight() <= 3 * label->fontMetrics().lineSpacing());
+    QTest::mouseClick(more, Qt::LeftButton);
+    QVERIFY(!banner.isTruncated());
+    QVERIFY(label->maximumHeight() > 10 * label->fontMetrics().lineSpacing());
+    QCOMPARE(more->text(), u"Show less"_s);
+    // A short text: nothing to expand.
+    banner.showMessage(Banner::Kind::Info, u"short"_s);
+    QVERIFY(!banner.isTruncated());
+    QVERIFY(more->isHidden());
 }
 
 QTEST_MAIN(TestGuiModels)

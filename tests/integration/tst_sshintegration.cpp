@@ -285,7 +285,14 @@ private slots:
         QVERIFY2(result.cancelled, qPrintable(result.error));
         QVERIFY2(receivedBeforeBusy > 1000000,
                  qPrintable(QString::number(receivedBeforeBusy))); // it streamed
+#if defined(__SANITIZE_ADDRESS__)
+        // Under ASan freed blocks sit in its quarantine (256 MB by default) and every block carries redzones,
+        // so resident memory says nothing about the session's buffering: the bound is asserted by the CI
+        // build's run of this same test; here the same traffic is run for memory errors.
+        qInfo("ASan build: the resident-memory bound is checked by the non-sanitized run");
+#else
         QVERIFY2(growth < 64, qPrintable(u"grew by %1 MB"_s.arg(growth)));
+#endif
     }
 
     void execExitStatus_data() {

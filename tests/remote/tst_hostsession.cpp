@@ -1,8 +1,8 @@
 // HostSession's flows on the Local machine: the real agent zipapp, the real LocalTransport, real files and
 // processes (a fake SGLang install, tests/support/fakesglanghost.h), driven through the signals the app uses
 // and through HostSessionSync as the CLI uses it.
-#include "fakesglanghost.h"
 #include "core/diagnosis/diagnoser.h"
+#include "fakesglanghost.h"
 #include "remote/hostsession.h"
 #include "remote/hostsessionsync.h"
 #include "remote/hoststore.h"
@@ -122,7 +122,8 @@ private slots:
         QTest::newRow("no log source") << QString(u""_s) << false << u"Local machine has no log source"_s;
         QTest::newRow("missing file")
             << u"/nonexistent/sglang.log"_s << true << u"Cannot fetch the log of Local machine"_s;
-        QTest::newRow("failing command") << u"echo broken >&2; exit 3"_s << true << u"(exit status 3): broken"_s;
+        QTest::newRow("failing command")
+            << u"echo broken >&2; exit 3"_s << true << u"(exit status 3): broken"_s;
     }
 
     void fetchErrors() {

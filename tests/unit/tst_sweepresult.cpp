@@ -8,6 +8,7 @@
 #include "core/tuning/referencecost.h"
 #include "core/tuning/sweepresult.h"
 #include "core/tuning/sweepresultbuilder.h"
+#include "core/tuning/sweepresultcache.h"
 #include "core/tuning/workspace.h"
 
 #include <QDir>
@@ -23,8 +24,22 @@ using namespace moetune;
 
 namespace {
 
+// A copy of the demo workspace: opening a run writes its cache beside it, never into the source tree.
+QString g_demoCopy;
 QString demoDir() {
-    return QStringLiteral(MOETUNE_SOURCE_DIR "/resources/demo-workspace");
+    return g_demoCopy;
+}
+
+bool copyTree(const QString &from, const QString &to) {
+    QDir().mkpath(to);
+    const QDir src(from);
+    for (const QString &name : src.entryList(QDir::Files))
+        if (!QFile::copy(src.filePath(name), QDir(to).filePath(name)))
+            return false;
+    for (const QString &name : src.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (!copyTree(src.filePath(name), QDir(to).filePath(name)))
+            return false;
+    return true;
 }
 
 QJsonObject readJson(const QString &path) {
@@ -70,6 +85,8 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_home.isValid());
+        g_demoCopy = m_home.filePath(u"demo"_s);
+        QVERIFY(copyTree(QStringLiteral(MOETUNE_SOURCE_DIR "/resources/demo-workspace"), g_demoCopy));
         const QJsonObject spec{{"framework"_L1, u"sglang"_s},
                                {"E"_L1, 8},
                                {"N"_L1, 128},
@@ -123,7 +140,7 @@ private Q_SLOTS:
         QString error;
         const auto ws = Workspace::open(demoDir(), &error);
         QVERIFY2(ws, qPrintable(error));
-        QCOMPARE(ws->runs().size(), 2);
+        QCOMPARE(ws->runs().size(), 3);
         const WorkspaceRun *run = ws->run(u"20261129-qwen3-h200-fast"_s);
         QVERIFY(run);
         QVERIFY(run->warnings.isEmpty());
@@ -136,6 +153,27 @@ private Q_SLOTS:
         QCOMPARE(qRound(b->speedup * 100), qRound(speedup * 100));
         QCOMPARE(qRound(b->rooflineFraction * 100), qRound(floorFraction * 100));
         QCOMPARE(KernelConfigJson::key(run->result.winner(SweepOp::Both, m)->config), config);
+    }
+
+    // The agent's own result.json of a real SGLang-kernel run: read with its issue-9 decisions.
+    void agentResultWithDecisions() {
+        const auto ws = Workspace::open(demoDir());
+        QVERIFY(ws);
+        const WorkspaceRun *run = ws->run(u"20261201-080317-04b2f0"_s);
+        QVERIFY(run);
+        QVERIFY(run->warnings.isEmpty());
+        QCOMPARE(run->result.backend, u"server"_s);
+        QCOMPARE(run->result.perBatch.size(), 18);
+        const QJsonObject raw = readJson(demoDir() + u"/20261201-sglang-h200-server/result.json"_s);
+        QCOMPARE(run->result.measurements.size(), raw.value("measurements"_L1).toArray().size());
+        for (const auto &v : raw.value("per_batch"_L1).toArray()) {
+            const QJsonObject b = v.toObject();
+            const BatchSummary *mine = run->result.batch(b.value("m"_L1).toInt());
+            QVERIFY(mine);
+            QCOMPARE(mine->decision, b.value("decision"_L1).toString());
+            QCOMPARE(mine->chosenDefault, b.value("chosen_default"_L1).toBool());
+            QCOMPARE(mine->bestUs, b.value("best_us"_L1).toDouble());
+        }
     }
 
     void landscapeMarksWinnerAndDefault() {
@@ -275,6 +313,44 @@ private Q_SLOTS:
         QVERIFY2(run->warnings.first().contains(u"not valid JSON"_s), qPrintable(run->warnings.first()));
         QCOMPARE(run->result.batchSizes, (QList<int>{1, 16, 256}));
         QVERIFY(run->result.winner(SweepOp::Up, 256));
+    }
+
+    // The binary cache beside result.json gives the same result and follows every change of the file.
+    void cacheIsExactAndFollowsTheFile() {
+        QTemporaryDir dir;
+        for (const QString &name : {u"result.json"_s, u"spec.json"_s, u"events.jsonl"_s})
+            QVERIFY(QFile::copy(m_runDir + u'/' + name, dir.filePath(name)));
+        const auto first = WorkspaceRun::open(dir.path());
+        QVERIFY(first);
+        QVERIFY(QFile::exists(SweepResultCache::cachePath(dir.path())));
+        const auto cached = SweepResultCache::read(dir.path());
+        QVERIFY(cached);
+        QCOMPARE(cached->toJson(), first->result.toJson());
+        const auto second = WorkspaceRun::open(dir.path());
+        QVERIFY(second);
+        QCOMPARE(second->result.toJson(), first->result.toJson());
+        // Another result.json (here: one measurement fewer) must not be answered from the old cache.
+        QJsonObject o = readJson(dir.filePath(u"result.json"_s));
+        QJsonArray ms = o.value("measurements"_L1).toArray();
+        ms.removeLast();
+        o.insert("measurements"_L1, ms);
+        QFile f(dir.filePath(u"result.json"_s));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        QVERIFY(!SweepResultCache::read(dir.path()));
+        const auto third = WorkspaceRun::open(dir.path());
+        QVERIFY(third);
+        QCOMPARE(third->result.measurements.size(), first->result.measurements.size() - 1);
+        // A damaged cache is a miss, not an error.
+        QFile c(SweepResultCache::cachePath(dir.path()));
+        QVERIFY(c.open(QIODevice::ReadWrite));
+        QVERIFY(c.resize(c.size() / 2));
+        c.close();
+        QVERIFY(!SweepResultCache::read(dir.path()));
+        const auto fourth = WorkspaceRun::open(dir.path());
+        QVERIFY(fourth && fourth->warnings.isEmpty());
+        QCOMPARE(fourth->result.measurements.size(), third->result.measurements.size());
     }
 
     void notARunSaysWhy() {

@@ -195,8 +195,10 @@ class SyntheticBackend(Backend):
     def default_source(self):
         entries, path = self._default_file("up")
         if entries:
+            _, down = self._default_file("down")
             return {"kind": "file", "framework": self.framework, "file_name": os.path.basename(path), "path": path,
-                    "down": None, "note": "simulated"}
+                    "down": {"kind": "file", "file_name": os.path.basename(down), "path": down} if down != path
+                    else {"kind": "up_config", "file_name": None, "path": None}, "note": "simulated"}
         return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
                 "note": "simulated: the %s built-in heuristic" % self.framework}
 

@@ -139,8 +139,12 @@ void DiagnosePage::setupActions() {
 void DiagnosePage::setupViews() {
     Ui::DiagnosePage &ui = *m_ui;
     ui.summaryBanner->setClosable(false);
-    for (Banner *b : {ui.summaryBanner, ui.errorBanner, ui.noteBanner, ui.followBanner})
+    ui.summaryBanner->setMaximumLines(3); // the one-line summary; "Show all" for the rest
+    for (Banner *b : {ui.summaryBanner, ui.errorBanner, ui.noteBanner, ui.followBanner}) {
+        b->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum); // as tall as their text
         b->hide();
+    }
+    ui.pageLayout->setStretchFactor(ui.mainSplitter, 1); // the panes get the height, not the banners
     ui.followBanner->setClosable(false);
     connect(ui.noteBanner, &Banner::actionTriggered, this, &DiagnosePage::clearLog);
     connect(ui.followBanner, &Banner::actionTriggered, this,
@@ -210,25 +214,27 @@ void DiagnosePage::setupViews() {
     findings->setModel(m_filterModel);
     findings->header()->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
     findings->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn, QHeaderView::ResizeToContents);
-    findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::Interactive);
-    findings->header()->resizeSection(FindingsModel::SourcesColumn, 150);
+    findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::ResizeToContents);
+    // Wrapped titles take the height they need at the new width.
+    connect(findings->header(), &QHeaderView::sectionResized, findings,
+            [findings] { findings->doItemsLayout(); });
     connect(findings->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 showFinding(current.isValid() ? m_filterModel->mapToSource(current).row() : -1);
             });
 
     ui.detailsBrowser->document()->setDocumentMargin(8);
+    ui.tuneSpecLabel->hide();
 
     QTableView *target = ui.targetView;
     target->setModel(m_targetModel);
     target->horizontalHeader()->setSectionResizeMode(TargetFieldsModel::FieldColumn,
                                                      QHeaderView::ResizeToContents);
-    target->verticalHeader()->setDefaultSectionSize(target->fontMetrics().height() + 6);
+    target->setTextElideMode(Qt::ElideNone);
 
     QTableView *evidence = ui.evidenceView;
     evidence->setModel(m_evidenceModel);
     evidence->setItemDelegate(new EvidenceDelegate(evidence));
-    evidence->verticalHeader()->setDefaultSectionSize(evidence->fontMetrics().height() + 6);
     evidence->horizontalHeader()->setSectionResizeMode(EvidenceModel::LineColumn,
                                                        QHeaderView::ResizeToContents);
     auto jump = [this](const QModelIndex &index) {
@@ -252,13 +258,9 @@ void DiagnosePage::setupViews() {
     ui.mainSplitter->setStretchFactor(1, 7);
     ui.rightSplitter->setStretchFactor(0, 2);
     ui.rightSplitter->setStretchFactor(1, 5);
-    ui.detailsSplitter->setStretchFactor(0, 3);
-    ui.detailsSplitter->setStretchFactor(1, 4);
-    ui.detailsSplitter->setStretchFactor(2, 2);
     // First-start proportions (restoreState() replaces them): the findings list shows about ten rows.
     ui.mainSplitter->setSizes({560, 780});
     ui.rightSplitter->setSizes({250, 600});
-    ui.detailsSplitter->setSizes({230, 260, 150});
 }
 
 void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
@@ -831,6 +833,9 @@ void DiagnosePage::showFinding(int row) {
     m_ui->detailsBrowser->setHtml(html);
 
     m_targetModel->setTarget(f->target);
+    m_ui->tuneSpecLabel->setVisible(f->target.has_value());
+    if (f->target)
+        m_ui->tuneSpecLabel->setText(tuneSpecText(*f->target));
     m_ui->targetHeader->setText(f->target ? tr("Tuning target: %1").arg(f->target->shapeSummary())
                                           : tr("Tuning target: none for this finding"));
     m_ui->tuneButton->setToolTip(
@@ -842,6 +847,21 @@ void DiagnosePage::showFinding(int row) {
                                             .arg(f->evidence.size())
                                             .arg(f->occurrences)
                                       : tr("Evidence (click a line to show it in the log)"));
+}
+
+QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
+    // The one next step for this shape, complete: what is not in the log comes from the host's probe.
+    const TuneSpec spec = TuneSpec::fromTarget(target, m_hostProbe ? &*m_hostProbe : nullptr);
+    QStringList parts{u"E=%1"_s.arg(spec.experts), u"N=%1"_s.arg(spec.n)};
+    parts.append(spec.hiddenSize > 0 ? u"K=%1"_s.arg(spec.hiddenSize) : tr("K from the served model"));
+    parts.append(spec.topk > 0 ? tr("top-k %1").arg(spec.topk) : tr("top-k from the served model"));
+    parts.append(spec.dtype.isEmpty() ? u"bf16"_s : spec.dtype);
+    parts.append(spec.upAndDown ? tr("up and down configs") : tr("up config"));
+    QString text = tr("Next step: tune %1.").arg(parts.join(u", "_s));
+    if (spec.hiddenSize <= 0 || spec.topk <= 0)
+        text += u' ' + (m_hostLabel.isEmpty() ? tr("The Tune page reads K and top-k from the host's probe.")
+                                              : tr("Probe %1 to fill in K and top-k.").arg(m_hostLabel));
+    return text;
 }
 
 void DiagnosePage::requestTune() {
@@ -949,8 +969,7 @@ void DiagnosePage::copyDiagnosisMarkdown() {
 QByteArray DiagnosePage::saveState() const {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << quint32(1) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState()
-        << m_ui->detailsSplitter->saveState();
+    out << quint32(2) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState();
     return state;
 }
 
@@ -959,13 +978,11 @@ void DiagnosePage::restoreState(const QByteArray &state) {
     quint32 version = 0;
     QByteArray mainState;
     QByteArray rightState;
-    QByteArray detailsState;
-    in >> version >> mainState >> rightState >> detailsState;
-    if (in.status() != QDataStream::Ok || version != 1)
+    in >> version >> mainState >> rightState; // version 1 had a third splitter after these: ignored
+    if (in.status() != QDataStream::Ok || (version != 1 && version != 2))
         return;
     m_ui->mainSplitter->restoreState(mainState);
     m_ui->rightSplitter->restoreState(rightState);
-    m_ui->detailsSplitter->restoreState(detailsState);
 }
 
 } // namespace moetune

@@ -142,6 +142,7 @@ private:
     void updateFindingLines();
     void showError(const QString &text);
     void runFind(bool backward);
+    QString tuneSpecText(const TuningTarget &target) const;
     QString sourceText() const;
 
     std::unique_ptr<Ui::DiagnosePage> m_ui;

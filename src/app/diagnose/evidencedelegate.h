@@ -4,7 +4,7 @@
 
 namespace moetune {
 
-// Paints an evidence line with the part that matched the rule highlighted.
+// Paints an evidence line whole (wrapped to the column) with the part that matched the rule highlighted.
 class EvidenceDelegate : public QStyledItemDelegate {
     Q_OBJECT
 public:
@@ -12,6 +12,7 @@ public:
 
     void paint(QPainter *painter, const QStyleOptionViewItem &option,
                const QModelIndex &index) const override;
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 };
 
 } // namespace moetune

@@ -3,6 +3,7 @@
 #include "app/widgets/severitystyle.h"
 
 #include <QFont>
+#include <QHash>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -17,6 +18,21 @@ FindingsModel::FindingsModel(QObject *parent)
 void FindingsModel::setDiagnosis(const Diagnosis &diagnosis) {
     beginResetModel();
     m_diagnosis = diagnosis;
+    m_titles.clear();
+    QHash<QString, int> counts;
+    for (const Finding &f : std::as_const(m_diagnosis.findings))
+        ++counts[f.title];
+    for (const Finding &f : std::as_const(m_diagnosis.findings)) {
+        QString title = f.title;
+        if (counts.value(f.title) > 1 && f.target) {
+            // The same words for different places: say the place.
+            const QString where =
+                !f.target->configRoot.isEmpty() ? f.target->installFolder() : f.target->name.deviceName;
+            if (!where.isEmpty())
+                title += tr(" (in %1)").arg(where);
+        }
+        m_titles.append(title);
+    }
     endResetModel();
 }
 
@@ -54,7 +70,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case TitleColumn:
-            return f.title;
+            return m_titles.value(index.row(), f.title);
         case OccurrencesColumn:
             return f.occurrences;
         case SourcesColumn:
@@ -68,7 +84,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const {
     case Qt::ToolTipRole:
         switch (index.column()) {
         case TitleColumn:
-            return QString(SeverityStyle::label(f.severity) + u": "_s + f.title);
+            return QString(SeverityStyle::label(f.severity) + u": "_s + m_titles.value(index.row(), f.title));
         case OccurrencesColumn:
             return tr("Seen %n time(s) in the log", nullptr, f.occurrences);
         case SourcesColumn:

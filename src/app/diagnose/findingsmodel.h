@@ -24,6 +24,9 @@ public:
     const Finding *finding(int row) const;
     // -1 when no finding has that id.
     int rowOf(const QString &findingId) const;
+    // The title as listed: findings whose titles are equal but whose facts differ (another config
+    // root or device) name what differs.
+    QString shownTitle(int row) const { return m_titles.value(row); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -32,6 +35,7 @@ public:
 
 private:
     Diagnosis m_diagnosis;
+    QStringList m_titles;
 };
 
 } // namespace moetune

@@ -89,6 +89,15 @@ QVariant TargetFieldsModel::data(const QModelIndex &index, int role) const {
     const Row &row = m_rows.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
+        if (index.column() == FieldColumn)
+            return row.label;
+        // A path breaks after a '/' or ',' when it wraps: never inside a folder name.
+        if (row.path) {
+            QString shown = row.value;
+            shown.replace(u'/', u"/\u200b"_s).replace(u',', u",\u200b"_s);
+            return shown;
+        }
+        return row.value;
     case Qt::EditRole:
         return index.column() == FieldColumn ? row.label : row.value;
     case Qt::ToolTipRole:

@@ -141,18 +141,19 @@ void HostsPage::wireConnection(const QString &alias, HostSession *c) {
         showHostMessage(alias, int(Banner::Kind::Info), tr("Probing %1...").arg(labelFor(alias)));
     });
     connect(c, &HostSession::probed, this, [this, alias](JobId, const HostProbe &p) { onProbed(alias, p); });
-    connect(c, &HostSession::jobFailed, this, [this, alias](JobId, HostSession::Flow flow, const QString &error) {
-        if (flow == HostSession::Flow::Probe) {
-            m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
-            showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
-        } else if (flow == HostSession::Flow::FetchLog) {
-            if (m_fetching == alias)
-                m_fetching.clear();
-            m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
-            showHostMessage(alias, int(Banner::Kind::Error), error);
-            updateActions();
-        }
-    });
+    connect(c, &HostSession::jobFailed, this,
+            [this, alias](JobId, HostSession::Flow flow, const QString &error) {
+                if (flow == HostSession::Flow::Probe) {
+                    m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
+                    showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
+                } else if (flow == HostSession::Flow::FetchLog) {
+                    if (m_fetching == alias)
+                        m_fetching.clear();
+                    m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
+                    showHostMessage(alias, int(Banner::Kind::Error), error);
+                    updateActions();
+                }
+            });
     connect(c, &HostSession::jobProgress, this, [this, alias](JobId, qint64 done, qint64 total) {
         if (alias != currentAlias() || !connection(alias) || !connection(alias)->isFetching())
             return;

@@ -56,6 +56,9 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
     const SweepResult &r = run.result;
     Report rep;
     rep.generated = generated;
+    rep.recorded = r.createdAt > 0 ? QDateTime::fromSecsSinceEpoch(qint64(r.createdAt), Qt::UTC)
+                                         .toString(u"yyyy-MM-dd HH:mm 'UTC'"_s)
+                                   : u"unknown"_s;
     rep.simulated = r.simulated;
     rep.runId = run.runId;
     rep.status = r.status;
@@ -137,6 +140,8 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
                 keys.append((r.ops.size() > 1 ? sweepOpName(op) + u" "_s : QString()) +
                             KernelConfigJson::key(w->config));
         row.config = keys.join(u" / "_s);
+        if (b.chosenDefault)
+            row.config += u" (default kept)"_s;
         row.tunedUs = b.bestUs;
         row.defaultUs = b.defaultUs;
         row.speedup = b.speedup;

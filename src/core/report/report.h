@@ -50,6 +50,7 @@ struct Report {
 
     QString title;
     QDateTime generated;
+    QString recorded; // when the run started, "2026-11-29 00:00 UTC" ("unknown")
     bool simulated = false;
     QString runId;
     QString status;

@@ -32,6 +32,28 @@ std::optional<MoeShape> shapeFromJson(const QJsonValue &v) {
     return m;
 }
 
+ServerLaunch launchFromJson(const QJsonObject &l, const QJsonObject &view) {
+    ServerLaunch s;
+    s.parentPid = num(l, "ppid");
+    s.executable = str(l, "exe");
+    s.workingDir = str(l, "cwd");
+    s.logFile = str(l, "log_file");
+    s.supervisor = str(l, "supervisor");
+    s.systemdUnit = str(l, "systemd_unit");
+    s.systemdUserUnit = l.value("systemd_user"_L1).toBool();
+    s.containerId = str(l, "container_id");
+    s.environmentKnown = l.value("env"_L1).isObject();
+    const QJsonObject env = l.value("env"_L1).toObject();
+    for (auto it = env.begin(); it != env.end(); ++it)
+        s.environment.insert(it.key(), it.value().toString());
+    s.serverPython = str(view, "python");
+    s.serverTriton = str(view, "triton");
+    s.serverConfigRoot = str(view, "config_root");
+    s.serverConfigRootSource = str(view, "config_root_source");
+    s.serverViewError = str(view, "error");
+    return s;
+}
+
 } // namespace
 
 QString ServerProcess::shapeText() const {
@@ -112,6 +134,8 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
         for (const QJsonValue &a : so.value("cmdline"_L1).toArray())
             args.append(a.toString());
         s.commandLine = args.join(u' ');
+        s.arguments = args;
+        s.launch = launchFromJson(so.value("launch"_L1).toObject(), so.value("server_view"_L1).toObject());
         s.modelPath = str(so, "model");
         s.tensorParallel = qMax(1, int(num(so, "tp")));
         s.shape = shapeFromJson(so.value("moe"_L1));

@@ -2,6 +2,7 @@
 
 #include "core/moe/framework.h"
 #include "core/moe/tritonversion.h"
+#include "core/tuning/serverlaunch.h"
 #include "core/tuning/tunespec.h"
 
 #include <QJsonObject>
@@ -56,6 +57,8 @@ struct ServerProcess {
     QString modelPath;
     int tensorParallel = 1;
     std::optional<MoeShape> shape;
+    QStringList arguments; // the command line as argv
+    ServerLaunch launch;   // how it was launched and what it reads (agents older than 0.2: empty)
 
     // "128 experts, top-k 8, hidden size 2048, MoE intermediate size 768 (N = 768 per rank at TP 1)":
     // the served model's shape in one line, for the app and the CLI.

@@ -206,6 +206,8 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
         s.speedup = number(b.value("speedup"_L1));
         s.rooflineUs = number(b.value("roofline_us"_L1));
         s.rooflineFraction = number(b.value("roofline_fraction"_L1));
+        s.decision = b.value("decision"_L1).toString();
+        s.chosenDefault = b.value("chosen_default"_L1).toBool();
         r.perBatch.append(s);
     }
     if (r.perBatch.isEmpty())
@@ -300,7 +302,9 @@ QJsonObject SweepResult::toJson() const {
                               {"default_us"_L1, orNull(b.defaultUs)},
                               {"speedup"_L1, orNull(b.speedup)},
                               {"roofline_us"_L1, orNull(b.rooflineUs)},
-                              {"roofline_fraction"_L1, orNull(b.rooflineFraction)}});
+                              {"roofline_fraction"_L1, orNull(b.rooflineFraction)},
+                              {"decision"_L1, b.decision.isEmpty() ? QJsonValue() : QJsonValue(b.decision)},
+                              {"chosen_default"_L1, b.chosenDefault}});
     o.insert("per_batch"_L1, pb);
     o.insert("timings"_L1, QJsonObject{{"wall_s"_L1, orNull(wallSeconds)},
                                        {"units_measured"_L1, unitsMeasured},
@@ -433,6 +437,26 @@ QList<LandscapePoint> SweepResult::landscape(SweepOp op, int m) const {
         out.append(p);
     }
     return out;
+}
+
+double SweepResult::latencyOf(SweepOp op, int m, const KernelConfig &config) const {
+    int round = std::numeric_limits<int>::min();
+    QList<double> medians;
+    for (const auto &meas : measurements) {
+        if (meas.op != op || meas.m != m || !meas.ok() || meas.configDown || !(meas.config == config))
+            continue;
+        if (meas.round > round) {
+            round = meas.round;
+            medians.clear();
+        }
+        if (meas.round == round)
+            medians.append(meas.medianUs);
+    }
+    if (medians.isEmpty())
+        return kUnknown;
+    std::sort(medians.begin(), medians.end());
+    const qsizetype count = medians.size();
+    return count % 2 ? medians.at(count / 2) : 0.5 * (medians.at(count / 2 - 1) + medians.at(count / 2));
 }
 
 int SweepResult::measuredCount() const {

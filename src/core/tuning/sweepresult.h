@@ -60,6 +60,10 @@ struct BatchSummary {
     double speedup = kUnknown;          // default / best
     double rooflineUs = kUnknown;       // the HBM weight-streaming floor
     double rooflineFraction = kUnknown; // floor / best (1.0 = at the floor)
+    // The agent's final head-to-head (protocol issue 9, optional): "tuned_faster", "default_fastest",
+    // "tie_default_kept", ...; chosenDefault when the file keeps the default config at this size.
+    QString decision;
+    bool chosenDefault = false;
 };
 
 // One config file of the result (the server's exact name) and its entries.
@@ -134,6 +138,8 @@ struct SweepResult {
     void recomputePerBatch();
     // Every distinct config timed at (op, m), latest round first (the agent's latest_score).
     QList<LandscapePoint> landscape(SweepOp op, int m) const;
+    // The latest timing of exactly this config at (op, m), NaN when it was not timed (a compare lookup).
+    double latencyOf(SweepOp op, int m, const KernelConfig &config) const;
     int measuredCount() const; // units that have a timing
     int failedCount() const;
 

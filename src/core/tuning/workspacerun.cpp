@@ -1,6 +1,7 @@
 #include "core/tuning/workspacerun.h"
 
 #include "core/tuning/sweepresultbuilder.h"
+#include "core/tuning/sweepresultcache.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -107,12 +108,15 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
                 u"%1: %2"_s.arg(QDir::toNativeSeparators(events.fileName()), events.errorString()));
     }
     why.clear();
-    const auto resultJson = readObject(d.filePath(u"result.json"_s), &why);
-    if (resultJson) {
+    if (auto cached = SweepResultCache::read(run.dir)) {
+        run.result = std::move(*cached);
+        run.hasResultFile = true;
+    } else if (const auto resultJson = readObject(d.filePath(u"result.json"_s), &why)) {
         auto result = SweepResult::fromJson(*resultJson, &why);
         if (result) {
             run.result = std::move(*result);
             run.hasResultFile = true;
+            SweepResultCache::write(run.dir, run.result); // best effort; a miss only costs the parse
         }
     }
     if (!why.isEmpty()) {
@@ -163,6 +167,8 @@ bool WorkspaceRun::save(QString *error) const {
         !writeFile(d.filePath(u"result.json"_s),
                    QJsonDocument(result.toJson()).toJson(QJsonDocument::Compact), error))
         return false;
+    if (QFile::exists(d.filePath(u"result.json"_s)))
+        SweepResultCache::write(dir, result); // reopening the saved run skips the JSON parse
     const std::pair<const char16_t *, const std::optional<QJsonObject> *> parts[] = {
         {u"host.json", &hostFacts},
         {u"diagnosis-before.json", &diagnosisBefore},

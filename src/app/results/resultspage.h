@@ -1,0 +1,91 @@
+#pragma once
+
+#include "core/moe/configfile.h"
+#include "core/tuning/workspace.h"
+
+#include <QFutureWatcher>
+#include <QList>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace Ui {
+class ResultsPage;
+}
+
+namespace moetune {
+
+class ChosenConfigModel;
+class CompareModel;
+class LandscapeChart;
+class LatencyChart;
+
+// The Results page: a workspace of tuning runs (or one run folder), its tuned-vs-default chart and
+// table, the landscape of one batch size, a comparison with other config files, and the PDF export.
+// Workspaces are read on a worker; a newer open drops the result of an older one. Errors are shown
+// inline above the tabs.
+class ResultsPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit ResultsPage(QWidget *parent = nullptr);
+    ~ResultsPage() override;
+
+    // Opens a workspace or run folder (asynchronously; workspaceShown() when its charts are shown).
+    void openWorkspace(const QString &path);
+    void openDemo();
+    // First start: the last workspace opened, else the demo workspace (a real recorded H200 sweep).
+    void openInitial();
+    void showRun(const QString &runId);
+    // Writes the PDF report of the shown run; returns the path written ("SIMULATED-" added for a
+    // simulated run) or an empty string with the reason shown inline.
+    QString exportReport(const QString &path);
+    // Adds a local config file to the compare choices and selects it; false with the reason inline.
+    bool compareWithFile(const QString &path);
+
+    bool isLoading() const;
+    const Workspace *workspace() const { return m_workspace ? &*m_workspace : nullptr; }
+    const WorkspaceRun *currentRun() const;
+    QString message() const;
+
+Q_SIGNALS:
+    void workspaceShown(const QString &path);
+    void openFailed(const QString &error);
+    void statusMessage(const QString &text, int timeoutMs);
+
+private:
+    struct Loaded {
+        int job = 0;
+        QString path;
+        std::optional<Workspace> workspace;
+        QString error;
+    };
+    struct CompareSource {
+        QString label;
+        ConfigFile file;
+        bool down = false; // compares against the down GEMM's winners
+    };
+
+    void loaded(Loaded l);
+    void showMessage(const QString &text, bool error);
+    void refreshLandscape();
+    void rebuildCompareSources();
+    void refreshCompare();
+    void chooseExport();
+    void chooseOpen();
+    void chooseCompareFile();
+
+    std::unique_ptr<Ui::ResultsPage> m_ui;
+    LatencyChart *m_latency;
+    LandscapeChart *m_landscape;
+    ChosenConfigModel *m_configModel;
+    CompareModel *m_compareModel;
+    int m_job = 0;
+    int m_pending = 0;
+    std::optional<Workspace> m_workspace;
+    int m_run = -1;
+    QList<CompareSource> m_sources;
+    QList<CompareSource> m_localSources;
+};
+
+} // namespace moetune

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "cli/command.h"
+
+namespace moetune::cli {
+
+// `moetune-cli attach HOST RUN: follow a run from its first (or --from N) event to its end.`
+class AttachCommand : public Command {
+public:
+    QString name() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
+    QString summary() const override;
+    int run(const QStringList &args) override;
+};
+
+} // namespace moetune::cli

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "cli/command.h"
+
+namespace moetune::cli {
+
+// `moetune-cli cancel HOST RUN: stop a run on the host (SIGTERM to its process group).`
+class CancelCommand : public Command {
+public:
+    QString name() const override;
+    ApplicationKind applicationKind() const override { return ApplicationKind::Core; }
+    QString summary() const override;
+    int run(const QStringList &args) override;
+};
+
+} // namespace moetune::cli

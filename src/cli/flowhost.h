@@ -1,0 +1,72 @@
+#pragma once
+
+#include "cli/hostcli.h"
+#include "core/server/serverprofile.h"
+#include "core/tuning/runprogress.h"
+#include "remote/hostcalls.h"
+#include "remote/pushflow.h"
+#include "remote/servercontrol.h"
+#include "remote/tuneflow.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QString>
+
+#include <memory>
+
+namespace moetune::cli {
+
+// Exit statuses of the tuning commands (tune, runs, attach, cancel, push, undo-push), docs/cli.md.
+enum FlowExit : int {
+    FlowExitOk = 0,      // done as asked: run finished ok, pushed, warning gone
+    FlowExitOutcome = 1, // it ran, the outcome needs attention: run failed/cancelled, a warning remains
+    FlowExitUsage = 2,   // bad arguments or unreadable local input
+    FlowExitHost = 3,    // the host could not be reached, or the agent or a host command failed
+    FlowExitRefused = 4, // refused before changing anything (GPUs busy, simulated push, changed files)
+};
+
+// One host for a tuning command: the connection (HostSession) and the flows over it (TuneFlow,
+// ServerControl, PushFlow), driven synchronously through nested event loops, every host command and
+// its output echoed on stderr ("$ cmd" / "  | line") so a script's log shows what ran.
+class FlowHost {
+public:
+    static QList<QCommandLineOption> commonOptions(); // --python, --accept-new-host-key, --profile, --format
+    // Connects; on failure prints why and returns the exit status (0 = connected).
+    int connect(const QString &command, const QCommandLineParser &parser);
+    bool json() const { return m_json; }
+
+    HostCalls *calls() const { return m_calls.get(); }
+    TuneFlow *tune() const { return m_tune.get(); }
+    ServerControl *server() const { return m_server.get(); }
+    PushFlow *push() const { return m_push.get(); }
+    const HostConfig &host() const { return m_session->host(); }
+    const ServerProfile &profile() const { return m_profile; }
+
+    // Runs a nested loop until finish() is called from a flow's callback (or the timeout: false).
+    bool wait(int timeoutMs = 24 * 3600 * 1000);
+    void finish() {
+        m_done = true;
+        m_loop.quit();
+    }
+
+    void fail(const QString &message) const;
+    // Follows a run to its end with a progress line, then prints its summary (text or JSON, with extra
+    // merged into the JSON object). Exit status: 0 finished ok, 1 failed/cancelled, 3 lost.
+    int followRun(const QString &runId, RunProgress *progress,
+                  const QJsonObject &extra = {}); // "moetune-cli <command>: message" on stderr
+
+private:
+    QString m_command;
+    bool m_json = false;
+    ServerProfile m_profile;
+    std::unique_ptr<HostSessionSync> m_session;
+    std::unique_ptr<HostCalls> m_calls;
+    std::unique_ptr<TuneFlow> m_tune;
+    std::unique_ptr<ServerControl> m_server;
+    std::unique_ptr<PushFlow> m_push;
+    QEventLoop m_loop;
+    bool m_done = false; // finish() may come before wait() (a flow that fails at once)
+};
+
+} // namespace moetune::cli

@@ -1,0 +1,123 @@
+#include "cli/reportcommand.h"
+
+#include "cli/commandregistry.h"
+#include "cli/console.h"
+#include "core/report/report.h"
+#include "core/report/reporttext.h"
+#include "core/tuning/workspace.h"
+#include "report/demoworkspace.h"
+#include "report/pdfreport.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune::cli {
+
+MOETUNE_REGISTER_COMMAND(ReportCommand)
+
+namespace {
+
+int fail(const QString &message, int code = ExitUsage) {
+    Console::err(u"moetune-cli report: "_s + message + u'\n');
+    return code;
+}
+
+} // namespace
+
+QString ReportCommand::name() const {
+    return u"report"_s;
+}
+
+QString ReportCommand::summary() const {
+    return u"Report of a tuning run (text, Markdown or a PDF with charts)"_s;
+}
+
+int ReportCommand::run(const QStringList &args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Print or write the report of a tuning run. RUN is a run folder (a workspace's, or an agent run "
+        u"folder copied from the host: spec.json, events.jsonl, result.json); WORKSPACE is a folder of runs "
+        u"(the newest is reported unless --run names one); 'demo' is the bundled recorded H200 sweep. "
+        u"Simulated runs are marked SIMULATED in the text, on every PDF page and in the PDF's file name.\n\n"
+        u"Exit status: 0 written, 1 the PDF could not be written, 2 bad arguments or an unreadable run."_s);
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"RUN|WORKSPACE"_s, u"A run folder, a workspace folder, or 'demo'."_s);
+    const QCommandLineOption runOption(u"run"_s, u"The run id inside a workspace."_s, u"ID"_s);
+    const QCommandLineOption pdfOption(
+        u"pdf"_s, u"Write the PDF report to FILE (a folder: a name is chosen)."_s, u"FILE"_s);
+    const QCommandLineOption formatOption(u"format"_s, u"Text output: text (default) or markdown."_s,
+                                          u"FORMAT"_s, u"text"_s);
+    parser.addOptions({runOption, pdfOption, formatOption});
+    if (!parser.parse(args))
+        return fail(parser.errorText() + u". Run 'moetune-cli report --help'."_s);
+    if (parser.isSet(u"help"_s)) {
+        QString help = parser.helpText();
+        const qsizetype options = help.indexOf(u" [options]"_s);
+        if (help.startsWith(u"Usage: "_s) && options > 0)
+            help.replace(7, options - 7, u"moetune-cli report"_s);
+        Console::out(help);
+        return ExitClean;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return fail(u"give one RUN or WORKSPACE folder."_s);
+    const QString format = parser.value(formatOption);
+    if (format != "text"_L1 && format != "markdown"_L1)
+        return fail(u"--format must be text or markdown, not '%1'."_s.arg(format));
+
+    const bool demo = positional.first() == "demo"_L1;
+    const QString where = demo ? DemoWorkspace::path() : positional.first();
+    QString error;
+    const auto ws = Workspace::open(where, &error);
+    if (!ws)
+        return fail(error);
+    for (const auto &w : ws->warnings())
+        Console::err(u"moetune-cli report: note: "_s + w + u'\n');
+    if (ws->runs().isEmpty())
+        return fail(u"%1 holds no runs yet."_s.arg(QDir::toNativeSeparators(where)));
+    const WorkspaceRun *run = &ws->runs().first();
+    if (parser.isSet(runOption)) {
+        run = ws->run(parser.value(runOption));
+        if (!run) {
+            QStringList ids;
+            for (const auto &r : ws->runs())
+                ids.append(r.runId);
+            return fail(u"no run '%1' in %2; it has: %3."_s.arg(
+                parser.value(runOption), QDir::toNativeSeparators(where), ids.join(u", "_s)));
+        }
+    } else if (ws->runs().size() > 1) {
+        Console::err(
+            u"moetune-cli report: %1 holds %2 runs; reporting the newest, %3 (--run ID for another).\n"_s
+                .arg(demo ? u"the demo workspace"_s : QDir::toNativeSeparators(where))
+                .arg(ws->runs().size())
+                .arg(run->runId));
+    }
+
+    if (!parser.isSet(pdfOption)) {
+        const Report report = Report::fromRun(*run);
+        Console::out(format == "markdown"_L1 ? ReportText::toMarkdown(report) : ReportText::toText(report));
+        return ExitClean;
+    }
+    QString path = parser.value(pdfOption);
+    if (QFileInfo(path).isDir())
+        path = QDir(path).filePath(PdfReport::suggestedFileName(*run));
+    // Simulated numbers never travel under a name that hides it.
+    if (const QString marked = PdfReport::markedPath(*run, path); marked != path) {
+        path = marked;
+        Console::err(
+            u"moetune-cli report: the run is simulated; writing %1\n"_s.arg(QDir::toNativeSeparators(path)));
+    }
+    QElapsedTimer timer;
+    timer.start();
+    if (!PdfReport::write(*run, path, &error))
+        return fail(error, ExitFindings);
+    Console::out(u"Wrote %1 (%2 ms)\n"_s.arg(QDir::toNativeSeparators(path)).arg(timer.elapsed()));
+    return ExitClean;
+}
+
+} // namespace moetune::cli

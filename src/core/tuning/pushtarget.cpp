@@ -1,0 +1,129 @@
+#include "core/tuning/pushtarget.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+namespace {
+
+bool sameShape(const ConfigName &a, const ConfigName &b) {
+    return a.experts == b.experts && a.n == b.n && a.deviceName == b.deviceName && a.dtype == b.dtype &&
+           a.blockShape == b.blockShape && a.perChannelQuant == b.perChannelQuant;
+}
+
+QString join(const QString &a, const QString &b) {
+    return a.endsWith(u'/') ? QString(a + b) : QString(a + u'/' + b);
+}
+
+} // namespace
+
+PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, const Diagnosis *before,
+                              const HostProbe *probe, const ServerProfile &profile) {
+    PushTarget t;
+    const ServerProcess *server = nullptr;
+    if (probe) {
+        for (const ServerProcess &s : probe->servers) {
+            if (s.framework == framework) {
+                server = &s;
+                break;
+            }
+        }
+    }
+    // 1. The server's own warning names the path it wanted.
+    if (before) {
+        for (const TuningTarget &tt : before->targets) {
+            if (tt.framework == framework && sameShape(tt.name, shape) && !tt.configRoot.isEmpty()) {
+                t.folder = tt.installFolder();
+                t.source = u"the path the server itself logged as wanted (%1)"_s.arg(tt.upPath());
+                break;
+            }
+        }
+    }
+    // 2. The server's interpreter as the probe saw it (its Triton, its environment).
+    if (t.folder.isEmpty() && server && !server->launch.serverConfigRoot.isEmpty()) {
+        const ServerLaunch &l = server->launch;
+        if (framework == Framework::SGLang) {
+            const auto tv = TritonVersion::parse(l.serverTriton);
+            if (tv) {
+                t.folder = join(l.serverConfigRoot, tv->folderName());
+                t.source = u"the server's interpreter %1 (Triton %2, config root from %3)"_s.arg(
+                    l.serverPython, tv->toString(),
+                    l.serverConfigRootSource == "module"_L1 ? u"its sglang module"_s
+                                                            : l.serverConfigRootSource);
+            }
+        } else {
+            t.folder = l.environment.value(u"VLLM_TUNED_CONFIG_FOLDER"_s, l.serverConfigRoot);
+            t.source = u"the server's interpreter %1"_s.arg(l.serverPython);
+        }
+    }
+    // 3. The agent's interpreter (the host's configured python): may not be the server's.
+    if (t.folder.isEmpty() && probe && !probe->configRoot.isEmpty() && probe->framework == framework) {
+        if (framework == Framework::SGLang && probe->tritonVersion)
+            t.folder = join(probe->configRoot, probe->tritonVersion->folderName());
+        else if (framework == Framework::VLLM)
+            t.folder = probe->userConfigFolder.isEmpty() ? probe->configRoot : probe->userConfigFolder;
+        if (!t.folder.isEmpty()) {
+            t.source = u"the host's configured interpreter %1"_s.arg(probe->pythonExecutable);
+            t.warnings.append(
+                u"No running server was seen: the folder comes from the host's configured "
+                u"interpreter, which may not be the one the server runs (its Triton decides the "
+                u"folder). Diagnose the server's log first to push where it looks."_s);
+        }
+    }
+    if (t.folder.isEmpty()) {
+        t.error = u"moetune cannot tell where this server reads its configs: diagnose its log (the warning "
+                  u"names the wanted path) or set the host's python to the server's interpreter."_s;
+        return t;
+    }
+    const bool inContainer =
+        (server && !server->launch.containerId.isEmpty()) || profile.kind == ServerProfile::Kind::Docker;
+    const bool envRoot = server && !server->launch.environment
+                                        .value(framework == Framework::VLLM ? u"VLLM_TUNED_CONFIG_FOLDER"_s
+                                                                            : u"SGLANG_MOE_CONFIG_DIR"_s)
+                                        .isEmpty();
+    if (inContainer)
+        t.warnings.append(
+            u"The server runs in a docker container: %1 is inside the container's writable layer "
+            u"and is lost when the container is recreated."_s.arg(t.folder));
+    if (!envRoot && (t.folder.contains(u"/site-packages/"_s) || t.folder.contains(u"/dist-packages/"_s)))
+        t.warnings.append(u"%1 is inside the installed %2 package: upgrading or reinstalling it replaces the "
+                          u"folder and the tuned file with it."_s.arg(t.folder, frameworkName(framework)));
+    if (!t.warnings.isEmpty() || inContainer) {
+        const QString dir = profile.persistentConfigDir.isEmpty()
+                                ? u"~/moetune-configs/%1"_s.arg(frameworkId(framework))
+                                : profile.persistentConfigDir;
+        if (framework == Framework::SGLang) {
+            const int slash = int(t.folder.lastIndexOf(u'/'));
+            const QString tritonFolder = t.folder.mid(slash + 1);
+            t.persistentFolder = join(join(dir, u"configs"_s), tritonFolder);
+            t.persistentEnv = u"SGLANG_MOE_CONFIG_DIR="_s + dir;
+            t.persistentNote =
+                u"With SGLANG_MOE_CONFIG_DIR set, SGLang reads only that folder (no built-in "
+                u"configs): copy the files of other shapes you rely on into %1 as well, and set "
+                u"the variable in the %2's environment."_s.arg(join(dir, u"configs"_s),
+                                                               ServerProfile::kindName(profile.kind));
+        } else {
+            t.persistentFolder = dir;
+            t.persistentEnv = u"VLLM_TUNED_CONFIG_FOLDER="_s + dir;
+            t.persistentNote =
+                u"vLLM searches that folder first and still reads its own; set the variable in "
+                u"the %1's environment."_s.arg(ServerProfile::kindName(profile.kind));
+        }
+    }
+    return t;
+}
+
+PushTarget PushTarget::persistent() const {
+    PushTarget p = *this;
+    if (persistentFolder.isEmpty()) {
+        p.error = u"No persistent folder is offered for this target."_s;
+        return p;
+    }
+    p.folder = persistentFolder;
+    p.source = u"the persistent folder (the server must run with %1)"_s.arg(persistentEnv);
+    p.warnings = {
+        u"The server reads this folder only when started with %1: %2"_s.arg(persistentEnv, persistentNote)};
+    return p;
+}
+
+} // namespace moetune

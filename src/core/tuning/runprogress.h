@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+
+namespace moetune {
+
+// The live state of one tuning run, built from its events (remote_agent/PROTOCOL.md section 4) in seq
+// order. An event whose seq was already applied is dropped, so a reattach that repeats events (attach
+// --from lastSeq + 1 after a dropped connection, or a replay from 0) counts nothing twice.
+struct RunProgress {
+    struct Best {
+        QString op;
+        int m = 0;
+        double medianUs = 0;
+        double defaultUs = 0; // 0 = not measured yet
+        QJsonObject config;
+        bool final = false;
+    };
+    struct PerGpu {
+        int measured = 0;
+        int failed = 0;
+    };
+
+    QString runId;
+    QString runDir;
+    QString state = QStringLiteral("starting"); // starting, running, finished, failed, cancelled
+    QString backend;
+    QString strategy;
+    QString deviceName;
+    bool simulated = false;
+    qint64 pid = 0;
+    qint64 lastSeq = -1; // the last applied event; attach from lastSeq + 1
+    qint64 done = 0;
+    qint64 total = 0;
+    double elapsedS = 0;
+    double etaS = -1; // -1 = unknown
+    QString phase;
+    int measurements = 0;
+    int failures = 0;
+    int duplicatesDropped = 0;
+    QMap<int, PerGpu> gpus;
+    QMap<QPair<QString, int>, Best> best; // (op, m)
+    QMap<int, double> defaultUs;          // summed over ops per m, from the default phase
+    QStringList files;                    // result_written paths of config files
+    QString resultPath;
+    QString doneStatus; // the run's own done: ok / failed / cancelled
+    QString error;      // the run's error event message
+    double wallS = 0;
+
+    // Applies one run event. Returns false when it was dropped (duplicate or older seq, another run).
+    bool apply(const QJsonObject &event);
+    bool finished() const { return !doneStatus.isEmpty(); }
+    // Best so far per batch size, summed over ops (up + down when tuned separately): m -> us.
+    QMap<int, double> bestPerBatch() const;
+    // "412/480 (85%), ETA 12 s, 3 failed" for a terminal line or a label.
+    QString progressLine() const;
+};
+
+} // namespace moetune

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "core/diagnosis/diagnosis.h"
+#include "core/moe/configname.h"
+#include "core/tuning/pushproof.h"
+#include "core/tuning/pushrecord.h"
+#include "core/tuning/pushtarget.h"
+#include "remote/hostcalls.h"
+#include "remote/servercontrol.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+namespace moetune {
+
+// Push and proof on one host, below both shells: preview (the exact target from the server's own view,
+// a diff against any file already there, whether it survives), push through the agent's install-config
+// (backup, atomic replace, read-back) with a record kept beside the run, restart through the server
+// profile, the log since the restart diagnosed against the one before, and undo from the record.
+class PushFlow : public QObject {
+    Q_OBJECT
+public:
+    struct Preview {
+        QString runId;
+        QString runDir;
+        Framework framework = Framework::Unknown;
+        bool simulated = false;
+        ConfigName shape;
+        PushTarget target;
+        QList<QJsonObject> diffs; // the agent's `diff` events: target, exists, changed, would_backup, diff
+        QString error;
+        bool ok() const { return error.isEmpty(); }
+        QJsonObject toJson() const;
+    };
+    struct Proof {
+        bool ok = false; // restarted, ready, log read and diagnosed (the proof itself may still fail)
+        QString message; // what happened / what to do next
+        ServerControl::StopResult stop;
+        ServerControl::StartResult start;
+        Diagnosis after;
+        PushProof proof;
+        QString afterLogFile;
+    };
+
+    PushFlow(HostCalls *calls, ServerControl *server, QString hostLabel, QObject *parent = nullptr);
+
+    void preview(const QString &runId, Framework framework, const Diagnosis *before, const HostProbe *probe,
+                 bool persistent, std::function<void(const Preview &)> done);
+    void push(const Preview &preview, std::function<void(const PushRecord &, const QString &error)> done);
+    // afterLogFile: a local file for the log written since the restart.
+    void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
+                         const QString &afterLogFile, std::function<void(const Proof &)> done);
+    // Restores the backups of the last push of runId (or removes files that did not exist before).
+    void undo(const QString &runId, std::function<void(const PushRecord &, const QString &error)> done);
+    // The run's folder on the host (from `runs`).
+    void runDir(const QString &runId, std::function<void(const QString &dir, const QString &error)> done);
+    void
+    readRecord(const QString &runId,
+               std::function<void(const PushRecord &, const QString &runDir, const QString &error)> done);
+
+signals:
+    void status(const QString &line);
+
+private:
+    void writeRecord(const QString &runDir, const PushRecord &record,
+                     std::function<void(const QString &)> done);
+
+    QPointer<HostCalls> m_calls;
+    QPointer<ServerControl> m_server;
+    QString m_hostLabel;
+};
+
+} // namespace moetune

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "core/server/serverprofile.h"
+#include "core/tuning/hostprobe.h"
+#include "remote/hostcalls.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+namespace moetune {
+
+// Stops, starts and reads the server of one host through its ServerProfile (FORMATS.md section 8).
+// Stop is graceful (the profile's command), then the GPUs are checked until the processes that held
+// them are gone; a leftover is named by pid and name and never killed. Start records where the log
+// stood, runs the start command, and waits for the readiness line or health URL. Each call runs only
+// when the user asked for it.
+class ServerControl : public QObject {
+    Q_OBJECT
+public:
+    // Where the log stood before a start: the log written since is what the restart printed.
+    struct LogMark {
+        qint64 offset = -1; // log file size (file logs)
+        qint64 epoch = 0;   // host time, seconds (journalctl/docker --since)
+    };
+    struct StopResult {
+        bool ok = false;
+        QString message;             // what happened / what to do next
+        QList<GpuProcess> leftovers; // processes still holding GPU memory after the stop
+        QList<int> leftoverGpus;     // their GPU index
+    };
+    struct StartResult {
+        bool ok = false;
+        QString message;
+        LogMark mark;
+        double readyAfterS = 0;
+    };
+
+    ServerControl(HostCalls *calls, ServerProfile profile, QObject *parent = nullptr);
+    const ServerProfile &profile() const { return m_profile; }
+    void setProfile(const ServerProfile &p) { m_profile = p; }
+    void setGpuWaitSeconds(int s) { m_gpuWaitS = s; }
+
+    // holdersBefore: the GPU processes from the probe before stopping (empty: probe first).
+    void stop(std::function<void(const StopResult &)> done);
+    void start(std::function<void(const StartResult &)> done);
+    // The log written since mark into localFile.
+    void fetchLogSince(const LogMark &mark, const QString &localFile,
+                       std::function<void(bool ok, const QString &error)> done);
+    void markLog(std::function<void(const LogMark &, const QString &error)> done);
+    // The end of the server's current log (the profile's log file or command) into localFile.
+    void fetchCurrentLog(qint64 maxBytes, const QString &localFile,
+                         std::function<void(bool ok, const QString &error)> done);
+    // The shell command that prints the log since mark (shown in the UI, used by the calls above).
+    QString logSinceCommand(const LogMark &mark) const;
+
+signals:
+    void status(const QString &line); // "Waiting for the readiness line (12 s of 900 s)"
+
+private:
+    void probeHolders(std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> done);
+    void waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
+                      std::function<void(const StopResult &)> done, std::shared_ptr<QElapsedTimer> timer);
+    void pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer> timer,
+                   std::function<void(const StartResult &)> done);
+
+    QPointer<HostCalls> m_calls;
+    ServerProfile m_profile;
+    int m_gpuWaitS = 60;
+};
+
+} // namespace moetune

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "core/server/serverprofile.h"
+#include "core/tuning/hostprobe.h"
+
+namespace moetune {
+
+// A server profile suggested from a running server as the probe saw it (its cgroup: systemd unit or
+// container; its supervisor and log file; its command line, working folder and environment). Only a
+// suggestion: the user confirms or edits it, and nothing runs until they click. Commands are built with
+// shellQuote, so the recorded command line runs as the same words.
+ServerProfile suggestServerProfile(const ServerProcess &server);
+
+// The pid file moetune's suggested start command writes for a plain-command server.
+QString serverPidFile(const ServerProcess &server);
+
+} // namespace moetune

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""TEST DOUBLE: a fake SGLang server for moetune's end-to-end tests (tests/support/fakeserver.py).
+
+It is NOT an inference server. It stands in for `python -m sglang.launch_server` on a machine without
+GPUs: installed as `sglang/launch_server.py` of a fake SGLang tree, started through a server profile's
+start command, it writes an SGLang-style startup log whose MoE config lines follow SGLang's lookup over
+the config files that really exist on disk (FORMATS.md section 1, newest SGLang), once per tensor-
+parallel rank, then the readiness line, and then idles until SIGTERM. Its pid file (--pid-file or
+$FAKESERVER_PID_FILE) is removed when it stops, so a profile can stop it through that file.
+
+Lookup for one file name (per rank):
+  1. <root>/triton_<installed>/<name> exists      -> INFO  "Using MoE kernel config from <path>."
+  2. else newest other triton_* folder holding it -> WARNING "Config file not found at <wanted>. Fallback ..."
+  3. else                                         -> WARNING "Using default MoE kernel config. ..."
+Down file: found -> INFO; missing while up was found -> "Down MoE config file not found at ...; reusing
+the tuned up-projection config without TMA. ..."; both missing -> the default warning naming _down.
+<root> is $SGLANG_MOE_CONFIG_DIR/configs when set (built-ins not consulted), else the configs/ folder of
+this module's tree (srt/layers/moe/fused_moe_triton/configs). Triton is the `triton` importable here.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import sys
+import time
+
+LABEL = "moetune TEST DOUBLE: fake SGLang server (tests/support/fakeserver.py), not a real inference server"
+READY = "The server is fired up and ready to roll!"
+TAIL = ", you can create them with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton"
+
+
+def stamp(rank=None):
+    t = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    return "[%s TP%d]" % (t, rank) if rank is not None else "[%s]" % t
+
+
+def say(line, rank=None):
+    sys.stdout.write("%s %s\n" % (stamp(rank), line))
+    sys.stdout.flush()
+
+
+def triton_version():
+    try:
+        import triton  # the fake tree's triton: only __version__
+        return triton.__version__
+    except ImportError:
+        return None
+
+
+def version_tuple(folder):
+    m = re.match(r"^triton_(\d+)_(\d+)_(\d+)$", folder)
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def config_root():
+    env = os.environ.get("SGLANG_MOE_CONFIG_DIR")
+    if env:
+        return os.path.join(env, "configs")
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "srt", "layers", "moe", "fused_moe_triton", "configs")
+
+
+def file_name(e, n, device, dtype, block, down):
+    name = "E=%d,N=%d,device_name=%s" % (e, n, device)
+    if dtype:
+        name += ",dtype=" + dtype
+    if block:
+        name += ",block_shape=[%d, %d]" % (block[0], block[1])
+    return name + ("_down" if down else "") + ".json"
+
+
+def lookup(root, installed, name):
+    """-> (kind, wanted path, found path, fallback version)"""
+    wanted = os.path.join(root, "triton_" + installed.replace(".", "_"), name)
+    if os.path.isfile(wanted):
+        return "hit", wanted, wanted, None
+    try:
+        folders = [f for f in os.listdir(root) if version_tuple(f) and os.path.isdir(os.path.join(root, f))]
+    except OSError:
+        folders = []
+    for f in sorted(folders, key=version_tuple, reverse=True):
+        p = os.path.join(root, f, name)
+        if os.path.isfile(p):
+            return "fallback", wanted, p, ".".join(str(x) for x in version_tuple(f))
+    return "default", wanted, None, None
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            json.load(f)
+        return None
+    except (OSError, ValueError) as e:
+        return str(e)
+
+
+def startup(args):
+    say(LABEL)
+    with open(os.path.join(args.model_path, "config.json")) as f:
+        cfg = json.load(f)
+    e = cfg.get("num_experts") or cfg.get("n_routed_experts")
+    inter = cfg["moe_intermediate_size"]
+    n = inter // args.tp
+    q = cfg.get("quantization_config") or {}
+    dtype = "fp8_w8a8" if q.get("quant_method") == "fp8" else None
+    block = q.get("weight_block_size")
+    device = os.environ.get("FAKESERVER_DEVICE_NAME", "NVIDIA_H200")
+    say("server_args=ServerArgs(model_path=%r, tp_size=%d, port=%d)" % (args.model_path, args.tp, args.port))
+    installed = triton_version()
+    root = config_root()
+    up = file_name(e, n, device, dtype, block, False)
+    down = file_name(e, n, device, dtype, block, True)
+    for rank in range(args.tp):
+        say("Load weight end. type=Qwen3MoeForCausalLM, dtype=torch.bfloat16, avail mem=%.2f GB" % 40.0, rank)
+        if installed is None:
+            say("WARNING: triton not importable; using default MoE kernel config", rank)
+            continue
+        kind, wanted, found, fb = lookup(root, installed, up)
+        if kind == "hit":
+            err = read_json(found)
+            if err:
+                say("ERROR: cannot read MoE kernel config %s: %s" % (found, err), rank)
+            say("Using MoE kernel config from %s." % found, rank)
+        elif kind == "fallback":
+            say("Config file not found at %s. Fallback to triton version %s and use MoE kernel config from %s. "
+                "Performance might be sub-optimal!" % (wanted, fb, found), rank)
+        else:
+            say("Using default MoE kernel config. Performance might be sub-optimal! Config file not found at %s%s"
+                % (wanted, TAIL), rank)
+        dkind, dwanted, dfound, _ = lookup(root, installed, down)
+        if dkind == "hit":
+            say("Using MoE kernel config from %s." % dfound, rank)
+        elif kind != "default":
+            say("Down MoE config file not found at %s; reusing the tuned up-projection config without TMA. "
+                "Performance might be sub-optimal." % dwanted, rank)
+        else:
+            say("Using default MoE kernel config. Performance might be sub-optimal! Config file not found at %s%s"
+                % (dwanted, TAIL), rank)
+    for rank in range(args.tp):
+        say("KV Cache is allocated. #tokens: 1048576, K size: 24.00 GB, V size: 24.00 GB", rank)
+    time.sleep(args.ready_after)
+    say("INFO:     Uvicorn running on http://127.0.0.1:%d (Press CTRL+C to quit)" % args.port)
+    say(READY)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="TEST DOUBLE of sglang.launch_server (see the module docstring)")
+    p.add_argument("--model-path", required=True)
+    p.add_argument("--tp", "--tp-size", type=int, default=1)
+    p.add_argument("--port", type=int, default=30000)
+    p.add_argument("--pid-file", default=os.environ.get("FAKESERVER_PID_FILE"))
+    p.add_argument("--ready-after", type=float, default=float(os.environ.get("FAKESERVER_READY_AFTER_S", "0.3")))
+    p.add_argument("--exit-after", type=float, default=float(os.environ.get("FAKESERVER_EXIT_AFTER_S", "3600")))
+    args, _ = p.parse_known_args(argv)
+    stopping = []
+
+    def on_term(signum, frame):
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    if args.pid_file:
+        with open(args.pid_file + ".tmp", "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.replace(args.pid_file + ".tmp", args.pid_file)
+    try:
+        startup(args)
+        deadline = time.time() + args.exit_after  # never outlive a test run by much
+        while not stopping and time.time() < deadline:
+            time.sleep(0.1)
+        say("Received signal %d: shutting down (fake server)" % (stopping[0] if stopping else 0))
+    finally:
+        if args.pid_file:
+            try:
+                with open(args.pid_file) as f:
+                    mine = f.read().strip() == str(os.getpid())
+                if mine:
+                    os.unlink(args.pid_file)
+            except OSError:
+                pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
