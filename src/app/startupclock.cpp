@@ -17,7 +17,9 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-StartupClock::StartupClock(QWidget *window, DiagnosePage *page) : QObject(window), m_page(page) {
+StartupClock::StartupClock(QWidget *window, DiagnosePage *page)
+    : QObject(window)
+    , m_page(page) {
     window->installEventFilter(this);
 }
 

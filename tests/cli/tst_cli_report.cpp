@@ -46,8 +46,8 @@ private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         QString error;
-        m_simulatedRun = moetune::test::runSyntheticTune(QStringLiteral(MOETUNE_AGENT_PYZ),
-                                                         m_dir.filePath(u"agent"_s), QJsonArray{1, 64}, &error);
+        m_simulatedRun = moetune::test::runSyntheticTune(
+            QStringLiteral(MOETUNE_AGENT_PYZ), m_dir.filePath(u"agent"_s), QJsonArray{1, 64}, &error);
         QVERIFY2(!m_simulatedRun.isEmpty(), qPrintable(error));
     }
 

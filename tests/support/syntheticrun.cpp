@@ -34,7 +34,8 @@ QString runSyntheticTune(const QString &agentPyz, const QString &agentHome, cons
     QProcess p;
     p.start(u"python3"_s, {agentPyz, u"--home"_s, agentHome, u"tune"_s, spec, u"--foreground"_s});
     if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        *error = u"agent tune exited %1: %2"_s.arg(p.exitCode()).arg(QString::fromUtf8(p.readAllStandardError()));
+        *error =
+            u"agent tune exited %1: %2"_s.arg(p.exitCode()).arg(QString::fromUtf8(p.readAllStandardError()));
         return {};
     }
     const QDir runsDir(QDir(agentHome).filePath(u"runs"_s));
