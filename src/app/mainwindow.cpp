@@ -28,6 +28,8 @@
 #include <QStatusBar>
 #include <QStyle>
 
+#include <memory>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -114,6 +116,17 @@ MainWindow::MainWindow(QWidget *parent)
     auto *resultsPage = new ResultsPage(this);
     addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
     connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
+    // Tune -> Results: the run kept in the local workspace, shown once the workspace is read.
+    connect(m_tunePage, &TunePage::showResultsRequested, this,
+            [this, resultsPage](const QString &workspace, const QString &runId) {
+                auto once = std::make_shared<QMetaObject::Connection>();
+                *once = connect(resultsPage, &ResultsPage::workspaceShown, this, [resultsPage, runId, once] {
+                    QObject::disconnect(*once);
+                    resultsPage->showRun(runId);
+                });
+                resultsPage->openWorkspace(workspace);
+                setCurrentPage(m_stack->indexOf(resultsPage));
+            });
 
     createMenus();
     // The declared minimum: every page shows its key facts whole down to this size.
