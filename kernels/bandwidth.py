@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """HBM bandwidth probe: the CUDA C++ probe (bandwidth.cu) built with nvcc where it exists, else a torch
 device-to-device copy. Prints one JSON object: {"method", "copy_gbps", "read_gbps", "bytes"}.
 

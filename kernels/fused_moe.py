@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """moetune's own Triton fused-MoE kernel (FORMATS.md section 4 semantics).
 
 Pipeline of one MoE call (every step graph-capturable, no host sync):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """moetune's Triton fused-MoE kernel for the quantised weights the servers run besides bf16 and
 fp8 per-tensor / block-wise (those stay in fused_moe.py, which this module reuses for routing, alignment
 and SiLU-and-mul):

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs clang-tidy (the checks of .clang-tidy) over the project's own C++ sources, warnings are errors.
 # Needs a configured and built tree for compile_commands.json and the generated ui_*.h / moc files:
 #   bash packaging/clang-tidy.sh [build-dir [file.cpp...]]      (default build/ci, every src/*.cpp)

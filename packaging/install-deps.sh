@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian 12 / Ubuntu 24.04 packages moetune needs to build, run and test.
 # Idempotent: only missing packages are installed; apt-get update runs only when something is missing.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # README command 1: install what is missing, build what the app needs, and start moetune.
 # Only the app and the agent it deploys to hosts are built here (not the tests and benchmarks: those
 # are packaging/test.sh's job), so the first window comes up in minutes on a fresh checkout.

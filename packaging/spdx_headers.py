@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Adds or checks the SPDX licence lines at the top of every source file of the project.
 
     python3 packaging/spdx_headers.py          # report files without the lines (exit 1 if any)

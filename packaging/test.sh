@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # README command 2: install what is missing, build, and run every test:
 #  1. CI build (warnings are errors): unit, GUI (offscreen), CLI, integration (real sshd on 127.0.0.1),
 #     Python agent tests - all through ctest.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Builds the single-file agent: moetune-agent.pyz (a zipapp) with kernels/ as package data.
 
 Reproducible: files in sorted order with a fixed timestamp, so the same sources give the same bytes

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The H200 benchmark of issue 3: fast vs exhaustive, parallel vs serial compile, tuned vs default,
 fraction of the HBM roofline, 2 GPUs vs 1. Drives Backend + Strategy directly (bench/runner.py).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 9 benchmark: Qwen3-30B-A3B TP1 (E=128, top-k 8, K=2048, N=768, bf16), fast strategy, all 18
 batch sizes, `backend: auto` on an installed SGLang (here: the upstream SGLang tree on PYTHONPATH), for
 `ops: up` and `ops: up+down`; then an independent re-timing of every reported speedup in a separate,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A small in-process runner for the benchmark: drives a Strategy over real GPUs without the agent's
 scheduler (so the benchmark does not depend on it).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The server backend against one installed SGLang / vLLM tree, on a real GPU. Prints one JSON object.
 
     PYTHONPATH=<tree> python3 remote_agent/gpu_tests/server_tree_check.py --framework sglang [--tune]

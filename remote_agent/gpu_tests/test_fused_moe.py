@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Correctness of moetune's Triton fused-MoE kernel on a real GPU (skipped without CUDA + triton).
 
 Run from the repository root:

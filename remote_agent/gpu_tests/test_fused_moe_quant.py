@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Correctness of moetune's Triton kernel for the quantised dtypes (kernels/fused_moe_quant.py) on a real
 GPU, and a short tune per dtype through the triton backend (skipped without CUDA + triton).
 

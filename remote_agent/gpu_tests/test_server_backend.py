@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The server backend against the real SGLang / vLLM kernel code (../shared/upstream: SGLang main, vLLM
 main, and the last vLLM with inplace=), on a real GPU. Skipped without CUDA or without the trees.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Builds a Backend from a picklable description, in whatever process needs one (GPU workers,
 precompile workers). The server and Triton backends live in modules of the kernels engineer; this file
 only finds the Backend subclass each defines, so it stays independent of their internals."""

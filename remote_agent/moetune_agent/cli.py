@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """moetune-agent command line: every command prints hello first and done last (PROTOCOL.md)."""
 
 from __future__ import annotations

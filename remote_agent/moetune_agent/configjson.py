@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Config file contents (FORMATS.md section 3): parse, validate, and write the servers' exact bytes.
 
 Both tuners write json.dump(obj, indent=4) followed by a newline; vLLM's puts a top-level

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """`install-config`: put tuned config files where the server reads them, safely.
 
 Target: SGLang's <config root>/triton_<installed Triton>/ (created when missing), vLLM's

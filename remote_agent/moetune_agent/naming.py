@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Config file names of both servers (FORMATS.md section 2) and Triton version folders.
 
 E=<E>,N=<N>,device_name=<dev>[,dtype=<dt>][,block_shape=[n, k]][,per_channel_quant=True][_down].json

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """`probe`: what a tuning job needs to know about this host. Every part is optional and degrades to
 null plus an error string (no GPU, no nvidia-smi, no torch, unreadable /proc entries)."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The stdout side of the protocol (PROTOCOL.md): one JSON object per line, hello first, done last."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Winners -> the servers' config files and result.json (PROTOCOL.md section 5)."""
 
 import hashlib

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
 writes the result. Runs detached (cli.py starts it) or in the foreground."""
 

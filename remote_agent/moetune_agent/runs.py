@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Run folders (PROTOCOL.md section 4): ids, state, pid liveness, the journal and the event log,
 and the one safe atomic write every file of the agent goes through."""
 

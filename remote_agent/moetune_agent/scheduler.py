@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Runs units of work on one worker process per GPU, plus an optional CPU precompile pool.
 
 Each GPU worker is a spawned process with CUDA_VISIBLE_DEVICES set to its GPU and TRITON_CACHE_DIR set

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The search space and its pruning (the Strategy's ``space`` dict).
 
 The reference tuners brute-force BM{16..256} x BN{32..256} x BK{64,128,256} x GM{1,16,32,64} x warps{4,8}

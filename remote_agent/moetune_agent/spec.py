@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The tune spec (PROTOCOL.md section 6): validation with errors a person can act on, and defaults.
 
 Everything wrong with a spec is found here, before a run exists, with a sentence naming the field:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The contract between search strategies and the scheduler that runs their work on the GPUs.
 
 A strategy never touches a GPU. It proposes *phases*: lists of independent ``Unit``s (one config, one op,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Helpers for the agent's tests: run the real CLI in a subprocess and check the protocol framing."""
 
 import json

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Detached runs on the synthetic backend: the run outlives the command that started it, attach --from,
 cancel, SIGKILL + resume without measuring a unit twice, a torn journal line, clear start-up errors."""
 

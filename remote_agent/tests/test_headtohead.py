@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The final decision per (op, batch size): finalists against the server's default in interleaved rounds.
 
 Unit tests of HeadToHead on measurements made here (noise with a known spread), on REPLAYED REAL H200

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """install-config: target folders, backup, refusal, dry-run, simulated refusal, atomicity under SIGKILL,
 hostile paths. A fake SGLang/Triton install tree (plain folders on PYTHONPATH) stands in for the real
 packages; the agent inspects it through the same child-interpreter probe it uses on a GPU host."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Config file names and contents vs the shared vectors (tests/data/moe_vectors.json), which the C++
 core checks too, plus cases of our own."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 10 item 8: a SIGKILL of the run process alone (what the OOM killer does) must not leave its
 workers or multiprocessing's resource tracker behind (on a GPU host each would hold GPU memory).
 Integration test with real processes: a detached synthetic run (slowed so it is mid-run), its

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """probe: GPUs through nvidia-smi, the interpreter's packages and config folders, running servers and
 their model's MoE shape. nvidia-smi is replaced by a script printing recorded H200 output (a labelled
 test double: there is no GPU here); the SGLang/vLLM trees are plain folders on PYTHONPATH; the server

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """probe's launch facts of a running server (for the app's server profile suggestion): interpreter,
 working folder, log file on stdout, nohup, cgroup unit/container, the server's own environment and the
 config root and Triton seen by the SERVER's interpreter (not the agent's). The server is a real process

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Protocol framing for every command: stdout is JSON lines only, hello first, one done last; errors carry
 a code and a sentence; PROTOCOL.md's example lines are valid and match what the agent emits."""
 

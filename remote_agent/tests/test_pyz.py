@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The built single-file agent (moetune-agent.pyz): it runs, is reproducible, carries kernels/, and a
 detached run started from it works (the run process re-imports the package from the .pyz)."""
 

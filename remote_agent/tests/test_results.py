@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Winners -> files: the shared BLOCK_SIZE_M repair, exact names per ops/dialect, file contents."""
 
 import os

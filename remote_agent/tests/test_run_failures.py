@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Runs that cannot measure end failed, with the first error (never "done: ok" with no winners), and
 `backend: auto` never picks a backend that cannot run. Synthetic backend (simulated) with test hooks:
 MOETUNE_TEST_FAIL_MEASURE (every measurement fails), MOETUNE_TEST_FAIL_CALL (the kernel cannot be

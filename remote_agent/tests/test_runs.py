@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Foreground runs end to end on the synthetic backend: output files, result.json, strategies through
 the real runner, several workers, a crashing or hung worker, a winner failing its check."""
 

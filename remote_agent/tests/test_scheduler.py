@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The scheduler with real spawned worker processes on the synthetic backend (the labelled GPU double):
 every unit measured once with the backend's own numbers, a precompile pool, compiled-first dispatch."""
 

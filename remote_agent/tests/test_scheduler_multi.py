@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 14's scheduler cases on the synthetic backend (the labelled GPU double), with real spawned
 worker processes, one per "GPU": a crash on one GPU while the others run, one GPU much slower than the
 others (test hook MOETUNE_SYNTHETIC_SLOW_GPU="INDEX:MS"), and uneven batch sizes in a whole run."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """API-generation detection of the installed SGLang / vLLM, on FAKES of each signature (test doubles:
 neither server can be installed here; remote_agent/gpu_tests run the same code against the real
 upstream trees on a GPU). Also: quantisation arguments per generation, override_config reset after a

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A run process that is slow to announce itself (a cold torch import, a busy host) is reported as what it is:
 detached and still starting, with its run id, so a client attaches instead of starting a second sweep."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Search space and pruning: the reference counts, the shared-memory rule, block-quant divisibility in
 each server's direction, and the BLOCK_SIZE_M cap."""
 

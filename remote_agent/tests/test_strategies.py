@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Strategies on a deterministic landscape (no GPU): exhaustive finds the true best, separate up/down
 winners share BLOCK_SIZE_M, failures are skipped, a resumed run repeats nothing, unknown names are
 refused. The fast strategy's regret and cost are checked in test_strategies_replay.py and below."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Strategies on REPLAYED REAL MEASUREMENTS (no GPU here).
 
 tests/data/h200_qwen3_exhaustive.json.gz holds every sample of an exhaustive run of moetune's Triton

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The synthetic backend: deterministic, simulated, a landscape with structure, deterministic failures.
 (It is itself the labelled test double for a GPU.)"""
 

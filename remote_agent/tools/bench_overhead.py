@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """How much of a GPU's time the agent's own bookkeeping costs: a foreground run on the synthetic
 backend whose every measurement sleeps D ms (a stand-in for GPU time; 20 ms is what timing one config
 at B=1 costs on an H200, FORMATS.md 7). Prints GPU busy fraction = (units x D) / wall time of the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End-to-end check of the agent on a real GPU host: probe, a detached `tune` on the Triton backend,
 attach until done, then install-config --dry-run into a scratch root. Prints what it measured.
 

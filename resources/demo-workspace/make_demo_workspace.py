@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Builds the app's demo workspace from a REAL recorded H200 sweep.
 
 Input: remote_agent/bench/results/qwen3_h200.json, written by remote_agent/bench/bench_h200.py on one

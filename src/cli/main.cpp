@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // moetune-cli: dispatches `moetune-cli <command> ...` to the commands registered in cli/commandregistry.h.
 #include "cli/command.h"
 #include "cli/commandregistry.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // HostSession: one host and every flow run on it, for the app and the CLI alike.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SshSession: host key check (known_hosts, decided here) and authentication in ssh's order.
 #include "remote/knownhosts.h"
 #include "remote/sshsessionjobs.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SshSession: exec channels (start, read with backpressure, line batches, cancel) and helper commands.
 #include "remote/sshsessionjobs.h"
 

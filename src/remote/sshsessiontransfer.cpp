@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SshSession: uploads through an exec channel, downloads over SFTP, both checked by the host's sha256sum.
 #include "remote/shellquote.h"
 #include "remote/sshsessionjobs.h"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Diagnosis engine benchmark (issue 2 "Performance"). Prints the measured figures; times nothing in ctest.
 #  1. 1 GB generated log: `moetune-cli diagnose FILE --format json` wall time vs `grep -c -F sub-optimal FILE`
 #     (goal: within 1.5x), and the CLI's peak RSS (goal: under 64 MB). Both warm: the file is read once

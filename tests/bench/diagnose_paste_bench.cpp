@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // "Pasting a 10 MB log shows findings in under 200 ms" (issue 2): times what the Diagnose page does with
 // a paste - the pasted QString to UTF-8, then Diagnoser::diagnoseText - on a generated 10 MB log.
 // usage: diagnose_paste_bench [LOG] [--runs N]   (no LOG: generates one with tests/bench/gen_log.py)

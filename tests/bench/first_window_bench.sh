@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # First window: how long from starting `moetune` to its first window painted, shown and the demo log
 # diagnosed, cold-ish (page cache kept) and warm, on one X server (Xvfb).
 #   bash tests/bench/first_window_bench.sh [app] [runs]     (default build/dev/src/app/moetune, 5 runs)

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Generate a realistic inference-server log of a given size for moetune's diagnosis benchmark.
 
 The log mixes what real SGLang and vLLM servers print (FORMATS.md section 6) in steady state: per-rank SGLang lines

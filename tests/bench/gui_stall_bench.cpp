@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GUI stall while 4 hosts stream logs at once: a QGuiApplication (offscreen) with a 1 ms QTimer measures
 // the longest gap between ticks while 4 SshTransports (4 sessions, 4 worker threads) stream a server log
 // each from the test sshd, the GUI thread receiving every line. Prints the longest stall vs the 50 ms goal.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Prints the Results page's figures (issue 11):
 //   1. reopening a workspace of 50,000 measurements shows its charts in < 1 s;
 //   2. hovering a 30,000-point landscape answers in < 50 ms;

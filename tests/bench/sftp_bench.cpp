@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SFTP throughput of moetune_remote vs OpenSSH's scp, both against the same test sshd on loopback
 // (SshdFixture). Prints MB/s for each direction and the ratio to the "within 2x of scp" goal.
 // Usage: sftp_bench [MB=1024]

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # SFTP throughput: moetune_remote's upload/download vs scp over a test sshd on loopback (1 GB by default).
 # Usage: tests/bench/sftp_bench.sh [MB] [BUILD_DIR]
 set -euo pipefail

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark: the Tune page stays responsive while a run streams 1000 results a second into it (the
 // live chart, the best-so-far table, the progress labels). A 1 ms timer measures how late the event
 // loop gets to it; the longest stall is the figure (goal <= 50 ms). Events are synthetic run events

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `moetune-cli report` (results-report engineer's tests).
 if(TARGET moetune_report)
   moetune_add_qtest(tst_cli_report SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cli_report.cpp LABELS cli)

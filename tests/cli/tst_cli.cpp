@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs the real moetune-cli binary on sample logs (tests/cli/data) and checks what a script would rely
 // on: exit statuses, error messages, the JSON targets and schema, Markdown, text, stdin and colour.
 #include "jsonschemacheck.h"

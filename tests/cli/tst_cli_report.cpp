@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `moetune-cli report` end to end on the real binary: text, Markdown and PDF of the demo workspace (a
 // real recorded H200 sweep) and of a real agent run folder from the synthetic backend (the labelled
 // GPU test double); the PDF command runs without a display (no DISPLAY, offscreen chosen by the CLI).

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CLI's command registry (the real command objects of moetune-cli, linked from its OBJECT library):
 // every command declares its application kind, and the GUI kind is a QGuiApplication on the offscreen
 // platform even where the environment asks for a display that does not exist.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes moe_vectors.json: the shared naming/JSON test vectors of moetune's C++ core and Python agent.
 
 The expected bytes come from the same calls the servers' tuners make (json.dump(..., indent=4) then a

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzzes config file contents: whatever parses must write and parse back to an equal value in both
 // dialects, and writing must be byte-stable (write(parse(write(x))) == write(x)).
 #include "core/moe/configfile.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzzes config file names: whatever parses must format and parse back to the same value, in both
 // dialects (vLLM drops _down and per_channel_quant), and formatting must be stable.
 #include "core/moe/configname.h"

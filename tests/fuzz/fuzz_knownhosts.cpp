@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzzes known_hosts lines (KnownHostsEntry): the first input line is the name looked up, every other
 // line an entry. Whatever parses must write back to a line that parses to the same entry and matches the
 // same names; a name matched by a !negation of a line never matches that line; globs are total.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzzes the log reader and the rules: any bytes -> Diagnoser::diagnoseText, checking the invariants the
 // GUI and the CLI rely on, and that streaming the same bytes in small chunks gives the same diagnosis.
 #include "core/diagnosis/diagnoser.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark, not a test: how long from Ctrl+V of a big server log until the Diagnose page shows its
 // findings (paste into the editor, diagnosis on the worker, models and views updated, one repaint).
 // Usage: bench_gui_paste [MiB=10] [repeats=5]   (runs offscreen unless QT_QPA_PLATFORM is set)

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Charts, the Results page and the PDF report (results-report engineer's tests).
 if(TARGET moetune_charts AND TARGET moetune_report)
   moetune_add_qtest(tst_charts SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_charts.cpp LIBS moetune_charts moetune_report Qt6::Charts Qt6::Widgets LABELS gui)

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The chart library offscreen: the live best-so-far chart fed by a real agent run (synthetic backend,
 // the labelled test double for a GPU), the tuned-vs-default chart and the landscape on the demo
 // workspace (a real recorded H200 sweep).

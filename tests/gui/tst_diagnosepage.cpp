@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window and the Diagnose page driven like a user, offscreen: paste, open, click, copy, cancel.
 #include "app/diagnose/diagnosepage.h"
 #include "app/diagnose/evidencemodel.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Models of the Diagnose page under QAbstractItemModelTester, with Diagnosis values built from the real
 // core types (and, in fromDiagnoser, produced by the real Diagnoser).
 #include "app/diagnose/evidencemodel.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Hosts page offscreen: its models under QAbstractItemModelTester, the host dialog, and the whole
 // "Local machine" flow (connect, probe a fake SGLang install, Diagnose host into the Diagnose page) with
 // the real agent zipapp and LocalTransport.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Hosts page against a real OpenSSH sshd on 127.0.0.1 (tests/support's fixture): an unknown host
 // key is asked in a dialog showing its SHA256 fingerprint and recorded only when accepted, a changed key
 // is refused inline with the explanation, and probe + Diagnose host work over SSH. "Remember in the

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The PDF report read as a reader would: pdftotext holds the table values, pdfimages lists no raster
 // images (the charts are vectors), pdffonts shows every font embedded. On the demo workspace (a real
 // recorded H200 sweep) and on a real synthetic agent run (the labelled GPU test double).

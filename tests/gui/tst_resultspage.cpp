@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Results page driven offscreen like a user: the demo workspace (a real recorded H200 sweep), a
 // real agent run folder from the synthetic backend (the labelled GPU test double), compare with other
 // config files, export the PDF; models under QAbstractItemModelTester.

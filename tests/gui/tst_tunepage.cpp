@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Tune page offscreen: the job filled from a finding, every field checked with a sentence, the file
 // names previewed; the live table under QAbstractItemModelTester; the server profile dialog's sentences;
 // and, in the main window on the Local machine, the whole workflow a user clicks through: a fake SGLang

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The Tune page (tune-workflow engineer's tests): a real synthetic run on the Local machine, and the
 # whole Tune this -> push -> restart -> proof -> undo workflow against the fake server (test double).
 if(TARGET moetune_app_private AND TARGET moetune_charts)

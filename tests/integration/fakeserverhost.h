@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A fake SGLang host for the tuning end-to-end tests. TEST DOUBLES, labelled as such: the inference

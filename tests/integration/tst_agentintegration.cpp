@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The agent end to end over a REAL sshd (SshdFixture): deploy, probe -> diagnose host against a fake
 // SGLang install tree, and reattaching to a detached (synthetic-backend) tuning run after the link dropped.
 #include "core/diagnosis/diagnoser.h"

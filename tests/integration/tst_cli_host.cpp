@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // moetune-cli's remote commands end to end: `probe HOST` and `diagnose --host HOST` on the Local machine
 // (the real agent zipapp on a fake SGLang install) and over a real sshd on 127.0.0.1 (unknown host key
 // refused with its fingerprint, trust-host, then probe), checking output and exit statuses. Every test

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Host keys are checked as strictly as OpenSSH checks them, whatever ~/.ssh/config says: a REAL sshd
 // (SshdFixture) and a realistic HOME (SshHome: a config with comments, Host * StrictHostKeyChecking
 // no / accept-new, Include; known_hosts with hashed names, patterns, @revoked and @cert-authority lines).

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Integration tests against a REAL OpenSSH sshd started by the test on 127.0.0.1 (SshdFixture).
 #include "remote/jobwaiter.h"
 #include "remote/shellquote.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The tuning workflow end to end over a real sshd on 127.0.0.1, against a fake SGLang host (TEST
 // DOUBLES: tests/support/fakeserver.py as the server, a scripted nvidia-smi; see fakeserverhost.h):
 // the server's log -> tune (synthetic backend: every number SIMULATED) -> push -> restart through the

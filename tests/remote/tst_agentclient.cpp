@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // AgentClient against a REAL sshd (SshdFixture) and this machine: several clients deploying the agent to
 // one host at the same moment, and an agent that speaks another protocol version.
 #include "core/tuning/tunespec.h"

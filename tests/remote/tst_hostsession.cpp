@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // HostSession's flows on the Local machine: the real agent zipapp, the real LocalTransport, real files and
 // processes (a fake SGLang install, tests/support/fakesglanghost.h), driven through the signals the app uses
 // and through HostSessionSync as the CLI uses it.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // known_hosts lines read as OpenSSH reads them (KnownHostsEntry, KnownHosts): markers, malformed lines,
 // patterns, negations, "[host]:port", and hashed names checked against what ssh-keygen -H writes.
 #include "remote/knownhosts.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The "diagnose host" merge and the tuning value types, on hand-written probe objects (PROTOCOL.md 3).
 #include "core/diagnosis/diagnoser.h"
 #include "core/tuning/hostprobemerge.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The value types under the tuning/push flows: ServerProfile (validation, JSON, persisted with the
 // host), the profile suggested from the probe's launch facts, Preflight, RunProgress (seq dedupe),
 // PushRecord, PushTarget (the server's own view first; survival warnings) and PushProof.

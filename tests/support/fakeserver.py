@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """TEST DOUBLE: a fake SGLang server for moetune's end-to-end tests (tests/support/fakeserver.py).
 
 It is NOT an inference server. It stands in for `python -m sglang.launch_server` on a machine without

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The facts with one meaning that the app and the CLI both show: compact rank lists, the text-log
 // sniff, the tuning target's and tune spec's texts and the one up vs up+down decision.
 #include "core/diagnosis/logsniff.h"

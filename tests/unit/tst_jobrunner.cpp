@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // JobRunner: results delivered on the runner's thread, stale and cancelled jobs dropped by id,
 // progress polled, workers waited for on destruction.
 #include "core/util/jobrunner.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 8's classes of input, each with several variants: Python-list paths, SGLang's newest down-miss
 // wording, the bare default warning, other kernels' "sub-optimal" lines, found-config lines, claims a
 // log cannot support, tuned configs in use, every prefix form, and evidence of rejoined wrapped lines.

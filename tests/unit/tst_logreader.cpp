@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LogReader: line cleaning, newline counting, the multi-literal search, and the three input paths.
 #include "core/diagnosis/literalsearcher.h"
 #include "core/diagnosis/logreader.h"

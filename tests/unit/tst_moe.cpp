@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ConfigName, TritonVersion and ConfigFile against the shared vectors (tests/data/moe_vectors.json),
 // which the Python agent checks too, plus validation errors and nearest-key lookup.
 #include "core/moe/configfile.h"

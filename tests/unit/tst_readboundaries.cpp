@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Regression tests (fuzz findings): the diagnosis of a log must not depend on where reads, file windows
 // or the parallel split of a file fall, nor may writing a config file change an integer above 2^53.
 #include "core/diagnosis/diagnoser.h"

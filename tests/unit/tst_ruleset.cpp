@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data rules: the built-in file, user rule files merged in, broken ones reported, placeholders.
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/ruleset.h"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SweepResult, its incremental builder, the workspace format and the report model, on the demo
 // workspace (a real recorded H200 sweep) and on runs of the real agent's synthetic backend (the test
 // double for a GPU, labelled simulated).

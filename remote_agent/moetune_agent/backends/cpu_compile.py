@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Compiling Triton kernels for a GPU without touching it (precompile workers).
 
 A precompile worker must not create a CUDA context nor hold weights on the GPU being timed (14

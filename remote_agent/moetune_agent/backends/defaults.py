@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The config each server runs when it finds no tuned file (its built-in heuristic), per framework.
 
 Standard library only. Used by backends that cannot ask the installed server (the Triton backend, the

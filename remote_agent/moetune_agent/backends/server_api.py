@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Which fused-MoE API the installed SGLang / vLLM offers, read from its signatures.
 
 Standard library only (the server modules are imported through ``import_module``, which tests replace

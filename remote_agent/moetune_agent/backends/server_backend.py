@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Backend over the server's own fused-MoE kernel (the SGLang or vLLM installed on the host).
 
 The spec's framework chooses the server (never "whichever imports first"); server_api.detect() reads

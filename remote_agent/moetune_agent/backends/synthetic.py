@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A deterministic latency model of the fused-MoE kernel, for hosts without a GPU and for CI.
 
 Everything it produces is simulated (``simulated = True``, device "SIMULATED_GPU"). The model is a

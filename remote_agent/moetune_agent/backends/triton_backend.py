@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Backend over moetune's own Triton fused-MoE kernel (kernels/fused_moe.py).
 
 Timing follows the reference tuners: the whole call (router top-k, alignment, GEMMs) captured 10 times

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Search strategies: pure functions from measurements to the next phase of work (see work.py).
 
 make_strategy(name, space, batch_sizes, ops, shape) builds one by name; STRATEGIES lists them.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Helpers shared by the search strategies: pooling measurements and choosing winners.
 
 Pure functions over ``Measurement`` lists (standard library only), so a resumed run that replays its

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The ground truth: every surviving config at every batch size, timed the reference way."""
 
 from __future__ import annotations

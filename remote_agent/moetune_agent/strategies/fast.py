@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The default strategy: reach the exhaustive answer with a small fraction of the measurements.
 
 What it exploits (FORMATS.md 7): the tile shape (BLOCK_SIZE_M/N/K) decides most of the latency,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The final decision per (op, batch size): an interleaved head-to-head of the finalists and the server's
 default, in the same rounds.
 
