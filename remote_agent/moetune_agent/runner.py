@@ -1,7 +1,6 @@
 """The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
 writes the result. Runs detached (cli.py starts it) or in the foreground."""
 
-import dataclasses
 import json
 import os
 import signal
@@ -16,13 +15,12 @@ from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
 from .results import build_result, latest_score, share_block_m, write_files, write_result
 from .scheduler import BackendFailed, Cancelled, Scheduler
-from .strategies.common import TIER, Book
-from .strategies.headtohead import H2H_ROUND, HeadToHead
+from .strategies.common import Book
+from .strategies.headtohead import FINALISTS as H2H_FINALISTS, H2H_ROUND, HeadToHead, pick_contenders
 from .work import Measurement, Unit
 
 DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the figures while searching
 CHECK_ROUND = -2     # correctness checks of winners and head-to-head contenders
-H2H_FINALISTS = 2    # tuned contenders per (op, m) in the head-to-head (plus the default, plus a TMA twin)
 MAX_PHASES = 10000
 
 
@@ -309,26 +307,8 @@ class Run(object):
                          "BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M" % ",".join(map(str, fixed))})
 
         # The final decision: the finalists and the server's default, interleaved in the same rounds.
-        book = Book(view)
-        contenders = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
-        tma = bool(info.get("supports_tma"))
-        for op in ops:
-            for m in sizes:
-                cands = []  # type: List[KernelConfig]
-                if (op, m) in winners:
-                    cands.append(winners[(op, m)])
-                tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
-                for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
-                    if len(cands) >= H2H_FINALISTS:
-                        break
-                    if c not in cands and (op, c.key()) not in banned:
-                        cands.append(c)
-                if op == "down" and tma:
-                    for c in list(cands[:1]):
-                        twin = dataclasses.replace(c, USE_TMA=True)
-                        if twin not in cands:
-                            cands.append(twin)
-                contenders[(op, m)] = cands
+        contenders = pick_contenders(Book(view), winners, ops, sizes, banned, bool(info.get("supports_tma")),
+                                     H2H_FINALISTS)
         extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
                         if winners.get((op, m)) != c]
         if extra_checks:

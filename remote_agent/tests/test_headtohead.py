@@ -19,7 +19,7 @@ from moetune_agent.backends.base import KernelConfig  # noqa: E402
 from moetune_agent.strategies.headtohead import H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 from test_runs import RunCase  # noqa: E402
-from test_strategies_replay import load_recording  # noqa: E402
+from test_strategies_replay import DATA, load_recording  # noqa: E402
 
 parse_key = KernelConfig.from_key
 
@@ -141,7 +141,7 @@ class ReplayedH200(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        rec = load_recording()
+        rec = load_recording(DATA)
         cls.samples = {(int(m), k): v for m, d in rec["samples"].items() for k, v in d.items()}
 
     def timing(self, seed):

@@ -7,17 +7,23 @@ the regime changes; single cheap timings are noisy (winner's curse), so leaders 
 Plan (each step is one phase; every step only reads the results of earlier steps, so the strategy is a
 pure function of the measurements and a resumed run repeats nothing):
   anchors (a few batch sizes spread on a log scale, smallest and largest included):
-    A  tile screen: every tile of the space with 4 and 8 warps, few replays
+    A  tile screen: every tile of the space with 4 and 8 warps, one timed replay after one warm-up
     B  warps x stages sweep of the best tiles
     C  GROUP_SIZE_M sweep of the leaders
     D  local refinement: every one-axis neighbour of the leaders, twice (hill climbing)
-    F  finalists re-timed, interleaved, with the reference's replays, two rounds
+    F  finalists re-timed with the reference's replays, one round (they seed the other sizes)
   the other batch sizes, by bisection between sizes already tuned:
     S  seeds: the leaders of both tuned neighbours (BLOCK_SIZE_M clamped to this size's space)
     D  one-axis neighbours of the best seeds
-    F  finalists re-timed as above
-Winners are chosen from the re-timed finalists only. With separate up/down ops the finalists of both
-ops include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winners share it.
+Winners are the re-timed finalists at anchors and the screening leaders elsewhere; the run's final
+decision is the head-to-head that follows (strategies/headtohead.py: the two best and the server's
+default in >= 5 interleaved rounds of 10 replays), which is why no size re-times its finalists twice
+(level_final=True adds F at the other sizes). With separate up/down ops the finalists of both ops
+include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winners share it.
+
+Cost on the replayed H200 landscapes (bench/bench_replay.py; issue 13): one timed screening replay
+instead of two, one finalist round instead of two, 4 tiles instead of 6 in B, 4 seeds per neighbour
+instead of 6 and no F at the other sizes cut the modelled GPU time by 23-29% at the same regret.
 """
 
 from __future__ import annotations
@@ -45,10 +51,11 @@ class FastStrategy(Strategy):
     name = "fast"
 
     def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 2, final_replays: int = 10,
-                 final_rounds: int = 2, top_tiles: int = 6, leaders: int = 3, finalists: int = 4, seeds: int = 6,
-                 screen_both_warps: bool = True, level_leaders: int = 2):
+                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
+                 final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
+                 screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False):
         super().__init__(space, batch_sizes, ops, shape)
+        self.level_final = level_final
         self.level_leaders = level_leaders
         self.screen_both_warps = screen_both_warps
         self.batch_sizes = sorted(set(self.batch_sizes))
@@ -248,7 +255,8 @@ class FastStrategy(Strategy):
             yield units
             yield self._refine(book, level, sr, 11, leaders=self.level_leaders)
             yield self._refine(book, level, sr, 12, leaders=1)
-            yield self._final_units(book, level)
+            if self.level_final:
+                yield self._final_units(book, level)
             done = sorted(set(done) | set(level))
 
     def _refine(self, book: Book, sizes: Sequence[int], replays: int, rnd: int,
@@ -282,6 +290,6 @@ class FastStrategy(Strategy):
         book = Book(measured)
         out = choose_winners(book, self.batch_sizes, self.ops, tier=1)
         missing = [m for m in self.batch_sizes if any((op, m) not in out for op in self.ops)]
-        if missing:  # a size whose finalists all failed: fall back to its screening results
+        if missing:  # sizes without re-timed finalists (or whose finalists all failed): screening results
             out.update({k: v for k, v in choose_winners(book, missing, self.ops, tier=0).items() if k not in out})
         return out

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import dataclasses
+
 from ..backends.base import KernelConfig
 from ..work import Measurement, Unit
-from .common import median
+from .common import TIER, Book, median
 
 H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
 MIN_ROUNDS = 5
@@ -29,6 +31,35 @@ STEP_ROUNDS = 4
 MAX_ROUNDS = 13
 REPLAYS = 10
 TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
+FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
+
+
+def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], ops: Sequence[str],
+                    sizes: Sequence[int], banned: Optional[set] = None, tma: bool = False,
+                    finalists: int = FINALISTS) -> Dict[Tuple[str, int], List[KernelConfig]]:
+    """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
+    highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
+    down GEMM also gets its first contender with USE_TMA where the backend supports it."""
+    banned = banned or set()
+    out = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    for op in ops:
+        for m in sizes:
+            cands = []  # type: List[KernelConfig]
+            if (op, m) in winners:
+                cands.append(winners[(op, m)])
+            tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
+            for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
+                if len(cands) >= finalists:
+                    break
+                if c not in cands and (op, c.key()) not in banned:
+                    cands.append(c)
+            if op == "down" and tma:
+                for c in list(cands[:1]):
+                    twin = dataclasses.replace(c, USE_TMA=True)
+                    if twin not in cands:
+                        cands.append(twin)
+            out[(op, m)] = cands
+    return out
 
 
 def quantile(xs: Sequence[float], q: float) -> float:
