@@ -68,6 +68,8 @@ class FastStrategy(Strategy):
         self.n_seeds = seeds
         self.anchors = self._pick_anchors(n_anchors)
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
+        self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
+        self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
 
     # -- structure -----------------------------------------------------------------------------------
     def _pick_anchors(self, k: int) -> List[int]:
@@ -126,6 +128,12 @@ class FastStrategy(Strategy):
         """Representatives per tile: both warps counts (default), 3 stages, the GROUP_SIZE_M of _gm_for.
         screen_both_warps=False keeps only a size-based warps guess: measured on an H200 it misses the
         fp8 block-quant winner at M=1024 (64x128 tiles want 4 warps there), regret 1.057."""
+        key = (op, m)
+        if key not in self._reps:
+            self._reps[key] = self._tile_reps_of(op, m)
+        return self._reps[key]
+
+    def _tile_reps_of(self, op: str, m: int) -> List[KernelConfig]:
         by_tile: Dict[Tuple[int, int, int], List[KernelConfig]] = {}
         for c in self._space(op, m):
             by_tile.setdefault(_tile(c), []).append(c)
@@ -148,13 +156,25 @@ class FastStrategy(Strategy):
         return [c for _, c in book.ranked(op, m, tier=tier)]
 
     def _one_axis_neighbours(self, op: str, m: int, cfg: KernelConfig) -> List[KernelConfig]:
+        """The configs of the space at (op, m) that differ from cfg in exactly one axis, in space order.
+        Indexed once per (op, m): the plan is re-derived from the measurements at every phase, and a
+        scan of the space per leader cost seconds of GPU idle time per run (issue 13)."""
+        key = (op, m)
+        index = self._axis_index.get(key)
+        if index is None:
+            index = {}
+            for pos, c in enumerate(self._space(op, m)):
+                v = _vec(c)
+                for i in range(len(AXES)):
+                    index.setdefault((i, v[:i] + v[i + 1:]), []).append((pos, c))
+            self._axis_index[key] = index
         v = _vec(cfg)
-        out = []
-        for c in self._space(op, m):
-            w = _vec(c)
-            if sum(1 for a, b in zip(v, w) if a != b) == 1:
-                out.append(c)
-        return out
+        found = {}
+        for i in range(len(AXES)):
+            for pos, c in index.get((i, v[:i] + v[i + 1:]), ()):
+                if _vec(c) != v:
+                    found[pos] = c
+        return [found[pos] for pos in sorted(found)]
 
     def _clamp(self, op: str, m: int, cfg: KernelConfig) -> Optional[KernelConfig]:
         """cfg itself if it is in the space at m, else the same config with the largest BLOCK_SIZE_M
