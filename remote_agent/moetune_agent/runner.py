@@ -121,8 +121,10 @@ class Run(object):
             precompile = 0
             if backend != "synthetic" and ncpu > 2:
                 precompile = max(0, ncpu - 1 - len(gpus))
+            if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
+                precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             self.sched = Scheduler(desc, gpus, cache_dir, precompile)
-            self.sched.start()
+            self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:
                 info = self.sched.info(ops, sizes)
             except BackendFailed as e:
@@ -136,7 +138,9 @@ class Run(object):
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
                 self.sched.start_precompile(extra["cpu_compile_info"], per_m=(backend == "server"))
-            elif precompile and backend != "synthetic":
+            else:
+                self.sched.stop_precompile()
+            if precompile and not self.sched.precompiling:
                 ev.emit({"type": "log", "level": "info", "message": "no CPU precompile for the %s backend here: "
                          "each kernel compiles on its GPU worker on first use" % backend})
             return backend, gpus, info
