@@ -7,7 +7,7 @@ import signal
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from . import runs, space as space_mod, spec as spec_mod
 from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto

@@ -153,8 +153,8 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
         # Started with the GPU worker, before it has said what to compile for: import the heavy modules
         # now (seconds per process), so they load while the GPU worker starts instead of after it.
         try:
-            import torch  # type: ignore  # noqa: F401
-            import triton  # type: ignore  # noqa: F401
+            import torch  # type: ignore  # noqa: F401  # pylint: disable=unused-import
+            import triton  # type: ignore  # noqa: F401  # pylint: disable=unused-import
         except Exception:
             pass
 

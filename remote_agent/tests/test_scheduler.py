@@ -144,7 +144,6 @@ class RunWithPrecompile(agenttest.AgentCase):
 
 class Crash(unittest.TestCase):
     def test_crash_charged_to_running_unit_and_queued_one_requeued(self):
-        import os
         us = units(12)
         victim = us[4]
         os.environ["MOETUNE_TEST_CRASH_UNIT"] = victim.ident()
