@@ -66,8 +66,8 @@ def main():
         exh = replay.exhaustive_cost(rec)
         out["replayed"][name] = {"exhaustive": exh}
         for n_anchors in (4, 2):
-            for label, opts in (("before", replay.BEFORE_ISSUE13), ("now", {})):
-                r = replay.run_pipeline(rec, options=dict(opts, n_anchors=n_anchors))
+            for label, opts, h2h in (("before", replay.BEFORE_ISSUE13, replay.BEFORE_ISSUE13_H2H), ("now", {}, {})):
+                r = replay.run_pipeline(rec, options=dict(opts, n_anchors=n_anchors), h2h_options=h2h)
                 out["replayed"][name]["%s_%d" % (label, n_anchors)] = r
                 print("%-9s %-7s %3d %6d %7d %4d + %-4d %11.2f %9.4f %9.4f  %s" % (
                     name, label, n_anchors, r["units"], r["replays"], r["strategy_phases"], r["h2h_phases"],

@@ -41,6 +41,7 @@ RECORDINGS = {"qwen3": os.path.join(DATA, "h200_qwen3_exhaustive.json.gz"),
 # The fast strategy as it was before issue 13 (two screening replays, two finalist rounds, 6 tiles,
 # 6 seeds, finalists re-timed at every size): what the new defaults are compared with.
 BEFORE_ISSUE13 = {"screen_replays": 2, "final_rounds": 2, "top_tiles": 6, "seeds": 6, "level_final": True}
+BEFORE_ISSUE13_H2H = {"first_rounds": 5}   # the head-to-head then: 5 rounds before any decision
 UNIT_OVERHEAD_S = 0.020   # model constant (see the module comment)
 GRAPH_CALLS = 10          # calls per graph replay (triton_backend.GRAPH_CALLS)
 WARMUP_REPLAYS = 5        # triton_backend.WARMUP_REPLAYS
@@ -130,7 +131,8 @@ def geomean(xs: Sequence[float]) -> float:
 
 
 def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = None,
-                 sizes: Optional[Sequence[int]] = None, finalists: int = FINALISTS) -> dict:
+                 sizes: Optional[Sequence[int]] = None, finalists: int = FINALISTS,
+                 h2h_options: Optional[dict] = None) -> dict:
     """One replayed run after start-up (default phase, strategy, checks, head-to-head) -> figures."""
     be = ReplayBackend(rec)
     sizes = sorted(sizes or (int(m) for m in rec["samples"]))
@@ -157,7 +159,7 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
     contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists)
     checks = sum(len(cs) for cs in contenders.values())   # one correctness check per contender
     snap = (be.calls, be.replays, be.model_s)
-    h2h = HeadToHead(ops, sizes, defaults, contenders)
+    h2h = HeadToHead(ops, sizes, defaults, contenders, **(h2h_options or {}))
     h2h_meas: List[Measurement] = []
     h2h_phases = 0
     while True:

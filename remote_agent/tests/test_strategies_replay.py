@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
-from replay import BEFORE_ISSUE13, RECORDINGS, ReplayBackend, drive, exhaustive_cost, load_recording, run_pipeline  # noqa: E402
+from replay import BEFORE_ISSUE13, BEFORE_ISSUE13_H2H, RECORDINGS, ReplayBackend, drive, exhaustive_cost, load_recording, run_pipeline  # noqa: E402
 
 DATA = RECORDINGS["qwen3"]
 
@@ -95,7 +95,7 @@ class PipelineReplay(unittest.TestCase):
     def _check(self, name, n_anchors):
         rec = load_recording(RECORDINGS[name])
         new = run_pipeline(rec, options={"n_anchors": n_anchors})
-        old = run_pipeline(rec, options=dict(BEFORE_ISSUE13, n_anchors=n_anchors))
+        old = run_pipeline(rec, options=dict(BEFORE_ISSUE13, n_anchors=n_anchors), h2h_options=BEFORE_ISSUE13_H2H)
         exh = exhaustive_cost(rec)
         regrets = [r["final_regret"] for r in new["per_m"]]
         self.assertEqual(len(regrets), 5)
