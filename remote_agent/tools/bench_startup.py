@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--compile-ms", type=float, default=40.0)
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--sizes", type=int, default=18)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only", default="", help="comma-separated run labels")
     a = ap.parse_args()
     sizes = SIZES[: a.sizes]
     tmp = tempfile.mkdtemp(prefix="moetune-startup-")
@@ -75,6 +77,7 @@ def main():
     runs = [("no-pool", dict(base, MOETUNE_PRECOMPILE_WORKERS="0")),
             ("pool-after-info", dict(base, MOETUNE_PRECOMPILE_WORKERS=str(a.workers), MOETUNE_EARLY_POOL="0")),
             ("pool-early", dict(base, MOETUNE_PRECOMPILE_WORKERS=str(a.workers), MOETUNE_EARLY_POOL="1"))]
+    runs = [r for r in runs if not a.only or r[0] in a.only.split(",")] * a.repeat
     try:
         print("synthetic backend (simulated latencies), %d sizes, compile %.0f ms per config (simulated), %d "
               "precompile workers; wall times measured on this machine" % (len(sizes), a.compile_ms, a.workers))
