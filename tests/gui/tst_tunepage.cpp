@@ -454,12 +454,21 @@ private slots:
         QCOMPARE(window.page(window.currentPage()), results);
         QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
         QVERIFY(results->currentRun()->result.simulated);
-        window.setCurrentPage([&] {
-            for (int i = 0; i < window.pageCount(); ++i)
-                if (window.page(i) == tune)
-                    return i;
-            return 0;
-        }());
+        // Push to Host from the Results page: the Tune page's push tab on that run and host.
+        auto *pushHost = named<QPushButton>(results, u"pushHostButton"_s);
+        QVERIFY(pushHost->isVisible());
+        QSignalSpy reattached(tune, &TunePage::runFinished);
+        click(results, u"pushHostButton"_s);
+        QCOMPARE(window.page(window.currentPage()), tune);
+        QCOMPARE(named<QTabWidget>(tune, u"rightTabs"_s)->currentWidget(),
+                 named<QWidget>(tune, u"pushTab"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(reattached.count(), 1, 60000);
+        QCOMPARE(named<QComboBox>(tune, u"runsCombo"_s)->currentData().toString(), runId);
+        QSignalSpy previewedAgain(tune, &TunePage::previewReady);
+        click(tune, u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(previewedAgain.count(), 1, 120000);
+        QVERIFY2(previewedAgain.first().at(1).toString().isEmpty(), qPrintable(pushText->toPlainText()));
+        QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
 
         // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page after this run (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
@@ -472,6 +481,12 @@ private slots:
                 QVERIFY(window.grab().save(file, "PNG"));
             }
         }
+        // The demo workspace ran on a lent machine, not on one of the user's hosts: no Push to Host.
+        QSignalSpy demoShown(results, &ResultsPage::workspaceShown);
+        results->openDemo();
+        QTRY_COMPARE_WITH_TIMEOUT(demoShown.count(), 1, 60000);
+        QVERIFY(results->currentRun());
+        QVERIFY(!named<QPushButton>(results, u"pushHostButton"_s)->isVisibleTo(results));
         fake.stopServer();
     }
 };
