@@ -389,6 +389,15 @@ private slots:
         QVERIFY2(preflight->toPlainText().contains(u"held by the inference server"_s),
                  qPrintable(preflight->toPlainText()));
         QVERIFY(named<QPushButton>(tune, u"stopServerButton"_s)->isEnabled());
+        // Stop server (on this click only): the profile's stop command, then the GPUs checked free.
+        const QString pid = preflight->toPlainText().section(u"pid "_s, 1).section(u' ', 0, 0);
+        QVERIFY2(!pid.isEmpty(), qPrintable(preflight->toPlainText()));
+        click(tune, u"stopServerButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!preflight->toPlainText().contains(u"held by the inference server"_s) &&
+                                     preflight->toPlainText().contains(u"Ready to start."_s),
+                                 120000);
+        QVERIFY2(!preflight->toPlainText().contains(u"pid "_s + pid), qPrintable(preflight->toPlainText()));
+        QVERIFY(!QFile::exists(fake.pidFile()));
 
         // The run (synthetic backend: needs no GPU memory, so it starts beside the server).
         QSignalSpy finished(tune, &TunePage::runFinished);
@@ -418,7 +427,8 @@ private slots:
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.upName()));
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
 
-        // Restart through the profile and prove: the warning is gone on every rank.
+        // Start through the profile (it was stopped for the tuning) and prove: the warning is gone on
+        // every rank.
         QSignalSpy proved(tune, &TunePage::proved);
         click(tune, u"restartButton"_s);
         QTRY_COMPARE_WITH_TIMEOUT(proved.count(), 1, 240000);
@@ -454,12 +464,21 @@ private slots:
         QCOMPARE(window.page(window.currentPage()), results);
         QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
         QVERIFY(results->currentRun()->result.simulated);
-        window.setCurrentPage([&] {
-            for (int i = 0; i < window.pageCount(); ++i)
-                if (window.page(i) == tune)
-                    return i;
-            return 0;
-        }());
+        // Push to Host from the Results page: the Tune page's push tab on that run and host.
+        auto *pushHost = named<QPushButton>(results, u"pushHostButton"_s);
+        QVERIFY(pushHost->isVisible());
+        QSignalSpy reattached(tune, &TunePage::runFinished);
+        click(results, u"pushHostButton"_s);
+        QCOMPARE(window.page(window.currentPage()), tune);
+        QCOMPARE(named<QTabWidget>(tune, u"rightTabs"_s)->currentWidget(),
+                 named<QWidget>(tune, u"pushTab"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(reattached.count(), 1, 60000);
+        QCOMPARE(named<QComboBox>(tune, u"runsCombo"_s)->currentData().toString(), runId);
+        QSignalSpy previewedAgain(tune, &TunePage::previewReady);
+        click(tune, u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(previewedAgain.count(), 1, 120000);
+        QVERIFY2(previewedAgain.first().at(1).toString().isEmpty(), qPrintable(pushText->toPlainText()));
+        QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
 
         // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page after this run (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
@@ -472,6 +491,12 @@ private slots:
                 QVERIFY(window.grab().save(file, "PNG"));
             }
         }
+        // The demo workspace ran on a lent machine, not on one of the user's hosts: no Push to Host.
+        QSignalSpy demoShown(results, &ResultsPage::workspaceShown);
+        results->openDemo();
+        QTRY_COMPARE_WITH_TIMEOUT(demoShown.count(), 1, 60000);
+        QVERIFY(results->currentRun());
+        QVERIFY(!named<QPushButton>(results, u"pushHostButton"_s)->isVisibleTo(results));
         fake.stopServer();
     }
 };
