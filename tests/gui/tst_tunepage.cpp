@@ -391,6 +391,15 @@ private slots:
         QVERIFY2(preflight->toPlainText().contains(u"held by the inference server"_s),
                  qPrintable(preflight->toPlainText()));
         QVERIFY(named<QPushButton>(tune, u"stopServerButton"_s)->isEnabled());
+        // Stop server (on this click only): the profile's stop command, then the GPUs checked free.
+        const QString pid = preflight->toPlainText().section(u"pid "_s, 1).section(u' ', 0, 0);
+        QVERIFY2(!pid.isEmpty(), qPrintable(preflight->toPlainText()));
+        click(tune, u"stopServerButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!preflight->toPlainText().contains(u"held by the inference server"_s) &&
+                                     preflight->toPlainText().contains(u"Ready to start."_s),
+                                 120000);
+        QVERIFY2(!preflight->toPlainText().contains(u"pid "_s + pid), qPrintable(preflight->toPlainText()));
+        QVERIFY(!QFile::exists(fake.pidFile()));
 
         // The run (synthetic backend: needs no GPU memory, so it starts beside the server).
         QSignalSpy finished(tune, &TunePage::runFinished);
@@ -420,7 +429,8 @@ private slots:
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.upName()));
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
 
-        // Restart through the profile and prove: the warning is gone on every rank.
+        // Start through the profile (it was stopped for the tuning) and prove: the warning is gone on
+        // every rank.
         QSignalSpy proved(tune, &TunePage::proved);
         click(tune, u"restartButton"_s);
         QTRY_COMPARE_WITH_TIMEOUT(proved.count(), 1, 240000);
@@ -449,6 +459,14 @@ private slots:
         QVERIFY(!QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
         QVERIFY(pushText->toPlainText().contains(u"removed "_s));
 
+        // ... and its push tab right after the undo (file-push.png).
+        if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
+            window.resize(1600, 1000);
+            named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"pushTab"_s));
+            QTest::qWait(400);
+            QVERIFY(window.grab().save(QString(shot).replace(u".png"_s, u"-push.png"_s), "PNG"));
+        }
+
         // Show in Results: the Results page opens the local workspace on this run (SIMULATED marked).
         auto *results = window.findChild<ResultsPage *>();
         QVERIFY(results);
@@ -456,24 +474,36 @@ private slots:
         QCOMPARE(window.page(window.currentPage()), results);
         QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
         QVERIFY(results->currentRun()->result.simulated);
-        window.setCurrentPage([&] {
-            for (int i = 0; i < window.pageCount(); ++i)
-                if (window.page(i) == tune)
-                    return i;
-            return 0;
-        }());
+        // Push to Host from the Results page: the Tune page's push tab on that run and host.
+        auto *pushHost = named<QPushButton>(results, u"pushHostButton"_s);
+        QVERIFY(pushHost->isVisible());
+        QSignalSpy reattached(tune, &TunePage::runFinished);
+        click(results, u"pushHostButton"_s);
+        QCOMPARE(window.page(window.currentPage()), tune);
+        QCOMPARE(named<QTabWidget>(tune, u"rightTabs"_s)->currentWidget(),
+                 named<QWidget>(tune, u"pushTab"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(reattached.count(), 1, 60000);
+        QCOMPARE(named<QComboBox>(tune, u"runsCombo"_s)->currentData().toString(), runId);
+        QSignalSpy previewedAgain(tune, &TunePage::previewReady);
+        click(tune, u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(previewedAgain.count(), 1, 120000);
+        QVERIFY2(previewedAgain.first().at(1).toString().isEmpty(), qPrintable(pushText->toPlainText()));
+        QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
+        QVERIFY(named<QLabel>(tune, u"proofLabel"_s)->text().isEmpty()); // the old proof is not this push's
 
-        // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page after this run (docs/images).
+        // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page's run tab at the end (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
             window.resize(1600, 1000);
-            for (const QString &tab : {u"liveTab"_s, u"pushTab"_s}) {
-                named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, tab));
-                QTest::qWait(400);
-                const QString file =
-                    tab == "liveTab"_L1 ? shot : QString(shot).replace(u".png"_s, u"-push.png"_s);
-                QVERIFY(window.grab().save(file, "PNG"));
-            }
+            named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"liveTab"_s));
+            QTest::qWait(400);
+            QVERIFY(window.grab().save(shot, "PNG"));
         }
+        // The demo workspace ran on a lent machine, not on one of the user's hosts: no Push to Host.
+        QSignalSpy demoShown(results, &ResultsPage::workspaceShown);
+        results->openDemo();
+        QTRY_COMPARE_WITH_TIMEOUT(demoShown.count(), 1, 60000);
+        QVERIFY(results->currentRun());
+        QVERIFY(!named<QPushButton>(results, u"pushHostButton"_s)->isVisibleTo(results));
         fake.stopServer();
     }
 };

@@ -25,6 +25,8 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <utility>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -294,6 +296,7 @@ void TunePage::dropFlows() {
     m_push = nullptr;
     m_session = nullptr;
     m_following = false;
+    m_serverStopped = false;
     m_ui->cancelButton->setEnabled(false);
     updateChecks();
 }
@@ -420,6 +423,8 @@ void TunePage::onPreflight() {
             lines.append(tr("Ready to start."));
         if (p.serverHoldsGpus && m_server && !m_server->profile().canStopStart())
             lines.append(m_server->profile().validate());
+        if (!m_preflightNote.isEmpty())
+            lines.prepend(std::exchange(m_preflightNote, QString()));
         m_ui->preflightText->setPlainText(lines.join(u'\n'));
         m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
                                            m_server->profile().canStopStart());
@@ -432,7 +437,9 @@ void TunePage::onStopServer() {
         return;
     m_ui->stopServerButton->setEnabled(false);
     m_server->stop([this](const ServerControl::StopResult &r) {
-        m_ui->preflightText->appendPlainText(r.message);
+        m_preflightNote = r.message; // shown above the GPUs as they are after the stop
+        if (r.ok) // Restart and prove then only starts it (a stop command would fail on it now)
+            m_serverStopped = true;
         onPreflight();
     });
 }
@@ -552,6 +559,7 @@ void TunePage::onPreviewPush() {
     if (!ensureFlows())
         return;
     m_ui->pushButton->setEnabled(false);
+    m_ui->proofLabel->clear(); // a proof belongs to the push before this preview
     m_ui->pushText->setPlainText(
         tr("Reading run %1 and the server's view of %2...").arg(runId, m_ui->hostCombo->currentText()));
     m_push->preview(
@@ -633,10 +641,16 @@ void TunePage::onRestart() {
     QDir().mkpath(dir);
     const QString log = QDir(dir).filePath(u"after-restart-%1.log"_s.arg(runId));
     m_ui->pushText->appendPlainText(
-        u"\n"_s + tr("Restarting through the profile (%1)...").arg(m_server->profile().summary()));
+        u"\n"_s + (m_serverStopped
+                       ? tr("Starting the server (stopped for the tuning) through the profile (%1)...")
+                       : tr("Restarting through the profile (%1)..."))
+                      .arg(m_server->profile().summary()));
     m_push->restartAndProve(
-        m_before.value_or(Diagnosis{}), m_pushedTargets, log, [this, runId](const PushFlow::Proof &p) {
+        m_before.value_or(Diagnosis{}), m_pushedTargets, log,
+        [this, runId](const PushFlow::Proof &p) {
             m_ui->restartButton->setEnabled(true);
+            if (p.start.ok)
+                m_serverStopped = false;
             QStringList t{tr("Before/after: %1").arg(p.message)};
             if (!p.proof.ranksBefore.isEmpty())
                 t.append(tr("  warned before: %1").arg(p.proof.ranksBefore.join(u", "_s)));
@@ -653,7 +667,8 @@ void TunePage::onRestart() {
                 saveRunPart(u"diagnosis-after.json"_s, p.after.toJson());
             m_ui->pushText->appendPlainText(t.join(u'\n'));
             emit proved(runId, p.ok && p.proof.warningGone());
-        });
+        },
+        m_serverStopped);
 }
 
 void TunePage::onUndo() {
