@@ -461,7 +461,10 @@ private slots:
 
         // ... and its push tab right after the undo (file-push.png).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
-            window.resize(1600, 1000);
+            // MOETUNE_TUNE_SCREENSHOT_SIZE=WxH: another window size (e.g. the declared minimum 1024x640).
+            const QStringList size =
+                qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT_SIZE", u"1600x1000"_s).split(u'x');
+            window.resize(size.value(0).toInt(), size.value(1).toInt());
             named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"pushTab"_s));
             QTest::qWait(400);
             QVERIFY(window.grab().save(QString(shot).replace(u".png"_s, u"-push.png"_s), "PNG"));
@@ -493,7 +496,10 @@ private slots:
 
         // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page's run tab at the end (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
-            window.resize(1600, 1000);
+            // MOETUNE_TUNE_SCREENSHOT_SIZE=WxH: another window size (e.g. the declared minimum 1024x640).
+            const QStringList size =
+                qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT_SIZE", u"1600x1000"_s).split(u'x');
+            window.resize(size.value(0).toInt(), size.value(1).toInt());
             named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"liveTab"_s));
             QTest::qWait(400);
             QVERIFY(window.grab().save(shot, "PNG"));
