@@ -42,7 +42,7 @@ TuneSpec TuneSpec::fromTarget(const TuningTarget &target, const HostProbe *probe
     TuneSpec s;
     s.framework = target.framework;
     s.experts = target.name.experts;
-    s.n = target.name.n;
+    s.n = target.intermediateN(); // the layer's N: the agent names the file from it (int4: FORMATS.md 2)
     s.dtype = target.name.dtype;
     s.blockShape = target.name.blockShape;
     s.perChannelQuant = target.name.perChannelQuant;
