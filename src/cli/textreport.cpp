@@ -98,6 +98,18 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
         out += indent + style(label.leftJustified(14), kDim) + printable(value) + u'\n';
     };
     const ConfigName &n = t.name;
+    if (t.kernel == TuningTarget::Kernel::BlockFp8Gemm) {
+        field(u"kernel"_s, u"W8A8 block-FP8 GEMM (dense, not MoE)"_s);
+        field(u"framework"_s, frameworkName(t.framework));
+        field(u"N"_s, QString::number(n.n));
+        field(u"K"_s, QString::number(t.denseK));
+        field(u"device"_s, n.deviceName.isEmpty() ? u"(empty)"_s : n.deviceName);
+        field(u"dtype"_s, n.dtype.isEmpty() ? u"fp8_w8a8"_s : n.dtype);
+        if (n.blockShape)
+            field(u"block shape"_s, u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]));
+        field(u"config file"_s, u"missing: "_s + t.upPath());
+        return out;
+    }
     field(u"framework"_s, frameworkName(t.framework));
     QString triton = t.tritonVersion ? t.tritonVersion->toString() : u"unknown"_s;
     if (!t.tritonFolder.isEmpty()) {
@@ -115,8 +127,16 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
         field(u"config root"_s, t.configRoot);
     field(u"experts (E)"_s, QString::number(n.experts));
     field(u"N"_s, QString::number(n.n));
+    if (t.intermediateN() != n.n || t.weightN() != n.n) {
+        field(u"N of layer"_s,
+              QString::number(t.intermediateN()) + u" (moe_intermediate_size / TP: the spec's)"_s);
+        field(u"N of weight"_s, QString::number(t.weightN()) + u" (packed int4 down weight)"_s);
+    }
     field(u"device"_s, n.deviceName.isEmpty() ? u"(empty)"_s : n.deviceName);
-    field(u"dtype"_s, n.dtype.isEmpty() ? u"bf16/fp16"_s : n.dtype);
+    field(u"dtype"_s, !n.dtype.isEmpty() ? n.dtype
+                      : t.dtypeCandidates().contains(u"int8_w8a8"_s)
+                          ? u"bf16/fp16 or int8_w8a8 (vLLM names both files alike)"_s
+                          : u"bf16/fp16"_s);
     if (n.blockShape)
         field(u"block shape"_s, u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]));
     if (n.perChannelQuant)
@@ -158,9 +178,12 @@ QString TextReport::renderFinding(const Finding &f, bool withTargetFields) const
         int digits = 1;
         for (const Evidence &e : f.evidence)
             digits = qMax(digits, int(QString::number(e.line).size()));
-        const qsizetype shown =
-            m_maxEvidence > 0 ? qMin<qsizetype>(m_maxEvidence, f.evidence.size()) : f.evidence.size();
-        for (const Evidence &e : f.evidence.first(shown)) {
+        // The first line and the latest ones: a long-running log's news is at its end.
+        const qsizetype all = f.evidence.size();
+        const qsizetype shown = m_maxEvidence > 0 ? qMin<qsizetype>(m_maxEvidence, all) : all;
+        const qsizetype head = shown == all ? all : (shown >= 2 ? 1 : 0);
+        const qsizetype tailFrom = all - (shown - head);
+        auto render = [&](const Evidence &e) {
             const qsizetype size = e.text.size();
             const qsizetype start = qBound<qsizetype>(0, e.matchStart, size);
             const qsizetype length = qBound<qsizetype>(0, e.matchLength, size - start);
@@ -178,16 +201,33 @@ QString TextReport::renderFinding(const Finding &f, bool withTargetFields) const
                 line += u"…"_s;
             out += indent + u"  "_s + style(QString::number(e.line).rightJustified(digits), kDim) + u" | "_s +
                    line + u'\n';
+        };
+        auto gapNote = [&](qint64 n) {
+            out += indent + u"  "_s +
+                   style(u"... %1 %2 left out"_s.arg(n).arg(n == 1 ? u"line"_s : u"lines"_s), kDim) + u'\n';
+        };
+        // The engine's own gap (lines it kept no copy of) lies after its first headEvidence lines.
+        const bool engineGapSkipped = head < all && tailFrom >= Finding::headEvidence;
+        for (qsizetype i = 0; i < head; ++i) {
+            if (i == Finding::headEvidence && f.evidenceOmitted > 0)
+                gapNote(f.evidenceOmitted);
+            render(f.evidence[i]);
         }
-        if (f.occurrences > shown) {
-            QStringList more;
-            for (const Evidence &e : f.evidence.sliced(shown))
-                more += QString::number(e.line);
-            QString note = u"... %1 more"_s.arg(f.occurrences - shown);
-            if (!more.isEmpty())
-                note += u" (line "_s + more.join(u", "_s) +
-                        (f.occurrences > f.evidence.size() ? u", ..."_s : QString()) + u')';
+        const qint64 leftOut = (tailFrom - head) + (engineGapSkipped ? f.evidenceOmitted : 0);
+        if (head < all && leftOut > 0) {
+            QStringList lines;
+            for (qsizetype i = head; i < tailFrom && lines.size() < 8; ++i)
+                lines += QString::number(f.evidence[i].line);
+            QString note = u"... %1 %2 left out"_s.arg(leftOut).arg(leftOut == 1 ? u"line"_s : u"lines"_s);
+            if (!lines.isEmpty())
+                note += u" (line "_s + lines.join(u", "_s) +
+                        (leftOut > lines.size() ? u", ..."_s : QString()) + u')';
             out += indent + u"  "_s + style(note, kDim) + u'\n';
+        }
+        for (qsizetype i = qMax(head, tailFrom); i < all; ++i) {
+            if (i == Finding::headEvidence && f.evidenceOmitted > 0 && !engineGapSkipped && i > head)
+                gapNote(f.evidenceOmitted);
+            render(f.evidence[i]);
         }
     }
     if (!f.explanation.isEmpty())

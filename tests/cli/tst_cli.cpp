@@ -92,6 +92,11 @@ private slots:
         QTest::newRow("vllm") << QStringList{d, data(u"vllm.log"_s)} << 1 << QString();
         QTest::newRow("messy paste") << QStringList{d, data(u"messy-paste.log"_s)} << 1 << QString();
         QTest::newRow("clean") << QStringList{d, data(u"clean.log"_s)} << 0 << QString();
+        // A followed log across a restart: the exit status is that of the latest start.
+        QTest::newRow("restart after a push, fixed")
+            << QStringList{d, data(u"restart-fixed.log"_s)} << 0 << QString();
+        QTest::newRow("restart, still untuned")
+            << QStringList{d, data(u"restart-still-untuned.log"_s)} << 1 << QString();
         QTest::newRow("deterministic (info only)")
             << QStringList{d, data(u"deterministic.log"_s)} << 0 << QString();
         QTest::newRow("clean json") << QStringList{d, u"--format=json"_s, data(u"clean.log"_s)} << 0
@@ -135,6 +140,37 @@ private slots:
             QVERIFY2(QString::fromUtf8(r.err).contains(stderrContains), r.err.constData());
             QVERIFY2(r.out.isEmpty(), r.out.constData()); // an error prints no half result on stdout
         }
+    }
+
+    // A followed log across a restart: the summary and counts speak of the latest start; the earlier
+    // start's warning is listed as such.
+    void followedLogAcrossARestart_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("summary");
+        QTest::addColumn<QString>("counts");
+        QTest::newRow("fixed") << u"restart-fixed.log"_s
+                               << u"Latest of 2 server starts (from line 6): No problems found in 10 lines"_s
+                               << u"0 error(s), 0 warning(s), 4 info"_s;
+        QTest::newRow("still untuned")
+            << u"restart-still-untuned.log"_s
+            << u"Latest of 2 server starts (from line 6): 1 MoE config untuned on NVIDIA_H200 under Triton 3.6.0"_s
+            << u"0 error(s), 2 warning(s)"_s;
+    }
+
+    void followedLogAcrossARestart() {
+        QFETCH(QString, file);
+        QFETCH(QString, summary);
+        QFETCH(QString, counts);
+        const CliResult r = run({u"diagnose"_s, u"--no-color"_s, data(file)});
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.startsWith(summary), qPrintable(out.left(300)));
+        QVERIFY2(out.contains(counts), qPrintable(out.left(300)));
+        QVERIFY2(out.contains(u"(earlier start 1 of 2)"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"Server ready at 10:01:"_s), qPrintable(out));
+        const CliResult j = run({u"diagnose"_s, u"--format"_s, u"json"_s, data(file)});
+        const QJsonObject root = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(root.value(u"starts"_s).toArray().size(), 2);
+        QCOMPARE(root.value(u"starts"_s).toArray().last().toObject().value(u"line"_s).toInt(), 6);
     }
 
     // diagnose is a plain core application: it runs where a GUI one would abort (no display at all).
@@ -374,7 +410,10 @@ private slots:
             if (f.value(u"target"_s).isObject()) {
                 const QJsonObject t = f.value(u"target"_s).toObject();
                 QVERIFY(text.contains(t.value(u"device_name"_s).toString()));
-                QVERIFY(text.contains(u"experts (E)   "_s + QString::number(t.value(u"E"_s).toInt())));
+                if (t.value(u"kernel"_s).toString() == u"fused_moe"_s)
+                    QVERIFY(text.contains(u"experts (E)   "_s + QString::number(t.value(u"E"_s).toInt())));
+                else // the dense block-FP8 GEMM: N and K, no experts
+                    QVERIFY(text.contains(u"K             "_s + QString::number(t.value(u"K"_s).toInt())));
             }
             if (!f.value(u"advice"_s).toString().isEmpty())
                 QVERIFY(text.contains(u"advice:"_s));
@@ -385,10 +424,11 @@ private slots:
         QTest::addColumn<QStringList>("flags");
         QTest::addColumn<QStringList>("shown");
         QTest::addColumn<QString>("more");
-        QTest::newRow("default: 3 lines") << QStringList{} << QStringList{u"19 | "_s, u"20 | "_s, u"21 | "_s}
-                                          << u"... 5 more (line 22, 23, 24, 25, 26)"_s;
-        QTest::newRow("--evidence 1") << QStringList{u"--evidence"_s, u"1"_s} << QStringList{u"19 | "_s}
-                                      << u"... 7 more (line 20, 21, 22, 23, 24, 25, 26)"_s;
+        // The first line and the latest ones, with how many lines between them were left out.
+        QTest::newRow("default: 3 lines") << QStringList{} << QStringList{u"19 | "_s, u"25 | "_s, u"26 | "_s}
+                                          << u"... 5 lines left out (line 20, 21, 22, 23, 24)"_s;
+        QTest::newRow("--evidence 1: the latest") << QStringList{u"--evidence"_s, u"1"_s} << QStringList{u"26 | "_s}
+                                                  << u"... 7 lines left out (line 19, 20, 21, 22, 23, 24, 25)"_s;
         QTest::newRow("--evidence 0: all")
             << QStringList{u"--evidence=0"_s} << QStringList{u"19 | "_s, u"22 | "_s, u"26 | "_s} << QString();
     }

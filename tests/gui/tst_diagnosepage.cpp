@@ -139,6 +139,8 @@ private slots:
     void tuneThisOnTheTarget();
     void hostFactsThatDisagreeAreSaid();
     void keyFactsWholeAtMinimumSize();
+    void infoFindingsThatDoNotMislead_data();
+    void infoFindingsThatDoNotMislead();
 
 private:
     DiagnosePage *page() const { return m_window->findChild<DiagnosePage *>(); }
@@ -841,6 +843,95 @@ void TestDiagnosePage::bannersLiveAsLongAsTheirCause() {
     logEdit()->paste();
     QVERIFY(!note->isVisible());
     QVERIFY(!page()->isDemo());
+}
+
+void TestDiagnosePage::infoFindingsThatDoNotMislead_data() {
+    // Issue 12 point 11 and the dense GEMM's target, as the page shows them.
+    QTest::addColumn<QString>("log");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("title");
+    QTest::addColumn<QString>("evidenceHeader"); // contained
+    QTest::addColumn<qint64>("lastEvidenceLine");
+    QTest::addColumn<bool>("tunable");
+    QTest::addColumn<QString>("targetRow"); // "key=value" of the target fields, or ""
+    QString memory;
+    int line = 0;
+    for (int rank = 0; rank < 8; ++rank) {
+        memory +=
+            u"[2026-03-14 09:12:07 TP%1] Load weight begin. avail mem=138.%2 GB\n"_s.arg(rank).arg(10 + rank);
+        ++line;
+    }
+    for (int rank = 0; rank < 8; ++rank) {
+        memory +=
+            u"[2026-03-14 09:13:31 TP%1] Capture cuda graph end. Time elapsed: 42.00 s. mem usage=1.63 GB. "
+            "avail mem=31.%2 GB.\n"_s.arg(rank)
+                .arg(50 + rank);
+        ++line;
+    }
+    memory += u"[2026-03-14 09:13:35] The server is fired up and ready to roll!\n"_s;
+    QTest::newRow("memory left: the last report, latest lines shown")
+        << memory << u"memory-left"_s << u"GPU memory left: 31.57 GB at the last startup report"_s
+        << u"Evidence (click"_s << qint64(16) << false << QString();
+    QString many;
+    for (int i = 0; i < 40; ++i)
+        many +=
+            u"[2026-03-14 09:12:50 TP%1] Using default MoE kernel config. Performance might be sub-optimal! "
+            u"Config "
+            "file not found at /sgl-workspace/sglang/python/sglang/srt/layers/moe/fused_moe_triton/configs/"
+            "triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json\n"_s.arg(i % 8);
+    QTest::newRow("40 lines: the first 5 and the latest 15")
+        << many << u"moe-untuned"_s << u"No tuned MoE config for E=128, N=768, bf16 on NVIDIA_H200"_s
+        << u"the first 5 and the latest 15 lines; 20 lines between them left out"_s << qint64(40) << true
+        << u"dtype=bf16/fp16"_s;
+    QTest::newRow("KV cache once")
+        << u"[2026-03-14 09:12:47 TP0] KV Cache is allocated. #tokens: 1046371, K size: 23.95 GB, V size: "
+           u"23.95 GB\n"
+           "[2026-03-14 09:13:31 TP0] max_total_num_tokens=1046371, chunked_prefill_size=8192, "
+           "max_running_requests=4096, context_len=40960\n"_s
+        << u"kv-cache-size"_s << u"KV cache: 1046371 tokens, at most 4096 running requests"_s
+        << u"Evidence (click"_s << qint64(2) << false << QString();
+    QTest::newRow("dense block-FP8 GEMM: a target, not a tuning job")
+        << u"[2026-03-14 09:12:50 TP0] Using default W8A8 Block FP8 kernel config. Performance might be "
+           "sub-optimal! Config file not found at "
+           "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/"
+           "configs/N=1536,K=7168,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json\n"_s
+        << u"w8a8-block-fp8-untuned"_s << u"Untuned W8A8 block-FP8 GEMM: N=1536, K=7168 on NVIDIA_H200"_s
+        << u"Evidence (click"_s << qint64(1) << false << u"k=7168"_s;
+}
+
+void TestDiagnosePage::infoFindingsThatDoNotMislead() {
+    QFETCH(QString, log);
+    QFETCH(QString, rule);
+    QFETCH(QString, title);
+    QFETCH(QString, evidenceHeader);
+    QFETCH(qint64, lastEvidenceLine);
+    QFETCH(bool, tunable);
+    QFETCH(QString, targetRow);
+    page()->setLogText(log);
+    QVERIFY(waitIdle());
+    const Diagnosis &d = page()->diagnosis();
+    int row = -1;
+    int kvFindings = 0;
+    for (int i = 0; i < d.findings.size(); ++i) {
+        if (d.findings.at(i).rule == rule && row < 0)
+            row = i;
+        kvFindings += d.findings.at(i).title.contains(u"KV cache"_s) ? 1 : 0;
+    }
+    QVERIFY2(row >= 0, qPrintable(rule));
+    QVERIFY(kvFindings <= 1);
+    page()->selectFinding(row);
+    QVERIFY(findingsModel()->finding(row));
+    QCOMPARE(findingsModel()->finding(row)->title, title);
+    auto *header = named<QLabel>(u"evidenceHeader"_s);
+    QVERIFY2(header->text().contains(evidenceHeader), qPrintable(header->text()));
+    const QList<Evidence> &shown = evidenceModel()->evidence();
+    QVERIFY(!shown.isEmpty());
+    QCOMPARE(shown.back().line, lastEvidenceLine); // the latest line is there
+    QCOMPARE(named<QPushButton>(u"tuneButton"_s)->isVisible(), tunable);
+    if (!targetRow.isEmpty()) {
+        const QString key = targetRow.section(u'=', 0, 0);
+        QCOMPARE(targetModel()->value(key), targetRow.section(u'=', 1));
+    }
 }
 
 void TestDiagnosePage::tuneThisOnTheTarget() {

@@ -3,6 +3,8 @@
 // The facts with one meaning that the app and the CLI both show: compact rank lists, the text-log
 // sniff, the tuning target's and tune spec's texts and the one up vs up+down decision.
 #include "core/diagnosis/logsniff.h"
+#include "core/diagnosis/logtime.h"
+#include "core/diagnosis/serverevent.h"
 #include "core/diagnosis/sourcelist.h"
 #include "core/tuning/hostprobe.h"
 #include "core/tuning/tunespec.h"
@@ -48,6 +50,10 @@ private slots:
     void upAndDownDecision_data();
     void upAndDownDecision();
     void serverShapeText();
+    void logTimes_data();
+    void logTimes();
+    void serverEvents_data();
+    void serverEvents();
 };
 
 void TestCoreText::compactSources_data() {
@@ -204,4 +210,80 @@ void TestCoreText::serverShapeText() {
 }
 
 QTEST_GUILESS_MAIN(TestCoreText)
+void TestCoreText::logTimes_data() {
+    QTest::addColumn<QByteArray>("from");
+    QTest::addColumn<QByteArray>("to");
+    QTest::addColumn<int>("seconds"); // -1: cannot be compared / not a time
+    QTest::addColumn<QString>("clock");
+    QTest::newRow("SGLang") << "2026-03-14 09:12:01"_ba
+                            << "2026-03-14 09:13:35"_ba << 94 << u"09:13:35"_s;
+    QTest::newRow("SGLang with milliseconds") << "2026-03-14 09:12:01,250"_ba
+                                              << "2026-03-14 09:12:02.750"_ba << 2 << u"09:12:02"_s;
+    QTest::newRow("vLLM, no year") << "03-14 09:10:04"_ba
+                                   << "03-14 09:11:58"_ba << 114 << u"09:11:58"_s;
+    QTest::newRow("vLLM across midnight") << "03-14 23:59:50"_ba
+                                          << "03-15 00:00:10"_ba << 20 << u"00:00:10"_s;
+    QTest::newRow("across a month end, 2026 not a leap year") << "2026-02-28 23:00:00"_ba
+                                                              << "03-01 01:00:00"_ba << 7200 << u"01:00:00"_s;
+    QTest::newRow("ISO with Z") << "2026-03-14T09:12:01.000000000Z"_ba
+                                << "2026-03-14T09:13:20Z"_ba << 79 << u"09:13:20"_s;
+    QTest::newRow("ISO offsets") << "2026-03-14T10:00:00+01:00"_ba
+                                 << "2026-03-14T09:00:30Z"_ba << 30 << u"09:00:30"_s;
+    QTest::newRow("backwards: none") << "2026-03-14 09:13:35"_ba
+                                     << "2026-03-14 09:12:01"_ba << -1 << u"09:12:01"_s;
+    QTest::newRow("not a time") << "2026-03-14 09:12:01"_ba
+                                << "TP0 09:12"_ba << -1 << QString();
+    QTest::newRow("impossible date") << "2026-03-14 09:12:01"_ba
+                                     << "2026-02-30 09:12:01"_ba << -1 << QString();
+}
+
+void TestCoreText::logTimes() {
+    QFETCH(QByteArray, from);
+    QFETCH(QByteArray, to);
+    QFETCH(int, seconds);
+    QFETCH(QString, clock);
+    const std::optional<LogTime> a = LogTime::parse(from);
+    const std::optional<LogTime> b = LogTime::parse(to);
+    QVERIFY(a);
+    QCOMPARE(b ? b->clock() : QString(), clock);
+    QCOMPARE(LogTime::secondsBetween(a, b).value_or(-1), qint64(seconds));
+}
+
+void TestCoreText::serverEvents_data() {
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("kind"); // -1 none, 0 start, 1 ready
+    QTest::addColumn<int>("strength");
+    QTest::addColumn<QByteArray>("match");
+    QTest::newRow("SGLang start") << "[2026-03-14 09:12:01] server_args=ServerArgs(model_path='x')"_ba << 0
+                                  << 0 << "server_args=ServerArgs("_ba;
+    QTest::newRow("vLLM start")
+        << "(APIServer pid=1) INFO 03-14 09:10:04 [api_server.py:1839] vLLM API server version 0.11.0"_ba << 0
+        << 0 << "vLLM API server version"_ba;
+    QTest::newRow("SGLang ready") << "[2026-03-14 09:13:35] The server is fired up and ready to roll!"_ba << 1
+                                  << 3 << "The server is fired up and ready to roll"_ba;
+    QTest::newRow("vLLM ready with its URL")
+        << "(APIServer pid=1) INFO 03-14 09:11:58 [api_server.py:1884] Starting vLLM API server 0 on http://0.0.0.0:8000"_ba
+        << 1 << 2 << "Starting vLLM API server 0 on http://0.0.0.0:8000"_ba;
+    QTest::newRow("uvicorn") << "INFO:     Application startup complete."_ba << 1 << 1
+                             << "Application startup complete"_ba;
+    QTest::newRow("vLLM's starting line without a URL is no readiness")
+        << "INFO 03-14 09:11:00 Starting vLLM API server engine"_ba << -1 << 0 << QByteArray();
+    QTest::newRow("a request line") << "INFO:     127.0.0.1:5 - \"GET /health HTTP/1.1\" 200 OK"_ba << -1 << 0
+                                    << QByteArray();
+}
+
+void TestCoreText::serverEvents() {
+    QFETCH(QByteArray, line);
+    QFETCH(int, kind);
+    QFETCH(int, strength);
+    QFETCH(QByteArray, match);
+    const std::optional<ServerEvent> e = ServerEvent::parse(line);
+    QCOMPARE(e.has_value(), kind >= 0);
+    if (!e)
+        return;
+    QCOMPARE(int(e->kind), kind);
+    QCOMPARE(e->strength, strength);
+    QCOMPARE(line.mid(e->matchStart, e->matchLength), match);
+}
+
 #include "tst_coretext.moc"

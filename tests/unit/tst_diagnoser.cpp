@@ -57,8 +57,9 @@ QStringList targetKeys(const Diagnosis &d) {
         flags += t.upFellBack ? u"u"_s : QString();
         flags += t.downFellBack ? u"d"_s : QString();
         out << frameworkId(t.framework) + u'|' + t.shapeSummary() + u'|' + t.name.deviceName + u'|' +
-                   t.tritonFolder + (t.tritonFolderMissing ? u"!"_s : (t.noConfigLoaded ? u"~"_s : QString())) + u'|' + flags + u'|' +
-                   t.fallbackFolder;
+                   t.tritonFolder +
+                   (t.tritonFolderMissing ? u"!"_s : (t.noConfigLoaded ? u"~"_s : QString())) + u'|' + flags +
+                   u'|' + t.fallbackFolder;
     }
     out.sort();
     return out;
@@ -97,7 +98,7 @@ void TestDiagnoser::logs_data() {
     QTest::newRow("sglang 8 ranks up and down")
         << readData(u"sglang-untuned-tp8.log"_s)
         << QStringList{u"kv-cache-size x8"_s, u"moe-down-missing x8"_s, u"moe-untuned x8"_s,
-                       u"triton-folder-no-config x16"_s}
+                       u"server-start x1"_s, u"triton-folder-no-config x16"_s}
         << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|UD|"_s}
         << u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=768, bf16), up "
            u"and "
@@ -486,9 +487,9 @@ void TestDiagnoser::markdown() {
         QVERIFY(md.contains(f.title));
         QVERIFY(d.findingMarkdown(f).contains(f.advice));
     }
-    QVERIFY(md.contains(
-        u"| SGLang | E=257, N=256, fp8_w8a8, block [128, 128] | NVIDIA_H200 | triton_3_6_0 (nothing loaded) | "
-        "fell back | fell back |"_s));
+    QVERIFY(md.contains(u"| SGLang | E=257, N=256, fp8_w8a8, block [128, 128] | NVIDIA_H200 | triton_3_6_0 "
+                        u"(nothing loaded) | "
+                        "fell back | fell back |"_s));
     QVERIFY(d.findingMarkdown(d.findings.front()).contains(u"Seen 4 times on TP0, TP1, TP2, TP3"_s));
 }
 

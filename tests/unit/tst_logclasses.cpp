@@ -2,12 +2,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 8's classes of input, each with several variants: Python-list paths, SGLang's newest down-miss
 // wording, the bare default warning, other kernels' "sub-optimal" lines, found-config lines, claims a
-// log cannot support, tuned configs in use, every prefix form, and evidence of rejoined wrapped lines.
+// log cannot support, tuned configs in use, every prefix form, and evidence of rejoined wrapped lines;
+// server starts and readiness, several starts in one log, the dense block-FP8 target, the N's of int4 and
+// int8 targets; issue 12's misleading info findings (memory quoted, KV cache once, latest evidence).
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/logprefix.h"
 #include "core/diagnosis/moemessage.h"
 #include "core/diagnosis/sourcelist.h"
+#include "core/tuning/tunespec.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryFile>
 #include <QTest>
 
 using namespace moetune;
@@ -75,6 +81,20 @@ private slots:
     void rejoinedEvidence();
     void sampleLogs_data();
     void sampleLogs();
+    void readiness_data();
+    void readiness();
+    void severalStarts_data();
+    void severalStarts();
+    void denseBlockFp8Target_data();
+    void denseBlockFp8Target();
+    void nFieldsOfTargets_data();
+    void nFieldsOfTargets();
+    void memoryLeftQuotesTheLastReport_data();
+    void memoryLeftQuotesTheLastReport();
+    void kvCacheOnce_data();
+    void kvCacheOnce();
+    void evidenceKeepsTheLatestLines_data();
+    void evidenceKeepsTheLatestLines();
 };
 
 void TestLogClasses::pythonListPaths_data() {
@@ -493,6 +513,462 @@ void TestLogClasses::sampleLogs() {
             moe << r;
     }
     QCOMPARE(moe, rules);
+}
+
+namespace {
+
+QByteArray sglAt(const QByteArray &time, const QByteArray &message) {
+    return "[2026-03-14 " + time + "] " + message + "\n";
+}
+
+QByteArray sglRankAt(const QByteArray &time, int rank, const QByteArray &message) {
+    return "[2026-03-14 " + time + " TP" + QByteArray::number(rank) + "] " + message + "\n";
+}
+
+QByteArray vllmAt(const QByteArray &proc, const QByteArray &time, const QByteArray &message) {
+    return "(" + proc + ") INFO 03-14 " + time + " [api_server.py:1884] " + message + "\n";
+}
+
+const QByteArray kServerArgs = "server_args=ServerArgs(model_path='Qwen/Qwen3-30B-A3B', tp_size=2)";
+const QByteArray kReady = "The server is fired up and ready to roll!";
+
+const Finding *byRule(const Diagnosis &d, const QString &rule) {
+    for (const Finding &f : d.findings) {
+        if (f.rule == rule)
+            return &f;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void TestLogClasses::readiness_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("rule"); // server-ready or server-start
+    QTest::addColumn<qint64>("startLine");
+    QTest::addColumn<qint64>("readyLine");
+    QTest::addColumn<QString>("readyTime");
+    QTest::addColumn<int>("secondsToReady"); // -1: none (or not computable)
+    QTest::addColumn<QString>("title");
+
+    QTest::newRow("SGLang, server_args to fired up")
+        << (sglAt("09:12:01", kServerArgs) + sglRankAt("09:12:40", 0, "Load weight end. avail mem=20.11 GB") +
+            sglAt("09:13:32", "INFO:     Application startup complete.") + sglAt("09:13:35", kReady))
+        << u"server-ready"_s << qint64(1) << qint64(4) << u"2026-03-14 09:13:35"_s << 94
+        << u"Server ready at 09:13:35, 94 s after its start"_s;
+    QTest::newRow("vLLM, year-less times, Starting vLLM API server")
+        << (vllmAt("APIServer pid=3121", "09:10:04", "vLLM API server version 0.11.0") +
+            vllmAt("APIServer pid=3121", "09:11:58", "Starting vLLM API server 0 on http://0.0.0.0:8000") +
+            "(APIServer pid=3121) INFO:     Application startup complete.\n")
+        << u"server-ready"_s << qint64(1) << qint64(2) << u"03-14 09:11:58"_s << 114
+        << u"Server ready at 09:11:58, 114 s after its start"_s;
+    QTest::newRow("uvicorn only: the time of the line before")
+        << (vllmAt("APIServer pid=9", "23:59:50", "vLLM API server version 0.9.2") +
+            vllmAt("APIServer pid=9", "00:00:10", "Route: /health, Methods: GET") +
+            "INFO:     Application startup complete.\n")
+        << u"server-ready"_s << qint64(1) << qint64(3) << u"03-14 00:00:10"_s << -1 // same date printed: no time difference
+        << u"Server ready at about 00:00:10"_s;
+    QTest::newRow("log joined after the start: no start line")
+        << (sglRankAt("10:00:00", 0, "Decode batch. #running-req: 3") + sglAt("10:00:05", kReady))
+        << u"server-ready"_s << qint64(0) << qint64(2) << u"2026-03-14 10:00:05"_s << -1
+        << u"Server ready at 10:00:05"_s;
+    QTest::newRow("started, not ready yet (a followed log)")
+        << (sglAt("11:00:00", kServerArgs) +
+            sglRankAt("11:00:30", 0, "Load weight begin. avail mem=78.00 GB"))
+        << u"server-start"_s << qint64(1) << qint64(0) << QString() << -1
+        << u"Server started at 11:00:00, not ready yet in this log"_s;
+    QTest::newRow("Kubernetes CRI prefix around SGLang's")
+        << ("2026-03-14T09:12:01.000000000Z stdout F [2026-03-14 09:12:01] " + kServerArgs + "\n" +
+            "2026-03-14T09:13:20.000000000Z stdout F [2026-03-14 09:13:20] " + kReady + "\n")
+        << u"server-ready"_s << qint64(1) << qint64(2) << u"2026-03-14 09:13:20"_s << 79
+        << u"Server ready at 09:13:20, 79 s after its start"_s;
+    QTest::newRow("ready line without any time")
+        << (QByteArray("server_args=ServerArgs(model_path='m')\n") + kReady + "\n") << u"server-ready"_s
+        << qint64(1) << qint64(2) << QString() << -1 << u"Server ready (line 2)"_s;
+}
+
+void TestLogClasses::readiness() {
+    QFETCH(QByteArray, text);
+    QFETCH(QString, rule);
+    QFETCH(qint64, startLine);
+    QFETCH(qint64, readyLine);
+    QFETCH(QString, readyTime);
+    QFETCH(int, secondsToReady);
+    QFETCH(QString, title);
+    const Diagnosis d = Diagnoser().diagnoseText(text);
+    QCOMPARE(d.starts.size(), 1);
+    const ServerStart &s = d.starts.front();
+    QCOMPARE(s.line, startLine);
+    QCOMPARE(s.readyLine, readyLine);
+    QCOMPARE(s.readyTime, readyTime);
+    QCOMPARE(s.secondsToReady.value_or(-1), qint64(secondsToReady));
+    const Finding *f = byRule(d, rule);
+    QVERIFY2(f, qPrintable(rules(d).join(u", "_s)));
+    QCOMPARE(f->severity, Severity::Info);
+    QCOMPARE(f->title, title);
+    QCOMPARE(f->start, 1);
+    // Its evidence is the start line and the readiness lines, with their line numbers.
+    QVERIFY(!f->evidence.isEmpty());
+    if (startLine > 0)
+        QCOMPARE(f->evidence.front().line, startLine);
+    if (readyLine > 0)
+        QVERIFY(std::any_of(f->evidence.begin(), f->evidence.end(),
+                            [&](const Evidence &e) { return e.line == readyLine; }));
+    QCOMPARE(d.worst(), Severity::Info);
+    const QJsonObject json = d.toJson();
+    QCOMPARE(json.value(u"starts"_s).toArray().size(), 1);
+    const QJsonObject js = json.value(u"starts"_s).toArray().first().toObject();
+    QCOMPARE(js.value(u"ready_line"_s).toInteger(-1), readyLine > 0 ? readyLine : -1);
+    QCOMPARE(js.value(u"seconds_to_ready"_s).toInteger(-1), qint64(secondsToReady));
+}
+
+void TestLogClasses::severalStarts_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("starts");
+    QTest::addColumn<qint64>("latestLine");
+    QTest::addColumn<int>("latestWarnings");       // counted: the latest start only
+    QTest::addColumn<QStringList>("earlierRules"); // findings of earlier starts (rule@start)
+    QTest::addColumn<QString>("summaryStart");
+
+    const QByteArray miss = untuned(kSgl + kName + ".json");
+    const QByteArray used = "Using MoE kernel config from " + kSgl + kName + ".json.";
+    // Before a push: 2 ranks warn; after the restart both load the pushed file.
+    const QByteArray before = sglAt("09:00:00", kServerArgs) + sglRankAt("09:00:40", 0, miss) +
+                              sglRankAt("09:00:40", 1, miss) + sglAt("09:01:10", kReady);
+    const QByteArray after = sglAt("10:00:00", kServerArgs) + sglRankAt("10:00:40", 0, used) +
+                             sglRankAt("10:00:40", 1, used) + sglAt("10:01:05", kReady);
+    QTest::newRow("restart after a push: warning gone")
+        << (before + after) << 2 << qint64(5) << 0
+        << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
+        << u"Latest of 2 server starts (from line 5): No problems found"_s;
+    QTest::newRow("restart, the warning stays")
+        << (before + before) << 2 << qint64(5) << 2
+        << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
+        << u"Latest of 2 server starts (from line 5): 1 MoE config untuned"_s;
+    QTest::newRow("three starts, a crash in the middle one")
+        << (before + sglAt("09:30:00", kServerArgs) +
+            sglRankAt("09:30:20", 0, "torch.OutOfMemoryError: CUDA out of memory.") + after)
+        << 3 << qint64(7) << 0
+        << QStringList{u"cuda-out-of-memory@2"_s, u"moe-untuned@1"_s, u"server-ready@1"_s, u"server-start@2"_s}
+        << u"Latest of 3 server starts (from line 7): No problems found"_s;
+    // vLLM prints the platform line before its start line: one start, not two.
+    QTest::newRow("vLLM platform line before the start line")
+        << ("INFO 03-14 09:10:01 [__init__.py:216] Automatically detected platform cuda.\n" +
+            vllmAt("APIServer pid=1", "09:10:04", "vLLM API server version 0.11.0") +
+            vllmAt("APIServer pid=1", "09:11:58", "Starting vLLM API server 0 on http://0.0.0.0:8000"))
+        << 1 << qint64(2) << 0 << QStringList{} << u"No problems found"_s;
+    QTest::newRow("two start lines in a row (the first start died silently)")
+        << (sglAt("09:00:00", kServerArgs) + sglAt("09:05:00", kServerArgs) + sglAt("09:06:00", kReady)) << 1
+        << qint64(2) << 0 << QStringList{} << u"No problems found"_s;
+}
+
+void TestLogClasses::severalStarts() {
+    QFETCH(QByteArray, text);
+    QFETCH(int, starts);
+    QFETCH(qint64, latestLine);
+    QFETCH(int, latestWarnings);
+    QFETCH(QStringList, earlierRules);
+    QFETCH(QString, summaryStart);
+    // The same in one pass and split into parts read in parallel (parts of a few lines each).
+    for (const bool parallel : {false, true}) {
+        Diagnoser diagnoser;
+        Diagnosis d;
+        if (parallel) {
+            QTemporaryFile file;
+            QVERIFY(file.open());
+            file.write(text);
+            file.flush();
+            diagnoser.setMaxThreads(4);
+            diagnoser.setParallelThreshold(1);
+            d = diagnoser.diagnoseFile(file.fileName());
+        } else {
+            d = diagnoser.diagnoseText(text);
+        }
+        QCOMPARE(d.starts.size(), starts);
+        QCOMPARE(d.starts.back().line, latestLine);
+        QCOMPARE(d.count(Severity::Warning), latestWarnings);
+        QStringList earlier;
+        for (const Finding &f : d.findings) {
+            if (d.isLatest(f))
+                continue;
+            earlier << f.rule + u'@' + QString::number(f.start);
+            QVERIFY2(f.title.endsWith(u" (earlier start %1 of %2)"_s.arg(f.start).arg(starts)),
+                     qPrintable(f.title));
+            QVERIFY2(f.id.endsWith(u"@start"_s + QString::number(f.start)), qPrintable(f.id));
+        }
+        earlier.sort();
+        QCOMPARE(earlier, earlierRules);
+        QVERIFY2(d.summary.startsWith(summaryStart), qPrintable(d.summary));
+        // The latest start's findings come first, and ids stay unique.
+        QSet<QString> ids;
+        bool seenEarlier = false;
+        for (const Finding &f : d.findings) {
+            QVERIFY(!ids.contains(f.id));
+            ids.insert(f.id);
+            seenEarlier = seenEarlier || !d.isLatest(f);
+            QVERIFY2(!(seenEarlier && d.isLatest(f)), qPrintable(f.id));
+        }
+        // Tuning jobs are those of the server as it runs now.
+        QCOMPARE(d.targets.isEmpty(), latestWarnings == 0);
+    }
+}
+
+void TestLogClasses::denseBlockFp8Target_data() {
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<QString>("block"); // "n,k" or ""
+    QTest::addColumn<QString>("file");
+    const QByteArray root = "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/configs/";
+    const QByteArray head = "Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! "
+                            "Config file not found at ";
+    QTest::newRow("SGLang, block [128, 128]")
+        << sgl(0, head + root +
+                      "N=1536,K=7168,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json")
+        << 1536 << 7168 << u"NVIDIA_H200"_s << u"128,128"_s
+        << u"N=1536,K=7168,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json"_s;
+    QTest::newRow("vLLM, block [128,128] without a space")
+        << vllm(head +
+                "/usr/lib/python3/dist-packages/vllm/model_executor/layers/quantization/utils/configs/"
+                "N=576,K=7168,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128,128].json")
+        << 576 << 7168 << u"NVIDIA_H100_80GB_HBM3"_s << u"128,128"_s
+        << u"N=576,K=7168,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128, 128].json"_s;
+    QTest::newRow("empty device name")
+        << sgl(1, head + root + "N=4096,K=512,device_name=,dtype=fp8_w8a8,block_shape=[128, 128].json")
+        << 4096 << 512 << QString() << u"128,128"_s
+        << u"N=4096,K=512,device_name=,dtype=fp8_w8a8,block_shape=[128, 128].json"_s;
+}
+
+void TestLogClasses::denseBlockFp8Target() {
+    QFETCH(QByteArray, line);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    QFETCH(QString, device);
+    QFETCH(QString, block);
+    QFETCH(QString, file);
+    const Diagnosis d = Diagnoser().diagnoseText(line);
+    const Finding *f = byRule(d, u"w8a8-block-fp8-untuned"_s);
+    QVERIFY2(f, qPrintable(rules(d).join(u", "_s)));
+    QVERIFY(f->target);
+    const TuningTarget &t = *f->target;
+    QCOMPARE(t.kernel, TuningTarget::Kernel::BlockFp8Gemm);
+    QVERIFY(!t.isTunable());
+    QCOMPARE(t.name.n, n);
+    QCOMPARE(t.denseK, k);
+    QCOMPARE(t.name.deviceName, device);
+    QCOMPARE(t.name.dtype, u"fp8_w8a8"_s);
+    QVERIFY(t.name.blockShape);
+    QCOMPARE(u"%1,%2"_s.arg((*t.name.blockShape)[0]).arg((*t.name.blockShape)[1]), block);
+    QVERIFY2(t.upPath().endsWith(u'/' + file), qPrintable(t.upPath()));
+    QVERIFY(t.downPath().isEmpty());
+    QVERIFY(d.targets.isEmpty()); // not a fused-MoE tuning job
+    const QJsonObject json = t.toJson();
+    QCOMPARE(json.value(u"kernel"_s).toString(), u"w8a8_block_fp8_gemm"_s);
+    QCOMPARE(json.value(u"N"_s).toInt(), n);
+    QCOMPARE(json.value(u"K"_s).toInt(), k);
+    QVERIFY(json.value(u"E"_s).isNull());
+    QCOMPARE(json.value(u"device_name"_s).toString(), device);
+    QCOMPARE(json.value(u"block_shape"_s).toArray(),
+             (QJsonArray{(*t.name.blockShape)[0], (*t.name.blockShape)[1]}));
+    QVERIFY(t.shapeSummary().startsWith(u"N=%1, K=%2, fp8_w8a8"_s.arg(n).arg(k)));
+}
+
+void TestLogClasses::nFieldsOfTargets_data() {
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("fileN");
+    QTest::addColumn<int>("intermediateN");
+    QTest::addColumn<int>("weightN");
+    QTest::addColumn<QStringList>("dtypes");
+    QTest::newRow("vLLM int4_w4a16: file N twice the packed weight's")
+        << vllm("Using default MoE config. Performance might be sub-optimal! Config file not found at " +
+                kVllm + "E=64,N=512,device_name=NVIDIA_H200,dtype=int4_w4a16.json")
+        << 512 << 512 << 256 << QStringList{u"int4_w4a16"_s};
+    QTest::newRow("SGLang int4_w4a16: file N is the packed weight's")
+        << sgl(0, untuned(kSgl + "E=64,N=256,device_name=NVIDIA_H200,dtype=int4_w4a16.json")) << 256 << 512
+        << 256 << QStringList{u"int4_w4a16"_s};
+    QTest::newRow("vLLM plain name: bf16/fp16 or int8_w8a8")
+        << vllm("Using default MoE config. Performance might be sub-optimal! Config file not found at " +
+                kVllm + kName + ".json")
+        << 768 << 768 << 768 << QStringList{u"bf16"_s, u"fp16"_s, u"int8_w8a8"_s};
+    QTest::newRow("SGLang plain name: bf16/fp16 only")
+        << sgl(2, untuned(kSgl + kName + ".json")) << 768 << 768 << 768 << QStringList{u"bf16"_s, u"fp16"_s};
+    QTest::newRow("SGLang int8_w8a8 names its dtype")
+        << sgl(3, untuned(kSgl + "E=128,N=768,device_name=NVIDIA_H200,dtype=int8_w8a8.json")) << 768 << 768
+        << 768 << QStringList{u"int8_w8a8"_s};
+}
+
+void TestLogClasses::nFieldsOfTargets() {
+    QFETCH(QByteArray, line);
+    QFETCH(int, fileN);
+    QFETCH(int, intermediateN);
+    QFETCH(int, weightN);
+    QFETCH(QStringList, dtypes);
+    const Diagnosis d = Diagnoser().diagnoseText(line);
+    QCOMPARE(d.targets.size(), 1);
+    const TuningTarget &t = d.targets.front();
+    QCOMPARE(t.name.n, fileN);
+    QCOMPARE(t.intermediateN(), intermediateN);
+    QCOMPARE(t.weightN(), weightN);
+    QCOMPARE(t.dtypeCandidates(), dtypes);
+    const QJsonObject json = t.toJson();
+    QCOMPARE(json.value(u"N"_s).toInt(), fileN);
+    QCOMPARE(json.value(u"N_intermediate"_s).toInt(), intermediateN);
+    QCOMPARE(json.value(u"N_weight"_s).toInt(), weightN);
+    QCOMPARE(json.value(u"dtype_candidates"_s).toVariant().toStringList(), dtypes);
+    // A tuning job built from the target takes the layer's N (the agent names the file from it).
+    QCOMPARE(TuneSpec::fromTarget(t).n, intermediateN);
+    const Finding *f = d.findings.isEmpty() ? nullptr : &d.findings.front();
+    QVERIFY(f && f->target);
+    if (intermediateN != fileN || weightN != fileN)
+        QVERIFY2(f->explanation.contains(u"packed down weight's N is %1"_s.arg(weightN)),
+                 qPrintable(f->explanation));
+    QCOMPARE(f->explanation.contains(u"tune dtype int8_w8a8"_s),
+             dtypes.contains(u"int8_w8a8"_s) && dtypes.size() > 1);
+}
+
+void TestLogClasses::memoryLeftQuotesTheLastReport_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("title");
+    QTest::addColumn<QString>("step"); // in the explanation
+    QByteArray startup;
+    const char *steps[] = {
+        "Load weight begin. avail mem=138.31 GB",
+        "Load weight end. type=Qwen3MoeForCausalLM, "
+        "avail mem=82.77 GB, mem usage=55.54 GB.",
+        "Memory pool end. avail mem=33.52 GB",
+        "Capture cuda graph begin. This can take up to several minutes. avail mem=33.31 GB",
+        "Capture cuda graph end. Time elapsed: 42.02 s. mem usage=1.63 GB. avail mem=31.62 GB."};
+    for (const char *step : steps)
+        startup += sglRankAt("09:12:47", 0, step);
+    QTest::newRow("startup steps, then ready")
+        << (startup + sglAt("09:13:35", kReady)) << u"GPU memory left: 31.62 GB at the last startup report"_s
+        << u"Capture cuda graph end"_s;
+    QTest::newRow("a report after serving is not quoted")
+        << (startup + sglAt("09:13:35", kReady) +
+            sglRankAt("09:20:00", 0, "Load weight end. avail mem=2.00 GB"))
+        << u"GPU memory left: 31.62 GB at the last startup report"_s << u"Capture cuda graph end"_s;
+    QTest::newRow("not ready yet: the latest report")
+        << startup.first(startup.indexOf("[2026-03-14 09:12:47 TP0] Memory pool end"))
+        << u"GPU memory left: 82.77 GB at the last startup report"_s << u"Load weight end"_s;
+    QTest::newRow("old SGLang, one report")
+        << sglRankAt("10:00:00", 0,
+                     "Load weight end. type=DeepseekV3ForCausalLM, avail mem=40.12 GB, mem usage=80.33 GB.")
+        << u"GPU memory left: 40.12 GB at the last startup report"_s << u"Load weight end"_s;
+}
+
+void TestLogClasses::memoryLeftQuotesTheLastReport() {
+    QFETCH(QByteArray, text);
+    QFETCH(QString, title);
+    QFETCH(QString, step);
+    for (const bool parallel : {false, true}) {
+        Diagnosis d;
+        if (parallel) {
+            QTemporaryFile file;
+            QVERIFY(file.open());
+            file.write(text);
+            file.flush();
+            Diagnoser diagnoser;
+            diagnoser.setMaxThreads(4);
+            diagnoser.setParallelThreshold(1);
+            d = diagnoser.diagnoseFile(file.fileName());
+        } else {
+            d = Diagnoser().diagnoseText(text);
+        }
+        const Finding *f = byRule(d, u"memory-left"_s);
+        QVERIFY(f);
+        QCOMPARE(f->title, title);
+        QVERIFY2(f->explanation.contains(u'(' + step + u')'), qPrintable(f->explanation));
+    }
+}
+
+void TestLogClasses::kvCacheOnce_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("titles"); // of the info findings about the KV cache
+    QTest::newRow("SGLang: KV cache and capacity line")
+        << (sglRankAt("09:12:47", 0,
+                      "KV Cache is allocated. #tokens: 1046371, K size: 23.95 GB, V size: 23.95 GB") +
+            sglRankAt("09:12:47", 1,
+                      "KV Cache is allocated. #tokens: 1046371, K size: 23.95 GB, V size: 23.95 GB") +
+            sglRankAt("09:13:31", 0,
+                      "max_total_num_tokens=1046371, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+                      "max_running_requests=4096, context_len=40960, available_gpu_mem=31.68 GB"))
+        << QStringList{u"KV cache: 1046371 tokens, at most 4096 running requests"_s};
+    QTest::newRow("vLLM: memory and tokens")
+        << ("(EngineCore_DP0 pid=3300) INFO 03-14 09:11:30 [gpu_worker.py:298] Available KV cache memory: "
+            "101.22 GiB\n"
+            "(EngineCore_DP0 pid=3300) INFO 03-14 09:11:30 [kv_cache_utils.py:1087] GPU KV cache size: 1,234,560 tokens\n"_ba)
+        << QStringList{u"KV cache: 1,234,560 tokens in 101.22 GiB per GPU"_s};
+    QTest::newRow("vLLM: memory only stands alone")
+        << ("(EngineCore_DP0 pid=3300) INFO 03-14 09:11:30 [gpu_worker.py:298] Available KV cache memory: 61.23 GiB\n"_ba)
+        << QStringList{u"Memory for the KV cache: 61.23 GiB"_s};
+    QTest::newRow("SGLang: capacity line only")
+        << sglRankAt("09:13:31", 0, "max_total_num_tokens=5000, max_running_requests=48, context_len=4096")
+        << QStringList{u"Capacity: 5000 tokens, at most 48 running requests"_s};
+}
+
+void TestLogClasses::kvCacheOnce() {
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, titles);
+    const Diagnosis d = Diagnoser().diagnoseText(text);
+    QStringList kv;
+    for (const Finding &f : d.findings) {
+        if (f.title.contains(u"KV cache"_s) || f.title.contains(u"tokens"_s))
+            kv << f.title;
+    }
+    QCOMPARE(kv, titles);
+}
+
+void TestLogClasses::evidenceKeepsTheLatestLines_data() {
+    QTest::addColumn<int>("lines");
+    QTest::addColumn<qint64>("omitted");
+    QTest::newRow("8 lines: all") << 8 << qint64(0);
+    QTest::newRow("20 lines: all") << 20 << qint64(0);
+    QTest::newRow("21 lines: one left out") << 21 << qint64(1);
+    QTest::newRow("40 lines (issue 12)") << 40 << qint64(20);
+    QTest::newRow("1000 lines") << 1000 << qint64(980);
+}
+
+void TestLogClasses::evidenceKeepsTheLatestLines() {
+    QFETCH(int, lines);
+    QFETCH(qint64, omitted);
+    QByteArray text;
+    for (int i = 0; i < lines; ++i)
+        text += sgl(i % 8, untuned(kSgl + kName + ".json"));
+    for (const bool parallel : {false, true}) {
+        Diagnosis d;
+        if (parallel) {
+            QTemporaryFile file;
+            QVERIFY(file.open());
+            file.write(text);
+            file.flush();
+            Diagnoser diagnoser;
+            diagnoser.setMaxThreads(4);
+            diagnoser.setParallelThreshold(1);
+            d = diagnoser.diagnoseFile(file.fileName());
+        } else {
+            d = Diagnoser().diagnoseText(text);
+        }
+        const Finding *f = byRule(d, u"moe-untuned"_s);
+        QVERIFY(f);
+        QCOMPARE(f->occurrences, lines);
+        QCOMPARE(f->evidence.size(), qMin(lines, Finding::maxEvidence));
+        QCOMPARE(f->evidenceOmitted, omitted);
+        // The first lines, then the latest: the last line of the log is shown.
+        for (int i = 0; i < qMin(lines, Finding::headEvidence); ++i)
+            QCOMPARE(f->evidence[i].line, qint64(i + 1));
+        QCOMPARE(f->evidence.back().line, qint64(lines));
+        for (qsizetype i = 1; i < f->evidence.size(); ++i)
+            QVERIFY(f->evidence[i - 1].line < f->evidence[i].line);
+        QCOMPARE(d.toJson()
+                     .value(u"findings"_s)
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(u"evidence_omitted"_s)
+                     .toInteger(),
+                 omitted);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLogClasses)

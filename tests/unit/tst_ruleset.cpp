@@ -55,7 +55,7 @@ void TestRuleSet::builtinCoversTheStartupFacts_data() {
     QTest::newRow("avail mem")
         << QByteArray(
                "[2026-03-14 09:12:40 TP3] Load weight end. type=X, avail mem=82.77 GB, mem usage=55.54 GB.")
-        << u"memory-left"_s << u"GPU memory left: 82.77 GB at the first report"_s;
+        << u"memory-left"_s << u"GPU memory left: 82.77 GB at the last startup report"_s;
     QTest::newRow("low memory")
         << QByteArray(
                "[2026-03-14 09:12:40 TP3] Capture cuda graph end. Time elapsed: 3.00 s. avail mem=0.41 GB.")
@@ -183,6 +183,14 @@ void TestRuleSet::brokenRuleFiles_data() {
     QTest::newRow("title not string")
         << QByteArray(R"([{"id": "r", "prefilter": "abcd", "pattern": "abcd", "title": 5}])")
         << u"must be a string"_s << 0;
+    QTest::newRow("bad quote")
+        << QByteArray(
+               R"([{"id": "r", "prefilter": "abcd", "pattern": "abcd", "title": "t", "quote": "middle"}])")
+        << u"not one of first, last"_s << 0;
+    QTest::newRow("joins without join_text")
+        << QByteArray(
+               R"([{"id": "r", "prefilter": "abcd", "pattern": "abcd", "title": "t", "joins": "kv-cache-size"}])")
+        << u"needs a \"join_text\""_s << 0;
 }
 
 void TestRuleSet::brokenRuleFiles() {
@@ -210,6 +218,8 @@ void TestRuleSet::expandPlaceholders_data() {
     QTest::newRow("whole match") << u"[{0}]"_s << u"[mem=42 GB]"_s;
     QTest::newRow("missing capture") << u"x{7}y"_s << u"xy"_s;
     QTest::newRow("not a placeholder") << u"{ 1 } {}"_s << u"{ 1 } {}"_s;
+    QTest::newRow("fallback unused") << u"{1|none}"_s << u"42"_s;
+    QTest::newRow("fallback for a missing capture") << u"at {7|a startup step}."_s << u"at a startup step."_s;
 }
 
 void TestRuleSet::expandPlaceholders() {

@@ -278,7 +278,7 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
         menu->addAction(m_copyFindingAction);
         menu->addAction(tr("Copy &Title"), this,
                         [title = f->title] { QGuiApplication::clipboard()->setText(title); });
-        if (f->target)
+        if (f->target && f->target->isTunable())
             menu->addAction(tr("&Tune This..."), this, &DiagnosePage::requestTune);
         menu->addSeparator();
         menu->addAction(m_copyDiagnosisAction);
@@ -290,7 +290,7 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
             menu->addAction(tr("&Copy Value"), this,
                             [value] { QGuiApplication::clipboard()->setText(value); });
         }
-        if (f && f->target) {
+        if (f && f->target && f->target->isTunable()) {
             const QString spec = QString::fromUtf8(
                 QJsonDocument(
                     TuneSpec::fromTarget(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
@@ -800,7 +800,7 @@ void DiagnosePage::selectAdjacentFinding(int step) {
 void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
     m_copyFindingAction->setEnabled(f != nullptr);
-    m_ui->tuneButton->setVisible(f && f->target);
+    m_ui->tuneButton->setVisible(f && f->target && f->target->isTunable());
     if (!f) {
         m_ui->detailsTitle->setText(tr("Details"));
         m_ui->detailsBrowser->setHtml(
@@ -836,7 +836,7 @@ void DiagnosePage::showFinding(int row) {
     m_ui->detailsBrowser->setHtml(html);
 
     m_targetModel->setTarget(f->target);
-    m_ui->tuneSpecLabel->setVisible(f->target.has_value());
+    m_ui->tuneSpecLabel->setVisible(f->target && f->target->isTunable());
     if (f->target)
         m_ui->tuneSpecLabel->setText(tuneSpecText(*f->target));
     m_ui->targetHeader->setText(f->target ? tr("Tuning target: %1").arg(f->target->shapeSummary())
@@ -845,11 +845,15 @@ void DiagnosePage::showFinding(int row) {
         m_hostLabel.isEmpty() ? tr("Tune this shape (pick the GPU host on the Tune page)")
                               : tr("Tune this shape on %1, the host this log came from").arg(m_hostLabel));
     m_evidenceModel->setEvidence(f->evidence);
-    m_ui->evidenceHeader->setText(f->occurrences > f->evidence.size()
-                                      ? tr("Evidence: %1 of %2 lines (click one to show it in the log)")
-                                            .arg(f->evidence.size())
-                                            .arg(f->occurrences)
-                                      : tr("Evidence (click a line to show it in the log)"));
+    // A finding of many lines shows its first lines and the latest ones, and says how many are left out.
+    m_ui->evidenceHeader->setText(
+        f->evidenceOmitted > 0
+            ? tr("Evidence: the first %1 and the latest %2 lines; %3 lines between them left out (click one "
+                 "to show it in the log)")
+                  .arg(Finding::headEvidence)
+                  .arg(f->evidence.size() - Finding::headEvidence)
+                  .arg(f->evidenceOmitted)
+            : tr("Evidence (click a line to show it in the log)"));
 }
 
 QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
@@ -869,7 +873,7 @@ QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
 
 void DiagnosePage::requestTune() {
     const Finding *f = m_findingsModel->finding(currentFindingRow());
-    if (!f || !f->target)
+    if (!f || !f->target || !f->target->isTunable())
         return;
     emit tuneRequested(diagnosis().host, *f->target);
 }

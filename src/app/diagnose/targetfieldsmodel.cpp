@@ -29,6 +29,25 @@ void TargetFieldsModel::setTarget(const std::optional<TuningTarget> &target) {
     if (target) {
         const TuningTarget &t = *target;
         const ConfigName &n = t.name;
+        if (t.kernel == TuningTarget::Kernel::BlockFp8Gemm) {
+            // The dense block-FP8 GEMM: its own N and K, one file, no Triton folder, no down file.
+            m_rows.append(
+                {u"kernel"_s, tr("Kernel"), tr("W8A8 block-FP8 GEMM (dense, not MoE)"), false, false});
+            m_rows.append({u"framework"_s, tr("Framework"), frameworkName(t.framework), false, false});
+            m_rows.append({u"n"_s, tr("N"), QString::number(n.n), false, false});
+            m_rows.append({u"k"_s, tr("K"), QString::number(t.denseK), false, false});
+            m_rows.append({u"device"_s, tr("Device"), n.deviceName.isEmpty() ? tr("(empty)") : n.deviceName,
+                           false, true});
+            m_rows.append(
+                {u"dtype"_s, tr("Dtype"), n.dtype.isEmpty() ? u"fp8_w8a8"_s : n.dtype, false, false});
+            m_rows.append(
+                {u"blockShape"_s, tr("Block shape"),
+                 n.blockShape ? u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]) : tr("none"),
+                 false, false});
+            m_rows.append({u"upPath"_s, tr("Config file"), t.upPath(), true, true});
+            endResetModel();
+            return;
+        }
         m_rows.append({u"framework"_s, tr("Framework"), frameworkName(t.framework), false, false});
         m_rows.append({u"triton"_s, tr("Triton version"),
                        t.tritonVersion ? t.tritonVersion->toString() : tr("not shown in the log"), false,
@@ -43,9 +62,21 @@ void TargetFieldsModel::setTarget(const std::optional<TuningTarget> &target) {
             m_rows.append({u"fallbackFolder"_s, tr("Fallback folder"), t.fallbackFolder, false, true});
         m_rows.append({u"experts"_s, tr("Experts (E)"), QString::number(n.experts), false, false});
         m_rows.append({u"n"_s, tr("N (per rank)"), QString::number(n.n), false, false});
+        if (t.intermediateN() != n.n || t.weightN() != n.n) {
+            // int4_w4a16 packs two weights per byte: say which N is which (the spec takes the first).
+            m_rows.append({u"nIntermediate"_s, tr("N of the layer (intermediate / TP)"),
+                           QString::number(t.intermediateN()), false, false});
+            m_rows.append(
+                {u"nWeight"_s, tr("N of the packed weight"), QString::number(t.weightN()), false, false});
+        }
         m_rows.append(
             {u"device"_s, tr("Device"), n.deviceName.isEmpty() ? tr("(empty)") : n.deviceName, false, true});
-        m_rows.append({u"dtype"_s, tr("Dtype"), n.dtype.isEmpty() ? u"bf16/fp16"_s : n.dtype, false, false});
+        m_rows.append({u"dtype"_s, tr("Dtype"),
+                       !n.dtype.isEmpty() ? n.dtype
+                       : t.dtypeCandidates().contains(u"int8_w8a8"_s)
+                           ? tr("bf16/fp16 or int8_w8a8 (vLLM names both files alike)")
+                           : u"bf16/fp16"_s,
+                       false, false});
         m_rows.append(
             {u"blockShape"_s, tr("Block shape"),
              n.blockShape ? u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]) : tr("none"), false,

@@ -11,14 +11,16 @@ namespace moetune {
 int Diagnosis::count(Severity severity) const {
     int n = 0;
     for (const Finding &f : findings)
-        n += f.severity == severity ? 1 : 0;
+        n += f.severity == severity && isLatest(f) ? 1 : 0;
     return n;
 }
 
 Severity Diagnosis::worst() const {
     Severity w = Severity::Info;
-    for (const Finding &f : findings)
-        w = std::max(w, f.severity);
+    for (const Finding &f : findings) {
+        if (isLatest(f))
+            w = std::max(w, f.severity);
+    }
     return w;
 }
 
@@ -62,10 +64,13 @@ QString Diagnosis::findingMarkdown(const Finding &f) const {
     }
     if (!f.evidence.isEmpty()) {
         md += u"\n```\n"_s;
-        for (const Evidence &e : f.evidence)
+        for (qsizetype i = 0; i < f.evidence.size(); ++i) {
+            if (i == Finding::headEvidence && f.evidenceOmitted > 0)
+                md += u"    ... "_s + QString::number(f.evidenceOmitted) +
+                      (f.evidenceOmitted == 1 ? u" line left out\n"_s : u" lines left out\n"_s);
+            const Evidence &e = f.evidence[i];
             md += QString::number(e.line).rightJustified(7) + u": "_s + e.text + u'\n';
-        if (f.occurrences > f.evidence.size())
-            md += u"    ... "_s + QString::number(f.occurrences - f.evidence.size()) + u" more\n"_s;
+        }
         md += u"```\n"_s;
     }
     return md;
@@ -114,6 +119,19 @@ QJsonObject Diagnosis::toJson() const {
     root.insert(u"counts"_s, QJsonObject{{u"info"_s, count(Severity::Info)},
                                          {u"warning"_s, count(Severity::Warning)},
                                          {u"error"_s, count(Severity::Error)}});
+    QJsonArray ss;
+    for (const ServerStart &s : starts) {
+        auto lineOrNull = [](qint64 line) { return line > 0 ? QJsonValue(line) : QJsonValue(); };
+        auto textOrNull = [](const QString &t) { return t.isEmpty() ? QJsonValue() : QJsonValue(t); };
+        ss.append(QJsonObject{
+            {u"line"_s, lineOrNull(s.line)},
+            {u"time"_s, textOrNull(s.time)},
+            {u"framework"_s, frameworkId(s.framework)},
+            {u"ready_line"_s, lineOrNull(s.readyLine)},
+            {u"ready_time"_s, textOrNull(s.readyTime)},
+            {u"seconds_to_ready"_s, s.secondsToReady ? QJsonValue(*s.secondsToReady) : QJsonValue()}});
+    }
+    root.insert(u"starts"_s, ss);
     QJsonArray fs;
     for (const Finding &f : findings) {
         QJsonObject o;
@@ -132,6 +150,8 @@ QJsonObject Diagnosis::toJson() const {
                                   {u"match_start"_s, e.matchStart},
                                   {u"match_length"_s, e.matchLength}});
         o.insert(u"evidence"_s, ev);
+        o.insert(u"evidence_omitted"_s, f.evidenceOmitted);
+        o.insert(u"start"_s, f.start);
         o.insert(u"target"_s, f.target ? QJsonValue(f.target->toJson()) : QJsonValue());
         fs.append(o);
     }

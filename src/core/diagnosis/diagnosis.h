@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/diagnosis/finding.h"
+#include "core/diagnosis/serverstart.h"
 #include "core/tuning/tuningtarget.h"
 
 #include <QJsonObject>
@@ -14,15 +15,19 @@ namespace moetune {
 // The result of reading one log.
 struct Diagnosis {
     QList<Finding> findings;     // sorted: severity desc, then first line
-    QList<TuningTarget> targets; // one per shape: up+down merged
+    QList<TuningTarget> targets; // one per shape: up+down merged, of the latest start
+    QList<ServerStart> starts;   // in log order (one when the log shows no restart); the last is the latest
     QString summary;             // one line a person can act on
     qint64 bytesRead = 0;
     qint64 linesRead = 0;
     bool cancelled = false;
     QString host; // alias of the host the log came from ("" = pasted or opened here): where to tune
 
+    // Counts and worst severity are those of the latest server start: an earlier start's findings are
+    // history (a restart after a push is meant to make them go).
     int count(Severity severity) const;
     Severity worst() const; // Info when there are no findings
+    bool isLatest(const Finding &finding) const { return finding.start >= starts.size(); }
     const Finding *find(const QString &id) const;
 
     QString toMarkdown() const;
@@ -30,13 +35,16 @@ struct Diagnosis {
     // The `moetune-cli diagnose --format json` schema, "moetune.diagnosis/1":
     // {schema, summary, bytes_read, lines_read, cancelled, worst: "info"|"warning"|"error"|null,
     //  counts: {info, warning, error},
-    //  findings: [{id, rule, severity, title, explanation, advice, occurrences, sources: [..],
-    //              evidence: [{line, text, match_start, match_length}], target: TARGET|null}],
+    //  starts: [{line|null, time|null, framework, ready_line|null, ready_time|null, seconds_to_ready|null}],
+    //  findings: [{id, rule, severity, title, explanation, advice, occurrences, sources: [..], start,
+    //              evidence: [{line, text, match_start, match_length}], evidence_omitted, target:
+    //              TARGET|null}],
     //  targets: [TARGET]}
     // TARGET: {framework: "sglang"|"vllm"|"unknown", config_root, triton_version|null, triton_folder,
     //  triton_folder_missing, fallback_folder|null, E, N, device_name, dtype|null, block_shape: [n, k]|null,
     //  per_channel_quant, up_missing, down_missing, up_fell_back, down_fell_back, shape, up_path,
-    //  down_path|null, install_folder}. match_start/match_length count UTF-16 units of text.
+    //  down_path|null, install_folder, ...}: docs/diagnose-json-schema.json has every field.
+    //  match_start/match_length count UTF-16 units of text.
     QJsonObject toJson() const;
 };
 

@@ -6,6 +6,7 @@
 #include "core/diagnosis/findingwording.h"
 #include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logprefix.h"
+#include "core/diagnosis/serverevent.h"
 
 #include <QRegularExpression>
 
@@ -72,6 +73,8 @@ DiagnosisBuilder::DiagnosisBuilder(const RuleSet &rules)
         const int bit = static_cast<int>(std::min<qsizetype>(i, 63));
         if (MoeMessage::literals().contains(unique[i]))
             m_moeBits |= quint64(1) << bit;
+        if (ServerEvent::literals().contains(unique[i]))
+            m_serverBits |= quint64(1) << bit;
         for (const Rule &r : m_rules.rules()) {
             if (r.prefilter == unique[i])
                 m_rulesByLiteral[i].append(&r);
@@ -81,6 +84,7 @@ DiagnosisBuilder::DiagnosisBuilder(const RuleSet &rules)
 
 QList<QByteArray> DiagnosisBuilder::literals() const {
     QList<QByteArray> out = MoeMessage::literals();
+    out.append(ServerEvent::literals());
     for (const Rule &r : m_rules.rules())
         out.append(r.prefilter);
     return out;
@@ -128,7 +132,52 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
             handleMoe(*msg, text, joined, line);
         }
     }
-    applyRules(hit.text, hit.line, present & ~m_moeBits);
+    if (present & m_serverBits) {
+        if (const std::optional<ServerEvent> event = ServerEvent::parse(hit.text))
+            handleServerEvent(*event, hit);
+    }
+    applyRules(hit.text, hit.line, present & ~(m_moeBits | m_serverBits));
+}
+
+void DiagnosisBuilder::handleServerEvent(const ServerEvent &event, const LogReader::Hit &hit) {
+    const LogPrefix prefix = LogPrefix::parse(hit.text);
+    std::optional<LogTime> time = LogTime::parse(prefix.time);
+    bool fromEarlierLine = false;
+    if (!time) { // uvicorn's line has no time of its own: the nearest line before it that has one
+        const QList<QByteArray> previous = lastLines(hit.before, 5);
+        for (qsizetype k = previous.size() - 1; k >= 0 && !time; --k)
+            time = LogTime::parse(LogPrefix::scan(previous[k]).time);
+        fromEarlierLine = time.has_value();
+    }
+    if (event.kind == ServerEvent::Kind::Start) {
+        Segment &seg = m_segments.emplace_back();
+        seg.startLine = hit.line;
+        seg.startTime = time;
+        seg.framework = event.framework;
+    } else {
+        Segment &seg = m_segments.back();
+        if (seg.servingLine == 0)
+            seg.servingLine = hit.line;
+        if (event.strength > seg.readyStrength) {
+            seg.readyStrength = event.strength;
+            seg.readyLine = hit.line;
+            seg.readyTime = time;
+            seg.readyTimeFromEarlierLine = fromEarlierLine;
+        }
+        if (seg.framework == Framework::Unknown)
+            seg.framework = event.framework;
+    }
+    if (m_segments.back().framework == Framework::Unknown && prefix.framework != Framework::Unknown)
+        m_segments.back().framework = prefix.framework;
+    bool created = false;
+    Entry &e = entry(u"server-start"_s, u"server-start"_s, Severity::Info, &created);
+    e.serverStart = true;
+    const QString text = QString::fromUtf8(hit.text);
+    // Evidence offsets count UTF-16 units; the event's count bytes.
+    const qsizetype start = QString::fromUtf8(QByteArrayView(hit.text).first(event.matchStart)).size();
+    const qsizetype length =
+        QString::fromUtf8(QByteArrayView(hit.text).sliced(event.matchStart, event.matchLength)).size();
+    addEvidence(e, hit.line, text, start, length, prefix.source);
 }
 
 void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 present) {
@@ -154,8 +203,11 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
             }
             bool created = false;
             Entry &e = entry(rule->id, rule->id, rule->severity, &created);
-            if (created) {
+            if (created)
                 e.rule = rule;
+            // A quote-last rule quotes each match until the server serves (its startup figure settles).
+            if (created || (rule->quoteLast && m_segments.back().servingLine == 0)) {
+                e.quoteLine = line;
                 e.finding.title = Rule::expand(rule->title, m);
                 e.finding.explanation = Rule::expand(rule->explanation, m);
                 e.finding.advice = Rule::expand(rule->advice, m);
@@ -180,14 +232,16 @@ const QString &DiagnosisBuilder::sourceName(QByteArrayView bytes) {
 
 DiagnosisBuilder::Entry &DiagnosisBuilder::entry(const QString &id, const QString &ruleId, Severity severity,
                                                  bool *created) {
-    const auto it = m_index.constFind(id);
+    const int segment = int(m_segments.size()) - 1;
+    const auto it = m_index.constFind({id, segment});
     if (it != m_index.constEnd()) {
         *created = false;
         return m_entries[*it];
     }
     *created = true;
-    m_index.insert(id, m_entries.size());
+    m_index.insert({id, segment}, m_entries.size());
     Entry &e = m_entries.emplace_back();
+    e.segment = segment;
     e.finding.id = id;
     e.finding.rule = ruleId;
     e.finding.severity = severity;
@@ -201,10 +255,13 @@ void DiagnosisBuilder::addEvidence(Entry &e, qint64 line, const QString &text, q
     ++e.finding.occurrences;
     if (!source.isEmpty() && !e.sourceSet.contains(source))
         e.sourceSet.insert(source);
-    if (e.finding.evidence.size() >= Finding::maxEvidence)
-        return;
     if (!e.finding.evidence.isEmpty() && e.finding.evidence.back().line == line)
         return;
+    // The first lines and the latest ones: the one in the middle makes room (and is counted).
+    if (e.finding.evidence.size() >= Finding::maxEvidence) {
+        e.finding.evidence.removeAt(Finding::headEvidence);
+        ++e.finding.evidenceOmitted;
+    }
     Evidence ev;
     ev.line = line;
     ev.matchStart = start;
@@ -254,6 +311,26 @@ Framework DiagnosisBuilder::frameworkFor(const MoeMessage &msg, Framework prefix
     return Framework::Unknown;
 }
 
+std::optional<TuningTarget> DiagnosisBuilder::denseTargetFor(const QString &path, Framework framework) {
+    // "N=<n>,K=<k>,device_name=<dev>,dtype=fp8_w8a8,block_shape=[128, 128].json" (FORMATS.md 1)
+    static const QRegularExpression re = precompiledRegex(
+        u"^N=(\\d+),K=(\\d+),device_name=(.*?)(?:,dtype=([A-Za-z0-9_]+))?(?:,block_shape=\\[(\\d+), ?(\\d+)\\])?\\.json$"_s);
+    const QRegularExpressionMatch m = re.match(fileNameOf(path));
+    if (!m.hasMatch())
+        return std::nullopt;
+    TuningTarget t;
+    t.kernel = TuningTarget::Kernel::BlockFp8Gemm;
+    t.framework = framework;
+    t.name.n = m.captured(1).toInt();
+    t.denseK = m.captured(2).toInt();
+    t.name.deviceName = m.captured(3);
+    t.name.dtype = m.captured(4);
+    if (m.capturedLength(5) > 0)
+        t.name.blockShape = std::array<int, 2>{m.captured(5).toInt(), m.captured(6).toInt()};
+    t.configRoot = folderOf(path);
+    return t;
+}
+
 std::optional<TuningTarget> DiagnosisBuilder::targetFor(const QString &path, Framework framework) const {
     std::optional<ConfigName> name = ConfigName::parse(path);
     if (!name)
@@ -295,7 +372,7 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
         ruleId = u"moe-config-used"_s;
         severity = Severity::Info;
         target = targetFor(msg.path, framework);
-        m_loadedFolders.insert(folderOf(msg.path));
+        m_segments.back().loadedFolders.insert(folderOf(msg.path));
         break;
     case MoeMessage::Kind::DefaultNoPath:
         ruleId = id = u"moe-untuned-no-path"_s;
@@ -303,14 +380,16 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
     case MoeMessage::Kind::BlockFp8Default:
         ruleId = u"w8a8-block-fp8-untuned"_s;
         id = ruleId + u':' + fileNameOf(msg.path);
+        target = denseTargetFor(msg.path, framework);
         break;
     case MoeMessage::Kind::Fallback:
         ruleId = u"moe-fallback"_s;
         target = targetFor(msg.path, framework);
-        m_loadedFolders.insert(folderOf(msg.fallbackPath));
+        m_segments.back().loadedFolders.insert(folderOf(msg.fallbackPath));
         break;
     case MoeMessage::Kind::DownReusesUp:
-        m_loadedFolders.insert(folderOf(msg.path)); // the tuned up file of this folder was loaded
+        m_segments.back().loadedFolders.insert(
+            folderOf(msg.path)); // the tuned up file of this folder was loaded
         [[fallthrough]];
     case MoeMessage::Kind::DownMissing:
         ruleId = u"moe-down-missing"_s;
@@ -366,42 +445,184 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
     addEvidence(e, line, text, msg.matchStart, msg.matchLength, prefix.source);
 }
 
+void DiagnosisBuilder::absorb(Entry &mine, Entry &&later, qint64 servingLine) {
+    Finding &f = mine.finding;
+    const Finding &g = later.finding;
+    if (f.occurrences == 0)
+        mine.firstLine = later.firstLine;
+    f.occurrences += g.occurrences;
+    mine.sourceSet.unite(later.sourceSet);
+    // Head and tail of both, in line order: what was left out lies between the first and latest lines.
+    f.evidenceOmitted += g.evidenceOmitted;
+    for (const Evidence &ev : g.evidence) {
+        if (!f.evidence.isEmpty() && f.evidence.back().line == ev.line)
+            continue;
+        f.evidence.append(ev);
+        if (f.evidence.size() > Finding::maxEvidence) {
+            f.evidence.removeAt(Finding::headEvidence);
+            ++f.evidenceOmitted;
+        }
+    }
+    // A quote-last rule: the later quote, unless it comes after the server began serving.
+    if (later.quoteLine > 0 && later.quoteLine > mine.quoteLine &&
+        (servingLine == 0 || later.quoteLine < servingLine)) {
+        mine.quoteLine = later.quoteLine;
+        f.title = g.title;
+        f.explanation = g.explanation;
+        f.advice = g.advice;
+    }
+    if (!mine.message && later.message)
+        mine.message = later.message;
+    if (!f.target && g.target)
+        f.target = g.target;
+    else if (g.target && f.target) {
+        TuningTarget &t = *f.target;
+        const TuningTarget &u = *g.target;
+        t.upMissing = t.upMissing || u.upMissing;
+        t.downMissing = t.downMissing || u.downMissing;
+        t.upFellBack = t.upFellBack || u.upFellBack;
+        t.downFellBack = t.downFellBack || u.downFellBack;
+        t.upLoaded = t.upLoaded || u.upLoaded;
+        t.downLoaded = t.downLoaded || u.downLoaded;
+        if (t.fallbackFolder.isEmpty())
+            t.fallbackFolder = u.fallbackFolder;
+    }
+}
+
+void DiagnosisBuilder::absorbSegment(Segment &mine, const Segment &later) {
+    if (later.startLine > 0) { // the later start line names the start that the lines belong to
+        mine.startLine = later.startLine;
+        mine.startTime = later.startTime;
+    }
+    if (mine.framework == Framework::Unknown || later.startLine > 0)
+        mine.framework = later.framework != Framework::Unknown ? later.framework : mine.framework;
+    if (mine.servingLine == 0)
+        mine.servingLine = later.servingLine;
+    if (later.readyStrength > mine.readyStrength) {
+        mine.readyStrength = later.readyStrength;
+        mine.readyLine = later.readyLine;
+        mine.readyTime = later.readyTime;
+        mine.readyTimeFromEarlierLine = later.readyTimeFromEarlierLine;
+    }
+    mine.loadedFolders.unite(later.loadedFolders);
+}
+
 void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
+    auto shift = [lineOffset](qint64 line) { return line > 0 ? line + lineOffset : 0; };
+    // The later part's first segment continues this part's last start; its others follow.
+    const int base = int(m_segments.size()) - 1;
+    for (qsizetype k = 0; k < later.m_segments.size(); ++k) {
+        Segment seg = later.m_segments[k];
+        seg.startLine = shift(seg.startLine);
+        seg.servingLine = shift(seg.servingLine);
+        seg.readyLine = shift(seg.readyLine);
+        if (k == 0)
+            absorbSegment(m_segments.back(), seg);
+        else
+            m_segments.append(std::move(seg));
+    }
     for (Entry &e : later.m_entries) {
         for (Evidence &ev : e.finding.evidence)
             ev.line += lineOffset;
-        const auto it = m_index.constFind(e.finding.id);
+        e.firstLine += lineOffset;
+        e.quoteLine = shift(e.quoteLine);
+        e.segment += base;
+        const auto it = m_index.constFind({e.finding.id, e.segment});
         if (it == m_index.constEnd()) {
-            e.firstLine += lineOffset;
-            m_index.insert(e.finding.id, m_entries.size());
+            m_index.insert({e.finding.id, e.segment}, m_entries.size());
             m_entries.append(std::move(e));
             continue;
         }
-        Entry &mine = m_entries[*it];
-        if (mine.finding.occurrences == 0)
-            mine.firstLine = e.firstLine + lineOffset;
-        mine.finding.occurrences += e.finding.occurrences;
-        mine.sourceSet.unite(e.sourceSet);
-        for (const Evidence &ev : std::as_const(e.finding.evidence)) {
-            if (mine.finding.evidence.size() >= Finding::maxEvidence)
-                break;
-            mine.finding.evidence.append(ev);
-        }
-        if (e.finding.target && mine.finding.target) {
-            TuningTarget &t = *mine.finding.target;
-            t.upMissing = t.upMissing || e.finding.target->upMissing;
-            t.downMissing = t.downMissing || e.finding.target->downMissing;
-            t.upFellBack = t.upFellBack || e.finding.target->upFellBack;
-            t.downFellBack = t.downFellBack || e.finding.target->downFellBack;
-            t.upLoaded = t.upLoaded || e.finding.target->upLoaded;
-            t.downLoaded = t.downLoaded || e.finding.target->downLoaded;
-        }
+        const qint64 serving = m_segments[e.segment].servingLine;
+        absorb(m_entries[*it], std::move(e), serving);
     }
-    m_loadedFolders.unite(later.m_loadedFolders);
     for (size_t i = 0; i < m_frameworkVotes.size(); ++i)
         m_frameworkVotes[i] += later.m_frameworkVotes[i];
     later.m_entries.clear();
     later.m_index.clear();
+}
+
+void DiagnosisBuilder::foldSegments() {
+    if (m_segments.size() < 2)
+        return;
+    // A start holds something of its own when it became ready or has an MoE line or a problem.
+    QList<bool> holds(m_segments.size(), false);
+    for (qsizetype k = 0; k < m_segments.size(); ++k)
+        holds[k] = m_segments[k].servingLine > 0;
+    for (const Entry &e : std::as_const(m_entries)) {
+        if (e.message || e.finding.severity >= Severity::Warning)
+            holds[e.segment] = true;
+    }
+    QList<int> into(m_segments.size(), 0);
+    QList<Segment> folded{m_segments.front()};
+    bool lastHolds = holds[0];
+    for (qsizetype k = 1; k < m_segments.size(); ++k) {
+        if (!lastHolds) {
+            absorbSegment(folded.back(), m_segments[k]);
+        } else {
+            folded.append(m_segments[k]);
+        }
+        lastHolds = holds[k]; // a folded start holds what the later one holds
+        into[k] = int(folded.size()) - 1;
+    }
+    if (folded.size() == m_segments.size())
+        return;
+    QList<Entry> entries;
+    QHash<std::pair<QString, int>, qsizetype> index;
+    for (Entry &e : m_entries) {
+        e.segment = into[e.segment];
+        const auto it = index.constFind({e.finding.id, e.segment});
+        if (it == index.constEnd()) {
+            index.insert({e.finding.id, e.segment}, entries.size());
+            entries.append(std::move(e));
+        } else {
+            const qint64 serving = folded[e.segment].servingLine;
+            absorb(entries[*it], std::move(e), serving);
+        }
+    }
+    m_entries = std::move(entries);
+    m_index = std::move(index);
+    m_segments = std::move(folded);
+}
+
+void DiagnosisBuilder::joinFindings() {
+    // Per start: a rule whose finding joins another's (Rule::joins) adds its text to that title.
+    QList<qsizetype> drop;
+    for (qsizetype i = 0; i < m_entries.size(); ++i) {
+        const Entry &e = m_entries[i];
+        if (!e.rule || e.rule->joins.isEmpty())
+            continue;
+        const auto host = m_index.constFind({e.rule->joins, e.segment});
+        if (host == m_index.constEnd() || *host == i)
+            continue;
+        Entry &h = m_entries[*host];
+        const QRegularExpressionMatch m =
+            e.rule->pattern.match(e.finding.evidence.isEmpty() ? QString() : e.finding.evidence.back().text);
+        h.finding.title += m.hasMatch() ? Rule::expand(e.rule->joinText, m) : QString();
+        if (!e.finding.explanation.isEmpty())
+            h.finding.explanation += u' ' + e.finding.explanation;
+        h.sourceSet.unite(e.sourceSet);
+        // The joined lines are evidence of the one fact, in line order.
+        QList<Evidence> all = h.finding.evidence + e.finding.evidence;
+        std::stable_sort(all.begin(), all.end(),
+                         [](const Evidence &a, const Evidence &b) { return a.line < b.line; });
+        h.finding.evidenceOmitted += e.finding.evidenceOmitted;
+        while (all.size() > Finding::maxEvidence) {
+            all.removeAt(Finding::headEvidence);
+            ++h.finding.evidenceOmitted;
+        }
+        h.finding.evidence = all;
+        h.finding.occurrences += e.finding.occurrences;
+        h.firstLine = std::min(h.firstLine, e.firstLine);
+        drop.append(i);
+    }
+    for (qsizetype k = drop.size() - 1; k >= 0; --k)
+        m_entries.removeAt(drop[k]);
+    if (!drop.isEmpty()) {
+        m_index.clear();
+        for (qsizetype i = 0; i < m_entries.size(); ++i)
+            m_index.insert({m_entries[i].finding.id, m_entries[i].segment}, i);
+    }
 }
 
 Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool cancelled) {
@@ -409,19 +630,28 @@ Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool canc
     d.bytesRead = bytesRead;
     d.linesRead = linesRead;
     d.cancelled = cancelled;
-    const QList<TuningTarget> shapes = mergeTargets();
-    describeEntries(shapes);
-    // The tuning jobs: shapes with a missing or fallen-back file (a shape only loaded is none).
-    for (const TuningTarget &t : shapes) {
-        if (t.needsTuning())
-            d.targets.append(t);
+    foldSegments();
+    joinFindings();
+    const int latest = int(m_segments.size()) - 1;
+    for (int s = 0; s <= latest; ++s) {
+        const QList<TuningTarget> shapes = mergeTargets(s);
+        describeEntries(s, shapes);
+        if (s != latest)
+            continue;
+        // The tuning jobs of the server as it runs now (its latest start): shapes with a missing or
+        // fallen-back file (a shape only loaded is none).
+        for (const TuningTarget &t : shapes) {
+            if (t.needsTuning() && t.kernel == TuningTarget::Kernel::FusedMoe)
+                d.targets.append(t);
+        }
     }
+    describeStarts(d);
     d.findings = sortedFindings(folderFindings(d.targets));
     d.summary = FindingWording::summary(d);
     return d;
 }
 
-QList<TuningTarget> DiagnosisBuilder::mergeTargets() {
+QList<TuningTarget> DiagnosisBuilder::mergeTargets(int segment) {
     // A shape whose framework nothing told: the log's other lines vote.
     const Framework majority = m_frameworkVotes[1] >= m_frameworkVotes[2]
                                    ? (m_frameworkVotes[1] > 0 ? Framework::SGLang : Framework::Unknown)
@@ -429,7 +659,7 @@ QList<TuningTarget> DiagnosisBuilder::mergeTargets() {
     QList<TuningTarget> targets;
     QHash<QString, qsizetype> byShape; // shapeKey -> index: linear in the number of shapes
     for (Entry &e : m_entries) {
-        if (!e.finding.target)
+        if (!e.finding.target || e.segment != segment)
             continue;
         TuningTarget &t = *e.finding.target;
         if (t.framework == Framework::Unknown)
@@ -453,16 +683,19 @@ QList<TuningTarget> DiagnosisBuilder::mergeTargets() {
     }
     for (TuningTarget &t : targets) {
         if (!t.tritonFolder.isEmpty())
-            t.noConfigLoaded = !m_loadedFolders.contains(t.installFolder());
+            t.noConfigLoaded = !m_segments[segment].loadedFolders.contains(t.installFolder());
     }
     return targets;
 }
 
-void DiagnosisBuilder::describeEntries(const QList<TuningTarget> &targets) {
+void DiagnosisBuilder::describeEntries(int segment, const QList<TuningTarget> &targets) {
     QHash<QString, qsizetype> byShape;
     for (qsizetype i = 0; i < targets.size(); ++i)
         byShape.insert(targets[i].shapeKey(), i);
     for (Entry &e : m_entries) {
+        if (e.segment != segment)
+            continue;
+        e.finding.start = segment + 1;
         QStringList sources(e.sourceSet.begin(), e.sourceSet.end());
         std::sort(sources.begin(), sources.end(), naturalLess);
         e.finding.sources = sources;
@@ -475,6 +708,32 @@ void DiagnosisBuilder::describeEntries(const QList<TuningTarget> &targets) {
                 e.finding.target = targets[*it];
         }
         FindingWording::describeMoe(e.finding, *e.message);
+    }
+}
+
+void DiagnosisBuilder::describeStarts(Diagnosis &d) {
+    const int total = int(m_segments.size());
+    for (const Segment &seg : std::as_const(m_segments)) {
+        ServerStart start;
+        start.line = seg.startLine;
+        start.time = seg.startTime ? seg.startTime->text : QString();
+        start.framework = seg.framework;
+        start.readyLine = seg.readyLine;
+        start.readyTime = seg.readyTime ? seg.readyTime->text : QString();
+        start.readyTimeFromEarlierLine = seg.readyTimeFromEarlierLine;
+        start.secondsToReady =
+            seg.startLine > 0 ? LogTime::secondsBetween(seg.startTime, seg.readyTime) : std::nullopt;
+        d.starts.append(start);
+    }
+    for (Entry &e : m_entries) {
+        const int number = e.segment + 1;
+        if (e.serverStart)
+            FindingWording::describeStart(e.finding, d.starts[e.segment], number, total);
+        if (number < total) {
+            // An earlier start's finding: its own id, and a title that says whose it is.
+            e.finding.id += u"@start"_s + QString::number(number);
+            e.finding.title += u" (earlier start %1 of %2)"_s.arg(number).arg(total);
+        }
     }
 }
 
@@ -501,8 +760,9 @@ QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targe
     if (folders.isEmpty())
         return {};
     QList<QSet<QString>> seenFiles(folders.size());
+    const int latest = int(m_segments.size()) - 1;
     for (const Entry &e : m_entries) {
-        if (!e.finding.target || !e.message)
+        if (!e.finding.target || !e.message || e.segment != latest)
             continue;
         const auto it = byFolder.constFind(e.finding.target->installFolder());
         if (it == byFolder.constEnd())
@@ -520,16 +780,19 @@ QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targe
         const QString &fallback = e.finding.target->fallbackFolder;
         if (!fallback.isEmpty() && !folder.lookups.fallbacks.contains(fallback))
             folder.lookups.fallbacks << fallback;
-        for (const Evidence &ev : e.finding.evidence) {
-            if (f.evidence.size() < Finding::maxEvidence)
-                f.evidence.append(ev);
-        }
+        f.evidence.append(e.finding.evidence);
+        f.evidenceOmitted += e.finding.evidenceOmitted;
     }
     QList<Finding> out;
     for (Folder &folder : folders) {
         Finding &f = folder.finding;
         std::sort(f.evidence.begin(), f.evidence.end(),
                   [](const Evidence &a, const Evidence &b) { return a.line < b.line; });
+        f.start = latest + 1;
+        while (f.evidence.size() > Finding::maxEvidence) { // the first lines and the latest
+            f.evidence.removeAt(Finding::headEvidence);
+            ++f.evidenceOmitted;
+        }
         f.sources = QStringList(folder.sources.begin(), folder.sources.end());
         std::sort(f.sources.begin(), f.sources.end(), naturalLess);
         FindingWording::describeFolder(f, folder.lookups);
@@ -546,7 +809,10 @@ QList<Finding> DiagnosisBuilder::sortedFindings(QList<Finding> extra) const {
         all.append({e.firstLine, e.finding});
     for (Finding &f : extra)
         all.append({f.evidence.isEmpty() ? 0 : f.evidence.front().line, std::move(f)});
+    // The latest start's findings first (the server as it runs now), then the earlier starts', newest first.
     std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
+        if (a.second.start != b.second.start)
+            return a.second.start > b.second.start;
         if (a.second.severity != b.second.severity)
             return a.second.severity > b.second.severity;
         return a.first < b.first;

@@ -5,8 +5,10 @@
 #include "core/diagnosis/diagnosis.h"
 #include "core/diagnosis/literalsearcher.h"
 #include "core/diagnosis/logreader.h"
+#include "core/diagnosis/logtime.h"
 #include "core/diagnosis/moemessage.h"
 #include "core/diagnosis/ruleset.h"
+#include "core/diagnosis/serverevent.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -43,19 +45,44 @@ private:
         qint64 firstLine = 0;
         std::optional<MoeMessage> message; // the first MoE message, for wording the finding
         const Rule *rule = nullptr;        // the data rule, for the others
+        int segment = 0;                   // index into m_segments: the server start it belongs to
+        qint64 quoteLine = 0;              // a quote-last rule: the line its texts quote
+        bool serverStart = false;          // the start / readiness finding of its segment
+    };
+    // The lines of one server start: from its start line (or the log's first line) to the next start.
+    struct Segment {
+        qint64 startLine = 0; // 0: this start began before the log does
+        std::optional<LogTime> startTime;
+        Framework framework = Framework::Unknown;
+        qint64 servingLine = 0; // its first readiness line: facts quoted "before serving" stop there
+        qint64 readyLine = 0;   // its strongest readiness line (ServerEvent::strength)
+        int readyStrength = 0;
+        std::optional<LogTime> readyTime;
+        bool readyTimeFromEarlierLine = false; // the ready line has no time: that of a line before it
+        QSet<QString> loadedFolders;           // folders a tuned config was loaded from
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
+    void handleServerEvent(const ServerEvent &event, const LogReader::Hit &hit);
     void applyRules(const QByteArray &text, qint64 line, quint64 present);
     Entry &entry(const QString &id, const QString &ruleId, Severity severity, bool *created);
     static void addEvidence(Entry &e, qint64 line, const QString &text, qsizetype start, qsizetype length,
                             const QString &source);
+    // Moves what `later` (the same finding in a later part of the log) holds into `mine`.
+    static void absorb(Entry &mine, Entry &&later, qint64 servingLine);
+    static void absorbSegment(Segment &mine, const Segment &later);
+    // Starts that hold nothing of their own (a start line right after another, or lines before the first
+    // start line that say nothing) join the next one; entries of a joined start merge.
+    void foldSegments();
+    void joinFindings(); // rules that join another rule's finding (Rule::joins)
     std::optional<TuningTarget> targetFor(const QString &path, Framework framework) const;
+    static std::optional<TuningTarget> denseTargetFor(const QString &path, Framework framework);
     Framework frameworkFor(const MoeMessage &msg, Framework prefixFramework) const;
     // finish(), step by step: one target per shape; each finding worded with its merged target; the
     // folder findings; all sorted by severity and first line.
-    QList<TuningTarget> mergeTargets();
-    void describeEntries(const QList<TuningTarget> &targets);
+    QList<TuningTarget> mergeTargets(int segment);
+    void describeEntries(int segment, const QList<TuningTarget> &targets);
+    void describeStarts(Diagnosis &d);
     QList<Finding> folderFindings(const QList<TuningTarget> &targets) const;
     QList<Finding> sortedFindings(QList<Finding> extra) const;
 
@@ -65,11 +92,12 @@ private:
     QList<std::pair<QByteArray, QString>> m_sourceNames; // small cache: ranks repeat
     LiteralSearcher m_lineSearcher;                      // which literals one hit line holds
     quint64 m_moeBits = 0;                               // the MoE messages' literals among them
+    quint64 m_serverBits = 0;                            // the server start / ready literals
     QList<QList<const Rule *>> m_rulesByLiteral;
     QList<Entry> m_entries;
-    QHash<QString, qsizetype> m_index;
+    QHash<std::pair<QString, int>, qsizetype> m_index; // (finding id, segment) -> entry
+    QList<Segment> m_segments{Segment{}};
     qint64 m_consumedThrough = 0;
-    QSet<QString> m_loadedFolders;            // folders a tuned config was loaded from
     std::array<qint64, 3> m_frameworkVotes{}; // by Framework, from line prefixes
 };
 

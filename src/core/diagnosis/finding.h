@@ -22,12 +22,17 @@ struct Finding {
     QString title;
     QString explanation;
     QString advice;
-    QList<Evidence> evidence; // distinct lines, capped (first maxEvidence)
-    int occurrences = 0;      // total times seen (8 ranks -> 8)
-    QStringList sources;      // ranks/processes seen: "TP0".."TP7", "EngineCore_DP0 pid=123", "main"
+    // Distinct lines: the first headEvidence and the latest ones, maxEvidence in all; evidenceOmitted
+    // counts the lines left out between them.
+    QList<Evidence> evidence;
+    qint64 evidenceOmitted = 0;
+    int occurrences = 0; // total times seen (8 ranks -> 8)
+    QStringList sources; // ranks/processes seen: "TP0".."TP7", "EngineCore_DP0 pid=123", "main"
     std::optional<TuningTarget> target;
+    int start = 1; // the server start (1-based, in log order) whose lines these are: Diagnosis::starts
 
     static constexpr int maxEvidence = 20;
+    static constexpr int headEvidence = 5;
 
     bool operator==(const Finding &) const = default;
 };

@@ -3,6 +3,7 @@
 #include "core/diagnosis/findingwording.h"
 
 #include "core/diagnosis/logpath.h"
+#include "core/diagnosis/logtime.h"
 #include "core/moe/precompiledregex.h"
 #include "core/tuning/tunespec.h"
 
@@ -56,6 +57,24 @@ QString folderNoteFor(const TuningTarget &t) {
                u") in this log; whether that folder exists and holds other shapes only a listing of the host "
                "(probe) can tell."_s;
     return {};
+}
+
+// Which N and dtype a tuning job must take where the file name alone misleads (FORMATS.md 1, 2).
+QString shapeNoteFor(const TuningTarget &t) {
+    QString note;
+    if (t.intermediateN() != t.name.n || t.weightN() != t.name.n)
+        note +=
+            u" int4_w4a16 packs two weights per byte: the file's N=%1 is %2, the packed down weight's N is "
+            "%3, and the layer's N (moe_intermediate_size / TP, what the tuning spec takes) is %4."_s
+                .arg(t.name.n)
+                .arg(t.framework == Framework::VLLM ? u"twice the packed weight's"_s
+                                                    : u"the packed weight's"_s)
+                .arg(t.weightN())
+                .arg(t.intermediateN());
+    if (const QStringList dtypes = t.dtypeCandidates(); dtypes.size() > 1 && dtypes.contains(u"int8_w8a8"_s))
+        note += u" vLLM writes no dtype into the name of an int8_w8a8 config, so this file serves bf16/fp16 "
+                "and int8_w8a8 layers alike: if the served model is W8A8 int8, tune dtype int8_w8a8."_s;
+    return note;
 }
 
 void describeBlockFp8(Finding &f, const MoeMessage &msg) {
@@ -130,7 +149,7 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
     const TuneSpec spec = TuneSpec::fromTarget(t);
     const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
     const QString shape = t.shapeSummary() + u" on "_s + deviceText(t);
-    const QString folderNote = folderNoteFor(t);
+    const QString folderNote = folderNoteFor(t) + shapeNoteFor(t);
     switch (msg.kind) {
     case MoeMessage::Kind::Fallback:
         f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +
@@ -206,6 +225,64 @@ void FindingWording::describeFolder(Finding &f, const FolderLookups &lookups) {
                (more > 0 ? u" and "_s + QString::number(more) + u" more"_s : QString()) + u'.';
 }
 
+void FindingWording::describeStart(Finding &f, const ServerStart &start, int number, int total) {
+    const QString server =
+        start.framework != Framework::Unknown ? frameworkName(start.framework) : u"The server"_s;
+    auto clockOf = [](const QString &printed) {
+        const auto t = LogTime::parse(printed.toLatin1());
+        return t ? t->clock() : printed;
+    };
+    const QString which =
+        total > 1 ? u" This log holds %1 server starts; this is start %2%3."_s.arg(total).arg(number).arg(
+                        start.line > 0 ? u", from line "_s + QString::number(start.line) : QString())
+                  : QString();
+    QString began;
+    if (start.line > 0)
+        began = u" It started on line "_s + QString::number(start.line) +
+                (start.time.isEmpty() ? QString() : u" at "_s + clockOf(start.time)) + u'.';
+    else
+        began =
+            u" Its start line (SGLang's server_args, vLLM's \"API server version\") is not in this log."_s;
+    if (start.readyLine > 0) {
+        f.rule = u"server-ready"_s;
+        f.id = u"server-ready"_s;
+        const QString at =
+            start.readyTime.isEmpty()
+                ? QString()
+                : (start.readyTimeFromEarlierLine ? u" at about "_s : u" at "_s) + clockOf(start.readyTime);
+        f.title = u"Server ready"_s +
+                  (at.isEmpty() ? u" (line "_s + QString::number(start.readyLine) + u')' : at) +
+                  (start.secondsToReady ? u", %1 s after its start"_s.arg(*start.secondsToReady) : QString());
+        f.explanation =
+            server + u" printed that it is ready on line "_s + QString::number(start.readyLine) + at +
+            (start.readyTimeFromEarlierLine ? u" (the line has no time; that of the line before it)"_s
+                                            : QString()) +
+            u" and serves requests from then on."_s + began +
+            (start.secondsToReady
+                 ? u" Startup (loading the weights, the KV cache, CUDA graphs) took %1 s."_s.arg(
+                       *start.secondsToReady)
+                 : QString()) +
+            which;
+        f.advice = total > 1
+                       ? u"After a push and a restart, the findings of this start are the ones that show "
+                         "whether a warning is gone; earlier starts' findings say so in their title."_s
+                       : u"Nothing to do."_s;
+        return;
+    }
+    f.rule = u"server-start"_s;
+    f.id = u"server-start"_s;
+    f.title = u"Server started"_s + (start.time.isEmpty() ? QString() : u" at "_s + clockOf(start.time)) +
+              u", not ready yet in this log"_s;
+    f.explanation =
+        server + u" began a start on line "_s + QString::number(start.line) +
+        u" and has printed no readiness line since (SGLang: \"The server is fired up and ready to "
+        "roll!\", vLLM: \"Starting vLLM API server ... on http://...\" or \"Application startup "
+        "complete.\")."_s +
+        which;
+    f.advice = u"Wait for the readiness line before judging this start: a server still starting may not have "
+               "loaded every MoE layer yet (a log cut short or a crash also stops here)."_s;
+}
+
 QString FindingWording::summary(const Diagnosis &d) {
     QString summary;
     QList<TuningTarget> jobs;
@@ -264,7 +341,7 @@ QString FindingWording::summary(const Diagnosis &d) {
             summary += u"; no config loaded from "_s + unusedFolders.join(u", "_s);
         int others = 0;
         for (const Finding &f : d.findings)
-            others += f.severity >= Severity::Warning && !f.target ? 1 : 0;
+            others += f.severity >= Severity::Warning && !f.target && d.isLatest(f) ? 1 : 0;
         if (others > 0)
             summary += u"; "_s + QString::number(others) +
                        (others == 1 ? u" other problem"_s : u" other problems"_s);
@@ -276,13 +353,19 @@ QString FindingWording::summary(const Diagnosis &d) {
             counts << QString::number(errors) + (errors == 1 ? u" error"_s : u" errors"_s);
         if (warnings)
             counts << QString::number(warnings) + (warnings == 1 ? u" warning"_s : u" warnings"_s);
-        summary = counts.join(u", "_s) + u": "_s + d.findings.front().title;
+        summary = counts.join(u", "_s) + u": "_s + d.findings.front().title; // sorted: latest start first
     } else {
         summary = u"No problems found in "_s + QString::number(d.linesRead) +
                   (d.linesRead == 1 ? u" line"_s : u" lines"_s);
         const int infos = d.count(Severity::Info);
         if (infos > 0)
             summary += u"; "_s + QString::number(infos) + (infos == 1 ? u" fact noted"_s : u" facts noted"_s);
+    }
+    if (d.starts.size() > 1) {
+        // A followed log across restarts: the summary speaks of the server as it runs now.
+        const ServerStart &latest = d.starts.back();
+        summary =
+            u"Latest of %1 server starts (from line %2): "_s.arg(d.starts.size()).arg(latest.line) + summary;
     }
     if (d.cancelled)
         summary = u"Cancelled after "_s + QString::number(d.linesRead) + u" lines; so far: "_s + summary;

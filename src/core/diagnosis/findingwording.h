@@ -28,6 +28,10 @@ public:
     };
     static void describeFolder(Finding &f, const FolderLookups &lookups);
 
+    // The start / readiness finding of start `number` of `total` (rule server-ready, or server-start
+    // while the log shows no readiness line for it).
+    static void describeStart(Finding &f, const ServerStart &start, int number, int total);
+
     // The one line a person reads first, from the sorted findings and the merged targets.
     static QString summary(const Diagnosis &d);
 };

@@ -46,8 +46,11 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         fail(error, where + u": an id may hold only letters, digits, '-', '_' and '.'."_s);
         return std::nullopt;
     }
-    QString pattern, prefilter, severity;
+    QString pattern, prefilter, severity, quote;
     if (!readString(object, "pattern"_L1, true, &pattern, error, where) ||
+        !readString(object, "quote"_L1, false, &quote, error, where) ||
+        !readString(object, "joins"_L1, false, &r.joins, error, where) ||
+        !readString(object, "join_text"_L1, false, &r.joinText, error, where) ||
         !readString(object, "prefilter"_L1, true, &prefilter, error, where) ||
         !readString(object, "severity"_L1, false, &severity, error, where) ||
         !readString(object, "title"_L1, true, &r.title, error, where) ||
@@ -77,6 +80,19 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         fail(error, where + u": severity \""_s + severity + u"\" is not one of info, warning, error."_s);
         return std::nullopt;
     }
+    if (quote.isEmpty() || quote == u"first"_s) {
+        r.quoteLast = false;
+    } else if (quote == u"last"_s) {
+        r.quoteLast = true;
+    } else {
+        fail(error, where + u": quote \""_s + quote + u"\" is not one of first, last."_s);
+        return std::nullopt;
+    }
+    if (!r.joins.isEmpty() && r.joinText.isEmpty()) {
+        fail(error, where + u": a rule that joins \""_s + r.joins +
+                        u"\" needs a \"join_text\" to add to that finding's title."_s);
+        return std::nullopt;
+    }
     r.pattern.optimize();
     return r;
 }
@@ -84,7 +100,8 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
 QString Rule::expand(const QString &text, const QRegularExpressionMatch &match) {
     if (!text.contains(u'{'))
         return text;
-    static const QRegularExpression placeholder = precompiledRegex(u"\\{(\\d|[A-Za-z_][A-Za-z0-9_]*)\\}"_s);
+    static const QRegularExpression placeholder =
+        precompiledRegex(u"\\{(\\d|[A-Za-z_][A-Za-z0-9_]*)(?:\\|([^{}]*))?\\}"_s);
     QString out;
     qsizetype last = 0;
     auto it = placeholder.globalMatch(text);
@@ -95,7 +112,8 @@ QString Rule::expand(const QString &text, const QRegularExpressionMatch &match) 
         bool isNumber = false;
         const int n = key.toInt(&isNumber);
         const QString value = isNumber ? match.captured(n) : match.captured(key);
-        out += value.trimmed();
+        const QString trimmed = value.trimmed();
+        out += trimmed.isEmpty() && p.capturedLength(2) > 0 ? p.captured(2) : trimmed;
         last = p.capturedEnd(0);
     }
     out += QStringView(text).sliced(last);

@@ -23,10 +23,17 @@ struct Rule {
     QString explanation; // likewise
     QString advice;      // likewise
     QString origin;      // file it came from
+    // "quote": "last": title and texts quote the last match before the server serves (a figure that
+    // changes during startup), not the first.
+    bool quoteLast = false;
+    // "joins": the id of a rule whose finding this one's facts join (one fact, two lines: the KV cache's
+    // size and its tokens); joinText (may use {n}) is appended to that finding's title.
+    QString joins;
+    QString joinText;
 
     // Reads one rule object; nullopt with a sentence in *error when a field is missing or wrong.
     static std::optional<Rule> fromJson(const QJsonObject &object, QString *error);
-    // Replaces {n} with capture n of match.
+    // Replaces {n} (or {name}) with capture n of match; {n|text} gives text when the capture is empty.
     static QString expand(const QString &text, const QRegularExpressionMatch &match);
 };
 

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "core/moe/framework.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace moetune {
+
+// One server start in a log (a followed log can hold several across restarts): where it begins and
+// when it became ready, as far as the log shows.
+struct ServerStart {
+    qint64 line = 0; // its start line (SGLang's server_args, vLLM's "API server version"); 0: not in the log
+    QString time;    // as printed on that line; empty when none
+    Framework framework = Framework::Unknown;
+    qint64 readyLine = 0; // its readiness line; 0: not ready in this log
+    QString readyTime;    // as printed (or, readyTimeFromEarlierLine, the time of the nearest line before)
+    bool readyTimeFromEarlierLine = false;
+    std::optional<qint64> secondsToReady; // from the start line's time to the ready line's
+
+    bool operator==(const ServerStart &) const = default;
+};
+
+} // namespace moetune
