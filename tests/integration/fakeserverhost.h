@@ -155,8 +155,8 @@ private:
             "#!/bin/sh\n# the fake host's interpreter: system python3 + the fake SGLang tree\n"
             "export PYTHONPATH=" +
             shellQuote(site()).toUtf8() + "\nexport MOETUNE_NVIDIA_SMI=" +
-            shellQuote(QString(bin() + QStringLiteral("/nvidia-smi"))).toUtf8() +
-            "\n" + extra + "exec python3 \"$@\"\n";
+            shellQuote(QString(bin() + QStringLiteral("/nvidia-smi"))).toUtf8() + "\n" + extra +
+            "exec python3 \"$@\"\n";
         return write(path, body) &&
                QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     }
