@@ -10,7 +10,7 @@ PKGS=(
   libssh-dev qtkeychain-qt6-dev
   python3 pylint openssh-server openssh-client
   xvfb xauth fonts-dejavu-core poppler-utils
-  clang libclang-rt-14-dev time dbus gnome-keyring
+  clang clang-tidy libclang-rt-14-dev time dbus gnome-keyring
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #include "app/diagnose/diagnosepage.h"
 #include "app/mainwindow.h"
+#include "app/startupclock.h"
 
 #include "core/util/version.h"
 
@@ -61,7 +62,11 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption screenshotColors(
         u"screenshot-colors"_s, u"Reduce the screenshot to this many colours (2-256; default: all)."_s,
         u"n"_s);
-    parser.addOptions({screenshot, windowSize, finding, screenshotColors});
+    const QCommandLineOption startupTime(
+        u"startup-time"_s,
+        u"Print when the process started, the first window was painted and the first log diagnosed "
+        "(ms since the epoch), then quit."_s);
+    parser.addOptions({screenshot, windowSize, finding, screenshotColors, startupTime});
     parser.process(app);
 
     moetune::MainWindow window;
@@ -74,6 +79,8 @@ int main(int argc, char *argv[]) {
         }
         window.resize(match.captured(1).toInt(), match.captured(2).toInt());
     }
+    if (parser.isSet(startupTime))
+        new moetune::StartupClock(&window, window.findChild<moetune::DiagnosePage *>());
     window.show();
     const QStringList args = parser.positionalArguments();
     window.openInitial(args.isEmpty() ? QString() : args.first());

@@ -1,6 +1,8 @@
 // `moetune-cli report` end to end on the real binary: text, Markdown and PDF of the demo workspace (a
 // real recorded H200 sweep) and of a real agent run folder from the synthetic backend (the labelled
 // GPU test double); the PDF command runs without a display (no DISPLAY, offscreen chosen by the CLI).
+#include "syntheticrun.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -43,27 +45,10 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        const QString spec = m_dir.filePath(u"spec.json"_s);
-        QFile f(spec);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{"framework"_L1, u"sglang"_s},
-                                          {"E"_L1, 8},
-                                          {"N"_L1, 128},
-                                          {"K"_L1, 256},
-                                          {"topk"_L1, 2},
-                                          {"batch_sizes"_L1, QJsonArray{1, 64}},
-                                          {"backend"_L1, u"synthetic"_s}})
-                    .toJson());
-        f.close();
-        QProcess p;
-        p.start(u"python3"_s, {QStringLiteral(MOETUNE_AGENT_PYZ), u"--home"_s, m_dir.filePath(u"agent"_s),
-                               u"tune"_s, spec, u"--foreground"_s});
-        QVERIFY(p.waitForFinished(120000));
-        QCOMPARE(p.exitCode(), 0);
-        const QStringList runs =
-            QDir(m_dir.filePath(u"agent/runs"_s)).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-        QCOMPARE(runs.size(), 1);
-        m_simulatedRun = m_dir.filePath(u"agent/runs/"_s + runs.first());
+        QString error;
+        m_simulatedRun = moetune::test::runSyntheticTune(
+            QStringLiteral(MOETUNE_AGENT_PYZ), m_dir.filePath(u"agent"_s), QJsonArray{1, 64}, &error);
+        QVERIFY2(!m_simulatedRun.isEmpty(), qPrintable(error));
     }
 
     void textAndMarkdown_data() {

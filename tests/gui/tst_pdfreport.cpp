@@ -7,6 +7,8 @@
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 
+#include "syntheticrun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
@@ -99,28 +101,11 @@ private Q_SLOTS:
 
     void simulatedRunIsMarkedOnEveryPage() {
         QTemporaryDir home;
-        const QString specPath = home.filePath(u"spec.json"_s);
-        QFile f(specPath);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{"framework"_L1, u"sglang"_s},
-                                          {"E"_L1, 8},
-                                          {"N"_L1, 128},
-                                          {"K"_L1, 256},
-                                          {"topk"_L1, 2},
-                                          {"batch_sizes"_L1, QJsonArray{1, 64}},
-                                          {"backend"_L1, u"synthetic"_s}})
-                    .toJson());
-        f.close();
-        QProcess p;
-        p.start(u"python3"_s, {QStringLiteral(MOETUNE_AGENT_PYZ), u"--home"_s, home.path(), u"tune"_s,
-                               specPath, u"--foreground"_s});
-        QVERIFY(p.waitForFinished(120000));
-        QCOMPARE(p.exitCode(), 0);
-        QDir runs(home.filePath(u"runs"_s));
-        const QStringList ids = runs.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-        QCOMPARE(ids.size(), 1);
         QString error;
-        const auto run = WorkspaceRun::open(runs.filePath(ids.first()), &error);
+        const QString folder = moetune::test::runSyntheticTune(QStringLiteral(MOETUNE_AGENT_PYZ), home.path(),
+                                                               QJsonArray{1, 64}, &error);
+        QVERIFY2(!folder.isEmpty(), qPrintable(error));
+        const auto run = WorkspaceRun::open(folder, &error);
         QVERIFY2(run, qPrintable(error));
         const QString pdf = m_dir.filePath(PdfReport::suggestedFileName(*run));
         QVERIFY(QFileInfo(pdf).fileName().startsWith(u"SIMULATED-"_s));

@@ -9,6 +9,8 @@
 #include "core/tuning/kernelconfigjson.h"
 #include "report/demoworkspace.h"
 
+#include "syntheticrun.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
@@ -60,27 +62,10 @@ private Q_SLOTS:
         // Settings of this test only: the page remembers the last workspace.
         qputenv("XDG_CONFIG_HOME", m_home.filePath(u"config"_s).toUtf8());
         QSettings().clear();
-        const QString spec = m_home.filePath(u"spec.json"_s);
-        QFile f(spec);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{"framework"_L1, u"sglang"_s},
-                                          {"E"_L1, 8},
-                                          {"N"_L1, 128},
-                                          {"K"_L1, 256},
-                                          {"topk"_L1, 2},
-                                          {"batch_sizes"_L1, QJsonArray{1, 16, 256}},
-                                          {"backend"_L1, u"synthetic"_s}})
-                    .toJson());
-        f.close();
-        QProcess p;
-        p.start(u"python3"_s, {QStringLiteral(MOETUNE_AGENT_PYZ), u"--home"_s, m_home.path(), u"tune"_s, spec,
-                               u"--foreground"_s});
-        QVERIFY(p.waitForFinished(120000));
-        QCOMPARE(p.exitCode(), 0);
-        const QStringList runs =
-            QDir(m_home.filePath(u"runs"_s)).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-        QCOMPARE(runs.size(), 1);
-        m_simulatedRun = m_home.filePath(u"runs/"_s + runs.first());
+        QString error;
+        m_simulatedRun = moetune::test::runSyntheticTune(QStringLiteral(MOETUNE_AGENT_PYZ), m_home.path(),
+                                                         QJsonArray{1, 16, 256}, &error);
+        QVERIFY2(!m_simulatedRun.isEmpty(), qPrintable(error));
     }
 
     void demoOnFirstStart() {

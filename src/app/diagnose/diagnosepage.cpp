@@ -11,6 +11,7 @@
 #include "app/widgets/logedit.h"
 #include "app/widgets/logtext.h"
 #include "app/widgets/severitystyle.h"
+#include "app/widgets/wrappingdelegate.h"
 
 #include "core/diagnosis/coreresources.h"
 #include "core/diagnosis/logsniff.h"
@@ -215,9 +216,8 @@ void DiagnosePage::setupViews() {
     findings->header()->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
     findings->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn, QHeaderView::ResizeToContents);
     findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::ResizeToContents);
-    // Wrapped titles take the height they need at the new width.
-    connect(findings->header(), &QHeaderView::sectionResized, findings,
-            [findings] { findings->doItemsLayout(); });
+    // Titles wrap at the column's width (shown whole down to the minimum window size, never elided).
+    findings->setItemDelegate(new WrappingDelegate(findings));
     connect(findings->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 showFinding(current.isValid() ? m_filterModel->mapToSource(current).row() : -1);
