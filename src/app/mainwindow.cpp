@@ -6,29 +6,25 @@
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/results/resultspage.h"
+#include "app/tune/tunepage.h"
 #include "remote/hostsession.h"
 
-#include "core/tuning/tunespec.h"
 #include "core/tuning/tuningtarget.h"
 
 #include "core/util/version.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QJsonDocument>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 
@@ -42,7 +38,8 @@ MainWindow::MainWindow(QWidget *parent)
     , m_stack(new QStackedWidget(this))
     , m_hosts(new HostRegistry(this))
     , m_diagnosePage(nullptr)
-    , m_hostsPage(nullptr) {
+    , m_hostsPage(nullptr)
+    , m_tunePage(nullptr) {
     ensureAppResources();
     setObjectName(u"mainWindow"_s);
     setWindowTitle(u"moetune"_s);
@@ -100,8 +97,19 @@ MainWindow::MainWindow(QWidget *parent)
         if (m_hostsPage->followingAlias() == alias)
             m_hostsPage->stopFollowing();
     });
-    // Diagnose -> Tune: "Tune this" on a target.
+    // The Tune page works on the registry's connections (the Hosts page asks for keys and secrets).
+    m_tunePage = new TunePage(m_hosts, this);
+    m_tunePage->setObjectName(u"tunePage"_s);
+    addPage(m_tunePage, QIcon(u":/moetune/icons/page-tune.svg"_s), tr("Tune"));
+    connect(m_tunePage, &TunePage::statusMessage, statusBar(), &QStatusBar::showMessage);
+    // Diagnose -> Tune: "Tune this" on a target, on the host the diagnosed log came from.
     connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
+    // Hosts -> Tune: "Tune the served model" with the job the probe implies.
+    connect(m_hostsPage, &HostsPage::tuneSpecRequested, this,
+            [this](const QString &alias, const TuneSpec &spec) {
+                m_tunePage->tuneSpec(alias, spec);
+                setCurrentPage(m_stack->indexOf(m_tunePage));
+            });
 
     auto *resultsPage = new ResultsPage(this);
     addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
@@ -154,38 +162,10 @@ void MainWindow::showDiagnosePage() {
 }
 
 void MainWindow::tuneTarget(const QString &hostAlias, const TuningTarget &target) {
-    // Until the Tune page is in this build: the agent's spec file for this target, written where the
-    // user can take it, and the command that runs it on the host.
-    std::optional<HostProbe> probe;
-    if (const HostSession *c = m_hosts->connection(hostAlias))
-        probe = c->lastProbe();
-    const TuneSpec spec = TuneSpec::fromTarget(target, probe ? &*probe : nullptr);
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + u"/tune-specs"_s;
-    QDir().mkpath(dir);
-    QString name = target.shapeSummary();
-    for (QChar &ch : name) {
-        if (!ch.isLetterOrNumber() && ch != u'=' && ch != u'-' && ch != u'_')
-            ch = u'_';
-    }
-    const QString path = dir + u'/' + name + u".json"_s;
-    QFile file(path);
-    const QByteArray json = QJsonDocument(spec.toJson()).toJson(QJsonDocument::Indented);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size()) {
-        statusBar()->showMessage(tr("Could not write the tune spec to %1: %2").arg(path, file.errorString()),
-                                 10000);
-        return;
-    }
-    file.close();
-    const QString problem = spec.validate();
-    const QString command = u"python3 moetune-agent.pyz tune "_s + QFileInfo(path).fileName();
-    QGuiApplication::clipboard()->setText(command);
-    statusBar()->showMessage(
-        (problem.isEmpty() ? tr("Tune spec for %1 written to %2; copy it to %3 and run: %4 (copied)")
-                           : tr("Tune spec for %1 written to %2 (%5); on %3 run: %4 (copied)"))
-            .arg(target.shapeSummary(), QDir::toNativeSeparators(path),
-                 hostAlias.isEmpty() ? tr("the GPU host") : m_hosts->displayName(hostAlias), command,
-                 problem),
-        0);
+    // The Tune page opens on the target, the host its log came from and the diagnosis (the proof's
+    // "before"); a pasted log has no host, so the page keeps the host chosen there.
+    m_tunePage->tuneTarget(hostAlias, target, m_diagnosePage->diagnosis());
+    setCurrentPage(m_stack->indexOf(m_tunePage));
 }
 
 void MainWindow::setCurrentPage(int index) {

@@ -14,6 +14,7 @@ namespace moetune {
 class DiagnosePage;
 class HostRegistry;
 class HostsPage;
+class TunePage;
 struct TuningTarget;
 
 // The application window: a navigation list of task pages on the left, the current page on the right.
@@ -66,6 +67,7 @@ private:
     HostRegistry *m_hosts;
     DiagnosePage *m_diagnosePage;
     HostsPage *m_hostsPage;
+    TunePage *m_tunePage;
     QList<QAction *> m_pageShortcuts;
     QMenu *m_fileMenu = nullptr;
     QMenu *m_recentMenu = nullptr;

@@ -101,7 +101,9 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
     if (!t.tritonFolder.isEmpty()) {
         triton += u", folder "_s + t.tritonFolder;
         if (t.tritonFolderMissing)
-            triton += u" (missing)"_s;
+            triton += u" (missing on the host)"_s;
+        else if (t.noConfigLoaded)
+            triton += u" (no config loaded from it)"_s;
     }
     if (!t.fallbackFolder.isEmpty())
         triton += u", fell back to "_s + t.fallbackFolder;
@@ -117,16 +119,18 @@ QString TextReport::renderTarget(const TuningTarget &t, const QString &indent) c
         field(u"block shape"_s, u"[%1, %2]"_s.arg((*n.blockShape)[0]).arg((*n.blockShape)[1]));
     if (n.perChannelQuant)
         field(u"per-channel"_s, yesNo(true));
-    auto state = [](bool missing, bool fellBack) {
+    auto state = [](bool missing, bool fellBack, bool loaded) {
         if (missing)
             return u"missing"_s;
         if (fellBack)
             return u"taken from another Triton folder"_s;
+        if (loaded)
+            return u"loaded"_s;
         return u"not reported missing"_s;
     };
-    field(u"up config"_s, state(t.upMissing, t.upFellBack) + u": "_s + t.upPath());
-    if (t.framework != Framework::VLLM)
-        field(u"down config"_s, state(t.downMissing, t.downFellBack) + u": "_s + t.downPath());
+    field(u"up config"_s, state(t.upMissing, t.upFellBack, t.upLoaded) + u": "_s + t.upPath());
+    if (!t.downPath().isEmpty())
+        field(u"down config"_s, state(t.downMissing, t.downFellBack, t.downLoaded) + u": "_s + t.downPath());
     return out;
 }
 

@@ -257,8 +257,8 @@ private slots:
         QTest::addColumn<int>("occurrences");
         QTest::newRow("untuned, 8 ranks") << u"sglang-new.log"_s << u"moe-untuned"_s << u"warning"_s << 8;
         QTest::newRow("down missing") << u"sglang-new.log"_s << u"moe-down-missing"_s << u"warning"_s << 8;
-        QTest::newRow("triton folder missing")
-            << u"sglang-new.log"_s << u"triton-folder-missing"_s << u"warning"_s << 16;
+        QTest::newRow("nothing loaded from the triton folder")
+            << u"sglang-new.log"_s << u"triton-folder-no-config"_s << u"warning"_s << 16;
         QTest::newRow("kv cache") << u"sglang-new.log"_s << u"kv-cache-size"_s << u"info"_s << 8;
         QTest::newRow("fallback") << u"sglang-fallback.log"_s << u"moe-fallback"_s << u"warning"_s << 4;
         QTest::newRow("block fp8 gemm")

@@ -4,6 +4,7 @@
 #include "app/diagnose/findingsmodel.h"
 #include "app/diagnose/targetfieldsmodel.h"
 #include "app/mainwindow.h"
+#include "app/tune/tunepage.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "app/widgets/logtext.h"
@@ -36,6 +37,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
@@ -862,15 +864,14 @@ void TestDiagnosePage::tuneThisOnTheTarget() {
     QTest::mouseClick(tune, Qt::LeftButton);
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.at(0).at(0).toString(), QString()); // pasted: no host known
-    // Until the Tune page is in the build, the window writes the agent's spec file for the target.
-    const QString message = m_window->statusBar()->currentMessage();
-    QVERIFY2(message.contains(u"tune-specs/"_s), qPrintable(message));
-    const QString path = message.section(u" written to "_s, 1).section(u';', 0, 0).section(u" ("_s, 0, 0);
-    QFile spec(path);
-    QVERIFY2(spec.open(QIODevice::ReadOnly), qPrintable(path));
-    const QJsonObject json = QJsonDocument::fromJson(spec.readAll()).object();
-    QCOMPARE(json.value(u"E"_s).toInt(), d.findings.at(targetRow).target->name.experts);
-    QCOMPARE(json.value(u"N"_s).toInt(), d.findings.at(targetRow).target->name.n);
+    // The window opens the Tune page on that target (the host chosen there stays: no host is known).
+    auto *tunePage = m_window->findChild<TunePage *>(u"tunePage"_s);
+    QVERIFY(tunePage);
+    QCOMPARE(m_window->page(m_window->currentPage()), tunePage);
+    QCOMPARE(tunePage->findChild<QSpinBox *>(u"expertsSpin"_s)->value(),
+             d.findings.at(targetRow).target->name.experts);
+    QCOMPARE(tunePage->findChild<QSpinBox *>(u"nSpin"_s)->value(), d.findings.at(targetRow).target->name.n);
+    m_window->setCurrentPage(0);
 }
 
 void TestDiagnosePage::hostFactsThatDisagreeAreSaid() {

@@ -12,7 +12,9 @@
 #include "app/hosts/hostoverview.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
+#include "app/hosts/serverprofiledialog.h"
 #include "app/mainwindow.h"
+#include "app/tune/tunepage.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "core/tuning/hostprobe.h"
@@ -27,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -427,6 +430,48 @@ private slots:
         QVERIFY2(ov->field(u"suggestedSpec"_s).contains(u"E=128, N=768, K=2048, top-k 8"_s),
                  qPrintable(ov->field(u"suggestedSpec"_s)));
         QVERIFY2(page->bannerText().contains(u"MISSING"_s), qPrintable(page->bannerText()));
+
+        // The server profile dialog starts from the probe's suggestion for the running server; what is
+        // saved goes with the host.
+        QVERIFY(local.serverProfile.kind == ServerProfile::Kind::None);
+        QTest::mouseClick(named<QPushButton>(page, u"serverProfileButton"_s), Qt::LeftButton);
+        QPointer<ServerProfileDialog> profileDialog;
+        QTRY_VERIFY((profileDialog = page->findChild<ServerProfileDialog *>()) && profileDialog->isVisible());
+        QVERIFY2(profileDialog->profile().isSet(), qPrintable(profileDialog->problem()));
+        QVERIFY(
+            named<QLabel>(profileDialog, u"suggestionLabel"_s)->text().startsWith(u"The probe suggests"_s));
+        QVERIFY2(profileDialog->profile().canStopStart(), qPrintable(profileDialog->profile().summary()));
+        QVERIFY2(!profileDialog->profile().stopCommand.isEmpty(),
+                 qPrintable(profileDialog->profile().summary()));
+        // The user completes what the probe could not know and saves.
+        named<QLineEdit>(profileDialog, u"logFileEdit"_s)->setText(m_host->logPath());
+        named<QLineEdit>(profileDialog, u"readyLineEdit"_s)->setText(u"ready to roll"_s);
+        named<QLineEdit>(profileDialog, u"persistentEdit"_s)->setText(u"/srv/moe-configs"_s);
+        QCOMPARE(profileDialog->problem(), QString());
+        const ServerProfile typed = profileDialog->profile();
+        QTest::mouseClick(
+            named<QDialogButtonBox>(profileDialog, u"buttonBox"_s)->button(QDialogButtonBox::Save),
+            Qt::LeftButton);
+        QTRY_VERIFY(!profileDialog || !profileDialog->isVisible());
+        QCOMPARE(window->hostRegistry()->localHost().serverProfile, typed);
+        QCOMPARE(window->hostRegistry()->localHost().serverProfile.persistentConfigDir,
+                 u"/srv/moe-configs"_s);
+        QVERIFY2(page->bannerText().contains(u"Server profile of"_s), qPrintable(page->bannerText()));
+
+        // "Tune the served model": the Tune page opens with the job the probe implies.
+        auto *tuneServed = named<QPushButton>(page, u"tuneServedButton"_s);
+        QVERIFY(tuneServed->isEnabled());
+        QTest::mouseClick(tuneServed, Qt::LeftButton);
+        auto *tunePage = window->findChild<TunePage *>(u"tunePage"_s);
+        QVERIFY(tunePage);
+        QCOMPARE(window->page(window->currentPage()), tunePage);
+        QCOMPARE(tunePage->hostAlias(), HostListModel::localAlias());
+        QCOMPARE(tunePage->spec().experts, 128);
+        QCOMPARE(tunePage->spec().n, 768);
+        QCOMPARE(tunePage->spec().hiddenSize, 2048);
+        QCOMPARE(tunePage->spec().topk, 8);
+        QCOMPARE(tunePage->validation(), QString());
+        window->setCurrentPage(hostsIndex);
 
         // MOETUNE_HOSTS_SCREENSHOT=file.png: a picture of the probed page for the docs (fake host, see
         // above).

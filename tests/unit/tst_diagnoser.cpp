@@ -45,7 +45,7 @@ QStringList findingKeys(const Diagnosis &d) {
     return out;
 }
 
-// framework|shape|device|folder(!=missing)|flags U D u d|fallback
+// framework|shape|device|folder(!=missing on the host, ~=nothing loaded from it)|flags U D u d|fallback
 QStringList targetKeys(const Diagnosis &d) {
     QStringList out;
     for (const TuningTarget &t : d.targets) {
@@ -55,7 +55,7 @@ QStringList targetKeys(const Diagnosis &d) {
         flags += t.upFellBack ? u"u"_s : QString();
         flags += t.downFellBack ? u"d"_s : QString();
         out << frameworkId(t.framework) + u'|' + t.shapeSummary() + u'|' + t.name.deviceName + u'|' +
-                   t.tritonFolder + (t.tritonFolderMissing ? u"!"_s : QString()) + u'|' + flags + u'|' +
+                   t.tritonFolder + (t.tritonFolderMissing ? u"!"_s : (t.noConfigLoaded ? u"~"_s : QString())) + u'|' + flags + u'|' +
                    t.fallbackFolder;
     }
     out.sort();
@@ -91,22 +91,22 @@ void TestDiagnoser::logs_data() {
     QTest::addColumn<QStringList>("targets");
     QTest::addColumn<QString>("summary"); // checked when not empty
 
-    const QString h200 = u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0!|U|"_s;
+    const QString h200 = u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|U|"_s;
     QTest::newRow("sglang 8 ranks up and down")
         << readData(u"sglang-untuned-tp8.log"_s)
         << QStringList{u"kv-cache-size x8"_s, u"moe-down-missing x8"_s, u"moe-untuned x8"_s,
-                       u"triton-folder-missing x16"_s}
-        << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0!|UD|"_s}
+                       u"triton-folder-no-config x16"_s}
+        << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|UD|"_s}
         << u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=768, bf16), up "
            u"and "
-           "down; folder triton_3_6_0 does not exist yet"_s;
+           "down; no config loaded from triton_3_6_0"_s;
     QTest::newRow("sglang fallback fp8 block")
         << readData(u"sglang-fallback-fp8.log"_s)
-        << QStringList{u"moe-fallback x4"_s, u"moe-fallback x4"_s, u"triton-folder-missing x8"_s}
-        << QStringList{u"sglang|E=257, N=256, fp8_w8a8, block [128, 128]|NVIDIA_H200|triton_3_6_0!|ud|triton_3_4_0"_s}
+        << QStringList{u"moe-fallback x4"_s, u"moe-fallback x4"_s, u"triton-folder-no-config x8"_s}
+        << QStringList{u"sglang|E=257, N=256, fp8_w8a8, block [128, 128]|NVIDIA_H200|triton_3_6_0~|ud|triton_3_4_0"_s}
         << u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=257, N=256, fp8_w8a8, "
            u"block "
-           "[128, 128]), up and down; up and down fell back to triton_3_4_0; folder triton_3_6_0 does not exist yet"_s;
+           "[128, 128]), up and down; up and down fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s;
     QTest::newRow("sglang old wording, no version folder")
         << readData(u"sglang-old-default.log"_s) << QStringList{u"memory-left x1"_s, u"moe-untuned x2"_s}
         << QStringList{u"sglang|E=256, N=256, fp8_w8a8, block [128, 128]|NVIDIA_H20||U|"_s}
@@ -126,12 +126,12 @@ void TestDiagnoser::logs_data() {
     QTest::newRow("terminal-wrapped lines")
         << readData(u"sglang-wrapped.log"_s)
         << QStringList{u"cuda-graph-capture x1"_s, u"memory-left x1"_s, u"memory-left-low x1"_s,
-                       u"moe-fallback x1"_s,       u"moe-untuned x1"_s, u"triton-folder-missing x2"_s}
-        << QStringList{u"sglang|E=160, N=192, bf16|NVIDIA_H200|triton_3_6_0!|Ud|triton_3_5_1"_s} << QString();
+                       u"moe-fallback x1"_s,       u"moe-untuned x1"_s, u"triton-folder-no-config x2"_s}
+        << QStringList{u"sglang|E=160, N=192, bf16|NVIDIA_H200|triton_3_6_0~|Ud|triton_3_5_1"_s} << QString();
     QTest::newRow("CRLF, ANSI, CR progress bars, tab")
         << readData(u"sglang-messy-crlf.log"_s)
-        << QStringList{u"memory-left x1"_s, u"moe-untuned x2"_s, u"triton-folder-missing x2"_s}
-        << QStringList{u"sglang|E=64, N=2560, bf16|NVIDIA_H100_80GB_HBM3|triton_3_6_0!|U|"_s} << QString();
+        << QStringList{u"memory-left x1"_s, u"moe-untuned x2"_s, u"triton-folder-no-config x2"_s}
+        << QStringList{u"sglang|E=64, N=2560, bf16|NVIDIA_H100_80GB_HBM3|triton_3_6_0~|U|"_s} << QString();
     QTest::newRow("deterministic and block-FP8 GEMM")
         << readData(u"sglang-deterministic-fp8gemm.log"_s)
         << QStringList{u"deterministic-default-config x2"_s, u"w8a8-block-fp8-untuned x1"_s} << QStringList{}
@@ -147,7 +147,7 @@ void TestDiagnoser::logs_data() {
 
     // In-memory variants of one warning.
     const QByteArray line = untunedLine(0);
-    const QStringList one{u"moe-untuned x1"_s, u"triton-folder-missing x1"_s};
+    const QStringList one{u"moe-untuned x1"_s, u"triton-folder-no-config x1"_s};
     QTest::newRow("plain") << line + "\n" << one << QStringList{h200} << QString();
     QTest::newRow("no final newline") << line << one << QStringList{h200} << QString();
     QTest::newRow("CRLF") << line + "\r\n" << one << QStringList{h200} << QString();
@@ -177,24 +177,24 @@ void TestDiagnoser::logs_data() {
                                           << one << QStringList{h200} << QString();
     QTest::newRow("elided path") << QByteArray(line).replace(kRoot, "/.../configs") + "\n"
                                  << one
-                                 << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0!|U|"_s}
+                                 << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|U|"_s}
                                  << QString();
     QTest::newRow("odd device name")
         << untunedLine(0, "E=32,N=512,device_name=Intel(R)_Arc(TM)_B580_Graphics") + "\n"
-        << one << QStringList{u"sglang|E=32, N=512, bf16|Intel(R)_Arc(TM)_B580_Graphics|triton_3_6_0!|U|"_s}
+        << one << QStringList{u"sglang|E=32, N=512, bf16|Intel(R)_Arc(TM)_B580_Graphics|triton_3_6_0~|U|"_s}
         << QString();
     QTest::newRow("empty device name")
         << untunedLine(0, "E=128,N=768,device_name=") + "\n"
-        << one << QStringList{u"sglang|E=128, N=768, bf16||triton_3_6_0!|U|"_s}
+        << one << QStringList{u"sglang|E=128, N=768, bf16||triton_3_6_0~|U|"_s}
         << u"1 MoE config untuned on an unnamed GPU under Triton 3.6.0: 1 tuning job "
-           "(E=128, N=768, bf16), up; folder triton_3_6_0 does not exist yet"_s;
+           "(E=128, N=768, bf16), up; no config loaded from triton_3_6_0"_s;
     QTest::newRow("two shapes, two devices")
         << line + "\n" + untunedLine(1, "E=64,N=1408,device_name=NVIDIA_H20-3e,dtype=fp8_w8a8_down") + "\n"
-        << QStringList{u"moe-untuned x1"_s, u"moe-untuned x1"_s, u"triton-folder-missing x2"_s}
-        << QStringList{h200, u"sglang|E=64, N=1408, fp8_w8a8|NVIDIA_H20-3e|triton_3_6_0!|D|"_s}
+        << QStringList{u"moe-down-missing x1"_s, u"moe-untuned x1"_s, u"triton-folder-no-config x2"_s}
+        << QStringList{h200, u"sglang|E=64, N=1408, fp8_w8a8|NVIDIA_H20-3e|triton_3_6_0~|D|"_s}
         << u"2 MoE configs untuned on NVIDIA_H200, NVIDIA_H20-3e under Triton 3.6.0: 2 tuning jobs (E=128, "
            u"N=768, "
-           "bf16: up; E=64, N=1408, fp8_w8a8: down); folder triton_3_6_0 does not exist yet"_s;
+           "bf16: up; E=64, N=1408, fp8_w8a8: down); no config loaded from triton_3_6_0"_s;
 }
 
 void TestDiagnoser::logs() {
@@ -269,8 +269,8 @@ void TestDiagnoser::ranksMergeIntoOneFinding() {
     QVERIFY(f->target);
     QCOMPARE(f->target->upPath(),
              QString::fromUtf8(kRoot) + u"/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json"_s);
-    QCOMPARE(f->target->downPath(),
-             QString::fromUtf8(kRoot) + u"/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200_down.json"_s);
+    // The log shows no down lookup for this shape: no _down file is claimed.
+    QCOMPARE(f->target->downPath(), QString());
     QCOMPARE(f->target->tritonVersion->toString(), u"3.6.0"_s);
     QVERIFY(f->advice.contains(QString::fromUtf8(kRoot) + u"/triton_3_6_0/"_s));
 
@@ -465,7 +465,10 @@ void TestDiagnoser::jsonSchema() {
     QCOMPARE(target.value(u"N"_s).toInt(), 768);
     QCOMPARE(target.value(u"dtype"_s), QJsonValue());
     QCOMPARE(target.value(u"triton_version"_s).toString(), u"3.6.0"_s);
-    QCOMPARE(target.value(u"triton_folder_missing"_s).toBool(), true);
+    QCOMPARE(target.value(u"triton_folder_missing"_s).toBool(), false); // only a listing says so
+    QCOMPARE(target.value(u"no_config_loaded"_s).toBool(), true);
+    QCOMPARE(target.value(u"down_path"_s).toString(),
+             QString::fromUtf8(kRoot) + u"/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200_down.json"_s);
     QCOMPARE(target.value(u"up_missing"_s).toBool(), true);
     QCOMPARE(target.value(u"down_missing"_s).toBool(), true);
     const Diagnosis empty = Diagnoser().diagnoseText({});
@@ -482,7 +485,7 @@ void TestDiagnoser::markdown() {
         QVERIFY(d.findingMarkdown(f).contains(f.advice));
     }
     QVERIFY(md.contains(
-        u"| SGLang | E=257, N=256, fp8_w8a8, block [128, 128] | NVIDIA_H200 | triton_3_6_0 (missing) | "
+        u"| SGLang | E=257, N=256, fp8_w8a8, block [128, 128] | NVIDIA_H200 | triton_3_6_0 (nothing loaded) | "
         "fell back | fell back |"_s));
     QVERIFY(d.findingMarkdown(d.findings.front()).contains(u"Seen 4 times on TP0, TP1, TP2, TP3"_s));
 }
@@ -496,7 +499,7 @@ void TestDiagnoser::demoLogInResources() {
     const Diagnosis d = Diagnoser().diagnoseText(text);
     QCOMPARE(d.summary,
              u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=192, bf16), "
-             "up and down; up fell back to triton_3_4_0; folder triton_3_6_0 does not exist yet"_s);
+             "up and down; up fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s);
     QCOMPARE(d.targets.size(), 1);
     QCOMPARE(d.count(Severity::Warning), 3);
     QVERIFY(d.count(Severity::Info) >= 5);

@@ -6,8 +6,10 @@
 #include "app/hosts/hostoverview.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostsecretdialog.h"
+#include "app/hosts/serverprofiledialog.h"
 #include "app/widgets/banner.h"
 #include "remote/hostsession.h"
+#include "remote/serverprofilesuggestion.h"
 
 #include "ui_hostspage.h"
 
@@ -56,6 +58,8 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->diagnoseHostButton, &QPushButton::clicked, this, &HostsPage::diagnoseHost);
     connect(m_ui->followButton, &QPushButton::toggled, this, &HostsPage::setFollowing);
     connect(m_ui->cancelButton, &QPushButton::clicked, this, &HostsPage::cancelFetch);
+    connect(m_ui->tuneServedButton, &QPushButton::clicked, this, &HostsPage::tuneServedModel);
+    connect(m_ui->serverProfileButton, &QPushButton::clicked, this, &HostsPage::editServerProfile);
     connect(m_ui->hostView, &QTreeView::doubleClicked, this, [this] {
         const HostSession *c = connection(currentAlias());
         if (!c || c->state() != Transport::State::Connected)
@@ -244,6 +248,14 @@ void HostsPage::updateActions() {
         m_ui->followButton->setChecked(!m_following.isEmpty() && m_following == alias);
     }
     m_ui->followButton->setEnabled(e);
+    const bool canTune = c && c->lastProbe() && c->lastProbe()->suggestedSpec;
+    m_ui->tuneServedButton->setEnabled(canTune);
+    m_ui->tuneServedButton->setToolTip(
+        canTune               ? tr("Tune %1 on this host").arg(c->lastProbe()->suggestedSpec->summaryText())
+        : c && c->lastProbe() ? tr("The probe saw no MoE model being served here: start the server, probe "
+                                   "again, or tune by hand on the Tune page")
+                              : tr("Probe the host first: the job comes from the served model's config"));
+    m_ui->serverProfileButton->setEnabled(e);
     const bool showProgress = fetching && m_fetching == alias;
     m_ui->fetchProgress->setVisible(showProgress);
     m_ui->fetchLabel->setVisible(showProgress);
@@ -546,6 +558,38 @@ void HostsPage::probeHost() {
         m_ui->hostOverview->clear(tr("Probing %1...").arg(labelFor(currentAlias())));
         updateActions();
     }
+}
+
+void HostsPage::tuneServedModel() {
+    const QString alias = currentAlias();
+    const HostSession *c = connection(alias);
+    if (!c || !c->lastProbe() || !c->lastProbe()->suggestedSpec) {
+        showHostMessage(alias, int(Banner::Kind::Info), m_ui->tuneServedButton->toolTip() + u'.');
+        return;
+    }
+    emit tuneSpecRequested(alias, *c->lastProbe()->suggestedSpec);
+}
+
+void HostsPage::editServerProfile() {
+    const QString alias = currentAlias();
+    const auto host = m_registry->host(alias);
+    if (!host)
+        return;
+    std::optional<ServerProfile> suggestion;
+    if (const HostSession *c = connection(alias); c && c->lastProbe() && !c->lastProbe()->servers.isEmpty())
+        suggestion = suggestServerProfile(c->lastProbe()->servers.first());
+    auto *dialog = new ServerProfileDialog(labelFor(alias), host->serverProfile, suggestion, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ServerProfileDialog::profileAccepted, this, [this, alias](const ServerProfile &p) {
+        auto h = m_registry->host(alias);
+        if (!h)
+            return;
+        h->serverProfile = p;
+        saveHost(*h);
+        showHostMessage(alias, int(Banner::Kind::Success),
+                        tr("Server profile of %1 saved: %2").arg(labelFor(alias), p.summary()));
+    });
+    dialog->open(); // window-modal, never a nested event loop
 }
 
 } // namespace moetune

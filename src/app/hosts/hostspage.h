@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/tuning/hostprobe.h"
+#include "core/tuning/tunespec.h"
 #include "remote/hostconfig.h"
 #include "remote/transport.h"
 
@@ -52,6 +53,10 @@ public:
     void stopFollowing();
     QString followingAlias() const { return m_following; }
     void cancelFetch();
+    // "Tune the served model": the job the probe implies, for the Tune page (a sentence when none).
+    void tuneServedModel();
+    // The server profile dialog of the selected host, prefilled from the probe's suggestion.
+    void editServerProfile();
 
     // Saves without a dialog (also used by the dialogs).
     void saveHost(const HostConfig &host, const QString &previousAlias = {});
@@ -66,6 +71,8 @@ signals:
     void followStopped(const QString &alias, const QString &error);
     // A host was probed: pages that show its log can merge the facts.
     void hostProbed(const QString &alias, const moetune::HostProbe &probe);
+    // "Tune the served model" on a probed host: MainWindow opens the Tune page with this job.
+    void tuneSpecRequested(const QString &alias, const moetune::TuneSpec &spec);
 
 private:
     void wireConnection(const QString &alias, HostSession *c);

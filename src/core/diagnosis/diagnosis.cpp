@@ -46,7 +46,9 @@ QString Diagnosis::findingMarkdown(const Finding &f) const {
         md += u"| Device | "_s + (t.name.deviceName.isEmpty() ? u"(empty)"_s : t.name.deviceName) + u" |\n"_s;
         if (t.tritonVersion)
             md += u"| Triton | "_s + t.tritonVersion->toString() + u" (folder "_s + t.tritonFolder +
-                  (t.tritonFolderMissing ? u", missing"_s : QString()) + u") |\n"_s;
+                  (t.tritonFolderMissing ? u", missing on the host"_s
+                                         : (t.noConfigLoaded ? u", nothing loaded from it"_s : QString())) +
+                  u") |\n"_s;
         if (!t.fallbackFolder.isEmpty())
             md += u"| Fell back to | "_s + t.fallbackFolder + u" |\n"_s;
         md += u"| Up file | `"_s + t.upPath() + u"`"_s + (t.upMissing ? u" (missing)"_s : QString()) +
@@ -84,10 +86,11 @@ QString Diagnosis::toMarkdown() const {
                   t.name.deviceName + u" | "_s +
                   (t.tritonFolder.isEmpty()
                        ? u"-"_s
-                       : t.tritonFolder + (t.tritonFolderMissing ? u" (missing)"_s : QString())) +
+                       : t.tritonFolder + (t.tritonFolderMissing
+                                               ? u" (missing on the host)"_s
+                                               : (t.noConfigLoaded ? u" (nothing loaded)"_s : QString()))) +
                   u" | "_s + state(t.upMissing, t.upFellBack) + u" | "_s +
-                  (t.framework == Framework::VLLM ? u"-"_s : state(t.downMissing, t.downFellBack)) +
-                  u" |\n"_s;
+                  (t.downPath().isEmpty() ? u"-"_s : state(t.downMissing, t.downFellBack)) + u" |\n"_s;
         }
     }
     if (!findings.isEmpty()) {

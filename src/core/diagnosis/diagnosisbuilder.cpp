@@ -94,7 +94,10 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
         QByteArrayView after = hit.after;
         while (extra < 4 && !after.isEmpty() && MoeMessage::looksIncomplete(joined)) {
             const qsizetype nl = after.indexOf('\n');
-            joined += LogReader::cleanLine(nl < 0 ? after : after.first(nl));
+            const QByteArray next = LogReader::cleanLine(nl < 0 ? after : after.first(nl));
+            if (LogPrefix::startsRecord(next))
+                break; // the next line is a record of its own, not the rest of this one
+            joined = MoeMessage::joinWrapped(joined, LogPrefix::continuation(next));
             ++extra;
             if (nl < 0)
                 break;
@@ -106,9 +109,9 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
         if (!msg) { // the message may have started on a line the terminal wrapped before this one
             const QList<QByteArray> previous = lastLines(hit.before, 3);
             QByteArray prefix;
-            for (qsizetype k = previous.size() - 1; k >= 0 && !msg; --k) {
-                prefix.prepend(previous[k]);
-                const QByteArray candidate = prefix + joined;
+            for (qsizetype k = previous.size() - 1; k >= 0 && !msg && !LogPrefix::startsRecord(joined); --k) {
+                prefix = prefix.isNull() ? previous[k] : MoeMessage::joinWrapped(previous[k], prefix);
+                const QByteArray candidate = MoeMessage::joinWrapped(prefix, LogPrefix::continuation(joined));
                 const QString candidateText = QString::fromUtf8(candidate);
                 msg = MoeMessage::parse(candidateText);
                 if (msg) {
@@ -220,6 +223,7 @@ Framework DiagnosisBuilder::frameworkFor(const MoeMessage &msg, Framework prefix
     case MoeMessage::Kind::DefaultKernelConfig:
     case MoeMessage::Kind::Fallback:
     case MoeMessage::Kind::DownMissing:
+    case MoeMessage::Kind::DownReusesUp:
     case MoeMessage::Kind::Deterministic:
     case MoeMessage::Kind::ConfigUsed:
         return Framework::SGLang; // wordings only SGLang prints
@@ -227,6 +231,7 @@ Framework DiagnosisBuilder::frameworkFor(const MoeMessage &msg, Framework prefix
         return Framework::VLLM;
     case MoeMessage::Kind::DefaultConfig:
     case MoeMessage::Kind::BlockFp8Default:
+    case MoeMessage::Kind::DefaultNoPath:
         break;
     }
     // Old SGLang and vLLM share the wording: the path, the prefix or the name's dialect tells them apart.
@@ -284,10 +289,14 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
         break;
     case MoeMessage::Kind::ConfigUsed:
     case MoeMessage::Kind::ConfigUsedVllm:
+        // One finding per shape (up and down loads merged), with the ranks that loaded it.
         ruleId = u"moe-config-used"_s;
-        id = ruleId + u':' + msg.path;
         severity = Severity::Info;
+        target = targetFor(msg.path, framework);
         m_loadedFolders.insert(folderOf(msg.path));
+        break;
+    case MoeMessage::Kind::DefaultNoPath:
+        ruleId = id = u"moe-untuned-no-path"_s;
         break;
     case MoeMessage::Kind::BlockFp8Default:
         ruleId = u"w8a8-block-fp8-untuned"_s;
@@ -298,13 +307,18 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
         target = targetFor(msg.path, framework);
         m_loadedFolders.insert(folderOf(msg.fallbackPath));
         break;
+    case MoeMessage::Kind::DownReusesUp:
+        m_loadedFolders.insert(folderOf(msg.path)); // the tuned up file of this folder was loaded
+        [[fallthrough]];
     case MoeMessage::Kind::DownMissing:
         ruleId = u"moe-down-missing"_s;
         target = targetFor(msg.path, framework);
         break;
     case MoeMessage::Kind::DefaultKernelConfig:
     case MoeMessage::Kind::DefaultConfig:
-        ruleId = u"moe-untuned"_s;
+        // A default-config warning naming the _down file is a missing down config of that shape too.
+        ruleId = ConfigName::parse(msg.path).value_or(ConfigName{}).down ? u"moe-down-missing"_s
+                                                                         : u"moe-untuned"_s;
         target = targetFor(msg.path, framework);
         break;
     }
@@ -312,7 +326,10 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
         // One finding per wanted file (and so per shape, up and down apart), whatever the rank.
         const std::optional<ConfigName> name = ConfigName::parse(msg.path);
         const Framework dialect = framework == Framework::VLLM ? Framework::VLLM : Framework::SGLang;
-        id = ruleId + u':' + (name ? name->fileName(dialect) : fileNameOf(msg.path));
+        ConfigName idName = name.value_or(ConfigName{});
+        if (ruleId == u"moe-config-used"_s)
+            idName.down = false; // up and down loads of one shape are one finding
+        id = ruleId + u':' + (name ? idName.fileName(dialect) : fileNameOf(msg.path));
         if (target && !target->installFolder().isEmpty())
             id += u'@' + target->installFolder();
     }
@@ -321,15 +338,27 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
     if (created) {
         e.message = msg;
         e.finding.target = target;
-        if (target) {
-            const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
-            TuningTarget &t = *e.finding.target;
-            if (msg.kind == MoeMessage::Kind::Fallback) {
-                (down ? t.downFellBack : t.upFellBack) = true;
-                t.fallbackFolder = fileNameOf(folderOf(msg.fallbackPath));
-            } else {
-                (down || msg.kind == MoeMessage::Kind::DownMissing ? t.downMissing : t.upMissing) = true;
-            }
+    }
+    if (target && e.finding.target) {
+        // Every occurrence: one entry can see the up and the down file of its shape.
+        const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
+        TuningTarget &t = *e.finding.target;
+        switch (msg.kind) {
+        case MoeMessage::Kind::ConfigUsed:
+        case MoeMessage::Kind::ConfigUsedVllm:
+            (down ? t.downLoaded : t.upLoaded) = true;
+            break;
+        case MoeMessage::Kind::Fallback:
+            (down ? t.downFellBack : t.upFellBack) = true;
+            t.fallbackFolder = fileNameOf(folderOf(msg.fallbackPath));
+            break;
+        case MoeMessage::Kind::DownReusesUp:
+            t.downMissing = true;
+            t.upLoaded = true; // "reusing the tuned up-projection config": the up file was found
+            break;
+        default:
+            (down || msg.kind == MoeMessage::Kind::DownMissing ? t.downMissing : t.upMissing) = true;
+            break;
         }
     }
     addEvidence(e, line, text, msg.matchStart, msg.matchLength, prefix.source);
@@ -362,6 +391,8 @@ void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
             t.downMissing = t.downMissing || e.finding.target->downMissing;
             t.upFellBack = t.upFellBack || e.finding.target->upFellBack;
             t.downFellBack = t.downFellBack || e.finding.target->downFellBack;
+            t.upLoaded = t.upLoaded || e.finding.target->upLoaded;
+            t.downLoaded = t.downLoaded || e.finding.target->downLoaded;
         }
     }
     m_loadedFolders.unite(later.m_loadedFolders);
@@ -376,8 +407,13 @@ Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool canc
     d.bytesRead = bytesRead;
     d.linesRead = linesRead;
     d.cancelled = cancelled;
-    d.targets = mergeTargets();
-    describeEntries(d.targets);
+    const QList<TuningTarget> shapes = mergeTargets();
+    describeEntries(shapes);
+    // The tuning jobs: shapes with a missing or fallen-back file (a shape only loaded is none).
+    for (const TuningTarget &t : shapes) {
+        if (t.needsTuning())
+            d.targets.append(t);
+    }
     d.findings = sortedFindings(folderFindings(d.targets));
     d.summary = FindingWording::summary(d);
     return d;
@@ -408,12 +444,14 @@ QList<TuningTarget> DiagnosisBuilder::mergeTargets() {
         merged.downMissing = merged.downMissing || t.downMissing;
         merged.upFellBack = merged.upFellBack || t.upFellBack;
         merged.downFellBack = merged.downFellBack || t.downFellBack;
+        merged.upLoaded = merged.upLoaded || t.upLoaded;
+        merged.downLoaded = merged.downLoaded || t.downLoaded;
         if (merged.fallbackFolder.isEmpty())
             merged.fallbackFolder = t.fallbackFolder;
     }
     for (TuningTarget &t : targets) {
         if (!t.tritonFolder.isEmpty())
-            t.tritonFolderMissing = !m_loadedFolders.contains(t.installFolder());
+            t.noConfigLoaded = !m_loadedFolders.contains(t.installFolder());
     }
     return targets;
 }
@@ -448,12 +486,12 @@ QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targe
     QList<Folder> folders;
     QHash<QString, qsizetype> byFolder;
     for (const TuningTarget &t : targets) {
-        if (t.tritonFolderMissing && !byFolder.contains(t.installFolder())) {
+        if (t.noConfigLoaded && !byFolder.contains(t.installFolder())) {
             byFolder.insert(t.installFolder(), folders.size());
             Folder &f = folders.emplace_back();
             f.lookups.target = t;
-            f.finding.id = u"triton-folder-missing:"_s + t.installFolder();
-            f.finding.rule = u"triton-folder-missing"_s;
+            f.finding.id = u"triton-folder-no-config:"_s + t.installFolder();
+            f.finding.rule = u"triton-folder-no-config"_s;
             f.finding.severity = Severity::Warning;
             f.finding.target = t;
         }

@@ -40,6 +40,22 @@ QString filesText(const TuningTarget &t, const TuneSpec &spec) {
     return up + u" and "_s + fileNameOf(t.downPath());
 }
 
+// What the log (or a listing of the host) tells about the installed Triton's folder: a log names files
+// that were not found, never a folder's absence.
+QString folderNoteFor(const TuningTarget &t) {
+    if (t.tritonFolder.isEmpty())
+        return {};
+    if (t.tritonFolderMissing)
+        return u" A listing of the host shows that "_s + t.tritonFolder +
+               u", the folder of the installed "_s + tritonText(t) + u", does not exist."_s;
+    if (t.noConfigLoaded)
+        return u" No config of any shape was loaded from "_s + t.tritonFolder +
+               u" (the folder of the installed "_s + tritonText(t) +
+               u") in this log; whether that folder exists and holds other shapes only a listing of the host "
+               "(probe) can tell."_s;
+    return {};
+}
+
 void describeBlockFp8(Finding &f, const MoeMessage &msg) {
     static const QRegularExpression nk = precompiledRegex(u"N=(\\d+),K=(\\d+),device_name=([^,]*)"_s);
     const QRegularExpressionMatch m = nk.match(fileNameOf(msg.path));
@@ -71,10 +87,27 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
                    "--enable-deterministic-inference; otherwise no tuning action applies."_s;
         return;
     case MoeMessage::Kind::ConfigUsed:
-    case MoeMessage::Kind::ConfigUsedVllm:
-        f.title = u"Tuned MoE config in use: "_s + fileNameOf(msg.path);
-        f.explanation = u"The server loaded the tuned fused-MoE kernel config "_s + msg.path + u'.';
+    case MoeMessage::Kind::ConfigUsedVllm: {
+        const QString shape =
+            f.target ? f.target->shapeSummary() + u" on "_s + deviceText(*f.target) : fileNameOf(msg.path);
+        const bool both = f.target && f.target->upLoaded && f.target->downLoaded;
+        f.title = u"Tuned MoE config in use for "_s + shape + (both ? u" (up and down)"_s : QString());
+        f.explanation = u"The server loaded the tuned fused-MoE kernel config "_s + msg.path +
+                        (both ? u" and its _down file"_s : QString()) +
+                        u". The ranks listed printed the load: after a push and a restart, that is the proof "
+                        "that the new file is the one in use."_s;
         f.advice = u"Nothing to do for this shape."_s;
+        return;
+    }
+    case MoeMessage::Kind::DefaultNoPath:
+        f.title = u"Untuned MoE kernel config (the log does not name the shape)"_s;
+        f.explanation =
+            u"The server runs built-in default tile sizes for a fused-MoE layer, but this build or log level "
+            "prints the warning without the config file it looked for, so the log does not name the shape "
+            "(E, N, dtype, device) to tune."_s;
+        f.advice = u"Probe the host (the Hosts page, or moetune-cli probe HOST) to read the served model's "
+                   "shape from its config.json (experts, moe_intermediate_size / TP, quantisation) and tune "
+                   "that; or restart the server at a log level that prints the config path."_s;
         return;
     case MoeMessage::Kind::BlockFp8Default:
         describeBlockFp8(f, msg);
@@ -95,17 +128,14 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
     const TuneSpec spec = TuneSpec::fromTarget(t);
     const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
     const QString shape = t.shapeSummary() + u" on "_s + deviceText(t);
-    const QString folderNote = t.tritonFolderMissing
-                                   ? u" No config at all was loaded from "_s + t.tritonFolder +
-                                         u", the folder for the installed "_s + tritonText(t) +
-                                         u", so that folder probably does not exist yet."_s
-                                   : QString();
+    const QString folderNote = folderNoteFor(t);
     switch (msg.kind) {
     case MoeMessage::Kind::Fallback:
         f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +
                   t.fallbackFolder + u" ("_s + tritonText(t) + u" installed)"_s;
-        f.explanation = server + u" found no config for this shape in "_s + t.tritonFolder +
-                        u" and used the one tuned under Triton "_s + msg.fallbackVersion + u" ("_s +
+        f.explanation = server + u" found no config for this shape under "_s + t.tritonFolder +
+                        u", the folder of the installed "_s + tritonText(t) +
+                        u", and used the one tuned under Triton "_s + msg.fallbackVersion + u" ("_s +
                         msg.fallbackPath +
                         u"). A config tuned for another Triton release may be slower under the installed "
                         "compiler; retuning under "_s +
@@ -114,14 +144,18 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
                    filesText(t, spec) + u" into "_s + installText(t) + u"; as a stopgap, copying "_s +
                    msg.fallbackPath + u" there silences the fallback."_s;
         return;
+    case MoeMessage::Kind::DownReusesUp:
     case MoeMessage::Kind::DownMissing:
         f.title = u"No tuned down-projection config for "_s + shape;
         f.explanation =
             server +
             u" tunes the down GEMM of the MoE layer separately (the *_down.json file). It found none at "_s +
             msg.path +
-            u", so the down GEMM reuses the up config (down_moe=False), which is rarely the best "
-            "for a GEMM of a different shape."_s +
+            (msg.kind == MoeMessage::Kind::DownReusesUp
+                 ? u", so the down GEMM reuses the tuned up-projection config without TMA, which is rarely "
+                   "the best for a GEMM of a different shape."_s
+                 : u", so the down GEMM reuses the up config (down_moe=False), which is rarely the best "
+                   "for a GEMM of a different shape."_s) +
             folderNote;
         f.advice = u"Tune up and down together ("_s + tuneCommand(spec) + u") and install "_s +
                    filesText(t, spec) + u" into "_s + installText(t) +
@@ -151,17 +185,23 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
 void FindingWording::describeFolder(Finding &f, const FolderLookups &lookups) {
     const TuningTarget &t = lookups.target;
     const QString version = t.tritonVersion ? t.tritonVersion->toString() : t.tritonFolder;
-    f.title = u"Folder "_s + t.tritonFolder + u" for the installed Triton "_s + version + u" is missing"_s;
-    f.explanation = u"The server runs Triton "_s + version + u" and looks for tuned MoE configs in "_s +
-                    t.installFolder() + u"/, but no config was loaded from there ("_s +
-                    QString::number(lookups.files.size()) +
-                    u" lookups failed). Each Triton release starts without its folder, so every shape "
-                    "falls back or runs defaults until configs are tuned for it."_s;
+    f.title = u"No MoE config loaded from "_s + t.tritonFolder + u", the folder of the installed Triton "_s +
+              version;
+    f.explanation = u"The server runs Triton "_s + version + u" and looks for tuned MoE configs under "_s +
+                    t.installFolder() + u"/. All "_s + QString::number(lookups.files.size()) +
+                    u" lookups there failed and none succeeded, so no shape has a config tuned under this "
+                    "Triton. A log names files that were not found: whether the folder exists (holding other "
+                    "shapes' files) only a listing of the host (probe) shows."_s;
     if (!lookups.fallbacks.isEmpty())
         f.explanation +=
             u" The server fell back to "_s + lookups.fallbacks.join(u", "_s) + u" where it could."_s;
-    f.advice = u"Create "_s + t.installFolder() + u"/ and install configs tuned under Triton "_s + version +
-               u" into it: "_s + lookups.files.join(u", "_s) + u'.';
+    QStringList files = lookups.files;
+    const qsizetype more = files.size() - 8;
+    if (more > 0)
+        files.resize(8);
+    f.advice = u"Tune these shapes under Triton "_s + version + u" and install the results into "_s +
+               t.installFolder() + u"/ (created if missing): "_s + files.join(u", "_s) +
+               (more > 0 ? u" and "_s + QString::number(more) + u" more"_s : QString()) + u'.';
 }
 
 QString FindingWording::summary(const Diagnosis &d) {
@@ -173,7 +213,7 @@ QString FindingWording::summary(const Diagnosis &d) {
     }
     if (!jobs.isEmpty()) {
         int files = 0;
-        QStringList devices, tritons, descs, fellBack, missingFolders;
+        QStringList devices, tritons, descs, fellBack, missingFolders, unusedFolders;
         for (const TuningTarget &t : jobs) {
             const bool up = t.upMissing || t.upFellBack;
             const bool down = TuneSpec::fromTarget(t).upAndDown;
@@ -193,6 +233,8 @@ QString FindingWording::summary(const Diagnosis &d) {
             }
             if (t.tritonFolderMissing && !missingFolders.contains(t.tritonFolder))
                 missingFolders << t.tritonFolder;
+            else if (t.noConfigLoaded && !unusedFolders.contains(t.tritonFolder))
+                unusedFolders << t.tritonFolder;
         }
         summary = QString::number(files) +
                   (files == 1 ? u" MoE config untuned on "_s : u" MoE configs untuned on "_s) +
@@ -204,6 +246,9 @@ QString FindingWording::summary(const Diagnosis &d) {
         if (jobs.size() == 1 && jobs.front().framework != Framework::VLLM) {
             const qsizetype colon = descs.front().lastIndexOf(u": "_s);
             summary += descs.front().left(colon) + u"), "_s + descs.front().mid(colon + 2);
+        } else if (descs.size() > 6) { // a person reads a few; the findings list the rest
+            summary +=
+                descs.first(5).join(u"; "_s) + u"; and "_s + QString::number(descs.size() - 5) + u" more)"_s;
         } else {
             summary += descs.join(u"; "_s) + u')';
         }
@@ -213,6 +258,8 @@ QString FindingWording::summary(const Diagnosis &d) {
             summary += (missingFolders.size() == 1 ? u"; folder "_s : u"; folders "_s) +
                        missingFolders.join(u", "_s) +
                        (missingFolders.size() == 1 ? u" does not exist yet"_s : u" do not exist yet"_s);
+        if (!unusedFolders.isEmpty())
+            summary += u"; no config loaded from "_s + unusedFolders.join(u", "_s);
         int others = 0;
         for (const Finding &f : d.findings)
             others += f.severity >= Severity::Warning && !f.target ? 1 : 0;

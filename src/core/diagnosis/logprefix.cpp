@@ -10,18 +10,18 @@ bool isDigit(char c) {
     return c >= '0' && c <= '9';
 }
 
-// "YYYY-MM-DD HH:MM:SS" at the start of s; returns its length (with optional ",mmm"/".mmm") or 0.
-qsizetype dateTimeLength(QByteArrayView s) {
-    static constexpr char shape[] = "dddd-dd-dd dd:dd:dd";
-    constexpr qsizetype len = sizeof(shape) - 1;
-    if (s.size() < len)
-        return 0;
-    for (qsizetype i = 0; i < len; ++i) {
-        const bool ok = shape[i] == 'd' ? isDigit(s[i]) : s[i] == shape[i];
-        if (!ok)
-            return 0;
+bool matchesShape(QByteArrayView s, QByteArrayView shape) {
+    if (s.size() < shape.size())
+        return false;
+    for (qsizetype i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 'd' ? !isDigit(s[i]) : s[i] != shape[i])
+            return false;
     }
-    qsizetype n = len;
+    return true;
+}
+
+// Optional ",mmm" / ".mmm" fraction after a time at s[n].
+qsizetype withFraction(QByteArrayView s, qsizetype n) {
     if (n < s.size() && (s[n] == ',' || s[n] == '.')) {
         qsizetype j = n + 1;
         while (j < s.size() && isDigit(s[j]))
@@ -31,23 +31,230 @@ qsizetype dateTimeLength(QByteArrayView s) {
     return n;
 }
 
-// vLLM's "LEVEL MM-DD HH:MM:SS" (both the new and the old format carry it).
-bool startsWithVllmLevel(QByteArrayView s) {
-    static const QByteArrayView levels[] = {"INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL "};
-    for (QByteArrayView level : levels) {
-        if (s.startsWith(level)) {
-            const QByteArrayView rest = s.sliced(level.size());
-            return rest.size() >= 14 && isDigit(rest[0]) && isDigit(rest[1]) && rest[2] == '-' &&
-                   isDigit(rest[3]) && isDigit(rest[4]) && rest[5] == ' ' && rest[8] == ':';
-        }
-    }
-    return false;
+// "YYYY-MM-DD HH:MM:SS" at the start of s; returns its length (with optional ",mmm"/".mmm") or 0.
+qsizetype dateTimeLength(QByteArrayView s) {
+    constexpr QByteArrayView shape = "dddd-dd-dd dd:dd:dd";
+    return matchesShape(s, shape) ? withFraction(s, shape.size()) : 0;
+}
+
+// ISO 8601 "YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm]" at the start of s; its length or 0.
+qsizetype isoLength(QByteArrayView s) {
+    constexpr QByteArrayView shape = "dddd-dd-ddTdd:dd:dd";
+    if (!matchesShape(s, shape))
+        return 0;
+    qsizetype n = withFraction(s, shape.size());
+    if (n < s.size() && s[n] == 'Z')
+        ++n;
+    else if (n + 6 <= s.size() && (s[n] == '+' || s[n] == '-') && matchesShape(s.sliced(n + 1), "dd:dd"))
+        n += 6;
+    return n;
 }
 
 qsizetype skipSpaces(QByteArrayView s, qsizetype i) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
         ++i;
     return i;
+}
+
+// vLLM's "LEVEL MM-DD HH:MM:SS" (both the new and the old format carry it); the level's length or 0.
+qsizetype vllmLevelLength(QByteArrayView s) {
+    static const QByteArrayView levels[] = {"INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL "};
+    for (QByteArrayView level : levels) {
+        if (s.startsWith(level) && matchesShape(s.sliced(level.size()), "dd-dd dd:dd:dd"))
+            return level.size();
+    }
+    return 0;
+}
+
+// Python logging's default "LEVEL:logger.name:message"; the offset of the message or 0.
+qsizetype pythonLoggingLength(QByteArrayView s, Framework *framework) {
+    static const QByteArrayView levels[] = {"INFO:", "WARNING:", "ERROR:", "DEBUG:", "CRITICAL:"};
+    for (QByteArrayView level : levels) {
+        if (!s.startsWith(level))
+            continue;
+        const QByteArrayView rest = s.sliced(level.size());
+        qsizetype j = 0;
+        while (j < rest.size() && j < 120 && rest[j] != ':' && rest[j] != ' ')
+            ++j;
+        if (j == 0 || j >= rest.size() || rest[j] != ':')
+            return 0;
+        const QByteArrayView logger = rest.first(j);
+        if (logger.startsWith("sglang"))
+            *framework = Framework::SGLang;
+        else if (logger.startsWith("vllm"))
+            *framework = Framework::VLLM;
+        return level.size() + j + 1;
+    }
+    return 0;
+}
+
+// Rust tracing's "LEVEL target::path: " after its timestamp; the offset of the message or 0.
+qsizetype rustTracingLength(QByteArrayView s, Framework *framework) {
+    static const QByteArrayView levels[] = {"TRACE ", "DEBUG ", "INFO ", "WARN ", "ERROR "};
+    for (QByteArrayView level : levels) {
+        if (!s.startsWith(level))
+            continue;
+        const qsizetype t = skipSpaces(s, level.size());
+        qsizetype j = t;
+        while (j < s.size() && j - t < 160 && s[j] != ' ')
+            ++j;
+        if (j == t || s[j - 1] != ':')
+            return 0;
+        const QByteArrayView target = s.sliced(t, j - t);
+        if (target.contains("sgl"))
+            *framework = Framework::SGLang;
+        else if (target.contains("vllm"))
+            *framework = Framework::VLLM;
+        return skipSpaces(s, j);
+    }
+    return 0;
+}
+
+// "TP7", "DP0 TP7", "DP1 TP3 EP3": a rank name.
+bool isRankName(QByteArrayView s) {
+    qsizetype i = 0;
+    int parts = 0;
+    while (i < s.size()) {
+        if (parts > 0) {
+            if (s[i] != ' ')
+                return false;
+            ++i;
+        }
+        if (i + 2 >= s.size() || !(s[i] >= 'A' && s[i] <= 'Z') || !(s[i + 1] >= 'A' && s[i + 1] <= 'Z'))
+            return false;
+        i += 2;
+        const qsizetype digits = i;
+        while (i < s.size() && isDigit(s[i]))
+            ++i;
+        if (i == digits)
+            return false;
+        ++parts;
+    }
+    return parts > 0 && parts <= 4;
+}
+
+// Where a glued prefix starts ("...100%|####| 8/8 [00:05<00:00][2026-..." or "...(Worker pid=3) ..."),
+// or -1: only a prefix the line's first 512 bytes hold.
+qsizetype gluedPrefixAt(QByteArrayView s) {
+    const qsizetype limit = std::min<qsizetype>(s.size(), 512);
+    for (qsizetype i = 1; i < limit; ++i) {
+        if (s[i] == '[' && dateTimeLength(s.sliced(i + 1)) > 0)
+            return i;
+        if (s[i] == '(') {
+            const qsizetype close = s.sliced(i).indexOf(')');
+            if (close > 1 && close < 120 && s.sliced(i, close).contains(" pid="))
+                return i;
+        }
+    }
+    return -1;
+}
+
+LogPrefix scanImpl(QByteArrayView line, bool allowGlued) {
+    LogPrefix p;
+    qsizetype i = skipSpaces(line, 0);
+    // Container runtimes put their own timestamp (and CRI's stream and P/F tag) in front.
+    if (const qsizetype iso = isoLength(line.sliced(i)); iso > 0) {
+        qsizetype j = skipSpaces(line, i + iso);
+        const QByteArrayView rest = line.sliced(j);
+        Framework fw = Framework::Unknown;
+        if ((rest.startsWith("stdout ") || rest.startsWith("stderr ")) && rest.size() >= 8 &&
+            (rest[7] == 'F' || rest[7] == 'P') && (rest.size() == 8 || rest[8] == ' ')) {
+            p.time = line.sliced(i, iso);
+            i = skipSpaces(line, j + 8);
+        } else if (const qsizetype rust = rustTracingLength(rest, &fw); rust > 0) {
+            p.time = line.sliced(i, iso);
+            p.framework = fw;
+            p.messageStart = j + rust;
+            p.recognised = true;
+            return p;
+        } else {
+            p.time = line.sliced(i, iso);
+            i = j;
+        }
+        p.recognised = true;
+    }
+    bool gluedTried = !allowGlued;
+    for (int round = 0; round < 8 && i < line.size(); ++round) {
+        const QByteArrayView rest = line.sliced(i);
+        if (rest.front() == '(') {
+            const qsizetype close = rest.indexOf(')');
+            if (close > 1 && close < 120 && rest.first(close).contains("pid=")) {
+                // A process prefix inside another one (a Ray or engine wrapper): the inner one names the
+                // rank.
+                p.sourceBytes = rest.sliced(1, close - 1).trimmed();
+                p.framework = Framework::VLLM;
+                p.recognised = true;
+                i = skipSpaces(line, i + close + 1);
+                p.messageStart = i;
+                continue;
+            }
+        } else if (rest.front() == '[') {
+            const qsizetype close = rest.indexOf(']');
+            if (close > 0 && close <= 120) {
+                const QByteArrayView inside = rest.sliced(1, close - 1);
+                if (const qsizetype dt = dateTimeLength(inside); dt > 0) {
+                    p.time = inside.first(19);
+                    p.sourceBytes = inside.sliced(dt).trimmed();
+                    p.framework = Framework::SGLang;
+                    p.recognised = true;
+                    p.messageStart = skipSpaces(line, i + close + 1);
+                    return p;
+                }
+                if (isRankName(inside.trimmed())) {
+                    p.sourceBytes = inside.trimmed();
+                    p.recognised = true;
+                }
+                i = skipSpaces(line, i + close + 1); // a tag: look behind it
+                p.messageStart = i;
+                continue;
+            }
+        } else if (const qsizetype level = vllmLevelLength(rest); level > 0) {
+            p.time = rest.sliced(level, 14);
+            if (p.framework == Framework::Unknown)
+                p.framework = Framework::VLLM;
+            p.recognised = true;
+            p.messageStart = i;
+            return p;
+        } else {
+            Framework fw = Framework::Unknown;
+            if (const qsizetype py = pythonLoggingLength(rest, &fw); py > 0) {
+                if (fw != Framework::Unknown)
+                    p.framework = fw;
+                p.recognised = true;
+                p.messageStart = skipSpaces(line, i + py);
+                return p;
+            }
+            // A bare rank tag: "TP7[] msg", "TP7] msg", "TP7: msg", "TP7| msg".
+            qsizetype r = 0;
+            while (r < rest.size() && r < 32 && rest[r] != '[' && rest[r] != ']' && rest[r] != ':' &&
+                   rest[r] != '|')
+                ++r;
+            if (r > 0 && r < rest.size() && isRankName(rest.first(r))) {
+                p.sourceBytes = rest.first(r);
+                p.recognised = true;
+                qsizetype j = r;
+                if (rest[j] == '[') {
+                    const qsizetype close = rest.sliced(j).indexOf(']');
+                    j = close >= 0 && close < 64 ? j + close + 1 : j + 1;
+                } else {
+                    ++j;
+                }
+                i = skipSpaces(line, i + j);
+                p.messageStart = i;
+                continue;
+            }
+        }
+        if (!gluedTried && !p.recognised) {
+            gluedTried = true;
+            if (const qsizetype at = gluedPrefixAt(rest); at > 0) {
+                i += at;
+                continue;
+            }
+        }
+        break;
+    }
+    p.messageStart = std::max(p.messageStart, i);
+    return p;
 }
 
 } // namespace
@@ -59,46 +266,27 @@ LogPrefix LogPrefix::parse(QByteArrayView line) {
 }
 
 LogPrefix LogPrefix::scan(QByteArrayView line) {
-    LogPrefix p;
-    qsizetype i = skipSpaces(line, 0);
-    // Wrappers insert tags such as "[Stage-1]" before the server's own prefix: skip up to three.
-    for (int round = 0; round < 4 && i < line.size(); ++round) {
-        const QByteArrayView rest = line.sliced(i);
-        if (rest.front() == '(') {
-            const qsizetype close = rest.indexOf(')');
-            if (close > 1 && close < 120 && rest.first(close).contains("pid=")) {
-                p.sourceBytes = rest.sliced(1, close - 1).trimmed();
-                p.framework = Framework::VLLM;
-                p.messageStart = skipSpaces(line, i + close + 1);
-                return p;
-            }
-            break;
-        }
-        if (rest.front() == '[') {
-            const qsizetype close = rest.indexOf(']');
-            if (close < 0 || close > 120)
-                break;
-            const QByteArrayView inside = rest.sliced(1, close - 1);
-            const qsizetype dt = dateTimeLength(inside);
-            if (dt > 0) {
-                const QByteArrayView who = inside.sliced(dt).trimmed();
-                p.sourceBytes = who;
-                p.framework = Framework::SGLang;
-                p.messageStart = skipSpaces(line, i + close + 1);
-                return p;
-            }
-            i = skipSpaces(line, i + close + 1); // a tag: look behind it
-            continue;
-        }
-        if (startsWithVllmLevel(rest)) {
-            p.framework = Framework::VLLM;
-            p.messageStart = i;
-            return p;
-        }
-        break;
-    }
-    p.messageStart = i;
-    return p;
+    return scanImpl(line, true);
+}
+
+bool LogPrefix::startsRecord(QByteArrayView line) {
+    const QByteArrayView rest = continuation(line);
+    if (rest.size() != line.size()) // a container runtime's line: its content decides
+        return scanImpl(rest, true).recognised;
+    return scanImpl(line, true).recognised;
+}
+
+QByteArrayView LogPrefix::continuation(QByteArrayView line) {
+    const qsizetype i = skipSpaces(line, 0);
+    const qsizetype iso = isoLength(line.sliced(i));
+    if (iso == 0)
+        return line;
+    const qsizetype j = skipSpaces(line, i + iso);
+    const QByteArrayView rest = line.sliced(j);
+    if ((rest.startsWith("stdout ") || rest.startsWith("stderr ")) && rest.size() >= 8 &&
+        (rest[7] == 'F' || rest[7] == 'P'))
+        return line.sliced(std::min(line.size(), j + 9));
+    return line;
 }
 
 } // namespace moetune

@@ -16,10 +16,12 @@ struct MoeMessage {
         DefaultConfig,       // older SGLang and vLLM: "Using default MoE config. ... not found at P[, P2]"
         Fallback,            // SGLang: "... not found at P. Fallback to triton version V and use ... from F"
         DownMissing,         // SGLang: "Using MoE kernel config with down_moe=False. ... not found at P"
-        BlockFp8Default,     // "Using default W8A8 Block FP8 kernel config. ... not found at P"
-        Deterministic,       // SGLang: "Deterministic inference is enabled, using default MoE kernel config."
-        ConfigUsed,          // SGLang: "Using MoE kernel config from P."
-        ConfigUsedVllm,      // vLLM: "Using configuration from P for MoE layer."
+        DownReusesUp,    // SGLang: "Down MoE config file not found at P; reusing the tuned up-projection ..."
+        BlockFp8Default, // "Using default W8A8 Block FP8 kernel config. ... not found at P"
+        Deterministic,   // SGLang: "Deterministic inference is enabled, using default MoE kernel config."
+        ConfigUsed,      // SGLang: "Using MoE kernel config from P."
+        ConfigUsedVllm,  // vLLM: "Using configuration from P for MoE layer."
+        DefaultNoPath,   // "Using default MoE kernel config. Performance might be sub-optimal!" alone
     };
     Kind kind = Kind::DefaultKernelConfig;
     QString path;            // the file the server wanted (or used, for ConfigUsed*)
@@ -34,6 +36,9 @@ struct MoeMessage {
     static const QList<QByteArray> &literals();
     // Whether a cleaned line stops inside one of these messages (a terminal wrapped it).
     static bool looksIncomplete(QByteArrayView cleaned);
+    // Rejoins a line a terminal wrapped with its continuation, as the server printed it: no space
+    // inside a path or a cut word, a space between two whole words whose separator a copy dropped.
+    static QByteArray joinWrapped(QByteArrayView first, QByteArrayView next);
 };
 
 } // namespace moetune

@@ -43,8 +43,10 @@ QString TuningTarget::upPath() const {
 }
 
 QString TuningTarget::downPath() const {
-    if (framework == Framework::VLLM)
-        return QString(); // vLLM has no separate down config
+    // Only where the log shows the server reading a _down file: never vLLM, nor SGLang builds that
+    // predate down files or whose framework the log does not show.
+    if (framework != Framework::SGLang || !(downMissing || downFellBack || downLoaded))
+        return QString();
     ConfigName down = name;
     down.down = true;
     return joinPath(installFolder(), down.fileName(Framework::SGLang));
@@ -76,6 +78,7 @@ QJsonObject TuningTarget::toJson() const {
     o.insert(u"triton_version"_s, tritonVersion ? QJsonValue(tritonVersion->toString()) : QJsonValue());
     o.insert(u"triton_folder"_s, tritonFolder);
     o.insert(u"triton_folder_missing"_s, tritonFolderMissing);
+    o.insert(u"no_config_loaded"_s, noConfigLoaded);
     o.insert(u"fallback_folder"_s, fallbackFolder.isEmpty() ? QJsonValue() : QJsonValue(fallbackFolder));
     o.insert(u"E"_s, name.experts);
     o.insert(u"N"_s, name.n);
@@ -89,6 +92,8 @@ QJsonObject TuningTarget::toJson() const {
     o.insert(u"down_missing"_s, downMissing);
     o.insert(u"up_fell_back"_s, upFellBack);
     o.insert(u"down_fell_back"_s, downFellBack);
+    o.insert(u"up_loaded"_s, upLoaded);
+    o.insert(u"down_loaded"_s, downLoaded);
     o.insert(u"shape"_s, shapeSummary());
     o.insert(u"up_path"_s, upPath());
     o.insert(u"down_path"_s, downPath().isEmpty() ? QJsonValue() : QJsonValue(downPath()));

@@ -16,14 +16,17 @@ struct TuningTarget {
     Framework framework = Framework::Unknown;
     QString configRoot; // folder holding the triton_* folders (SGLang) or the vLLM configs folder, as logged
     std::optional<TritonVersion> tritonVersion;
-    QString tritonFolder; // wanted folder, e.g. "triton_3_6_0"
-    bool tritonFolderMissing = false;
-    QString fallbackFolder; // "triton_3_4_0" when the log shows a fallback
-    ConfigName name;        // of the up file (down = false)
+    QString tritonFolder;             // wanted folder, e.g. "triton_3_6_0"
+    bool tritonFolderMissing = false; // a listing of the host (probe) shows the folder absent; never a log
+    bool noConfigLoaded = false;      // the log shows no config of any shape loaded from installFolder()
+    QString fallbackFolder;           // "triton_3_4_0" when the log shows a fallback
+    ConfigName name;                  // of the up file (down = false)
     bool upMissing = false;
     bool downMissing = false;
     bool upFellBack = false;
     bool downFellBack = false;
+    bool upLoaded = false;   // the log shows the server loading the tuned up file of this shape
+    bool downLoaded = false; // likewise the _down file
 
     QString shapeSummary() const; // "E=128, N=768, bf16" (or "E=256, N=256, fp8_w8a8, block [128, 128]")
     QString upPath() const;       // wanted full paths
@@ -37,6 +40,8 @@ struct TuningTarget {
     // The log shows that the server reads a separate _down file for this shape (SGLang, down file
     // missing or fallen back): the one decision between tuning "up" and "up+down".
     bool tunesDown() const;
+    // A file of this shape is missing or was taken from another Triton's folder.
+    bool needsTuning() const { return upMissing || downMissing || upFellBack || downFellBack; }
     QJsonObject toJson() const;
 
     bool operator==(const TuningTarget &) const = default;

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "core/diagnosis/diagnosis.h"
+#include "core/tuning/tuningtarget.h"
+#include "core/tuning/hostprobe.h"
+#include "core/tuning/runprogress.h"
+#include "core/tuning/tunespec.h"
+#include "remote/pushflow.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace Ui {
+class TunePage;
+}
+
+namespace moetune {
+
+class HostCalls;
+class HostRegistry;
+class HostSession;
+class LiveBestChart;
+class ServerControl;
+class TuneBestModel;
+class TuneFlow;
+
+// The Tune page: a job filled from a finding ("Tune this"), a host's probe ("Tune the served model")
+// or by hand, every field validated with a sentence and the file names a server would read previewed
+// live; preflight (GPUs, holders, stop through the server profile on a click); start a detached run and
+// follow it (progress, per-GPU counts, best so far per batch size next to the default, the live chart);
+// cancel; reattach to runs on the host (those started from the CLI too); push preview (target folder,
+// diff, survival warnings), push with backup, restart and prove, undo. It drives the flows of
+// src/remote (TuneFlow, ServerControl, PushFlow) over the registry's connection of the chosen host:
+// the Hosts page asks for host keys and secrets of every connection, so the page never logs in itself.
+class TunePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit TunePage(HostRegistry *registry, QWidget *parent = nullptr);
+    ~TunePage() override;
+
+    // From a finding on the Diagnose page: the target and the host the log came from ("" = keep the
+    // host chosen), with the diagnosis it came from (the "before" of the proof).
+    void tuneTarget(const QString &hostAlias, const TuningTarget &target, const Diagnosis &diagnosis);
+    // From a host overview ("Tune the served model") or by hand.
+    void tuneSpec(const QString &hostAlias, const TuneSpec &spec);
+    // Chooses a finished run on a host for push (and follows it when it is still running).
+    void openRun(const QString &hostAlias, const QString &runId);
+
+    QString hostAlias() const;  // the host chosen
+    TuneSpec spec() const;      // as the form says now
+    QString validation() const; // the sentences shown, "" when the job is runnable
+    const RunProgress &progress() const { return m_progress; }
+    TuneBestModel *bestModel() const { return m_bestModel; }
+    LiveBestChart *liveChart() const { return m_chart; }
+    // Feeds one run event (the flows do this; the benchmark feeds synthetic ones).
+    void applyRunEvent(const QJsonObject &event);
+
+signals:
+    void runFinished(const QString &runId, const QString &status);
+    void pushed(const QString &runId, const QString &error); // after Push ("" = installed)
+    void proved(const QString &runId, bool warningGone);     // after Restart and prove
+    void undone(const QString &runId, const QString &error); // after Undo push
+    void previewReady(const QString &runId, const QString &error);
+    void statusMessage(const QString &text, int timeoutMs);
+
+private:
+    void setupForm();
+    void reloadHosts();
+    void updateChecks();
+    void updateProfileLine();
+    // The registry's connection of the chosen host and the flows over it (made again when the host,
+    // its connection or its agent changed and nothing is running).
+    bool ensureFlows();
+    void dropFlows();
+    void appendOutput(const QString &line);
+    void setBusy(const QString &what);
+    void refreshView();
+    void onPreflight();
+    void onStopServer();
+    void onStart();
+    void onAttach(const QString &runId);
+    void onCancel();
+    void onRefreshRuns();
+    void onPreviewPush();
+    void onPush();
+    void onRestart();
+    void onUndo();
+    void onEditProfile();
+    QString chosenRun() const;
+
+    std::unique_ptr<Ui::TunePage> m_ui;
+    HostRegistry *m_registry;
+    QPointer<HostSession> m_session;
+    QPointer<QObject> m_flows; // parent of the flow objects below
+    QPointer<HostCalls> m_calls;
+    QPointer<TuneFlow> m_tune;
+    QPointer<ServerControl> m_server;
+    QPointer<PushFlow> m_push;
+    std::optional<TuningTarget> m_target;
+    std::optional<Diagnosis> m_before;
+    std::optional<HostProbe> m_probe;
+    std::optional<PushFlow::Preview> m_preview;
+    QStringList m_pushedTargets;
+    RunProgress m_progress;
+    TuneBestModel *m_bestModel;
+    LiveBestChart *m_chart;
+    bool m_viewDirty = false;
+    bool m_following = false;
+    QString m_runId;
+    QString m_pendingRun; // openRun() before the runs were listed
+};
+
+} // namespace moetune

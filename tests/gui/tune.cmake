@@ -1,0 +1,12 @@
+# The Tune page (tune-workflow engineer's tests): a real synthetic run on the Local machine, and the
+# whole Tune this -> push -> restart -> proof -> undo workflow against the fake server (test double).
+if(TARGET moetune_app_private AND TARGET moetune_charts)
+  moetune_add_qtest(tst_tunepage SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tunepage.cpp
+                    LIBS moetune_app_private Qt6::Widgets LABELS gui)
+  target_compile_definitions(tst_tunepage PRIVATE MOETUNE_AGENT_PYZ="${MOETUNE_AGENT_PYZ}"
+                             MOETUNE_FAKESERVER_PY="${CMAKE_SOURCE_DIR}/tests/support/fakeserver.py")
+  if(TARGET moetune_agent_pyz)
+    add_dependencies(tst_tunepage moetune_agent_pyz)
+  endif()
+  set_tests_properties(tst_tunepage PROPERTIES TIMEOUT 600)
+endif()
