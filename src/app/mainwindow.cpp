@@ -28,6 +28,8 @@
 #include <QStatusBar>
 #include <QStyle>
 
+#include <memory>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -114,6 +116,35 @@ MainWindow::MainWindow(QWidget *parent)
     auto *resultsPage = new ResultsPage(this);
     addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
     connect(resultsPage, &ResultsPage::statusMessage, statusBar(), &QStatusBar::showMessage);
+    // Tune -> Results: the run kept in the local workspace, shown once the workspace is read.
+    connect(m_tunePage, &TunePage::showResultsRequested, this,
+            [this, resultsPage](const QString &workspace, const QString &runId) {
+                auto once = std::make_shared<QMetaObject::Connection>();
+                *once = connect(resultsPage, &ResultsPage::workspaceShown, this, [resultsPage, runId, once] {
+                    QObject::disconnect(*once);
+                    resultsPage->showRun(runId);
+                });
+                resultsPage->openWorkspace(workspace);
+                setCurrentPage(m_stack->indexOf(resultsPage));
+            });
+    // Results -> Tune: push a kept run from the host it ran on (run.json names the host as shown).
+    connect(resultsPage, &ResultsPage::pushRequested, this,
+            [this](const QString &host, const QString &runId) {
+                QString alias;
+                for (const HostConfig &h : QList<HostConfig>{m_hosts->localHost()} + m_hosts->hosts())
+                    if (h.alias == host || m_hosts->displayName(h.alias) == host)
+                        alias = h.alias;
+                if (alias.isEmpty()) {
+                    statusBar()->showMessage(
+                        tr("Run %1 ran on \"%2\", which is not one of your hosts: add it on the "
+                           "Hosts page to push from here.")
+                            .arg(runId, host),
+                        0);
+                    return;
+                }
+                m_tunePage->openRun(alias, runId);
+                setCurrentPage(m_stack->indexOf(m_tunePage));
+            });
 
     createMenus();
     // The declared minimum: every page shows its key facts whole down to this size.

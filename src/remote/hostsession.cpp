@@ -391,11 +391,11 @@ void HostSession::runDiagnosis(JobId id, const QString &file, const std::optiona
                                const Diagnoser &diagnoser) {
     // Diagnosis of a big log takes seconds: off this thread, back by a queued call (dropped if we are
     // gone; the destructor waits for the thread, so `this` outlives it).
-    QThread *thread = QThread::create([this, id, file, probe, diagnoser] {
+    QThread *thread = QThread::create([this, id, file, probe, diagnoser, label = label()] {
         QString error;
         Diagnosis d = diagnoser.diagnoseFile(file, {}, &error);
         if (error.isEmpty() && probe)
-            d = mergeHostProbe(std::move(d), *probe);
+            d = mergeHostProbe(std::move(d), *probe, label);
         QMetaObject::invokeMethod(
             this,
             [this, id, d = std::move(d), error] {

@@ -25,6 +25,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -510,6 +511,10 @@ private slots:
         QVERIFY2(fallbackFromLog, qPrintable(d.toMarkdown()));
         QCOMPARE(diagnose->hostLabel(), u"Local machine"_s);
         QVERIFY(diagnose->findChild<QLabel *>(u"sourceLabel"_s)->text().contains(u"Local machine"_s));
+        // One name for the host: the fetched file and the merged summary say "Local machine" too.
+        const QString fetched = QFileInfo(opened.at(0).at(1).toString()).fileName();
+        QVERIFY2(fetched.startsWith(u"Local_machine-"_s), qPrintable(fetched));
+        QVERIFY2(d.summary.startsWith(u"Local machine: "_s), qPrintable(d.summary));
         QVERIFY2(page->bannerText().contains(u"Fetched"_s), qPrintable(page->bannerText()));
         if (const QString shot = qEnvironmentVariable("MOETUNE_HOSTS_SCREENSHOT"); !shot.isEmpty()) {
             QTest::qWait(300);

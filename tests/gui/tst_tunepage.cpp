@@ -12,11 +12,13 @@
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/serverprofiledialog.h"
 #include "app/mainwindow.h"
+#include "app/results/resultspage.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "app/tune/tunepage.h"
 #include "charts/livebestchart.h"
 #include "core/diagnosis/diagnoser.h"
+#include "core/tuning/workspacerun.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 
@@ -167,7 +169,7 @@ private slots:
         // No host known for a pasted log: the host chosen on the page stays.
         page.tuneTarget(QString(), d.targets.first(), d);
         QCOMPARE(page.hostAlias(), HostStore::localAlias());
-        QVERIFY(named<QLabel>(&page, u"sourceLabel"_s)->text().contains(u"no host"_s));
+        QVERIFY(named<QLabel>(&page, u"sourceLabel"_s)->text().contains(u"no known host"_s));
     }
 
     void bestModel() {
@@ -265,6 +267,8 @@ private slots:
         prepare(&registry);
         QSignalSpy created(&registry, &HostRegistry::connectionCreated);
         TunePage page(&registry);
+        QTemporaryDir workspace;
+        page.setWorkspacePath(workspace.path());
         TuneSpec s;
         s.framework = Framework::SGLang;
         s.experts = 64;
@@ -296,13 +300,30 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(runs->count(), 1, 60000);
         QCOMPARE(runs->currentData().toString(), page.progress().runId);
         QVERIFY(runs->currentText().contains(u"simulated"_s));
-        // Reattaching to the finished run replays it: the same measurements, none twice.
+        // The run is kept locally as it streamed: every event once, and it reopens offline.
+        const QString folder = page.runFolder();
+        QCOMPARE(QFileInfo(folder).dir().absolutePath(), QDir(workspace.path()).absolutePath());
+        const auto eventLines = [&folder] {
+            QFile f(folder + u"/events.jsonl"_s);
+            return f.open(QIODevice::ReadOnly) ? f.readAll().count('\n') : -1;
+        };
+        QCOMPARE(eventLines(), page.progress().lastSeq + 1);
+        QString error;
+        const auto kept = WorkspaceRun::open(folder, &error);
+        QVERIFY2(kept, qPrintable(error));
+        QCOMPARE(kept->runId, page.progress().runId);
+        QVERIFY(kept->result.simulated);
+        QCOMPARE(kept->host, u"Local machine"_s);
+        // Attaching again to the finished run resumes after the last event seen: nothing is counted
+        // twice, and the local folder still holds each event once.
         const int measured = page.progress().measurements;
+        const qint64 lastSeq = page.progress().lastSeq;
         QSignalSpy again(&page, &TunePage::runFinished);
         page.openRun(HostStore::localAlias(), page.progress().runId);
         QTRY_COMPARE_WITH_TIMEOUT(again.count(), 1, 60000);
         QCOMPARE(page.progress().measurements, measured);
         QCOMPARE(page.progress().duplicatesDropped, 0);
+        QCOMPARE(eventLines(), lastSeq + 1);
     }
 
     void tuneThisPushProveUndo() {
@@ -321,6 +342,8 @@ private slots:
         auto *diagnose = window.findChild<DiagnosePage *>();
         auto *tune = window.findChild<TunePage *>(u"tunePage"_s);
         QVERIFY(diagnose && tune);
+        QTemporaryDir workspace;
+        tune->setWorkspacePath(workspace.path());
 
         // The server profile, typed in the dialog and saved with the host.
         click(tune, u"profileButton"_s);
@@ -406,6 +429,10 @@ private slots:
         QVERIFY2(pushText->toPlainText().contains(u"ranks using the pushed file: TP0, TP1"_s),
                  qPrintable(pushText->toPlainText()));
 
+        // The local run folder has the log's diagnosis before and the one after the restart.
+        QVERIFY(QFile::exists(tune->runFolder() + u"/diagnosis-before.json"_s));
+        QVERIFY(QFile::exists(tune->runFolder() + u"/diagnosis-after.json"_s));
+
         // Every host command the restart ran is shown with its output.
         const QString commands = named<QPlainTextEdit>(tune, u"outputText"_s)->toPlainText();
         QVERIFY2(commands.contains(u"$ "_s + fake.profile().stopCommand), qPrintable(commands.left(2000)));
@@ -420,6 +447,29 @@ private slots:
         QVERIFY(!QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
         QVERIFY(pushText->toPlainText().contains(u"removed "_s));
 
+        // Show in Results: the Results page opens the local workspace on this run (SIMULATED marked).
+        auto *results = window.findChild<ResultsPage *>();
+        QVERIFY(results);
+        click(tune, u"resultsButton"_s);
+        QCOMPARE(window.page(window.currentPage()), results);
+        QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
+        QVERIFY(results->currentRun()->result.simulated);
+        // Push to Host from the Results page: the Tune page's push tab on that run and host.
+        auto *pushHost = named<QPushButton>(results, u"pushHostButton"_s);
+        QVERIFY(pushHost->isVisible());
+        QSignalSpy reattached(tune, &TunePage::runFinished);
+        click(results, u"pushHostButton"_s);
+        QCOMPARE(window.page(window.currentPage()), tune);
+        QCOMPARE(named<QTabWidget>(tune, u"rightTabs"_s)->currentWidget(),
+                 named<QWidget>(tune, u"pushTab"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(reattached.count(), 1, 60000);
+        QCOMPARE(named<QComboBox>(tune, u"runsCombo"_s)->currentData().toString(), runId);
+        QSignalSpy previewedAgain(tune, &TunePage::previewReady);
+        click(tune, u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(previewedAgain.count(), 1, 120000);
+        QVERIFY2(previewedAgain.first().at(1).toString().isEmpty(), qPrintable(pushText->toPlainText()));
+        QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
+
         // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page after this run (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
             window.resize(1600, 1000);
@@ -431,6 +481,12 @@ private slots:
                 QVERIFY(window.grab().save(file, "PNG"));
             }
         }
+        // The demo workspace ran on a lent machine, not on one of the user's hosts: no Push to Host.
+        QSignalSpy demoShown(results, &ResultsPage::workspaceShown);
+        results->openDemo();
+        QTRY_COMPARE_WITH_TIMEOUT(demoShown.count(), 1, 60000);
+        QVERIFY(results->currentRun());
+        QVERIFY(!named<QPushButton>(results, u"pushHostButton"_s)->isVisibleTo(results));
         fake.stopServer();
     }
 };

@@ -153,6 +153,33 @@ private slots:
         QVERIFY(d.findings.size() > log.findings.size());
     }
 
+    void mergeNamesTheHostAsTheUserKnowsIt_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("no name: the probe's hostname") << QString() << u"gpu-7"_s;
+        QTest::newRow("the app's label for the local host") << u"Local machine"_s << u"Local machine"_s;
+        QTest::newRow("an ssh-config alias") << u"h200-box"_s << u"h200-box"_s;
+    }
+
+    void mergeNamesTheHostAsTheUserKnowsIt() {
+        // One host, one name: the summary and the host findings say what the rest of the app says.
+        QFETCH(QString, name);
+        QFETCH(QString, shown);
+        const auto probe = HostProbe::fromJson(probeJson(u"3.6.0"_s, QJsonArray{}, QJsonArray{}));
+        QVERIFY(probe);
+        const Diagnosis d = mergeHostProbe(Diagnoser().diagnoseText(fallbackLog()), *probe, name);
+        QVERIFY2(d.summary.startsWith(shown + u": "_s), qPrintable(d.summary));
+        bool named = false;
+        for (const Finding &f : d.findings) {
+            if (!f.rule.startsWith(u"host-"_s))
+                continue;
+            named = named || f.title.contains(shown) || f.explanation.contains(shown);
+            if (shown != u"gpu-7"_s)
+                QVERIFY2(!f.title.contains(u"gpu-7"_s), qPrintable(f.title));
+        }
+        QVERIFY(named);
+    }
+
     void tuneSpecFromTargetAndProbe() {
         const QJsonObject server = QJsonDocument::fromJson(
                                        R"({"pid":1,"framework":"sglang","model":"/m","tp":2,

@@ -603,7 +603,8 @@ void DiagnosePage::onResult(const Result &result) {
         return;
     }
     // A log from a host: what the probe knows goes into the findings (confirmed folders, served model).
-    Diagnosis diagnosis = m_hostProbe ? mergeHostProbe(result.diagnosis, *m_hostProbe) : result.diagnosis;
+    Diagnosis diagnosis =
+        m_hostProbe ? mergeHostProbe(result.diagnosis, *m_hostProbe, m_hostLabel) : result.diagnosis;
     diagnosis.host = m_jobHost;
     const qint64 ms = m_jobClock.elapsed();
     QString previousId;

@@ -368,7 +368,8 @@ QString HostsPage::fetchFilePath(const QString &alias) const {
     // Kept in the cache (not a temp file) so the Diagnose page and its recent list can reopen it.
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + u"/host-logs"_s;
     QDir().mkpath(dir);
-    QString safe = alias;
+    // Named like the host everywhere else in the app ("Local machine", not "local").
+    QString safe = m_registry->displayName(alias);
     for (QChar &ch : safe) {
         if (!ch.isLetterOrNumber() && ch != u'-' && ch != u'_' && ch != u'.')
             ch = u'_';

@@ -73,6 +73,11 @@ ResultsPage::ResultsPage(QWidget *parent)
     m_ui->landscapeColour->setCurrentIndex(0);
     m_ui->exportButton->setEnabled(false);
     m_ui->compareOpenButton->setEnabled(false);
+    m_ui->pushHostButton->hide(); // shown for runs that name the host they ran on
+    connect(m_ui->pushHostButton, &QPushButton::clicked, this, [this] {
+        if (const WorkspaceRun *run = currentRun(); run && !run->host.isEmpty())
+            Q_EMIT pushRequested(run->host, run->runId);
+    });
 
     connect(m_ui->openButton, &QPushButton::clicked, this, &ResultsPage::chooseOpen);
     connect(m_ui->demoButton, &QPushButton::clicked, this, &ResultsPage::openDemo);
@@ -194,6 +199,8 @@ void ResultsPage::showRun(const QString &runId) {
     m_configModel->setResult(r);
     m_ui->exportButton->setEnabled(true);
     m_ui->compareOpenButton->setEnabled(true);
+    // The demo (a resource folder) ran on a lent machine that is not one of the user's hosts.
+    m_ui->pushHostButton->setVisible(!run.host.isEmpty() && !m_workspace->path().startsWith(u':'));
 
     m_ui->landscapeOp->clear();
     for (auto op : r.ops)

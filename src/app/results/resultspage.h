@@ -52,6 +52,8 @@ Q_SIGNALS:
     void workspaceShown(const QString &path);
     void openFailed(const QString &error);
     void statusMessage(const QString &text, int timeoutMs);
+    // "Push to Host": the shown run and the host it ran on (run.json "host"), for the Tune page.
+    void pushRequested(const QString &host, const QString &runId);
 
 private:
     struct Loaded {

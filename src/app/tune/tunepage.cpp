@@ -5,6 +5,8 @@
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "charts/livebestchart.h"
+#include "core/tuning/workspace.h"
+#include "core/tuning/workspacerun.h"
 #include "remote/hostcalls.h"
 #include "remote/hostsession.h"
 #include "remote/servercontrol.h"
@@ -13,8 +15,11 @@
 #include "ui_tunepage.h"
 
 #include <QDir>
+#include <QFile>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -29,6 +34,7 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     , m_bestModel(new TuneBestModel(this))
     , m_chart(new LiveBestChart(this)) {
     m_ui->setupUi(this);
+    m_workspacePath = Workspace::defaultLocation();
     m_bestModel->setObjectName(u"tuneBestModel"_s);
     m_chart->setObjectName(u"liveBestChart"_s);
     m_ui->chartLayout->addWidget(m_chart);
@@ -44,6 +50,7 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     connect(refresh, &QTimer::timeout, this, [this] {
         if (m_viewDirty)
             refreshView();
+        flushRunEvents();
     });
     refresh->start();
     connect(m_ui->preflightButton, &QPushButton::clicked, this, &TunePage::onPreflight);
@@ -57,6 +64,12 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->restartButton, &QPushButton::clicked, this, &TunePage::onRestart);
     connect(m_ui->undoButton, &QPushButton::clicked, this, &TunePage::onUndo);
     connect(m_ui->profileButton, &QPushButton::clicked, this, &TunePage::onEditProfile);
+    connect(m_ui->resultsButton, &QPushButton::clicked, this, [this] {
+        flushRunEvents();
+        if (!m_runFolder.isEmpty())
+            emit showResultsRequested(m_workspacePath, QDir(m_runFolder).dirName());
+    });
+    m_ui->resultsButton->setEnabled(false);
     connect(m_ui->runsCombo, &QComboBox::currentIndexChanged, this, [this] {
         // Another run chosen: a preview of the previous one must not be pushed.
         m_preview.reset();
@@ -153,10 +166,11 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
         m_probe = c->lastProbe();
     const TuneSpec s = TuneSpec::fromTarget(target, m_probe ? &*m_probe : nullptr);
     tuneSpec(alias, s);
-    m_ui->sourceLabel->setText(
-        tr("From the finding: %1 wanted in %2 (log of %3).")
-            .arg(target.shapeSummary(), target.installFolder(),
-                 hostAlias.isEmpty() ? tr("no host: choose one") : m_registry->displayName(hostAlias)));
+    m_ui->sourceLabel->setText(tr("From the finding: %1 wanted in %2 (%3).")
+                                   .arg(target.shapeSummary(), target.installFolder(),
+                                        hostAlias.isEmpty()
+                                            ? tr("a log of no known host: tuning on the host chosen below")
+                                            : tr("the log of %1").arg(m_registry->displayName(hostAlias))));
 }
 
 void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
@@ -321,7 +335,9 @@ bool TunePage::ensureFlows() {
             setBusy(why);
         });
         connect(m_tune, &TuneFlow::runEvent, this, [this](const QJsonObject &e) {
-            // already applied to m_progress by the flow; the chart and the table follow
+            // already applied to m_progress by the flow; the chart, the table and the run folder follow
+            if (!m_runFolder.isEmpty())
+                m_pendingEvents += QJsonDocument(e).toJson(QJsonDocument::Compact) + '\n';
             AgentEvent ev;
             ev.type = e.value("type"_L1).toString();
             ev.object = e;
@@ -455,6 +471,7 @@ void TunePage::onAttach(const QString &runId) {
         m_bestModel->clear();
         m_chart->reset();
         m_runId = runId;
+        beginRunFolder(runId); // a fresh follow replays from the first event: the folder starts over
     }
     m_following = true;
     updateChecks();
@@ -463,6 +480,7 @@ void TunePage::onAttach(const QString &runId) {
     m_tune->follow(runId, &m_progress, [this, runId](bool ok, const QString &error) {
         m_following = false;
         refreshView();
+        flushRunEvents();
         m_ui->cancelButton->setEnabled(false);
         updateChecks();
         if (!ok) {
@@ -629,6 +647,8 @@ void TunePage::onRestart() {
             if (!p.afterLogFile.isEmpty())
                 t.append(tr("  log since the restart: %1").arg(p.afterLogFile));
             m_ui->proofLabel->setText(p.ok ? p.proof.summary() : p.message);
+            if (p.ok && runId == QDir(m_runFolder).dirName())
+                saveRunPart(u"diagnosis-after.json"_s, p.after.toJson());
             m_ui->pushText->appendPlainText(t.join(u'\n'));
             emit proved(runId, p.ok && p.proof.warningGone());
         });
@@ -681,6 +701,51 @@ void TunePage::onEditProfile() {
                 updateProfileLine();
             });
     dialog->open();
+}
+
+void TunePage::beginRunFolder(const QString &runId) {
+    m_pendingEvents.clear();
+    m_runFolder.clear();
+    m_ui->resultsButton->setEnabled(false);
+    QString error;
+    if (!QFileInfo::exists(QDir(m_workspacePath).filePath(u"workspace.json"_s)) &&
+        !Workspace::create(m_workspacePath, tr("My runs"), &error)) {
+        appendOutput(tr("This run is not kept locally: %1").arg(error));
+        return;
+    }
+    WorkspaceRun run;
+    run.dir = QDir(m_workspacePath).filePath(runId);
+    run.runId = runId;
+    run.host = m_ui->hostCombo->currentText();
+    run.source = tr("Tune page, followed from %1").arg(m_ui->hostCombo->currentText());
+    run.spec = spec().toJson();
+    if (m_probe)
+        run.hostFacts = m_probe->raw;
+    if (m_before)
+        run.diagnosisBefore = m_before->toJson();
+    QFile::remove(QDir(run.dir).filePath(u"events.jsonl"_s));
+    if (!run.save(&error)) {
+        appendOutput(tr("This run is not kept locally: %1").arg(error));
+        return;
+    }
+    m_runFolder = run.dir;
+    m_ui->resultsButton->setEnabled(true);
+}
+
+void TunePage::flushRunEvents() {
+    if (m_pendingEvents.isEmpty() || m_runFolder.isEmpty())
+        return;
+    QString error;
+    if (!WorkspaceRun::appendEvents(m_runFolder, m_pendingEvents, &error))
+        appendOutput(tr("Could not keep the run's events in %1: %2").arg(m_runFolder, error));
+    m_pendingEvents.clear();
+}
+
+void TunePage::saveRunPart(const QString &file, const QJsonObject &json) {
+    QSaveFile f(QDir(m_runFolder).filePath(file));
+    const QByteArray bytes = QJsonDocument(json).toJson();
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        appendOutput(tr("Could not write %1: %2").arg(f.fileName(), f.errorString()));
 }
 
 } // namespace moetune

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
-#include "core/tuning/tuningtarget.h"
 #include "core/tuning/hostprobe.h"
 #include "core/tuning/runprogress.h"
 #include "core/tuning/tunespec.h"
+#include "core/tuning/tuningtarget.h"
 #include "remote/pushflow.h"
 
 #include <QPointer>
@@ -57,6 +57,11 @@ public:
     LiveBestChart *liveChart() const { return m_chart; }
     // Feeds one run event (the flows do this; the benchmark feeds synthetic ones).
     void applyRunEvent(const QJsonObject &event);
+    // Where followed runs are kept locally (a workspace: a folder per run, reopened by the Results
+    // page); Workspace::defaultLocation() unless set (tests).
+    void setWorkspacePath(const QString &path) { m_workspacePath = path; }
+    QString workspacePath() const { return m_workspacePath; }
+    QString runFolder() const { return m_runFolder; } // the local folder of the run shown ("" = none)
 
 signals:
     void runFinished(const QString &runId, const QString &status);
@@ -65,6 +70,8 @@ signals:
     void undone(const QString &runId, const QString &error); // after Undo push
     void previewReady(const QString &runId, const QString &error);
     void statusMessage(const QString &text, int timeoutMs);
+    // "Show in Results": the local workspace holding the run, for the Results page.
+    void showResultsRequested(const QString &workspacePath, const QString &runId);
 
 private:
     void setupForm();
@@ -90,6 +97,9 @@ private:
     void onUndo();
     void onEditProfile();
     QString chosenRun() const;
+    void beginRunFolder(const QString &runId);
+    void flushRunEvents();
+    void saveRunPart(const QString &file, const QJsonObject &json);
 
     std::unique_ptr<Ui::TunePage> m_ui;
     HostRegistry *m_registry;
@@ -111,6 +121,9 @@ private:
     bool m_following = false;
     QString m_runId;
     QString m_pendingRun; // openRun() before the runs were listed
+    QString m_workspacePath;
+    QString m_runFolder;
+    QByteArray m_pendingEvents; // event lines not yet appended to the run folder's events.jsonl
 };
 
 } // namespace moetune

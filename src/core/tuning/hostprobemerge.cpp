@@ -73,8 +73,8 @@ Finding hostFinding(const QString &rule, const QString &key, Severity severity, 
 
 } // namespace
 
-Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &probe) {
-    const QString host = hostLabel(probe);
+Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &probe, const QString &hostName) {
+    const QString host = hostName.isEmpty() ? hostLabel(probe) : hostName;
     const QString installed = probe.installedTritonFolder();
     const QStringList folders = folderNames(probe);
     const QString listing = folders.isEmpty() ? u"none"_s : folders.join(u", "_s);
