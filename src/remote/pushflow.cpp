@@ -253,15 +253,16 @@ void PushFlow::undo(const QString &runId, std::function<void(const PushRecord &,
 }
 
 void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
-                               const QString &afterLogFile, std::function<void(const Proof &)> done) {
+                               const QString &afterLogFile, std::function<void(const Proof &)> done,
+                               bool serverStopped) {
     if (!m_server) {
         Proof p;
         p.message = u"No server profile."_s;
         return done(p);
     }
     QPointer<PushFlow> self(this);
-    emit status(u"Stopping the server through its profile"_s);
-    m_server->stop([self, before, pushedTargets, afterLogFile, done](const ServerControl::StopResult &stop) {
+    const auto afterStop = [self, before, pushedTargets, afterLogFile,
+                            done](const ServerControl::StopResult &stop) {
         if (!self)
             return;
         Proof p;
@@ -305,7 +306,17 @@ void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushe
                     done(p);
                 });
         });
-    });
+    };
+    if (serverStopped) {
+        // Stopped for the tuning (its GPUs checked free then): a stop command now would fail on a
+        // server that is not running, so only start it.
+        ServerControl::StopResult stopped;
+        stopped.ok = true;
+        stopped.message = u"The server was stopped before tuning; starting it through its profile."_s;
+        return afterStop(stopped);
+    }
+    emit status(u"Stopping the server through its profile"_s);
+    m_server->stop(afterStop);
 }
 
 } // namespace moetune

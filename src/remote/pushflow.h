@@ -49,9 +49,11 @@ public:
     void preview(const QString &runId, Framework framework, const Diagnosis *before, const HostProbe *probe,
                  bool persistent, std::function<void(const Preview &)> done);
     void push(const Preview &preview, std::function<void(const PushRecord &, const QString &error)> done);
-    // afterLogFile: a local file for the log written since the restart.
+    // afterLogFile: a local file for the log written since the restart. serverStopped: the server was
+    // stopped through the profile before tuning and not started since, so it is only started.
     void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
-                         const QString &afterLogFile, std::function<void(const Proof &)> done);
+                         const QString &afterLogFile, std::function<void(const Proof &)> done,
+                         bool serverStopped = false);
     // Restores the backups of the last push of runId (or removes files that did not exist before).
     void undo(const QString &runId, std::function<void(const PushRecord &, const QString &error)> done);
     // The run's folder on the host (from `runs`).

@@ -389,6 +389,15 @@ private slots:
         QVERIFY2(preflight->toPlainText().contains(u"held by the inference server"_s),
                  qPrintable(preflight->toPlainText()));
         QVERIFY(named<QPushButton>(tune, u"stopServerButton"_s)->isEnabled());
+        // Stop server (on this click only): the profile's stop command, then the GPUs checked free.
+        const QString pid = preflight->toPlainText().section(u"pid "_s, 1).section(u' ', 0, 0);
+        QVERIFY2(!pid.isEmpty(), qPrintable(preflight->toPlainText()));
+        click(tune, u"stopServerButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!preflight->toPlainText().contains(u"held by the inference server"_s) &&
+                                     preflight->toPlainText().contains(u"Ready to start."_s),
+                                 120000);
+        QVERIFY2(!preflight->toPlainText().contains(u"pid "_s + pid), qPrintable(preflight->toPlainText()));
+        QVERIFY(!QFile::exists(fake.pidFile()));
 
         // The run (synthetic backend: needs no GPU memory, so it starts beside the server).
         QSignalSpy finished(tune, &TunePage::runFinished);
@@ -418,7 +427,8 @@ private slots:
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.upName()));
         QVERIFY(QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
 
-        // Restart through the profile and prove: the warning is gone on every rank.
+        // Start through the profile (it was stopped for the tuning) and prove: the warning is gone on
+        // every rank.
         QSignalSpy proved(tune, &TunePage::proved);
         click(tune, u"restartButton"_s);
         QTRY_COMPARE_WITH_TIMEOUT(proved.count(), 1, 240000);

@@ -23,6 +23,8 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <utility>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -292,6 +294,7 @@ void TunePage::dropFlows() {
     m_push = nullptr;
     m_session = nullptr;
     m_following = false;
+    m_serverStopped = false;
     m_ui->cancelButton->setEnabled(false);
     updateChecks();
 }
@@ -418,6 +421,8 @@ void TunePage::onPreflight() {
             lines.append(tr("Ready to start."));
         if (p.serverHoldsGpus && m_server && !m_server->profile().canStopStart())
             lines.append(m_server->profile().validate());
+        if (!m_preflightNote.isEmpty())
+            lines.prepend(std::exchange(m_preflightNote, QString()));
         m_ui->preflightText->setPlainText(lines.join(u'\n'));
         m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
                                            m_server->profile().canStopStart());
@@ -430,7 +435,9 @@ void TunePage::onStopServer() {
         return;
     m_ui->stopServerButton->setEnabled(false);
     m_server->stop([this](const ServerControl::StopResult &r) {
-        m_ui->preflightText->appendPlainText(r.message);
+        m_preflightNote = r.message; // shown above the GPUs as they are after the stop
+        if (r.ok) // Restart and prove then only starts it (a stop command would fail on it now)
+            m_serverStopped = true;
         onPreflight();
     });
 }
@@ -633,8 +640,11 @@ void TunePage::onRestart() {
     m_ui->pushText->appendPlainText(
         u"\n"_s + tr("Restarting through the profile (%1)...").arg(m_server->profile().summary()));
     m_push->restartAndProve(
-        m_before.value_or(Diagnosis{}), m_pushedTargets, log, [this, runId](const PushFlow::Proof &p) {
+        m_before.value_or(Diagnosis{}), m_pushedTargets, log,
+        [this, runId](const PushFlow::Proof &p) {
             m_ui->restartButton->setEnabled(true);
+            if (p.start.ok)
+                m_serverStopped = false;
             QStringList t{tr("Before/after: %1").arg(p.message)};
             if (!p.proof.ranksBefore.isEmpty())
                 t.append(tr("  warned before: %1").arg(p.proof.ranksBefore.join(u", "_s)));
@@ -651,7 +661,8 @@ void TunePage::onRestart() {
                 saveRunPart(u"diagnosis-after.json"_s, p.after.toJson());
             m_ui->pushText->appendPlainText(t.join(u'\n'));
             emit proved(runId, p.ok && p.proof.warningGone());
-        });
+        },
+        m_serverStopped);
 }
 
 void TunePage::onUndo() {

@@ -119,6 +119,8 @@ private:
     LiveBestChart *m_chart;
     bool m_viewDirty = false;
     bool m_following = false;
+    bool m_serverStopped = false; // stopped by Stop server and not started since
+    QString m_preflightNote;      // what the last stop said, shown with the preflight after it
     QString m_runId;
     QString m_pendingRun; // openRun() before the runs were listed
     QString m_workspacePath;
