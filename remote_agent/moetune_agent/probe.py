@@ -544,15 +544,30 @@ def probe(python=None):
     return {"host": {"hostname": socket.gethostname(), "os": _os_name(), "kernel": platform.release(),
                      "cpu_count": os.cpu_count(), "mem_total_bytes": _mem_total()},
             "gpus": gpus, "gpu_error": gpu_error, "python": py, "nvcc": nvcc_facts(), "frameworks": fws,
-            "servers": server_processes(), "tunable": _tunable(py)}
+            "servers": server_processes(), "tunable": _tunable(py, fws, gpus)}
 
 
-def _tunable(py):
-    """Which quantisation variants each backend can tune (spec.TUNABLE), and whether that backend's
-    GPU stack is present for the inspected interpreter."""
+def _tunable(py, frameworks=(), gpus=None):
+    """Which quantisation variants each backend can tune (spec.TUNABLE), which of those backends can run
+    with the inspected interpreter and this host's GPUs (usable_here), and for every other backend of a
+    variant the reason it cannot, as a sentence (not_usable_here: {backend: why})."""
     from .spec import capability_table
-    gpu_stack = bool(py.get("torch") and py.get("triton"))
+    exe = py.get("executable") or "the inspected Python"
+    missing = [n for n in ("torch", "triton") if not py.get(n)]
+    servers = [f["name"] for f in frameworks or () if f.get("importable")]
+    why = {}
+    if missing:
+        why["triton"] = why["server"] = "%s has no %s" % (exe, " and no ".join(missing))
+    elif gpus is not None and not gpus:
+        why["triton"] = why["server"] = "no NVIDIA GPU was found on this host"
+    elif not servers:
+        why["server"] = "neither SGLang nor vLLM is importable with %s" % exe
     rows = capability_table()
     for r in rows:
-        r["usable_here"] = [b for b in r["backends"] if b == "synthetic" or gpu_stack]
+        r["usable_here"] = [b for b in r["backends"] if b not in why]
+        r["not_usable_here"] = {b: why[b] for b in r["backends"] if b in why}
+        if not [b for b in r["backends"] if b != "synthetic"]:
+            r["not_usable_here"]["any GPU backend"] = ("no kernel here tunes %s with the servers' config "
+                                                      "semantics; only the synthetic backend (simulated) "
+                                                      "accepts it" % r["variant"])
     return rows

@@ -1,14 +1,13 @@
 """The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
 writes the result. Runs detached (cli.py starts it) or in the foreground."""
 
-import dataclasses
 import json
 import os
 import signal
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from . import runs, space as space_mod, spec as spec_mod
 from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
@@ -16,13 +15,12 @@ from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
 from .results import build_result, latest_score, share_block_m, write_files, write_result
 from .scheduler import BackendFailed, Cancelled, Scheduler
-from .strategies.common import TIER, Book
-from .strategies.headtohead import H2H_ROUND, HeadToHead
+from .strategies.common import Book
+from .strategies.headtohead import FINALISTS as H2H_FINALISTS, H2H_ROUND, HeadToHead, pick_contenders
 from .work import Measurement, Unit
 
 DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the figures while searching
 CHECK_ROUND = -2     # correctness checks of winners and head-to-head contenders
-H2H_FINALISTS = 2    # tuned contenders per (op, m) in the head-to-head (plus the default, plus a TMA twin)
 MAX_PHASES = 10000
 
 
@@ -123,8 +121,10 @@ class Run(object):
             precompile = 0
             if backend != "synthetic" and ncpu > 2:
                 precompile = max(0, ncpu - 1 - len(gpus))
+            if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
+                precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             self.sched = Scheduler(desc, gpus, cache_dir, precompile)
-            self.sched.start()
+            self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:
                 info = self.sched.info(ops, sizes)
             except BackendFailed as e:
@@ -138,7 +138,9 @@ class Run(object):
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
                 self.sched.start_precompile(extra["cpu_compile_info"], per_m=(backend == "server"))
-            elif precompile and backend != "synthetic":
+            else:
+                self.sched.stop_precompile()
+            if precompile and not self.sched.precompiling:
                 ev.emit({"type": "log", "level": "info", "message": "no CPU precompile for the %s backend here: "
                          "each kernel compiles on its GPU worker on first use" % backend})
             return backend, gpus, info
@@ -236,9 +238,18 @@ class Run(object):
             self.sched.measure(todo, record, simulated)
             self._progress(state, t0)
 
+        # The first strategy phase's kernels go to the precompile pool now, so they compile while the GPU
+        # times the defaults (the H200 run of issue 13 spent 18 of its 72 s in a first phase waiting for
+        # compiles). The strategy is a pure function of the measurements: the loop below derives the same
+        # phase again, and precompile() skips what was submitted.
+        default_units = [Unit(op, defaults_cfg[(op, m)], m, 10, DEFAULT_ROUND) for op in ops for m in sizes]
+        first = strategy.next_phase([x for x in journal.measurements if 0 <= x.unit.round < H2H_ROUND
+                                     and not x.unit.op.startswith("check:")])
+        self.sched.precompile([u for u in default_units + list(first or []) if u.ident() not in journal.idents])
+
         # Phase: the server's default config at every size (the speedup figures shown while searching;
         # the final figures come from the head-to-head).
-        run_phase("default", [Unit(op, defaults_cfg[(op, m)], m, 10, DEFAULT_ROUND) for op in ops for m in sizes])
+        run_phase("default", default_units)
         for op in ops:
             for m in sizes:
                 default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
@@ -309,26 +320,8 @@ class Run(object):
                          "BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M" % ",".join(map(str, fixed))})
 
         # The final decision: the finalists and the server's default, interleaved in the same rounds.
-        book = Book(view)
-        contenders = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
-        tma = bool(info.get("supports_tma"))
-        for op in ops:
-            for m in sizes:
-                cands = []  # type: List[KernelConfig]
-                if (op, m) in winners:
-                    cands.append(winners[(op, m)])
-                tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
-                for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
-                    if len(cands) >= H2H_FINALISTS:
-                        break
-                    if c not in cands and (op, c.key()) not in banned:
-                        cands.append(c)
-                if op == "down" and tma:
-                    for c in list(cands[:1]):
-                        twin = dataclasses.replace(c, USE_TMA=True)
-                        if twin not in cands:
-                            cands.append(twin)
-                contenders[(op, m)] = cands
+        contenders = pick_contenders(Book(view), winners, ops, sizes, banned, bool(info.get("supports_tma")),
+                                     H2H_FINALISTS)
         extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
                         if winners.get((op, m)) != c]
         if extra_checks:

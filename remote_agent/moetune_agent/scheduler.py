@@ -134,10 +134,11 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
 
 
 _PRECOMPILE_BACKEND = None
+_PRECOMPILE_ARGS = None  # type: Optional[Tuple[Dict[str, Any], Optional[str]]]
 
 
 def _precompile_init(desc, cache_dir, parent_pid=None):
-    global _PRECOMPILE_BACKEND
+    global _PRECOMPILE_ARGS
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
@@ -145,16 +146,36 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
         die_with_parent(parent_pid)
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
-    from .backend_factory import make_backend
-    _PRECOMPILE_BACKEND = make_backend(desc, 0, cache_dir)
+    _PRECOMPILE_ARGS = (desc, cache_dir)
+    if desc.get("cpu_compile"):
+        _precompile_backend(desc)
+    elif desc["name"] != "synthetic":
+        # Started with the GPU worker, before it has said what to compile for: import the heavy modules
+        # now (seconds per process), so they load while the GPU worker starts instead of after it.
+        try:
+            import torch  # type: ignore  # noqa: F401  # pylint: disable=unused-import
+            import triton  # type: ignore  # noqa: F401  # pylint: disable=unused-import
+        except Exception:
+            pass
 
 
-def _precompile_task(op, cfg, m=None):
+def _precompile_backend(desc):
+    global _PRECOMPILE_BACKEND
+    if _PRECOMPILE_BACKEND is None:
+        from .backend_factory import make_backend
+        _PRECOMPILE_BACKEND = make_backend(desc, 0, _PRECOMPILE_ARGS[1] if _PRECOMPILE_ARGS else None)
+    return _PRECOMPILE_BACKEND
+
+
+def _precompile_task(op, cfg, m=None, desc=None):
+    """desc: the backend description with the GPU worker's cpu_compile facts, for a pool started before
+    they were known (the backend is built on the first task, once per process)."""
     try:
+        be = _precompile_backend(desc or (_PRECOMPILE_ARGS or ({}, None))[0])
         if m is None:
-            _PRECOMPILE_BACKEND.precompile(op, cfg)  # type: ignore[union-attr]
+            be.precompile(op, cfg)
         else:
-            _PRECOMPILE_BACKEND.precompile(op, cfg, m)  # type: ignore[union-attr]
+            be.precompile(op, cfg, m)
         return None
     except CandidateError as e:
         return "%s: %s" % (e.kind, e.message[:200])
@@ -191,6 +212,8 @@ class Scheduler(object):
         self._started = {}  # type: Dict[int, float]
         self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
         self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None}
+        self._pool_early = False
+        self._pc_desc = None  # type: Optional[Dict[str, Any]]
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -204,21 +227,46 @@ class Scheduler(object):
         w.close()
         self.workers[gpu] = (p, q, r)
 
-    def start(self):
+    def start(self, early_pool=False):
+        """The GPU workers; early_pool also starts the precompile pool now, whose processes import torch
+        and Triton while the GPU worker starts up (issue 13: start-up was ~12 s of a 67-85 s run), and
+        learn what to compile for with their first task."""
         for g in self.gpus:
             self._spawn(g)
+        if early_pool and self.precompile_workers > 0 and self._pool is None:
+            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                       initargs=(dict(self.desc), self.cache_dir, os.getpid()))
+            self._pool_early = True
 
     def start_precompile(self, cpu_compile, per_m=False):
         # type: (Optional[Dict[str, Any]], bool) -> None
         """The CPU precompile pool, once the GPU worker has said what to compile for (cpu_compile:
         capability, name, shared memory); none without that (a worker never compiles on the GPU)."""
-        if self.precompile_workers <= 0 or not cpu_compile or self._pool is not None:
+        if self.precompile_workers <= 0 or not cpu_compile:
+            self.stop_precompile()
             return
         self.precompile_per_m = per_m
         desc = dict(self.desc)
         desc["cpu_compile"] = dict(cpu_compile)
+        if self._pool is not None:
+            if self._pool_early and self._pc_desc is None:
+                self._pc_desc = desc  # sent with every task: built once per worker process
+            return
         self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
                                    initargs=(desc, self.cache_dir, os.getpid()))
+
+    def stop_precompile(self):
+        """No precompile after all (the backend cannot compile without its GPU): end an early pool."""
+        if self._pool is not None and self._pc_desc is None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+            self._pool_early = False
+
+    @property
+    def precompiling(self):
+        # type: () -> bool
+        return self._pool is not None and (not self._pool_early or self._pc_desc is not None)
 
     def close(self):
         for _g, (p, q, r) in list(self.workers.items()):
@@ -242,7 +290,7 @@ class Scheduler(object):
     # -- precompile ----------------------------------------------------------------------------
     def precompile(self, units):
         # type: (Sequence[Unit]) -> None
-        if self._pool is None:
+        if not self.precompiling:
             return
         for u in units:
             for c in (u.cfg, u.cfg_down):
@@ -251,7 +299,7 @@ class Scheduler(object):
                 key = self._pc_key(u.op, c, u.m)
                 if key in self._precompiled:
                     continue
-                args = (u.op, c, u.m) if self.precompile_per_m else (u.op, c)
+                args = (u.op, c, u.m if self.precompile_per_m else None, self._pc_desc)
                 self.precompile_stats["submitted"] += 1
                 self._precompiled[key] = self._pool.apply_async(_precompile_task, args,
                                                                 callback=self._precompile_done)

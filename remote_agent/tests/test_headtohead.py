@@ -16,10 +16,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from agenttest import small_spec  # noqa: E402
 from moetune_agent import configjson  # noqa: E402
 from moetune_agent.backends.base import KernelConfig  # noqa: E402
-from moetune_agent.strategies.headtohead import H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
+from moetune_agent.strategies.headtohead import FIRST_ROUNDS, H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 from test_runs import RunCase  # noqa: E402
-from test_strategies_replay import load_recording  # noqa: E402
+from test_strategies_replay import DATA, load_recording  # noqa: E402
 
 parse_key = KernelConfig.from_key
 
@@ -63,8 +63,28 @@ class Decisions(unittest.TestCase):
         self.assertEqual(row["decision"], "default_fastest")
         self.assertTrue(row["chosen_default"])
         self.assertEqual(row["speedup"], 1.0)
-        self.assertEqual(row["rounds"], MIN_ROUNDS)
+        # 4% slower in every round: unmistakable after the first rounds
+        self.assertEqual(row["rounds"], FIRST_ROUNDS)
         self.assertEqual(row["chosen"]["configs"]["both"], D.as_dict())
+
+    def test_early_decision_only_when_unmistakable(self):
+        # 2% faster in every round (1% noise): clear of the spread, but under the 3% of an early decision,
+        # so the full minimum of rounds runs before the tuned config replaces the default
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0}, 0.002))
+        row = h.report(meas)[0]
+        self.assertEqual(row["rounds"], MIN_ROUNDS)
+        self.assertEqual(row["decision"], "tuned_faster")
+        # 10% faster in every round: decided after FIRST_ROUNDS
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01))
+        row = h.report(meas)[0]
+        self.assertEqual((row["rounds"], row["decision"]), (FIRST_ROUNDS, "tuned_faster"))
+        # one failed round of the challenger: never decided early
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        base = noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01)
+        meas = drive(h, lambda op, cfg, m, rnd: None if (cfg == A and rnd == 1) else base(op, cfg, m, rnd))
+        self.assertGreaterEqual(h.report(meas)[0]["rounds"], MIN_ROUNDS)
 
     def test_clear_win_outside_spread(self):
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
@@ -141,7 +161,7 @@ class ReplayedH200(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        rec = load_recording()
+        rec = load_recording(DATA)
         cls.samples = {(int(m), k): v for m, d in rec["samples"].items() for k, v in d.items()}
 
     def timing(self, seed):
@@ -191,7 +211,7 @@ class WholeRuns(RunCase):
             res = json.load(f)
         self.assertEqual([h["m"] for h in res["head_to_head"]], [1, 64, 512])
         for h in res["head_to_head"]:
-            self.assertGreaterEqual(h["rounds"], MIN_ROUNDS)
+            self.assertGreaterEqual(h["rounds"], FIRST_ROUNDS)
             self.assertIn(h["decision"], ("tuned_faster", "default_fastest", "tie_default_kept"))
             self.assertGreaterEqual(h["speedup"], 1.0)
             self.assertIsNotNone(h["default"]["spread"])

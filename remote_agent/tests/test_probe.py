@@ -41,7 +41,32 @@ class Gpus(agenttest.AgentCase):
         self.assertEqual(tun["int8_w8a16:group"]["backends"], ["synthetic"])
         self.assertIn("per-token", tun["int8_w8a8:channel"]["description"])
         gpu_stack = bool(p["python"]["torch"] and p["python"]["triton"])
-        self.assertEqual(tun["bf16"]["usable_here"], ["server", "triton", "synthetic"] if gpu_stack else ["synthetic"])
+        server = any(f["importable"] for f in p["frameworks"])
+        self.assertEqual(tun["bf16"]["usable_here"], (["server"] if gpu_stack and server else []) +
+                         (["triton"] if gpu_stack else []) + ["synthetic"])
+        if not gpu_stack:
+            self.assertIn("has no torch", tun["bf16"]["not_usable_here"]["triton"])
+        self.assertIn("only the synthetic backend", tun["int8_w8a16:group"]["not_usable_here"]["any GPU backend"])
+
+    def test_tunable_says_why_a_backend_cannot_run(self):
+        """probe's tunable table per host situation (pure function of the facts probe gathered)."""
+        from moetune_agent.probe import _tunable
+        full = {"executable": "/opt/venv/bin/python", "torch": "2.11.0", "triton": "3.6.0"}
+        sgl = [{"name": "sglang", "importable": True}, {"name": "vllm", "importable": False}]
+        h200 = [{"index": 0, "name": "NVIDIA_H200"}]
+        rows = {r["variant"]: r for r in _tunable(full, sgl, h200)}
+        self.assertEqual(rows["fp8_w8a8:block"]["usable_here"], ["server", "triton", "synthetic"])
+        self.assertEqual(rows["fp8_w8a8:block"]["not_usable_here"], {})
+        self.assertEqual(rows["int4_w4a16:group"]["usable_here"], ["triton", "synthetic"])
+        rows = {r["variant"]: r for r in _tunable(full, [{"name": "sglang", "importable": False}], h200)}
+        self.assertEqual(rows["bf16"]["usable_here"], ["triton", "synthetic"])
+        self.assertEqual(rows["bf16"]["not_usable_here"],
+                         {"server": "neither SGLang nor vLLM is importable with /opt/venv/bin/python"})
+        rows = {r["variant"]: r for r in _tunable(full, sgl, [])}
+        self.assertEqual(rows["bf16"]["usable_here"], ["synthetic"])
+        self.assertEqual(rows["bf16"]["not_usable_here"]["triton"], "no NVIDIA GPU was found on this host")
+        rows = {r["variant"]: r for r in _tunable({"executable": "/usr/bin/python3", "torch": "2.11.0"}, sgl, h200)}
+        self.assertEqual(rows["bf16"]["not_usable_here"]["server"], "/usr/bin/python3 has no triton")
 
     def test_no_nvidia_smi_degrades(self):
         r = self.run_agent("probe", env={"MOETUNE_NVIDIA_SMI": os.path.join(self.tmp, "absent")})

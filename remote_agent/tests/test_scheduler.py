@@ -1,6 +1,9 @@
 """The scheduler with real spawned worker processes on the synthetic backend (the labelled GPU double):
 every unit measured once with the backend's own numbers, a precompile pool, compiled-first dispatch."""
 
+import json
+import os
+import tempfile
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
@@ -66,9 +69,81 @@ class Workers(unittest.TestCase):
             s.close()
 
 
+class EarlyPool(unittest.TestCase):
+    """The precompile pool started with the GPU workers (issue 13), told what to compile for later."""
+
+    def test_early_pool_learns_the_target_with_its_first_task(self):
+        cache = tempfile.mkdtemp(prefix="moetune-early-pool-")
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "1"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
+        us = units(12)
+        s = Scheduler(DESC, [0], cache, 2)
+        s.start(early_pool=True)
+        got = []
+        try:
+            self.assertIsNotNone(s._pool)  # pylint: disable=protected-access
+            self.assertFalse(s.precompiling)  # not before it knows the target
+            s.precompile(us)
+            self.assertEqual(s.precompile_stats["submitted"], 0)
+            s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448})
+            self.assertTrue(s.precompiling)
+            s.precompile(us)
+            s.measure(us, got.append, simulated=True)
+            for r in list(s._precompiled.values()):  # pylint: disable=protected-access
+                r.wait(30)
+        finally:
+            s.close()
+        st = s.precompile_stats
+        self.assertEqual(st["submitted"], len(us))
+        self.assertEqual(st["ok"] + st["failed"], len(us))
+        self.assertGreater(st["ok"], 0)
+        ok = [u for u in us if not SyntheticBackend(SHAPE)._fails("both", u.cfg)]  # pylint: disable=protected-access
+        marks = set(os.listdir(os.path.join(cache, "synthetic-compiled")))
+        self.assertEqual(marks, {"both-" + u.cfg.key() for u in ok})
+        self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))
+
+    def test_early_pool_ends_when_the_backend_cannot_precompile(self):
+        s = Scheduler(DESC, [0], None, 2)
+        s.start(early_pool=True)
+        try:
+            pool = s._pool  # pylint: disable=protected-access
+            self.assertIsNotNone(pool)
+            s.start_precompile(None)
+            self.assertIsNone(s._pool)  # pylint: disable=protected-access
+            self.assertFalse(s.precompiling)
+        finally:
+            s.close()
+
+
+class RunWithPrecompile(agenttest.AgentCase):
+    """A whole synthetic run with a simulated compile cost and a precompile pool (what a GPU host does):
+    the pool compiles what the strategy measures, and the run's result says so."""
+
+    def test_run_precompiles_on_cpu_workers(self):
+        sp = self.write_spec(agenttest.small_spec(strategy="fast"))
+        r = self.run_agent("tune", sp, "--foreground",
+                           env={"MOETUNE_SYNTHETIC_COMPILE_MS": "2", "MOETUNE_PRECOMPILE_WORKERS": "2"}, timeout=300)
+        self.assertEqual(r.rc, 0, r.stderr)
+        res = [e for e in r.events if e["type"] == "result_written" and e["kind"] == "result"][0]
+        with open(res["path"]) as f:
+            result = json.load(f)
+        pc = result["timings"]["precompile"]
+        self.assertGreater(pc["submitted"], 10, pc)
+        self.assertGreater(pc["ok"], 0, pc)
+        self.assertFalse(any(e["type"] == "log" and "no CPU precompile" in e["message"] for e in r.events))
+        marks = os.listdir(os.path.join(os.path.dirname(res["path"]), "triton_cache", "synthetic-compiled"))
+        self.assertGreaterEqual(len(marks), pc["ok"])
+
+    def test_without_compile_cost_no_pool(self):
+        sp = self.write_spec(agenttest.small_spec(strategy="fast"))
+        r = self.run_agent("tune", sp, "--foreground", env={"MOETUNE_PRECOMPILE_WORKERS": "2"}, timeout=300)
+        self.assertEqual(r.rc, 0, r.stderr)
+        logs = [e["message"] for e in r.events if e["type"] == "log"]
+        self.assertTrue(any("no CPU precompile for the synthetic backend" in m for m in logs), logs)
+
+
 class Crash(unittest.TestCase):
     def test_crash_charged_to_running_unit_and_queued_one_requeued(self):
-        import os
         us = units(12)
         victim = us[4]
         os.environ["MOETUNE_TEST_CRASH_UNIT"] = victim.ident()

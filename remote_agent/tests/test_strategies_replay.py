@@ -1,96 +1,35 @@
 """Strategies on REPLAYED REAL MEASUREMENTS (no GPU here).
 
-tests/data/h200_qwen3_exhaustive.json.gz holds every sample of an exhaustive run of moetune's Triton
-kernel on an NVIDIA H200 (Qwen3-30B-A3B at TP1: E=128, top-k 8, K=2048, N=768, bf16; batch sizes
-1, 16, 64, 256, 1024; the pruned space of space.py; 10 timed replays per config), made by
-remote_agent/bench/bench_h200.py. ReplayBackend is a TEST DOUBLE standing in for the GPU: it serves
-those recorded samples back, so the strategies face the real landscape and its real noise.
+tests/data/h200_qwen3_exhaustive.json.gz and h200_fp8block_exhaustive.json.gz hold every sample of
+exhaustive runs of moetune's Triton kernel on an NVIDIA H200 (Qwen3-30B-A3B at TP1: E=128, top-k 8,
+K=2048, N=768, bf16; DeepSeek-like fp8 block [128,128]: E=256, N=256, K=7168; batch sizes 1, 16, 64,
+256, 1024; the pruned space of space.py; 10 timed replays per config), made by
+remote_agent/bench/bench_h200.py. bench/replay.py's ReplayBackend is a TEST DOUBLE standing in for the
+GPU: it serves those recorded samples back, so the strategies face the real landscape and its real
+noise.
 """
 
-import gzip
-import json
 import math
 import os
 import sys
 import unittest
-import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import Backend, CandidateError, Shape, Timing  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
+from replay import BEFORE_ISSUE13, BEFORE_ISSUE13_H2H, RECORDINGS, ReplayBackend, drive, exhaustive_cost, load_recording, run_pipeline  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "h200_qwen3_exhaustive.json.gz")
-
-
-def load_recording(path=DATA):
-    with gzip.open(path, "rt") as f:
-        return json.load(f)
-
-
-class ReplayBackend(Backend):
-    """Test double: serves recorded H200 samples (see the module comment); marked simulated."""
-
-    name = "replay"
-    simulated = True
-
-    def __init__(self, rec):
-        f = rec["shape"]
-        bs = tuple(f["block_shape"]) if f.get("block_shape") else None
-        super().__init__(Shape(E=f["E"], N=f["N"], K=f["K"], topk=f["topk"], dtype=f["dtype"], block_shape=bs))
-        self.samples = {(int(m), k): v for m, d in rec["samples"].items() for k, v in d.items()}
-        self.calls = 0
-        self.replays = 0
-        self.seq = {}
-
-    def device_name(self):
-        return "NVIDIA_H200"
-
-    def shared_memory_per_block(self):
-        return space_mod.HOPPER_SMEM_LIMIT
-
-    def measure(self, op, cfg, m, replays=10, cfg_down=None):
-        rec = self.samples.get((m, cfg.key()))
-        if rec is None:
-            raise CandidateError("other", "not recorded: %s at %d" % (cfg.key(), m))
-        self.calls += 1
-        self.replays += replays
-        # which recorded samples a call gets depends on the call's identity only (deterministic replays)
-        self.seq[(m, cfg.key(), replays)] = self.seq.get((m, cfg.key(), replays), 0) + 1
-        start = zlib.crc32(("%s|%d|%d|%d" % (cfg.key(), m, replays, self.seq[(m, cfg.key(), replays)])).encode())
-        start %= len(rec)
-        return Timing([rec[(start + i) % len(rec)] for i in range(replays)])
-
-    def check(self, op, cfg, m):
-        return 0.0
-
-    def default_config(self, op, m):
-        return space_mod.server_default_config(self.shape, m)
-
-    def truth(self, m, cfg):
-        s = sorted(self.samples[(m, cfg.key())])
-        return 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2]) if len(s) % 2 == 0 else s[len(s) // 2]
-
-
-def drive(strategy, backend):
-    measured = []
-    while True:
-        phase = strategy.next_phase(measured)
-        if phase is None:
-            return measured
-        for u in phase:
-            try:
-                measured.append(Measurement(u, backend.measure(u.op, u.cfg, u.m, u.replays).samples_us))
-            except CandidateError as e:
-                measured.append(Measurement(u, None, e.kind, e.message))
+DATA = RECORDINGS["qwen3"]
 
 
 class ReplayTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.rec = load_recording()
+        cls.rec = load_recording(DATA)
         cls.sizes = sorted(int(m) for m in cls.rec["samples"])
         be = ReplayBackend(cls.rec)
         cls.space = space_mod.build_space(be.shape, cls.sizes, ("both",))
@@ -128,6 +67,7 @@ class ReplayTest(unittest.TestCase):
         self.assertLess(be_f.calls * 4, be_e.calls, "fast measured too many configs")
         self.assertLess(be_f.replays * 10, be_e.replays, "fast spent too many replays")
 
+
     def test_fast_resume_repeats_nothing(self):
         be = ReplayBackend(self.rec)
         st = make_strategy("fast", self.space, self.sizes, ("both",), be.shape)
@@ -143,6 +83,59 @@ class ReplayTest(unittest.TestCase):
         ids = [x.unit.ident() for x in resumed]
         self.assertEqual(len(ids), len(set(ids)))
         self.assertEqual(st2.winners(resumed), st.winners(full))
+
+
+class PipelineReplay(unittest.TestCase):
+    """Issue 13: the whole decision (default phase, fast strategy, checks, head-to-head against the
+    server's default, as runner.py runs it) on both recorded landscapes: regret against the
+    exhaustive best <= 1.005 geometric mean and <= 1.02 worst at the 5 recorded sizes, and less work
+    than the strategy before issue 13. Also with only 2 anchors (1 and 1024), so three sizes are
+    reached by the transfer between far-apart neighbours, the harder case."""
+
+    def _check(self, name, n_anchors):
+        rec = load_recording(RECORDINGS[name])
+        new = run_pipeline(rec, options={"n_anchors": n_anchors})
+        old = run_pipeline(rec, options=dict(BEFORE_ISSUE13, n_anchors=n_anchors), h2h_options=BEFORE_ISSUE13_H2H)
+        exh = exhaustive_cost(rec)
+        regrets = [r["final_regret"] for r in new["per_m"]]
+        self.assertEqual(len(regrets), 5)
+        self.assertLessEqual(new["final_regret_geomean"], 1.005, new["per_m"])
+        self.assertLessEqual(new["final_regret_worst"], 1.02, new["per_m"])
+        # cost: fewer units and replays than before, and the modelled GPU time at least 15% lower
+        self.assertLess(new["units"], old["units"])
+        self.assertLess(new["replays"], old["replays"] * 0.9)
+        self.assertLess(new["model_gpu_s"], old["model_gpu_s"] * 0.85, (new["stages"], old["stages"]))
+        # and far below the exhaustive search over the same sizes
+        self.assertLess(new["units"] * 3, exh["units"])
+        self.assertLess(new["model_gpu_s"] * 10, exh["model_gpu_s"])
+        return new, old
+
+    def test_qwen3_bf16(self):
+        self._check("qwen3", 4)
+
+    def test_qwen3_bf16_two_anchors(self):
+        self._check("qwen3", 2)
+
+    def test_fp8_block(self):
+        self._check("fp8block", 4)
+
+    def test_fp8_block_two_anchors(self):
+        self._check("fp8block", 2)
+
+    def test_head_to_head_never_keeps_a_slower_tuned_config(self):
+        """Where the recorded default ran, the chosen config is never slower than it (ground truth)."""
+        for name in RECORDINGS:
+            rec = load_recording(RECORDINGS[name])
+            be = ReplayBackend(rec)
+            res = run_pipeline(rec)
+            for row in res["per_m"]:
+                d = be.default_config("both", row["m"])
+                if (row["m"], d.key()) not in be.samples:
+                    continue
+                chosen = [c for c in res["per_m"] if c["m"] == row["m"]][0]["final_cfg"]
+                self.assertLessEqual(be.truth(row["m"], next(c for c in space_mod.build_space(
+                    be.shape, [row["m"]], ("both",))[("both", row["m"])] if c.key() == chosen)),
+                    be.truth(row["m"], d) * 1.01, (name, row))
 
 
 def drive_from(strategy, backend, measured):

@@ -457,6 +457,14 @@ private slots:
         QVERIFY(!QFile::exists(fake.wantedFolder() + u'/' + fake.downName()));
         QVERIFY(pushText->toPlainText().contains(u"removed "_s));
 
+        // ... and its push tab right after the undo (file-push.png).
+        if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
+            window.resize(1600, 1000);
+            named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"pushTab"_s));
+            QTest::qWait(400);
+            QVERIFY(window.grab().save(QString(shot).replace(u".png"_s, u"-push.png"_s), "PNG"));
+        }
+
         // Show in Results: the Results page opens the local workspace on this run (SIMULATED marked).
         auto *results = window.findChild<ResultsPage *>();
         QVERIFY(results);
@@ -479,17 +487,14 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(previewedAgain.count(), 1, 120000);
         QVERIFY2(previewedAgain.first().at(1).toString().isEmpty(), qPrintable(pushText->toPlainText()));
         QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
+        QVERIFY(named<QLabel>(tune, u"proofLabel"_s)->text().isEmpty()); // the old proof is not this push's
 
-        // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page after this run (docs/images).
+        // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page's run tab at the end (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
             window.resize(1600, 1000);
-            for (const QString &tab : {u"liveTab"_s, u"pushTab"_s}) {
-                named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, tab));
-                QTest::qWait(400);
-                const QString file =
-                    tab == "liveTab"_L1 ? shot : QString(shot).replace(u".png"_s, u"-push.png"_s);
-                QVERIFY(window.grab().save(file, "PNG"));
-            }
+            named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"liveTab"_s));
+            QTest::qWait(400);
+            QVERIFY(window.grab().save(shot, "PNG"));
         }
         // The demo workspace ran on a lent machine, not on one of the user's hosts: no Push to Host.
         QSignalSpy demoShown(results, &ResultsPage::workspaceShown);

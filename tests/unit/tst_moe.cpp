@@ -3,6 +3,8 @@
 #include "core/moe/configfile.h"
 #include "core/moe/configname.h"
 #include "core/moe/tritonversion.h"
+#include "core/tuning/tunespec.h"
+#include "core/tuning/tuningtarget.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -37,6 +39,12 @@ private slots:
     void nameRoundTrip();
     void nameFromPath();
     void sglangNameInVllmDialect();
+    void serverNames_data();
+    void serverNames();
+    void serverNameErrors();
+    void specFromLoggedName_data();
+    void specFromLoggedName();
+    void groupBlockShapeInSpec();
     void invalidNames_data();
     void invalidNames();
     void tritonVersions_data();
@@ -115,6 +123,100 @@ void TestMoe::sglangNameInVllmDialect() {
     QVERIFY(vllm);
     QCOMPARE(vllm->fileName(Framework::SGLang),
              u"E=64,N=1408,device_name=NVIDIA_H20-3e,block_shape=[128, 128].json"_s);
+}
+
+void TestMoe::serverNames_data() {
+    QTest::addColumn<QJsonObject>("row");
+    const QJsonArray rows = vectors().value(u"server_names"_s).toArray();
+    QVERIFY(rows.size() >= 15);
+    for (const QJsonValue &v : rows) {
+        const QJsonObject o = v.toObject();
+        const QString tag = o.value(u"framework"_s).toString() + u' ' + o.value(u"name"_s).toString();
+        QTest::newRow(qPrintable(tag)) << o;
+    }
+}
+
+// The agent's naming.server_config_name reads the same rows (tests/test_naming.py): the C++ name of a
+// logical shape must be byte-identical, and the file N must map back to the logical N.
+void TestMoe::serverNames() {
+    QFETCH(QJsonObject, row);
+    const Framework fw = dialectOf(row.value(u"framework"_s).toString());
+    std::optional<std::array<int, 2>> block;
+    const QJsonArray b = row.value(u"block_shape"_s).toArray();
+    if (b.size() == 2)
+        block = std::array<int, 2>{b[0].toInt(), b[1].toInt()};
+    QString error;
+    const std::optional<ConfigName> name = ConfigName::forServer(
+        fw, row.value(u"E"_s).toInt(), row.value(u"N"_s).toInt(), row.value(u"device_name"_s).toString(),
+        row.value(u"dtype"_s).toString(), block, row.value(u"per_channel_quant"_s).toBool(),
+        row.value(u"down"_s).toBool(), &error);
+    QVERIFY2(name, qPrintable(error));
+    const QString expected = row.value(u"name"_s).toString();
+    QCOMPARE(name->fileName(fw), expected);
+    const std::optional<ConfigName> parsed = ConfigName::parse(expected);
+    QVERIFY(parsed);
+    QCOMPARE(*parsed, *name);
+    // vLLM's int8_w8a8 name carries no dtype: its N is the logical one like every other vLLM name.
+    QCOMPARE(parsed->logicalN(fw), row.value(u"N"_s).toInt());
+}
+
+void TestMoe::serverNameErrors() {
+    QString error;
+    QVERIFY(!ConfigName::forServer(Framework::SGLang, 60, 1407, u"NVIDIA_H20"_s, u"int4_w4a16"_s,
+                                   std::nullopt, false, false, &error));
+    QVERIFY2(error.contains(u"N must be even"_s), qPrintable(error));
+    // vLLM doubles the packed N back: an odd logical N is its own business, the name keeps it.
+    QVERIFY(ConfigName::forServer(Framework::VLLM, 60, 1407, u"NVIDIA_H20"_s, u"int4_w4a16"_s, std::nullopt,
+                                  false, false, &error));
+    error.clear();
+    QVERIFY(!ConfigName::forServer(Framework::Unknown, 8, 64, u"X"_s, QString(), std::nullopt, false, false,
+                                   &error));
+    QVERIFY(!error.isEmpty());
+}
+
+void TestMoe::specFromLoggedName_data() {
+    serverNames_data();
+}
+
+// A name found in a server's log becomes a tune spec with the layer's logical N (what the agent's spec
+// takes), so the agent names its file exactly as the log did.
+void TestMoe::specFromLoggedName() {
+    QFETCH(QJsonObject, row);
+    const Framework fw = dialectOf(row.value(u"framework"_s).toString());
+    TuningTarget t;
+    t.framework = fw;
+    t.name = *ConfigName::parse(row.value(u"name"_s).toString());
+    t.name.down = false;
+    const TuneSpec spec = TuneSpec::fromTarget(t);
+    QCOMPARE(spec.n, row.value(u"N"_s).toInt());
+    const std::optional<ConfigName> again = ConfigName::forServer(
+        fw, spec.experts, spec.n, spec.deviceName, spec.dtype, spec.blockShape, spec.perChannelQuant, false);
+    QVERIFY(again);
+    QCOMPARE(again->fileName(fw), t.name.fileName(fw));
+}
+
+void TestMoe::groupBlockShapeInSpec() {
+    // The agent's normalised spec of an int4 layer carries block_shape [0, group]: C++ must read it back.
+    QJsonObject o{{u"framework"_s, u"sglang"_s},
+                  {u"E"_s, 60},
+                  {u"N"_s, 1408},
+                  {u"K"_s, 2048},
+                  {u"topk"_s, 4},
+                  {u"dtype"_s, u"int4_w4a16"_s},
+                  {u"block_shape"_s, QJsonArray{0, 128}}};
+    QString error;
+    const std::optional<TuneSpec> spec = TuneSpec::fromJson(o, &error);
+    QVERIFY2(spec, qPrintable(error));
+    QCOMPARE(spec->blockShape, (std::array<int, 2>{0, 128}));
+    QCOMPARE(spec->validate(), QString());
+    const std::optional<ConfigName> name =
+        ConfigName::forServer(Framework::SGLang, spec->experts, spec->n, u"NVIDIA_H20"_s, spec->dtype,
+                              spec->blockShape, false, false);
+    QVERIFY(name);
+    QCOMPARE(name->fileName(Framework::SGLang), u"E=60,N=704,device_name=NVIDIA_H20,dtype=int4_w4a16.json"_s);
+    o.insert(u"block_shape"_s, QJsonArray{0, 0});
+    QVERIFY(!TuneSpec::fromJson(o, &error));
+    QVERIFY2(error.contains(u"block_shape"_s), qPrintable(error));
 }
 
 void TestMoe::invalidNames_data() {

@@ -126,11 +126,48 @@ class SyntheticBackend(Backend):
                 self._gemm_us(s.K, s.N, cfg_down or cfg, m, True) + _LAUNCH_US
         return us + _LAUNCH_US + 1.0 + 0.002 * m
 
+    # -- simulated compile ------------------------------------------------------------------------
+    # MOETUNE_SYNTHETIC_COMPILE_MS (test/benchmark hook, default 0): each config costs that long to
+    # "compile" once per run: in a CPU precompile worker, or on the GPU worker's first use when no worker
+    # compiled it first. The run's cache folder holds a marker per compiled (op, config), shared by all of
+    # the run's processes as Triton's cache is, so the scheduler's compile/timing overlap can be measured
+    # on a machine without a GPU. Everything stays simulated.
+    @staticmethod
+    def _compile_s():
+        # type: () -> float
+        return float(os.environ.get("MOETUNE_SYNTHETIC_COMPILE_MS", "0") or 0) / 1000.0
+
+    def _marker(self, op, cfg):
+        # type: (str, KernelConfig) -> Optional[str]
+        if not self.cache_dir:
+            return None
+        return os.path.join(self.cache_dir, "synthetic-compiled", "%s-%s" % (op, cfg.key()))
+
+    def _compile(self, op, cfg):
+        # type: (str, KernelConfig) -> None
+        cost = self._compile_s()
+        marker = self._marker(op, cfg)
+        if not cost or marker is None or os.path.exists(marker):
+            return
+        time.sleep(cost)
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            pass
+
+    def cpu_compile_info(self):
+        """With a simulated compile cost the run gets CPU precompile workers, as for a GPU backend."""
+        if not self._compile_s():
+            return None
+        return {"capability": 90, "device_name": self._device, "smem": self.shared_memory_per_block()}
+
     # -- Backend ----------------------------------------------------------------------------------
-    def precompile(self, op, cfg):
+    def precompile(self, op, cfg, m=None):
         err = self._fails(op, cfg)
         if err is not None:
             raise err
+        self._compile(op, cfg)
 
     def measure(self, op, cfg, m, replays=10, cfg_down=None):
         fail = os.environ.get("MOETUNE_TEST_FAIL_MEASURE")  # test hook: every measurement fails like this
@@ -141,6 +178,9 @@ class SyntheticBackend(Backend):
                 err = self._fails(op, c)
                 if err is not None:
                     raise err
+        for c in (cfg, cfg_down):
+            if c is not None:
+                self._compile(op, c)
         delay = self._delay_s
         slow = os.environ.get("MOETUNE_SYNTHETIC_SLOW_GPU")  # test hook "INDEX:MS": one GPU much slower
         if slow:

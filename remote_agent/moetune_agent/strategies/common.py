@@ -42,6 +42,8 @@ class Book:
         self.failed_cfg: Dict[Tuple[str, str], str] = {}   # (op, key) failing for a batch-independent reason
         self.done: set = set()
         self.touched: set = set()
+        self.by_key: Dict[Tuple[str, int], List[str]] = {}  # (op, m) -> config keys measured ok, in order
+        self._ranked: Dict[Tuple[str, int, Optional[int]], List[Tuple[float, KernelConfig]]] = {}
         for meas in measured:
             u = meas.unit
             self.done.add(u.ident())
@@ -56,6 +58,8 @@ class Book:
                 if meas.error_kind in ("compile", "resources"):
                     self.failed_cfg[(u.op, k)] = meas.error_kind
                 continue
+            if t not in self.rounds:
+                self.by_key.setdefault((u.op, u.m), []).append(k)
             self.rounds.setdefault(t, {}).setdefault(u.round, []).append(median(meas.samples_us or []))
 
     def has(self, op: str, m: int, cfg: KernelConfig) -> bool:
@@ -77,12 +81,17 @@ class Book:
         return median(vals) if vals else float("inf")
 
     def measured_cfgs(self, op: str, m: int) -> List[KernelConfig]:
-        return [self.cfgs[k] for (o, mm, k) in self.rounds if o == op and mm == m]
+        return [self.cfgs[k] for k in self.by_key.get((op, m), ())]
 
     def ranked(self, op: str, m: int, cfgs: Optional[Iterable[KernelConfig]] = None,
                tier: Optional[int] = None) -> List[Tuple[float, KernelConfig]]:
         """Configs measured at (op, m) (in tier, when given), fastest first; failed ones left out."""
-        pool = self.measured_cfgs(op, m) if cfgs is None else list(cfgs)
+        if cfgs is None:  # the strategies ask the same question many times per phase: answer it once
+            key = (op, m, tier)
+            if key not in self._ranked:
+                self._ranked[key] = self.ranked(op, m, self.measured_cfgs(op, m), tier)
+            return list(self._ranked[key])
+        pool = list(cfgs)
         out = []
         for c in pool:
             if self.is_failed(op, m, c):

@@ -7,17 +7,23 @@ the regime changes; single cheap timings are noisy (winner's curse), so leaders 
 Plan (each step is one phase; every step only reads the results of earlier steps, so the strategy is a
 pure function of the measurements and a resumed run repeats nothing):
   anchors (a few batch sizes spread on a log scale, smallest and largest included):
-    A  tile screen: every tile of the space with 4 and 8 warps, few replays
+    A  tile screen: every tile of the space with 4 and 8 warps, one timed replay after one warm-up
     B  warps x stages sweep of the best tiles
     C  GROUP_SIZE_M sweep of the leaders
     D  local refinement: every one-axis neighbour of the leaders, twice (hill climbing)
-    F  finalists re-timed, interleaved, with the reference's replays, two rounds
+    F  finalists re-timed with the reference's replays, one round (they seed the other sizes)
   the other batch sizes, by bisection between sizes already tuned:
     S  seeds: the leaders of both tuned neighbours (BLOCK_SIZE_M clamped to this size's space)
     D  one-axis neighbours of the best seeds
-    F  finalists re-timed as above
-Winners are chosen from the re-timed finalists only. With separate up/down ops the finalists of both
-ops include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winners share it.
+Winners are the re-timed finalists at anchors and the screening leaders elsewhere; the run's final
+decision is the head-to-head that follows (strategies/headtohead.py: the two best and the server's
+default in >= 5 interleaved rounds of 10 replays), which is why no size re-times its finalists twice
+(level_final=True adds F at the other sizes). With separate up/down ops the finalists of both ops
+include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winners share it.
+
+Cost on the replayed H200 landscapes (bench/bench_replay.py; issue 13): one timed screening replay
+instead of two, one finalist round instead of two, 4 tiles instead of 6 in B, 4 seeds per neighbour
+instead of 6 and no F at the other sizes cut the modelled GPU time by 23-29% at the same regret.
 """
 
 from __future__ import annotations
@@ -45,10 +51,11 @@ class FastStrategy(Strategy):
     name = "fast"
 
     def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 2, final_replays: int = 10,
-                 final_rounds: int = 2, top_tiles: int = 6, leaders: int = 3, finalists: int = 4, seeds: int = 6,
-                 screen_both_warps: bool = True, level_leaders: int = 2):
+                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
+                 final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
+                 screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False):
         super().__init__(space, batch_sizes, ops, shape)
+        self.level_final = level_final
         self.level_leaders = level_leaders
         self.screen_both_warps = screen_both_warps
         self.batch_sizes = sorted(set(self.batch_sizes))
@@ -61,6 +68,8 @@ class FastStrategy(Strategy):
         self.n_seeds = seeds
         self.anchors = self._pick_anchors(n_anchors)
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
+        self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
+        self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
 
     # -- structure -----------------------------------------------------------------------------------
     def _pick_anchors(self, k: int) -> List[int]:
@@ -119,6 +128,12 @@ class FastStrategy(Strategy):
         """Representatives per tile: both warps counts (default), 3 stages, the GROUP_SIZE_M of _gm_for.
         screen_both_warps=False keeps only a size-based warps guess: measured on an H200 it misses the
         fp8 block-quant winner at M=1024 (64x128 tiles want 4 warps there), regret 1.057."""
+        key = (op, m)
+        if key not in self._reps:
+            self._reps[key] = self._tile_reps_of(op, m)
+        return self._reps[key]
+
+    def _tile_reps_of(self, op: str, m: int) -> List[KernelConfig]:
         by_tile: Dict[Tuple[int, int, int], List[KernelConfig]] = {}
         for c in self._space(op, m):
             by_tile.setdefault(_tile(c), []).append(c)
@@ -141,13 +156,25 @@ class FastStrategy(Strategy):
         return [c for _, c in book.ranked(op, m, tier=tier)]
 
     def _one_axis_neighbours(self, op: str, m: int, cfg: KernelConfig) -> List[KernelConfig]:
+        """The configs of the space at (op, m) that differ from cfg in exactly one axis, in space order.
+        Indexed once per (op, m): the plan is re-derived from the measurements at every phase, and a
+        scan of the space per leader cost seconds of GPU idle time per run (issue 13)."""
+        key = (op, m)
+        index = self._axis_index.get(key)
+        if index is None:
+            index = {}
+            for pos, c in enumerate(self._space(op, m)):
+                v = _vec(c)
+                for i in range(len(AXES)):
+                    index.setdefault((i, v[:i] + v[i + 1:]), []).append((pos, c))
+            self._axis_index[key] = index
         v = _vec(cfg)
-        out = []
-        for c in self._space(op, m):
-            w = _vec(c)
-            if sum(1 for a, b in zip(v, w) if a != b) == 1:
-                out.append(c)
-        return out
+        found = {}
+        for i in range(len(AXES)):
+            for pos, c in index.get((i, v[:i] + v[i + 1:]), ()):
+                if _vec(c) != v:
+                    found[pos] = c
+        return [found[pos] for pos in sorted(found)]
 
     def _clamp(self, op: str, m: int, cfg: KernelConfig) -> Optional[KernelConfig]:
         """cfg itself if it is in the space at m, else the same config with the largest BLOCK_SIZE_M
@@ -248,7 +275,8 @@ class FastStrategy(Strategy):
             yield units
             yield self._refine(book, level, sr, 11, leaders=self.level_leaders)
             yield self._refine(book, level, sr, 12, leaders=1)
-            yield self._final_units(book, level)
+            if self.level_final:
+                yield self._final_units(book, level)
             done = sorted(set(done) | set(level))
 
     def _refine(self, book: Book, sizes: Sequence[int], replays: int, rnd: int,
@@ -282,6 +310,6 @@ class FastStrategy(Strategy):
         book = Book(measured)
         out = choose_winners(book, self.batch_sizes, self.ops, tier=1)
         missing = [m for m in self.batch_sizes if any((op, m) not in out for op in self.ops)]
-        if missing:  # a size whose finalists all failed: fall back to its screening results
+        if missing:  # sizes without re-timed finalists (or whose finalists all failed): screening results
             out.update({k: v for k, v in choose_winners(book, missing, self.ops, tier=0).items() if k not in out})
         return out

@@ -9,6 +9,10 @@ quartile of its per-round times is below the lower quartile of the default's. Ot
 (up to MAX_ROUNDS); a key still undecided then keeps the default (a tie), so the file is never slower
 than no file at any key.
 
+Rounds: 3 first; a key whose outcome is unmistakable by then (one side faster in every round, by 3%
+or more in the median) is decided there, which is most keys where tuning gains 1.4x (issue 13: the
+head-to-head was the largest block of GPU time left); every other key gets at least 5.
+
 With separate up/down ops the decision is per batch size on the sum of the two GEMMs of a pair that
 shares BLOCK_SIZE_M (the servers share one alignment between them), against the default pair.
 
@@ -19,16 +23,49 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import dataclasses
+
 from ..backends.base import KernelConfig
 from ..work import Measurement, Unit
-from .common import median
+from .common import TIER, Book, median
 
 H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
+FIRST_ROUNDS = 3       # a key whose outcome is already unmistakable is decided here (issue 13)
+CLEAR_MARGIN = 0.03    # ... when every round of one side beat every round of the other by this much
 MIN_ROUNDS = 5
 STEP_ROUNDS = 4
 MAX_ROUNDS = 13
 REPLAYS = 10
 TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
+FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
+
+
+def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], ops: Sequence[str],
+                    sizes: Sequence[int], banned: Optional[set] = None, tma: bool = False,
+                    finalists: int = FINALISTS) -> Dict[Tuple[str, int], List[KernelConfig]]:
+    """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
+    highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
+    down GEMM also gets its first contender with USE_TMA where the backend supports it."""
+    banned = banned or set()
+    out = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    for op in ops:
+        for m in sizes:
+            cands = []  # type: List[KernelConfig]
+            if (op, m) in winners:
+                cands.append(winners[(op, m)])
+            tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
+            for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
+                if len(cands) >= finalists:
+                    break
+                if c not in cands and (op, c.key()) not in banned:
+                    cands.append(c)
+            if op == "down" and tma:
+                for c in list(cands[:1]):
+                    twin = dataclasses.replace(c, USE_TMA=True)
+                    if twin not in cands:
+                        cands.append(twin)
+            out[(op, m)] = cands
+    return out
 
 
 def quantile(xs: Sequence[float], q: float) -> float:
@@ -55,8 +92,10 @@ class Contender(object):
 class HeadToHead(object):
     def __init__(self, ops: Sequence[str], sizes: Sequence[int], defaults: Dict[Tuple[str, int], KernelConfig],
                  contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
-                 min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS):
+                 min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
+                 first_rounds: int = FIRST_ROUNDS):
         """contenders: per (op, m) the tuned configs to try (the default is added here)."""
+        self.first_rounds = min(first_rounds, min_rounds)
         self.ops = tuple(ops)
         self.sizes = list(sizes)
         self.defaults = dict(defaults)
@@ -88,7 +127,12 @@ class HeadToHead(object):
             if dec["final"]:
                 continue
             n = dec["rounds"]
-            target = self.min_rounds if n < self.min_rounds else min(self.max_rounds, n + self.step_rounds)
+            if n < self.first_rounds:
+                target = self.first_rounds
+            elif n < self.min_rounds:
+                target = self.min_rounds
+            else:
+                target = min(self.max_rounds, n + self.step_rounds)
             for rnd in range(n, target):
                 todo.extend(self.units(m, rnd))
         if not todo:
@@ -151,7 +195,11 @@ class HeadToHead(object):
         chal = ranked[0] if ranked and ranked[0]["values"] else None
         out = {"m": m, "rounds": rounds, "stats": stats, "default": dflt, "challenger": chal}
         if rounds < self.min_rounds:
-            out.update(final=False, chosen=dflt, decision="pending")
+            clear = self._clear(dflt, chal) if rounds >= self.first_rounds else None
+            if clear is not None:
+                out.update(final=True, chosen=chal if clear == "tuned_faster" else dflt, decision=clear)
+            else:
+                out.update(final=False, chosen=dflt, decision="pending")
             return out
         if not dflt["values"]:
             # the server's default could not run here: the best tuned contender that did, if any
@@ -169,6 +217,19 @@ class HeadToHead(object):
             return out
         out.update(final=False, chosen=dflt, decision="pending")
         return out
+
+    @staticmethod
+    def _clear(dflt: dict, chal: Optional[dict]) -> Optional[str]:
+        """After FIRST_ROUNDS: "tuned_faster" when the best challenger beat the default in every round
+        and its median is CLEAR_MARGIN faster; "default_fastest" when the default beat every challenger
+        round by that margin; None (more rounds) otherwise, and always while a side has a failed round."""
+        if chal is None or not dflt["values"] or len(chal["values"]) != len(dflt["values"]):
+            return None
+        if max(chal["values"]) < min(dflt["values"]) and chal["median"] * (1.0 + CLEAR_MARGIN) <= dflt["median"]:
+            return "tuned_faster"
+        if min(chal["values"]) > max(dflt["values"]) and dflt["median"] * (1.0 + CLEAR_MARGIN) <= chal["median"]:
+            return "default_fastest"
+        return None
 
     # -- results -------------------------------------------------------------------------------------
     def op_medians(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int, str], float]:

@@ -557,6 +557,7 @@ void TunePage::onPreviewPush() {
     if (!ensureFlows())
         return;
     m_ui->pushButton->setEnabled(false);
+    m_ui->proofLabel->clear(); // a proof belongs to the push before this preview
     m_ui->pushText->setPlainText(
         tr("Reading run %1 and the server's view of %2...").arg(runId, m_ui->hostCombo->currentText()));
     m_push->preview(
@@ -638,7 +639,10 @@ void TunePage::onRestart() {
     QDir().mkpath(dir);
     const QString log = QDir(dir).filePath(u"after-restart-%1.log"_s.arg(runId));
     m_ui->pushText->appendPlainText(
-        u"\n"_s + tr("Restarting through the profile (%1)...").arg(m_server->profile().summary()));
+        u"\n"_s + (m_serverStopped
+                       ? tr("Starting the server (stopped for the tuning) through the profile (%1)...")
+                       : tr("Restarting through the profile (%1)..."))
+                      .arg(m_server->profile().summary()));
     m_push->restartAndProve(
         m_before.value_or(Diagnosis{}), m_pushedTargets, log,
         [this, runId](const PushFlow::Proof &p) {

@@ -56,6 +56,46 @@ QString ConfigName::fileName(Framework dialect) const {
     return s + u".json"_s;
 }
 
+std::optional<ConfigName> ConfigName::forServer(Framework server, int experts, int logicalN,
+                                                const QString &deviceName, const QString &dtype,
+                                                std::optional<std::array<int, 2>> blockShape,
+                                                bool perChannelQuant, bool down, QString *error) {
+    auto fail = [error](const QString &why) -> std::optional<ConfigName> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (server != Framework::SGLang && server != Framework::VLLM)
+        return fail(u"Unknown server framework: the file name depends on it (SGLang or vLLM)."_s);
+    ConfigName c;
+    c.experts = experts;
+    c.n = logicalN;
+    c.deviceName = deviceName;
+    const bool plain = dtype.isEmpty() || dtype == "bf16"_L1 || dtype == "fp16"_L1 ||
+                       dtype == "bfloat16"_L1 || dtype == "float16"_L1 || dtype == "auto"_L1;
+    c.dtype = plain ? QString() : dtype;
+    const bool sglang = server == Framework::SGLang;
+    // vLLM's int8_w8a8 layers share the plain file.
+    if (!sglang && c.dtype == "int8_w8a8"_L1)
+        c.dtype.clear();
+    // [0, group] describes group-quantised weights; no server writes it into the name.
+    if (blockShape && (*blockShape)[0] > 0 && (*blockShape)[1] > 0)
+        c.blockShape = blockShape;
+    // Both servers read N from the packed down weight (two int4 per byte); only vLLM doubles it back.
+    if (dtype == "int4_w4a16"_L1 && sglang) {
+        if (logicalN % 2 != 0)
+            return fail(u"int4_w4a16 packs two weights per byte: N must be even (got %1)."_s.arg(logicalN));
+        c.n = logicalN / 2;
+    }
+    c.perChannelQuant = perChannelQuant && sglang;
+    c.down = down && sglang;
+    return c;
+}
+
+int ConfigName::logicalN(Framework server) const {
+    return server == Framework::SGLang && dtype == "int4_w4a16"_L1 ? 2 * n : n;
+}
+
 const QStringList &ConfigName::knownDtypes() {
     static const QStringList dtypes{u"fp8_w8a8"_s, u"int8_w8a8"_s, u"int8_w8a16"_s, u"int4_w4a16"_s,
                                     u"float32"_s};

@@ -30,6 +30,18 @@ struct ConfigName {
     // The dtypes the servers write into names (FORMATS.md 2), without the empty bf16/fp16 one.
     static const QStringList &knownDtypes();
 
+    // The name `server` builds for a layer of LOGICAL shape (N = moe_intermediate_size / tp; blockShape
+    // [0, group] for group-quantised int4/int8 weights), as the agent's naming.server_config_name does:
+    // vLLM drops the dtype for int8_w8a8 and never writes per_channel_quant or _down; a block shape with
+    // a 0 is never in a name; for int4_w4a16 SGLang names the packed N (N/2), vLLM N. nullopt (and
+    // *error set) for an odd int4 N or an unknown server.
+    static std::optional<ConfigName> forServer(Framework server, int experts, int logicalN,
+                                               const QString &deviceName, const QString &dtype,
+                                               std::optional<std::array<int, 2>> blockShape,
+                                               bool perChannelQuant, bool down, QString *error = nullptr);
+    // The inverse for N: the layer's logical N when `server` wrote this name (SGLang int4_w4a16: 2 x n).
+    int logicalN(Framework server) const;
+
     bool operator==(const ConfigName &) const = default;
 };
 

@@ -51,12 +51,14 @@ QStringList folderNames(const HostProbe &p) {
     return names;
 }
 
-bool shapeMatches(const ServerProcess &s, const ConfigName &name) {
+bool shapeMatches(const ServerProcess &s, const ConfigName &name, Framework framework) {
     if (!s.shape)
         return false;
     const int tp = qMax(1, s.tensorParallel);
     const bool experts = s.shape->experts == name.experts || s.shape->experts + 1 == name.experts;
-    const bool n = s.shape->intermediateSize > 0 && s.shape->intermediateSize / tp == name.n;
+    // SGLang's int4_w4a16 file names half the per-rank intermediate size (packed weights)
+    const bool n =
+        s.shape->intermediateSize > 0 && s.shape->intermediateSize / tp == name.logicalN(framework);
     return experts && n;
 }
 
@@ -88,7 +90,7 @@ Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &probe, const QString &hos
         const QString downFile = downName.fileName(Framework::SGLang);
 
         for (const ServerProcess &s : probe.servers) {
-            if (!shapeMatches(s, t.name))
+            if (!shapeMatches(s, t.name, t.framework))
                 continue;
             Finding f = hostFinding(u"host-served-model"_s, t.shapeSummary(), Severity::Info,
                                     u"%1 serves %2 with this shape"_s.arg(host, s.modelPath));

@@ -18,7 +18,8 @@ std::optional<std::array<int, 2>> blockFromJson(const QJsonValue &v, bool *ok) {
     if (v.isNull() || v.isUndefined())
         return std::nullopt;
     const QJsonArray a = v.toArray();
-    if (!v.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble() || a[0].toInt() <= 0 ||
+    // [n, k] block scales, or [0, group] for group-quantised weights (int4_w4a16, int8_w8a16)
+    if (!v.isArray() || a.size() != 2 || !a[0].isDouble() || !a[1].isDouble() || a[0].toInt() < 0 ||
         a[1].toInt() <= 0) {
         *ok = false;
         return std::nullopt;
@@ -42,7 +43,8 @@ TuneSpec TuneSpec::fromTarget(const TuningTarget &target, const HostProbe *probe
     TuneSpec s;
     s.framework = target.framework;
     s.experts = target.name.experts;
-    s.n = target.name.n;
+    // The spec names the layer's logical N; SGLang's int4_w4a16 file names half of it (packed weights).
+    s.n = target.name.logicalN(target.framework);
     s.dtype = target.name.dtype;
     s.blockShape = target.name.blockShape;
     s.perChannelQuant = target.name.perChannelQuant;
@@ -90,8 +92,8 @@ QString TuneSpec::validate() const {
         if (m <= 0)
             return u"Batch sizes must be positive (got %1)."_s.arg(m);
     }
-    if (blockShape && ((*blockShape)[0] <= 0 || (*blockShape)[1] <= 0))
-        return u"The block shape must be two positive integers."_s;
+    if (blockShape && ((*blockShape)[0] < 0 || (*blockShape)[1] <= 0))
+        return u"The block shape must be two positive integers, or [0, group] for group-quantised weights."_s;
     if (strategy.isEmpty())
         return u"Choose a strategy."_s;
     return {};
@@ -222,7 +224,8 @@ std::optional<TuneSpec> TuneSpec::fromJson(const QJsonObject &o, QString *error)
     bool ok = true;
     s.blockShape = blockFromJson(o.value("block_shape"_L1), &ok);
     if (!ok)
-        return fail(u"Tune spec key \"block_shape\" must be [n, k] with positive integers, or null."_s);
+        return fail(
+            u"Tune spec key \"block_shape\" must be [n, k] with positive integers, [0, group], or null."_s);
     s.perChannelQuant = o.value("per_channel_quant"_L1).toBool();
     s.upAndDown = o.value("ops"_L1).toString() == "up+down"_L1;
     if (o.contains("batch_sizes"_L1)) {

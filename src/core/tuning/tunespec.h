@@ -18,7 +18,7 @@ struct TuningTarget;
 struct TuneSpec {
     Framework framework = Framework::Unknown;
     int experts = 0;    // E (local experts, as in the file name)
-    int n = 0;          // N per rank (file name), intermediate size after SiLU-and-mul
+    int n = 0;          // logical N per rank (moe_intermediate_size / tp; = the file's N except SGLang int4)
     int hiddenSize = 0; // K
     int topk = 0;
     QString dtype; // "" = bf16/fp16, else "fp8_w8a8", ...
