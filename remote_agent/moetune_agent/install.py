@@ -23,7 +23,7 @@ import json
 import os
 import re
 import stat
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from . import configjson, naming
 from .protocol import EXIT_FAILED, EXIT_OK
@@ -35,8 +35,38 @@ DEFAULT_KEEP_BACKUPS = 5
 _NO_LINK = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
-def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tuple[str, str]]:
-    """-> [(file name in the target dialect, exact text)]. Raises RunError."""
+# A fake server tree made by a test fixture carries this file (exact name and text) at its top: only into such a
+# tree may a simulated run be installed, so nothing a real host has or does (an environment variable, a
+# device name) lets simulated numbers reach a real server.
+TEST_DOUBLE_MARKER = ".moetune-test-double"
+TEST_DOUBLE_TEXT = (b"moetune test double: this folder tree is a test fixture's fake server; "
+                    b"simulated results may be installed into it\n")
+_SIMULATED_REFUSAL = ("refusing to install numbers that were never measured on a GPU (only a test fixture's fake "
+                      "server tree, marked by a %s file at its top, accepts them)" % TEST_DOUBLE_MARKER)
+
+
+def test_double_marker(folder: str) -> Optional[str]:
+    """The marker file that makes folder (or a folder above it) a test fixture's fake server tree, else None.
+    It must be a regular file (not a link) owned by this user holding exactly TEST_DOUBLE_TEXT."""
+    d = os.path.abspath(folder)
+    while True:
+        p = os.path.join(d, TEST_DOUBLE_MARKER)
+        try:
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and read_nofollow(p) == TEST_DOUBLE_TEXT:
+                return p
+        except OSError:
+            pass
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _load_sources(source: str, framework: str, home: Optional[str],
+                  test_double: Callable[[], Optional[str]]) -> List[Tuple[str, str]]:
+    """-> [(file name in the target dialect, exact text)]. Raises RunError. test_double() -> the marker of the
+    target tree when it is a test fixture's (asked only for a simulated source)."""
     path = source
     if not os.path.exists(path):
         try:
@@ -48,14 +78,11 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not os.path.isfile(path):
             raise RunError("not_found", "%s has no result.json (has the run finished?)" % os.path.dirname(path))
     run_dir = run_folder_of(path)
-    # MOETUNE_TEST_ALLOW_SIMULATED_INSTALL: test hook for the end-to-end tests' fake server only (never set
-    # in production): lets a synthetic run be pushed into a fake server's tree.
-    allow_simulated = bool(os.environ.get("MOETUNE_TEST_ALLOW_SIMULATED_INSTALL"))
-    if run_dir is not None and not allow_simulated:
+    if run_dir is not None:
         why = run_simulated(run_dir)
-        if why:
-            raise RunError("simulated", "%s comes from the simulated run %s (%s): refusing to install numbers "
-                           "that were never measured on a GPU" % (path, run_dir, why))
+        if why and not test_double():
+            raise RunError("simulated", "%s comes from the simulated run %s (%s): %s"
+                           % (path, run_dir, why, _SIMULATED_REFUSAL))
     text = read_text(path)
     if text is None:
         raise RunError("permission_denied" if os.path.exists(path) else "not_found", "cannot read %s" % path)
@@ -69,9 +96,9 @@ def _load_sources(source: str, framework: str, home: Optional[str]) -> List[Tupl
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
             raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
                            "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
-        if obj.get("simulated") and not allow_simulated:
-            raise RunError("simulated", "%s holds simulated results (synthetic backend): refusing to install "
-                           "numbers that were never measured on a GPU" % path)
+        if obj.get("simulated") and not test_double():
+            raise RunError("simulated", "%s holds simulated results (synthetic backend): %s"
+                           % (path, _SIMULATED_REFUSAL))
         out = []
         tv = obj.get("triton_version")
         for f in obj.get("files") or []:
@@ -356,8 +383,20 @@ def install_command(args, out) -> int:
     keep = getattr(args, "keep_backups", DEFAULT_KEEP_BACKUPS)
     through = bool(getattr(args, "through_symlink", False))
     pause = float(os.environ.get("MOETUNE_TEST_INSTALL_PAUSE_S", "0") or 0)  # test hook: kill mid-write
-    files = _load_sources(args.source, args.framework, home)
-    folder, may_create = _target_folder(args.framework, args.root, args.python)
+    target: List[Tuple[str, bool]] = []
+    marker: List[Optional[str]] = []
+
+    def test_double() -> Optional[str]:
+        if not marker:
+            try:
+                target.append(_target_folder(args.framework, args.root, args.python))
+                marker.append(test_double_marker(target[0][0]))
+            except RunError:
+                marker.append(None)  # no target: the simulated refusal is the clearer answer
+        return marker[0]
+
+    files = _load_sources(args.source, args.framework, home, test_double)
+    folder, may_create = target[0] if target else _target_folder(args.framework, args.root, args.python)
     failed = False
     created: List[str] = []
     wrote_any = False
@@ -425,7 +464,9 @@ def install_command(args, out) -> int:
                       "unchanged": what == "unchanged", "bytes": len(data),
                       "sha256": hashlib.sha256(back or b"").hexdigest(),
                       "backups_kept": len(backups_of(plan.target)), "backups_pruned": pruned,
-                      "keep_backups": keep})
+                      "keep_backups": keep,
+                      # set only when simulated numbers went into a test fixture's tree: its marker file
+                      "test_double": marker[0] if marker else None})
     finally:
         if created and not wrote_any:
             _remove_created(created)  # a failed install into a new folder leaves no empty folder behind

@@ -112,6 +112,59 @@ class Sglang(InstallCase):
         r = self.run_agent("install-config", sim, "--framework", "sglang")
         self.assertEqual(r.one("error")["code"], "simulated")
 
+    def test_simulated_only_into_a_marked_test_double_tree(self):
+        """A simulated run installs only into a tree whose top holds the fixture's marker file; the old
+        environment switch does nothing, and a marker that is a link or says anything else does not count."""
+        from moetune_agent import install
+        r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
+        run_id = r.one("run_started")["run_id"]
+        fake = os.path.join(self.tmp, "fake server")
+        target = os.path.join(fake, "configs", "triton_3_6_0")
+        os.makedirs(fake)
+        marker = os.path.join(fake, install.TEST_DOUBLE_MARKER)
+        other = os.path.join(self.tmp, "elsewhere")
+        with open(other, "wb") as f:
+            f.write(install.TEST_DOUBLE_TEXT)
+
+        def plant(kind):
+            if os.path.lexists(marker):
+                os.unlink(marker)
+            if kind == "link":
+                os.symlink(other, marker)
+            elif kind is not None:
+                with open(marker, "wb") as f:
+                    f.write(install.TEST_DOUBLE_TEXT if kind == "exact" else kind)
+
+        refused = [("no marker", None, {}),
+                   ("the old environment switch", None, {"MOETUNE_TEST_ALLOW_SIMULATED_INSTALL": "1"}),
+                   ("empty marker", b"", {}),
+                   ("other text", b"test double\n", {}),
+                   ("marker is a symlink", "link", {})]
+        for what, kind, env in refused:
+            with self.subTest(what):
+                plant(kind)
+                self.env.update(env)
+                try:
+                    r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", target)
+                finally:
+                    for k in env:
+                        self.env.pop(k, None)
+                self.assertEqual(r.rc, 1, r.lines)
+                err = r.one("error")
+                self.assertEqual(err["code"], "simulated")
+                self.assertIn("only a test fixture's fake server tree, marked by a .moetune-test-double file",
+                              err["message"])
+                self.assertFalse(os.path.exists(target))
+        plant("exact")
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", target)
+        self.assertEqual(r.rc, 0, r.lines)
+        ev = r.of("installed")
+        self.assertTrue(ev and all(e["test_double"] == marker for e in ev), ev)
+        self.assertEqual(sorted(os.listdir(target)), sorted(e["file_name"] for e in ev))
+        # The marker of one tree does not open another one.
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", os.path.join(self.tmp, "y"))
+        self.assertEqual(r.one("error")["code"], "simulated")
+
     def test_refuses_a_simulated_run_folder(self):
         r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
         run_id = r.one("run_started")["run_id"]

@@ -5,6 +5,7 @@
 #include "cli/commandregistry.h"
 #include "cli/console.h"
 #include "cli/hostcli.h"
+#include "core/tuning/hosttext.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -42,7 +43,9 @@ bool ProbeCommand::needsAttention(const HostProbe &p) {
     return p.framework == Framework::SGLang && p.tritonVersion && !p.installedTritonFolderExists;
 }
 
-QString ProbeCommand::renderText(const HostProbe &p) {
+QString ProbeCommand::renderText(const HostProbe &probe) {
+    // Everything below comes from the host: shown cleaned (no escape sequences, controls, bidi overrides).
+    const HostProbe p = hostProbeForDisplay(probe);
     QString out;
     const QJsonObject host = p.raw.value("host"_L1).toObject();
     out += u"Host:        %1%2%3\n"_s.arg(orNone(p.hostName, u"?"_s),

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/localtransport.h"
 
+#include "remote/processgroupwatch.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -151,8 +153,10 @@ JobId LocalTransport::exec(const ExecRequest &request) {
         });
     }
     m_processes.insert(id, p);
-    // its own process group, so that cancel ends the whole command, not only /bin/sh
-    p->setChildProcessModifier([] { ::setpgid(0, 0); });
+    // its own process group, so that cancel ends the whole command, not only /bin/sh; and the group
+    // ends with this program however it dies (ProcessGroupWatch)
+    const int lifeline = ProcessGroupWatch::lifeline();
+    p->setChildProcessModifier([lifeline] { ProcessGroupWatch::armInChild(lifeline); });
     p->start(u"/bin/sh"_s, {u"-c"_s, request.command});
     if (!request.stdinData.isEmpty())
         p->write(request.stdinData);

@@ -62,8 +62,12 @@ public:
                        "  --query-compute-apps=*) [ -n \"$pid\" ] && echo \"GPU-1a2b, $pid, python3, "
                        "140000\" ;;\n"
                        "esac\nexit 0\n");
-        // The host's "venv" interpreter for the agent: the system python with the fake tree and the test
-        // hooks.
+        // The host's "venv" interpreter for the agent: the system python with the fake tree (and test hooks).
+        // TEST DOUBLE marker (remote_agent install.py TEST_DOUBLE_MARKER/TEXT, same bytes): this tree is a
+        // fake server's, so the agent installs the synthetic backend's simulated results into it.
+        ok = ok && write(root() + QStringLiteral("/.moetune-test-double"),
+                         "moetune test double: this folder tree is a test fixture's fake server; simulated "
+                         "results may be installed into it\n");
         ok = ok && writePython(python(), QByteArray());
         ok = ok && writePython(slowPython(), "export MOETUNE_SYNTHETIC_DELAY_MS=40\n");
         ok = ok && QFile::setPermissions(bin() + QStringLiteral("/nvidia-smi"),
@@ -153,8 +157,8 @@ private:
             "#!/bin/sh\n# the fake host's interpreter: system python3 + the fake SGLang tree\n"
             "export PYTHONPATH=" +
             shellQuote(site()).toUtf8() + "\nexport MOETUNE_NVIDIA_SMI=" +
-            shellQuote(QString(bin() + QStringLiteral("/nvidia-smi"))).toUtf8() +
-            "\nexport MOETUNE_TEST_ALLOW_SIMULATED_INSTALL=1\n" + extra + "exec python3 \"$@\"\n";
+            shellQuote(QString(bin() + QStringLiteral("/nvidia-smi"))).toUtf8() + "\n" + extra +
+            "exec python3 \"$@\"\n";
         return write(path, body) &&
                QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     }

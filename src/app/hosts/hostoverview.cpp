@@ -5,6 +5,7 @@
 #include "app/hosts/hostfoldermodel.h"
 #include "app/hosts/hostgpumodel.h"
 #include "app/hosts/hostmemorydelegate.h"
+#include "core/tuning/hosttext.h"
 
 #include <QFormLayout>
 #include <QGroupBox>
@@ -88,6 +89,7 @@ HostOverview::HostOverview(QWidget *parent)
     m_gpuView->setItemDelegateForColumn(HostGpuModel::MemoryColumn, new HostMemoryDelegate(m_gpuView));
     gpuLayout->addWidget(m_gpuView);
     auto *gpuNote = new QLabel(gpus);
+    gpuNote->setTextFormat(Qt::PlainText); // the host's error text: never rich text
     gpuNote->setWordWrap(true);
     gpuNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_fields.insert(u"gpuNote"_s, gpuNote);
@@ -146,7 +148,9 @@ void HostOverview::clear(const QString &hint) {
         l->clear();
 }
 
-void HostOverview::setProbe(const HostProbe &p) {
+void HostOverview::setProbe(const HostProbe &probe) {
+    // Everything shown comes from the host: cleaned (no escape sequences, controls, bidi overrides, floods).
+    const HostProbe p = hostProbeForDisplay(probe);
     m_hasProbe = true;
     m_hint->hide();
     m_content->show();

@@ -45,9 +45,11 @@ Diagnosis Diagnoser::diagnoseFile(const QString &path, const Progress &progress,
     if (threads > 1 && info.isFile() && info.size() >= m_parallelThreshold) {
         QString parallelError;
         Diagnosis d = diagnoseFileParallel(path, info.size(), threads, progress, &parallelError);
-        if (parallelError.isEmpty())
-            return d;
-        // Not mappable in parts: the single pass below reports or works around it.
+        // A read error (e.g. the file shrank while read) is the answer: a second pass would read another
+        // file.
+        if (!parallelError.isEmpty() && error)
+            *error = parallelError;
+        return d;
     }
     DiagnosisBuilder builder(m_rules);
     LogReader reader(builder.literals());
@@ -61,9 +63,11 @@ Diagnosis Diagnoser::diagnoseFileParallel(const QString &path, qint64 size, int 
     // Split points just after a '\n' near each k/threads of the file.
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        *error = file.errorString();
+        *error = u"Cannot open %1: %2."_s.arg(path, file.errorString());
         return {};
     }
+    // Every part reads this one descriptor, so a log rotated meanwhile is still read as one file.
+    size = std::min(size, file.size());
     std::vector<qint64> bounds{0};
     for (int k = 1; k < threads; ++k) {
         qint64 pos = std::max(bounds.back(), size * k / threads);
@@ -89,7 +93,6 @@ Diagnosis Diagnoser::diagnoseFileParallel(const QString &path, qint64 size, int 
             bounds.push_back(pos);
     }
     bounds.push_back(size);
-    file.close();
     const size_t parts = bounds.size() - 1;
 
     std::vector<std::unique_ptr<DiagnosisBuilder>> builders;
@@ -105,8 +108,9 @@ Diagnosis Diagnoser::diagnoseFileParallel(const QString &path, qint64 size, int 
     }
     for (size_t i = 0; i < parts; ++i) {
         jobs.push_back(std::async(std::launch::async, [&, i] {
-            return readers[i]->readFileRange(
-                path, bounds[i], bounds[i + 1], [&](const LogReader::Hit &hit) { builders[i]->addHit(hit); },
+            return readers[i]->readOpenFileRange(
+                file.handle(), path, bounds[i], bounds[i + 1],
+                [&](const LogReader::Hit &hit) { builders[i]->addHit(hit); },
                 [&](qint64 d, qint64) {
                     done[i] = d;
                     return !cancel.load();
@@ -148,8 +152,8 @@ Diagnosis Diagnoser::diagnoseFileParallel(const QString &path, qint64 size, int 
         builders[i + 1] = std::make_unique<DiagnosisBuilder>(m_rules);
         builders[i + 1]->skipThrough(spill);
         readers[i + 1] = std::make_unique<LogReader>(builders[i + 1]->literals());
-        if (!readers[i + 1]->readFileRange(
-                path, bounds[i + 1], bounds[i + 2],
+        if (!readers[i + 1]->readOpenFileRange(
+                file.handle(), path, bounds[i + 1], bounds[i + 2],
                 [&](const LogReader::Hit &hit) { builders[i + 1]->addHit(hit); }, {}, error)) {
             return {};
         }

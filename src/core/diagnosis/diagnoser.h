@@ -21,7 +21,8 @@ public:
 
     explicit Diagnoser(RuleSet rules = RuleSet::builtin());
 
-    // Memory-maps the file in windows; never holds the whole file in memory.
+    // Reads the file in windows (never mapped); never holds the whole file in memory. A file that
+    // shrinks while read gives an error in *error; one that grows is diagnosed as it was at the start.
     Diagnosis diagnoseFile(const QString &path, const Progress &progress = {},
                            QString *error = nullptr) const;
     Diagnosis diagnoseText(QByteArrayView text, const Progress &progress = {}) const;

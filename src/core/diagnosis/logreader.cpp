@@ -8,7 +8,11 @@
 #include <QIODevice>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -277,36 +281,68 @@ bool LogReader::readFileRange(const QString &path, qint64 begin, qint64 end, con
             *error = u"Cannot open %1: %2."_s.arg(path, file.errorString());
         return false;
     }
-    if (file.isSequential() || file.size() == 0) // FIFOs, /dev/stdin, /proc files: stream them
-        return streamDevice(&file, onHit, progress, error);
-    const qint64 fileSize = file.size();
+    struct stat st {};
+    if (file.isSequential() || ::fstat(file.handle(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return streamDevice(&file, onHit, progress, error); // FIFOs, /dev/stdin, /proc files: stream them
+    return readOpenFileRange(file.handle(), path, begin, end, onHit, progress, error);
+}
+
+bool LogReader::readOpenFileRange(int fd, const QString &name, qint64 begin, qint64 end,
+                                  const HitHandler &onHit, const Progress &progress, QString *error) {
+    reset();
+    auto fail = [&](const QString &sentence) {
+        if (error)
+            *error = sentence;
+        return false;
+    };
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return fail(u"Cannot read %1: %2."_s.arg(name, QString::fromLocal8Bit(std::strerror(errno))));
+    if (!S_ISREG(st.st_mode))
+        return fail(u"%1 is not a regular file."_s.arg(name));
+    const qint64 fileSize = st.st_size;
     const qint64 size = end < 0 ? fileSize : std::min(end, fileSize);
     qint64 pos = std::clamp<qint64>(begin, 0, size);
+    // One buffer for the whole read: the window plus the context on both sides.
+    QByteArray buf;
     while (pos < size) {
-        // Each window also maps the context around it, even outside [begin, end), so a hit reads the same
+        // Each window also reads the context around it, even outside [begin, end), so a hit sees the same
         // neighbouring lines as a single pass over the whole file.
         const qint64 scanEnd = std::min(size, pos + windowBytes);
-        const qint64 mapStart = std::max<qint64>(0, pos - contextBytes);
-        const qint64 mapEnd = std::min(fileSize, scanEnd + contextBytes);
-        uchar *p = file.map(mapStart, mapEnd - mapStart);
-        if (!p) { // some file systems cannot map: read the rest instead
-            if (size < fileSize) {
-                if (error)
-                    *error = u"Cannot map %1 for reading: %2."_s.arg(path, file.errorString());
-                return false;
-            }
-            if (!file.seek(pos)) {
-                if (error)
-                    *error = u"Cannot read %1: %2."_s.arg(path, file.errorString());
-                return false;
-            }
-            return streamDevice(&file, onHit, progress, error);
+        const qint64 readStart = std::max<qint64>(0, pos - contextBytes);
+        const qint64 readEnd = std::min(fileSize, scanEnd + contextBytes);
+        const qsizetype want = static_cast<qsizetype>(readEnd - readStart);
+        if (buf.size() < want)
+            buf.resize(want);
+        qsizetype got = 0;
+        while (got < want) {
+            const ssize_t n = ::pread(fd, buf.data() + got, static_cast<size_t>(want - got), readStart + got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return fail(u"Reading %1 failed at byte %2: %3."_s.arg(name)
+                                .arg(readStart + got)
+                                .arg(QString::fromLocal8Bit(std::strerror(errno))));
+            if (n == 0)
+                break;
+            got += n;
         }
-        const QByteArrayView data(reinterpret_cast<const char *>(p), mapEnd - mapStart);
-        const qsizetype consumed = scanBlock(data, pos - mapStart, scanEnd - mapStart, scanEnd == size,
-                                             mapEnd == fileSize, true, onHit);
-        file.unmap(p);
-        pos = mapStart + consumed;
+        if (got < want) {
+            // The file is shorter than when reading began: rotated by truncation, or cut by someone.
+            struct stat now {};
+            const qint64 nowSize = ::fstat(fd, &now) == 0 ? qint64(now.st_size) : readStart + got;
+            return fail(
+                u"%1 shrank while it was read: it had %2 bytes when reading began and has %3 now "
+                u"(logrotate's copytruncate does this). Nothing after byte %4 was read, so the "
+                u"diagnosis would be incomplete; read the file again, or the rotated copy."_s.arg(name)
+                    .arg(fileSize)
+                    .arg(nowSize)
+                    .arg(readStart + got));
+        }
+        const QByteArrayView data(buf.constData(), want);
+        const qsizetype consumed = scanBlock(data, pos - readStart, scanEnd - readStart, scanEnd == size,
+                                             readEnd == fileSize, true, onHit);
+        pos = readStart + consumed;
         if (progress && !progress(pos - begin, size - begin)) {
             m_cancelled = true;
             break;

@@ -34,8 +34,9 @@ public:
     static constexpr qsizetype maxLineBytes = 64 * 1024;
     // Raw context offered around a hit, for rejoining terminal-wrapped lines.
     static constexpr qsizetype contextBytes = 8 * 1024;
-    // File windows mapped at once: small enough to keep resident memory low whatever the file size.
-    static constexpr qint64 windowBytes = 16 * 1024 * 1024;
+    // File window read at once (pread into one buffer, never mmap: a mapped file that shrinks while it
+    // is read raises SIGBUS): small enough to keep resident memory low whatever the file size.
+    static constexpr qint64 windowBytes = 4 * 1024 * 1024;
     // Chunk read from a device or handed out of a buffer between progress reports.
     static constexpr qint64 chunkBytes = 4 * 1024 * 1024;
 
@@ -46,8 +47,14 @@ public:
     bool readFile(const QString &path, const HitHandler &onHit, const Progress &progress = {},
                   QString *error = nullptr);
     // Reads bytes [begin, end) of a file; begin must be 0 or follow a '\n'. Lines count from there.
+    // The bytes read are those the file had when reading began: one that grows meanwhile is read up to
+    // its first size; one that shrinks (logrotate's copytruncate) is an error naming it, never a crash.
     bool readFileRange(const QString &path, qint64 begin, qint64 end, const HitHandler &onHit,
                        const Progress &progress = {}, QString *error = nullptr);
+    // The same over an open regular file (name only for messages). It reads with pread, so several
+    // readers may share one descriptor, which also keeps them on one file when the path is rotated.
+    bool readOpenFileRange(int fd, const QString &name, qint64 begin, qint64 end, const HitHandler &onHit,
+                           const Progress &progress = {}, QString *error = nullptr);
     bool readDevice(QIODevice *dev, const HitHandler &onHit, const Progress &progress = {},
                     QString *error = nullptr);
     void readBuffer(QByteArrayView text, const HitHandler &onHit, const Progress &progress = {});
