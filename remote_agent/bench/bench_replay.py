@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 13: the fast strategy's cost and regret on the replayed H200 landscapes (no GPU needed).
 
     python3 remote_agent/bench/bench_replay.py [--json OUT.json]

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 13's wall-time figure on a GPU host: `tune` of Qwen3-30B-A3B at TP1 (E=128, N=768, K=2048,
 top-k 8, bf16), fast strategy, the 18 default batch sizes, measured from starting `tune --foreground`
 to the result files, with the run's timeline (start-up, first measurement, every phase, head-to-head,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Replaying recorded H200 landscapes through the whole decision pipeline (no GPU needed).
 
 tests/data/h200_*_exhaustive.json.gz hold every sample of exhaustive runs of moetune's Triton kernel on

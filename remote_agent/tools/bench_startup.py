@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 13: where a run's wall time goes outside the GPU's timing, measured on this machine with the
 SYNTHETIC backend (no GPU): agent start, worker start-up and the first measurement, the default phase,
 the strategy, the head-to-head, and the overlap of (simulated) compiles with timing through the CPU

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 """CPU seconds the fast strategy itself spends deciding (next_phase + winners) in an 18-size run: time
 in which the run process plans and the GPU waits, once per phase (issue 13). The measurements come
 from the SYNTHETIC backend (simulated latencies; only the strategy's own CPU time is the figure).

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Diagnosis cost against the number of distinct MoE shapes in one log (issue 10 should-fix: "diagnosis time
 # and memory grow with the square of the number of distinct shapes (32k shapes: 18 s, 560 MB)").
 # For each count N it writes a log with N different "Config file not found ... E=..,N=.." warnings (each

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // hostText over arbitrary bytes a host might send (read as UTF-8, as the agent's JSON strings are): the
 // result never holds a character a terminal or a widget would act on, never exceeds its bound, is left
 // unchanged by a second cleaning, and keeps every visible character of short ordinary text.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Hosts page's overview of a hostile host's probe (HostOverview, offscreen): every label and every
 // cell of its GPU and folder tables shows the host's strings cleaned (hostProbeForDisplay): no escape
 // sequences, control characters, bidi overrides, no rich text, no flood. The models are checked by

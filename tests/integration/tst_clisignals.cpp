@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // moetune-cli killed while a job on the Local machine runs (issue 10: "a CLI killed by SIGPIPE leaves the
 // fetched server log in /tmp"; LocalTransport children outliving their CLI). Real processes only: the
 // real CLI, its real /bin/sh children, real signals (kill -9 as the OOM killer sends it, TERM, INT, HUP,

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A hostile host's probe strings through the real agent and the real moetune-cli: GPU names, process
 // names, nvidia-smi's error text and config file names carrying terminal escape sequences, control
 // characters, bidi overrides and floods. `probe` text output shows them cleaned (hostText); the JSON

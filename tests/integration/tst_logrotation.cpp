@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Logs that change while they are read (issue 10 item 5): truncated by logrotate's copytruncate, cut,
 // grown, renamed and replaced. Real files changed by other processes (truncate, mv, sh) in the middle of
 // a read; the reader runs in a forked child so that a SIGBUS is reported as a failure, not a lost test

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
 // hostText / hostProbeForDisplay: strings a hostile host sends in its probe (GPU and process names,
 // paths, model names) are shown as one plain line: no terminal escape sequences, no control characters,
 // no bidirectional overrides or invisible characters, no flood.
