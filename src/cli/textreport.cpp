@@ -11,6 +11,7 @@
 
 #include <QLocale>
 #include <QRegularExpression>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -249,13 +250,13 @@ QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const 
     if (d.cancelled)
         stats += u" (cancelled: partial result)"_s;
     out += style(stats, kDim) + u'\n';
-    QStringList listedTargets;
+    QSet<QString> listedTargets; // a set: a list's contains() made the report quadratic in the shapes
     for (const Finding &f : d.findings) {
         bool fields = true;
         if (f.target) {
             const QString key = f.target->installFolder() + u'/' + f.target->shapeSummary();
             fields = !listedTargets.contains(key);
-            listedTargets += key;
+            listedTargets.insert(key);
         }
         out += u'\n' + renderFinding(f, fields);
     }

@@ -4,17 +4,19 @@
 # Diagnosis cost against the number of distinct MoE shapes in one log (issue 10 should-fix: "diagnosis time
 # and memory grow with the square of the number of distinct shapes (32k shapes: 18 s, 560 MB)").
 # For each count N it writes a log with N different "Config file not found ... E=..,N=.." warnings (each
-# printed by 2 ranks), runs `moetune-cli diagnose LOG --format json` under GNU time and prints wall time,
+# printed by 2 ranks), runs `moetune-cli diagnose LOG --format FORMAT` under GNU time and prints wall time,
 # peak RSS, the number of targets found (must be N), and the growth exponent between consecutive counts
 # (time ~ N^k: k = 1 is linear, 2 quadratic).
-# usage: tests/bench/shapes_bench.sh [BUILD_DIR] [--counts "2000 4000 8000 16000 32000"]
+# usage: tests/bench/shapes_bench.sh [BUILD_DIR] [--counts "2000 4000 8000 16000 32000"] [--format json|text|markdown]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=""
 counts="2000 4000 8000 16000 32000"
+format=json
 while [ $# -gt 0 ]; do
   case "$1" in
     --counts) counts=$2; shift 2 ;;
+    --format) format=$2; shift 2 ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) build=$1; shift ;;
   esac
@@ -30,7 +32,7 @@ timebin=${MOETUNE_TIME:-/usr/bin/time}
 [ -x "$timebin" ] || { echo "shapes_bench: $timebin (GNU time) is missing: apt-get install time" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "moetune-cli: $cli; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "moetune-cli: $cli --format $format; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%8s %10s %10s %9s %8s %s\n' shapes "wall s" "peak MB" targets "k" "(time ~ shapes^k)"
 prev_n=""; prev_t=""
 for n in $counts; do
@@ -49,11 +51,13 @@ with open(out, "w") as f:
                     % (i // 60 % 60, i % 60, rank, root, shape))
 PY
   set +e
-  "$timebin" -o "$tmp/t" -f '%e %M' "$cli" diagnose "$log" --format json >"$tmp/out"
+  "$timebin" -o "$tmp/t" -f '%e %M' "$cli" diagnose "$log" --format "$format" >"$tmp/out"
   rc=$?
   set -e
   if [ "$rc" -ne 1 ]; then echo "shapes_bench: moetune-cli exited $rc for $n shapes (expected 1)" >&2; exit 1; fi
   read -r t rss < <(tail -n 1 "$tmp/t")
+  # Targets found: from the JSON, or (text/markdown) by a JSON run of the same log.
+  if [ "$format" != json ]; then "$cli" diagnose "$log" --format json >"$tmp/out" || true; fi
   targets=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("targets", [])))' "$tmp/out")
   k=$(python3 -c "import math,sys
 a=sys.argv[1:]
