@@ -24,7 +24,7 @@ ctest --preset asan -j "$jobs" --timeout 900 -LE 'python|bench'
 
 echo "=== [3/3] fuzzing (bounded) ==="
 cmake --preset fuzz >/dev/null
-fuzz_targets=(fuzz_logreader fuzz_configname fuzz_configfile fuzz_knownhosts)
+fuzz_targets=(fuzz_logreader fuzz_configname fuzz_configfile fuzz_knownhosts fuzz_hosttext)
 cmake --build --preset fuzz -j "$jobs" --target "${fuzz_targets[@]}"
 fuzz_seconds=${MOETUNE_FUZZ_SECONDS:-60}
 for t in "${fuzz_targets[@]}"; do
