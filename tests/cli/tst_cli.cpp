@@ -427,8 +427,9 @@ private slots:
         // The first line and the latest ones, with how many lines between them were left out.
         QTest::newRow("default: 3 lines") << QStringList{} << QStringList{u"19 | "_s, u"25 | "_s, u"26 | "_s}
                                           << u"... 5 lines left out (line 20, 21, 22, 23, 24)"_s;
-        QTest::newRow("--evidence 1: the latest") << QStringList{u"--evidence"_s, u"1"_s} << QStringList{u"26 | "_s}
-                                                  << u"... 7 lines left out (line 19, 20, 21, 22, 23, 24, 25)"_s;
+        QTest::newRow("--evidence 1: the latest")
+            << QStringList{u"--evidence"_s, u"1"_s} << QStringList{u"26 | "_s}
+            << u"... 7 lines left out (line 19, 20, 21, 22, 23, 24, 25)"_s;
         QTest::newRow("--evidence 0: all")
             << QStringList{u"--evidence=0"_s} << QStringList{u"19 | "_s, u"22 | "_s, u"26 | "_s} << QString();
     }

@@ -566,7 +566,8 @@ void TestLogClasses::readiness_data() {
         << (vllmAt("APIServer pid=9", "23:59:50", "vLLM API server version 0.9.2") +
             vllmAt("APIServer pid=9", "00:00:10", "Route: /health, Methods: GET") +
             "INFO:     Application startup complete.\n")
-        << u"server-ready"_s << qint64(1) << qint64(3) << u"03-14 00:00:10"_s << -1 // same date printed: no time difference
+        << u"server-ready"_s << qint64(1) << qint64(3) << u"03-14 00:00:10"_s
+        << -1 // same date printed: no time difference
         << u"Server ready at about 00:00:10"_s;
     QTest::newRow("log joined after the start: no start line")
         << (sglRankAt("10:00:00", 0, "Decode batch. #running-req: 3") + sglAt("10:00:05", kReady))
@@ -638,18 +639,17 @@ void TestLogClasses::severalStarts_data() {
     const QByteArray after = sglAt("10:00:00", kServerArgs) + sglRankAt("10:00:40", 0, used) +
                              sglRankAt("10:00:40", 1, used) + sglAt("10:01:05", kReady);
     QTest::newRow("restart after a push: warning gone")
-        << (before + after) << 2 << qint64(5) << 0
-        << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
+        << (before + after) << 2 << qint64(5) << 0 << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
         << u"Latest of 2 server starts (from line 5): No problems found"_s;
     QTest::newRow("restart, the warning stays")
-        << (before + before) << 2 << qint64(5) << 2
-        << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
+        << (before + before) << 2 << qint64(5) << 2 << QStringList{u"moe-untuned@1"_s, u"server-ready@1"_s}
         << u"Latest of 2 server starts (from line 5): 1 MoE config untuned"_s;
     QTest::newRow("three starts, a crash in the middle one")
         << (before + sglAt("09:30:00", kServerArgs) +
             sglRankAt("09:30:20", 0, "torch.OutOfMemoryError: CUDA out of memory.") + after)
         << 3 << qint64(7) << 0
-        << QStringList{u"cuda-out-of-memory@2"_s, u"moe-untuned@1"_s, u"server-ready@1"_s, u"server-start@2"_s}
+        << QStringList{u"cuda-out-of-memory@2"_s, u"moe-untuned@1"_s, u"server-ready@1"_s,
+                       u"server-start@2"_s}
         << u"Latest of 3 server starts (from line 7): No problems found"_s;
     // vLLM prints the platform line before its start line: one start, not two.
     QTest::newRow("vLLM platform line before the start line")
