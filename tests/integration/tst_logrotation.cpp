@@ -39,22 +39,24 @@ const QByteArray kWarning =
     "E=128,N=768,device_name=NVIDIA_H200.json, you can create them with https://github.com/sgl-project/"
     "sglang/tree/main/benchmark/kernels/fused_moe_triton\n"_ba;
 
-// One MB of ordinary server lines with one MoE warning in it.
-QByteArray block() {
+// One MB of ordinary server lines with one MoE warning in it; dense: every line is the warning, so the
+// diagnoser works on each line (a read that takes long enough on a fast machine to be changed midway).
+QByteArray block(bool dense = false) {
     QByteArray b = kWarning;
-    const QByteArray line = "[2026-12-01 10:00:01 TP0] Decode batch. #running-req: 12, #token: 4096, token "
-                            "usage: 0.10, gen throughput (token/s): 812.00, #queue-req: 0\n"_ba;
+    const QByteArray line = dense ? kWarning
+                                  : "[2026-12-01 10:00:01 TP0] Decode batch. #running-req: 12, #token: 4096, "
+                                    "token usage: 0.10, gen throughput (token/s): 812.00, #queue-req: 0\n"_ba;
     while (b.size() + line.size() <= kBlock)
         b += line;
     b += QByteArray(kBlock - b.size() - 1, 'x') + '\n';
     return b;
 }
 
-bool writeLog(const QString &path, int blocks) {
+bool writeLog(const QString &path, int blocks, bool dense = false) {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return false;
-    const QByteArray b = block();
+    const QByteArray b = block(dense);
     for (int i = 0; i < blocks; ++i) {
         if (f.write(b) != b.size())
             return false;
@@ -228,14 +230,32 @@ private slots:
     void diagnoserWhileChanged() {
         QFETCH(QByteArray, script);
         QFETCH(bool, shrinks);
-        const int blocks = 192;
         const QString path = m_tmp.filePath(u"parts.log"_s);
         QFile::remove(path + u".1"_s);
-        QVERIFY(writeLog(path, blocks));
+        // The parts must still be reading when the caller's thread first reports progress (after 50 ms):
+        // the log doubles until an undisturbed read of it takes 0.5 s on this machine (a fast CI machine
+        // read 192 MB of sparse warnings before the first report).
+        int blocks = 16;
         qint64 occurrences = 0; // of the whole file, read undisturbed
-        for (const Finding &f : Diagnoser().diagnoseFile(path).findings)
-            occurrences += f.occurrences;
-        QVERIFY(occurrences >= blocks);
+        for (;;) {
+            QVERIFY(writeLog(path, blocks, true));
+            Diagnoser undisturbed;
+            undisturbed.setMaxThreads(3);
+            undisturbed.setParallelThreshold(1 << 20);
+            QElapsedTimer t;
+            t.start();
+            const Diagnosis whole = undisturbed.diagnoseFile(path);
+            const qint64 ms = t.elapsed();
+            occurrences = 0;
+            for (const Finding &f : whole.findings)
+                occurrences += f.occurrences;
+            QVERIFY(occurrences >= blocks);
+            if (ms >= 500 || blocks >= 1024) {
+                qInfo("%d MB of warnings, read undisturbed in %lld ms", blocks, ms);
+                break;
+            }
+            blocks *= 2;
+        }
         const Outcome o = inChild(
             [&](Outcome &out, const std::function<void()> &change) {
                 Diagnoser diagnoser;
@@ -265,7 +285,7 @@ private slots:
             QVERIFY2(o.error.contains(u"parts.log shrank while it was read"_s), qPrintable(describe(o)));
         } else {
             QVERIFY2(o.ok, qPrintable(describe(o)));
-            QCOMPARE(o.lines, qint64(blocks) * (block().count('\n')));
+            QCOMPARE(o.lines, qint64(blocks) * (block(true).count('\n')));
             QCOMPARE(o.hits, occurrences);
         }
     }
