@@ -20,7 +20,7 @@
 namespace moetune::sshdetail {
 
 inline constexpr int kMaxExecChannels = 8; // OpenSSH's MaxSessions is 10; keep room for transfer helpers
-inline constexpr qint64 kUploadChunk = 256 * 1024; // bytes written to the upload channel per step
+inline constexpr qint64 kUploadChunk = qint64{256} * 1024; // bytes written to the upload channel per step
 inline constexpr uint32_t kReadChunk = 64 * 1024;
 inline constexpr int kReadAhead = 32; // outstanding SFTP read requests
 inline constexpr int kSliceMs = 20;   // longest stretch of transfer work before the worker looks at its queue

@@ -3,7 +3,11 @@
 // hostText / hostProbeForDisplay: strings a hostile host sends in its probe (GPU and process names,
 // paths, model names) are shown as one plain line: no terminal escape sequences, no control characters,
 // no bidirectional overrides or invisible characters, no flood.
+#include "core/diagnosis/diagnoser.h"
+#include "core/tuning/hostmismatch.h"
+#include "core/tuning/hostprobemerge.h"
 #include "core/tuning/hosttext.h"
+#include "core/tuning/preflight.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,6 +33,60 @@ QString hiddenIn(const QString &s) {
     }
     return {};
 }
+
+// hiddenIn for text of several lines (a finding's explanation may have its own line breaks).
+QString hiddenInLines(const QString &s) {
+    for (const QString &line : s.split(u'\n')) {
+        const QString h = hiddenIn(line);
+        if (!h.isEmpty())
+            return h + u" in: "_s + line.left(80);
+    }
+    return {};
+}
+
+// A hostile host: every string it sends carries an escape sequence, a bidi override and a line break
+// ("X", "Y" and the name around them survive as "X Y").
+const QString kEvil = u"X\x1b[2J\x1b]0;owned\x07\u202E\nY"_s;
+
+HostProbe hostileProbe() {
+    HostProbe p;
+    p.hostName = u"gpu-box "_s + kEvil;
+    p.framework = Framework::SGLang;
+    p.frameworkVersion = kEvil;
+    p.tritonVersion = TritonVersion{3, 5, 0};
+    p.configRoot = u"/opt/"_s + kEvil;
+    p.pythonExecutable = kEvil;
+    p.pythonVersion = kEvil;
+    p.torchVersion = kEvil;
+    GpuInfo g;
+    g.index = 0;
+    g.name = u"NVIDIA "_s + kEvil;
+    g.deviceName = kEvil;
+    g.memoryTotalMiB = 143771;
+    g.memoryUsedMiB = 140000;
+    g.processes.append({4242, u"sglang::scheduler "_s + kEvil, 140000});
+    p.gpus.append(g);
+    p.tritonFolders.append({u"triton_3_4_0 "_s + kEvil, TritonVersion{3, 4, 0}, {kEvil}});
+    ServerProcess s;
+    s.pid = 4242;
+    s.framework = Framework::SGLang;
+    s.tensorParallel = 1;
+    s.modelPath = u"/models/"_s + kEvil;
+    s.shape = MoeShape{128, 8, 2048, 768, std::nullopt, QString()};
+    p.servers.append(s);
+    p.raw = QJsonObject{{"gpu_error"_L1, kEvil}};
+    return p;
+}
+
+const QByteArray kLogWarning =
+    "[2026-12-01 10:00:00 TP0] Using default MoE kernel config. Performance might be sub-optimal! Config "
+    "file not found at /sgl-workspace/sglang/python/sglang/srt/layers/moe/fused_moe_triton/configs/"
+    "triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json, you can create them with https://github.com/"
+    "sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n"
+    "[2026-12-01 10:00:00 TP1] Using default MoE kernel config. Performance might be sub-optimal! Config "
+    "file not found at /sgl-workspace/sglang/python/sglang/srt/layers/moe/fused_moe_triton/configs/"
+    "triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json, you can create them with https://github.com/"
+    "sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n"_ba;
 
 } // namespace
 
@@ -153,6 +211,60 @@ private slots:
         QCOMPARE(p.configRoot, evil);
         const QString all = QString::fromUtf8(QJsonDocument(d.raw).toJson());
         QVERIFY(!all.contains(QChar(0x202E)));
+    }
+
+    // The sentences built from a probe - diagnose --host's host findings (mergeHostProbe), the
+    // log-and-host mismatches, the tune preflight - show the host's strings cleaned, and do show them.
+    void hostFindingsClean() {
+        const Diagnosis log = Diagnoser().diagnoseText(kLogWarning);
+        QVERIFY(!log.targets.isEmpty());
+        const Diagnosis d = mergeHostProbe(log, hostileProbe(), u"alias "_s + kEvil);
+        int hostFindings = 0;
+        QString all = d.summary;
+        for (const Finding &f : d.findings) {
+            if (!f.rule.startsWith(u"host-"_s))
+                continue;
+            ++hostFindings;
+            for (const QString &text : {f.title, f.explanation, f.advice}) {
+                QVERIFY2(hiddenInLines(text).isEmpty(), qPrintable(f.rule + u": "_s + hiddenInLines(text)));
+                all += u'\n' + text;
+            }
+            for (const Evidence &e : f.evidence)
+                QVERIFY2(hiddenIn(e.text).isEmpty(), qPrintable(f.rule + u": "_s + hiddenIn(e.text)));
+        }
+        QVERIFY(hostFindings >= 3);
+        QVERIFY2(hiddenInLines(d.summary).isEmpty(), qPrintable(hiddenInLines(d.summary)));
+        QVERIFY2(all.contains(u"alias X Y"_s), qPrintable(all));   // the host's name
+        QVERIFY2(all.contains(u"NVIDIA X Y"_s), qPrintable(all));  // a GPU's name
+        QVERIFY2(all.contains(u"/models/X Y"_s), qPrintable(all)); // the served model
+        QVERIFY2(all.contains(u"/opt/X Y"_s), qPrintable(all));    // the config root
+        QVERIFY2(!all.contains(QChar(0x1b)) && !all.contains(QChar(0x202E)), qPrintable(all));
+        // The targets are the log's, untouched by the host's strings.
+        QCOMPARE(d.targets.first().name.fileName(d.targets.first().framework),
+                 log.targets.first().name.fileName(log.targets.first().framework));
+    }
+    void hostMismatchesClean() {
+        const Diagnosis log = Diagnoser().diagnoseText(kLogWarning);
+        const QStringList m = hostMismatches(log, hostileProbe(), u"alias "_s + kEvil);
+        // Two ranks in the log, one GPU; the log tuned for NVIDIA_H200; Triton 3.6.0 against 3.5.0.
+        QCOMPARE(m.size(), 3);
+        for (const QString &sentence : m)
+            QVERIFY2(hiddenIn(sentence).isEmpty(), qPrintable(hiddenIn(sentence) + u": "_s + sentence));
+        QVERIFY2(m.join(u'|').contains(u"GPUs of alias X Y are NVIDIA_X_Y"_s), qPrintable(m.join(u'|')));
+    }
+    void preflightClean() {
+        const Preflight p = Preflight::evaluate(hostileProbe(), {}, 10000);
+        QCOMPARE(p.gpus.size(), 1);
+        QCOMPARE(p.gpus.first().name, u"NVIDIA X Y"_s);
+        QCOMPARE(p.gpus.first().holders.first().name, u"sglang::scheduler X Y"_s);
+        QCOMPARE(p.gpus.first().holders.first().pid, qint64(4242));
+        QVERIFY(p.gpus.first().heldByServer);
+        QCOMPARE(p.gpuError, u"X Y"_s);
+        QVERIFY(!p.canStart()); // 3.7 GiB free, 9.8 GiB needed
+        for (const QString &line : p.problems + p.holderLines())
+            QVERIFY2(hiddenIn(line).isEmpty(), qPrintable(hiddenIn(line) + u": "_s + line));
+        QVERIFY2(p.problems.join(u'|').contains(u"sglang::scheduler X Y"_s),
+                 qPrintable(p.problems.join(u'|')));
     }
 };
 

@@ -7,7 +7,7 @@
 #include "app/diagnose/evidencemodel.h"
 #include "app/diagnose/findingsfiltermodel.h"
 #include "app/diagnose/findingsmodel.h"
-#include "app/diagnose/hostmismatch.h"
+#include "core/tuning/hostmismatch.h"
 #include "app/diagnose/targetfieldsmodel.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"

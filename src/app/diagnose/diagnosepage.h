@@ -35,9 +35,9 @@ class DiagnosePage : public QWidget {
     Q_OBJECT
 public:
     // Files above this are diagnosed from disk and only previewed (read-only) in the log view.
-    static constexpr qint64 previewBytes = 4 * 1024 * 1024;
+    static constexpr qint64 previewBytes = qint64{4} * 1024 * 1024;
     // Text above this shows the progress bar at once (smaller jobs show it only if they take a while).
-    static constexpr qint64 bigTextBytes = 10 * 1024 * 1024;
+    static constexpr qint64 bigTextBytes = qint64{10} * 1024 * 1024;
     // Followed lines are diagnosed this long after the last batch.
     static constexpr int followDebounceMs = 400;
 

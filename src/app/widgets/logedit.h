@@ -18,7 +18,7 @@ class LogEdit : public QPlainTextEdit {
     Q_OBJECT
 public:
     // Text goes into the view in chunks of this many characters, one per event-loop turn.
-    static constexpr qsizetype loadChunkChars = 256 * 1024;
+    static constexpr qsizetype loadChunkChars = qsizetype{256} * 1024;
 
     explicit LogEdit(QWidget *parent = nullptr);
 

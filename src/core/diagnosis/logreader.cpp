@@ -409,7 +409,7 @@ bool LogReader::streamDevice(QIODevice *dev, const HitHandler &onHit, const Prog
         }
         have += n;
         // Tiny reads (a pipe, a terminal) are gathered first: scanning is cheaper in bigger steps.
-        if (have == buf.size() || have - from >= 2 * contextBytes + 64 * 1024)
+        if (have == buf.size() || have - from >= 2 * contextBytes + qsizetype{64} * 1024)
             scan(false);
         if (progress && !progress(m_bytesRead - startBytes, total)) {
             m_cancelled = true;

@@ -31,14 +31,14 @@ public:
     using Progress = std::function<bool(qint64 done, qint64 total)>; // false = cancel
 
     // Longest line text handed on; longer lines are cut around the literal found.
-    static constexpr qsizetype maxLineBytes = 64 * 1024;
+    static constexpr qsizetype maxLineBytes = qsizetype{64} * 1024;
     // Raw context offered around a hit, for rejoining terminal-wrapped lines.
-    static constexpr qsizetype contextBytes = 8 * 1024;
+    static constexpr qsizetype contextBytes = qsizetype{8} * 1024;
     // File window read at once (pread into one buffer, never mmap: a mapped file that shrinks while it
     // is read raises SIGBUS): small enough to keep resident memory low whatever the file size.
-    static constexpr qint64 windowBytes = 4 * 1024 * 1024;
+    static constexpr qint64 windowBytes = qint64{4} * 1024 * 1024;
     // Chunk read from a device or handed out of a buffer between progress reports.
-    static constexpr qint64 chunkBytes = 4 * 1024 * 1024;
+    static constexpr qint64 chunkBytes = qint64{4} * 1024 * 1024;
 
     explicit LogReader(const QList<QByteArray> &literals);
 

@@ -15,7 +15,7 @@ struct LogSniff {
     qsizetype nulOffset = -1; // first NUL byte, for Binary
 
     // Bytes of the head that check() needs: a text log has no NUL byte in them.
-    static constexpr qint64 headBytes = 64 * 1024;
+    static constexpr qint64 headBytes = qint64{64} * 1024;
 
     static LogSniff check(QByteArrayView head);
     bool isText() const { return kind == Kind::Text; }

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/hostprobemerge.h"
+#include "core/tuning/hosttext.h"
 
 #include <QSet>
 
@@ -77,8 +78,11 @@ Finding hostFinding(const QString &rule, const QString &key, Severity severity, 
 
 } // namespace
 
-Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &probe, const QString &hostName) {
-    const QString host = hostName.isEmpty() ? hostLabel(probe) : hostName;
+Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &hostProbe, const QString &hostName) {
+    // Every string below goes into a finding's text, shown in a terminal or a widget: the host's strings
+    // as hostText shows them (no escape sequences, no bidi overrides, no floods). Targets stay the log's.
+    const HostProbe probe = hostProbeForDisplay(hostProbe);
+    const QString host = hostText(hostName.isEmpty() ? hostLabel(probe) : hostName);
     const QString installed = probe.installedTritonFolder();
     const QStringList folders = folderNames(probe);
     const QString listing = folders.isEmpty() ? u"none"_s : folders.join(u", "_s);

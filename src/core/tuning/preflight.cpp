@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/preflight.h"
 
+#include "core/tuning/hosttext.h"
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -15,7 +17,9 @@ QString gib(qint64 mib) {
 Preflight Preflight::evaluate(const HostProbe &probe, const QList<int> &wanted, qint64 neededMiB) {
     Preflight p;
     p.neededMiB = neededMiB;
-    p.gpuError = probe.raw.value("gpu_error"_L1).toString();
+    // What the host sent is shown (preflight text, sentences): cleaned by hostText. Decisions use pids,
+    // memory and the raw process names.
+    p.gpuError = hostText(probe.raw.value("gpu_error"_L1).toString());
     QList<qint64> serverPids;
     for (const ServerProcess &s : probe.servers)
         serverPids.append(s.pid);
@@ -33,22 +37,22 @@ Preflight Preflight::evaluate(const HostProbe &probe, const QList<int> &wanted, 
             continue;
         Gpu gpu;
         gpu.index = g.index;
-        gpu.name = g.name;
+        gpu.name = hostText(g.name);
         gpu.totalMiB = g.memoryTotalMiB;
         gpu.usedMiB = g.memoryUsedMiB;
-        gpu.holders = g.processes;
         for (const GpuProcess &h : g.processes) {
             // The server's workers are its children; the probe names the main process, and holders
             // with the server's model loaded are usually its scheduler processes: count both.
             if (serverPids.contains(h.pid) || h.name.contains(u"sglang"_s) || h.name.contains(u"VLLM"_s))
                 gpu.heldByServer = true;
+            gpu.holders.append({h.pid, hostText(h.name), h.usedMiB});
         }
         const qint64 free = g.memoryTotalMiB - g.memoryUsedMiB;
         gpu.enough = neededMiB <= 0 || free >= neededMiB;
         p.serverHoldsGpus = p.serverHoldsGpus || gpu.heldByServer;
         if (!gpu.enough) {
             QString who;
-            for (const GpuProcess &h : g.processes)
+            for (const GpuProcess &h : gpu.holders)
                 who += u"%1pid %2 %3 (%4)"_s.arg(who.isEmpty() ? QString() : u", "_s)
                            .arg(h.pid)
                            .arg(h.name, gib(h.usedMiB));

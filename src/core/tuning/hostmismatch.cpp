@@ -1,9 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/diagnose/hostmismatch.h"
+#include "core/tuning/hostmismatch.h"
 
 #include "core/diagnosis/diagnosis.h"
 #include "core/tuning/hostprobe.h"
+#include "core/tuning/hosttext.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -28,7 +29,10 @@ QString fileStyleName(const QString &gpuName) {
 
 } // namespace
 
-QStringList hostMismatches(const Diagnosis &d, const HostProbe &probe, const QString &hostLabel) {
+QStringList hostMismatches(const Diagnosis &d, const HostProbe &hostProbe, const QString &label) {
+    // Sentences for the screen: the host's strings (GPU names) as hostText shows them.
+    const HostProbe probe = hostProbeForDisplay(hostProbe);
+    const QString hostLabel = hostText(label);
     QStringList out;
     // Tensor-parallel ranks the log shows (TP0..TPn): the server used at least that many GPUs.
     static const QRegularExpression rankRe(u"^TP(\\d+)$"_s);
