@@ -200,9 +200,19 @@ int DiagnoseCommand::run(const QStringList &args) {
         return fail(u"reading "_s + label + u" failed: "_s + error);
 
     switch (format) {
-    case Format::Json:
-        Console::outBytes(QJsonDocument(diagnosis.toJson()).toJson(QJsonDocument::Indented));
+    case Format::Json: {
+        // Written in pieces: the document of a log with many shapes is never whole in memory.
+        QByteArray buffer;
+        diagnosis.writeJson([&](QByteArrayView piece) {
+            buffer += piece;
+            if (buffer.size() >= (1 << 20)) {
+                Console::outBytes(buffer);
+                buffer.clear();
+            }
+        });
+        Console::outBytes(buffer);
         break;
+    }
     case Format::Markdown:
         Console::out(diagnosis.toMarkdown());
         break;

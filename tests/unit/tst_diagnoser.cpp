@@ -84,6 +84,7 @@ private slots:
     void cancel();
     void missingFileIsAClearError();
     void jsonSchema();
+    void jsonStreamedSameBytes();
     void markdown();
     void demoLogInResources();
 };
@@ -477,6 +478,34 @@ void TestDiagnoser::jsonSchema() {
     const Diagnosis empty = Diagnoser().diagnoseText({});
     QCOMPARE(empty.toJson().value(u"worst"_s), QJsonValue());
     QCOMPARE(empty.toJson().value(u"findings"_s).toArray().size(), 0);
+}
+
+// writeJson (what moetune-cli diagnose --format json prints, in pieces) gives exactly the bytes of the
+// whole document, for every test log, an empty diagnosis and one with a hostile summary.
+void TestDiagnoser::jsonStreamedSameBytes() {
+    const QDir dir(QStringLiteral(MOETUNE_TEST_DATA_DIR "/logs"));
+    QList<Diagnosis> cases{Diagnoser().diagnoseText({})};
+    for (const QString &name : dir.entryList(QDir::Files))
+        cases.append(Diagnoser().diagnoseText(readData(name)));
+    const QByteArray two = untunedLine(0) + '\n' + untunedLine(1, "E=8,N=64,device_name=X");
+    Diagnosis hostile = Diagnoser().diagnoseText(two);
+    hostile.summary = u"\n    \"findings\": [\n    ] and \n    \"targets\": [\n    ] \u202E \x1b[2J"_s;
+    cases.append(hostile);
+    QVERIFY(cases.size() > 10);
+    int withFindings = 0;
+    for (const Diagnosis &d : cases) {
+        const QByteArray whole = QJsonDocument(d.toJson()).toJson(QJsonDocument::Indented);
+        QByteArray streamed;
+        int pieces = 0;
+        d.writeJson([&](QByteArrayView piece) {
+            streamed += piece;
+            ++pieces;
+        });
+        QCOMPARE(streamed, whole);
+        QVERIFY(pieces >= 3 + d.findings.size() + d.targets.size()); // one piece per element
+        withFindings += d.findings.isEmpty() ? 0 : 1;
+    }
+    QVERIFY(withFindings > 5);
 }
 
 void TestDiagnoser::markdown() {

@@ -3,6 +3,7 @@
 #include "core/diagnosis/diagnosis.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
 
@@ -108,19 +109,45 @@ QString Diagnosis::toMarkdown() const {
     return md;
 }
 
-QJsonObject Diagnosis::toJson() const {
+namespace {
+
+QJsonObject findingJson(const Finding &f) {
+    QJsonObject o;
+    o.insert(u"id"_s, f.id);
+    o.insert(u"rule"_s, f.rule);
+    o.insert(u"severity"_s, severityName(f.severity));
+    o.insert(u"title"_s, f.title);
+    o.insert(u"explanation"_s, f.explanation);
+    o.insert(u"advice"_s, f.advice);
+    o.insert(u"occurrences"_s, f.occurrences);
+    o.insert(u"sources"_s, QJsonArray::fromStringList(f.sources));
+    QJsonArray ev;
+    for (const Evidence &e : f.evidence)
+        ev.append(QJsonObject{{u"line"_s, e.line},
+                              {u"text"_s, e.text},
+                              {u"match_start"_s, e.matchStart},
+                              {u"match_length"_s, e.matchLength}});
+    o.insert(u"evidence"_s, ev);
+    o.insert(u"evidence_omitted"_s, f.evidenceOmitted);
+    o.insert(u"start"_s, f.start);
+    o.insert(u"target"_s, f.target ? QJsonValue(f.target->toJson()) : QJsonValue());
+    return o;
+}
+
+// Everything but the two long lists, which are written empty.
+QJsonObject headJson(const Diagnosis &d) {
     QJsonObject root;
     root.insert(u"schema"_s, u"moetune.diagnosis/1"_s);
-    root.insert(u"summary"_s, summary);
-    root.insert(u"bytes_read"_s, bytesRead);
-    root.insert(u"lines_read"_s, linesRead);
-    root.insert(u"cancelled"_s, cancelled);
-    root.insert(u"worst"_s, findings.isEmpty() ? QJsonValue() : QJsonValue(severityName(worst())));
-    root.insert(u"counts"_s, QJsonObject{{u"info"_s, count(Severity::Info)},
-                                         {u"warning"_s, count(Severity::Warning)},
-                                         {u"error"_s, count(Severity::Error)}});
+    root.insert(u"summary"_s, d.summary);
+    root.insert(u"bytes_read"_s, d.bytesRead);
+    root.insert(u"lines_read"_s, d.linesRead);
+    root.insert(u"cancelled"_s, d.cancelled);
+    root.insert(u"worst"_s, d.findings.isEmpty() ? QJsonValue() : QJsonValue(severityName(d.worst())));
+    root.insert(u"counts"_s, QJsonObject{{u"info"_s, d.count(Severity::Info)},
+                                         {u"warning"_s, d.count(Severity::Warning)},
+                                         {u"error"_s, d.count(Severity::Error)}});
     QJsonArray ss;
-    for (const ServerStart &s : starts) {
+    for (const ServerStart &s : d.starts) {
         auto lineOrNull = [](qint64 line) { return line > 0 ? QJsonValue(line) : QJsonValue(); };
         auto textOrNull = [](const QString &t) { return t.isEmpty() ? QJsonValue() : QJsonValue(t); };
         ss.append(QJsonObject{
@@ -132,35 +159,70 @@ QJsonObject Diagnosis::toJson() const {
             {u"seconds_to_ready"_s, s.secondsToReady ? QJsonValue(*s.secondsToReady) : QJsonValue()}});
     }
     root.insert(u"starts"_s, ss);
+    root.insert(u"findings"_s, QJsonArray());
+    root.insert(u"targets"_s, QJsonArray());
+    return root;
+}
+
+} // namespace
+
+QJsonObject Diagnosis::toJson() const {
+    QJsonObject root = headJson(*this);
     QJsonArray fs;
-    for (const Finding &f : findings) {
-        QJsonObject o;
-        o.insert(u"id"_s, f.id);
-        o.insert(u"rule"_s, f.rule);
-        o.insert(u"severity"_s, severityName(f.severity));
-        o.insert(u"title"_s, f.title);
-        o.insert(u"explanation"_s, f.explanation);
-        o.insert(u"advice"_s, f.advice);
-        o.insert(u"occurrences"_s, f.occurrences);
-        o.insert(u"sources"_s, QJsonArray::fromStringList(f.sources));
-        QJsonArray ev;
-        for (const Evidence &e : f.evidence)
-            ev.append(QJsonObject{{u"line"_s, e.line},
-                                  {u"text"_s, e.text},
-                                  {u"match_start"_s, e.matchStart},
-                                  {u"match_length"_s, e.matchLength}});
-        o.insert(u"evidence"_s, ev);
-        o.insert(u"evidence_omitted"_s, f.evidenceOmitted);
-        o.insert(u"start"_s, f.start);
-        o.insert(u"target"_s, f.target ? QJsonValue(f.target->toJson()) : QJsonValue());
-        fs.append(o);
-    }
+    for (const Finding &f : findings)
+        fs.append(findingJson(f));
     root.insert(u"findings"_s, fs);
     QJsonArray ts;
     for (const TuningTarget &t : targets)
         ts.append(t.toJson());
     root.insert(u"targets"_s, ts);
     return root;
+}
+
+void Diagnosis::writeJson(const std::function<void(QByteArrayView)> &sink) const {
+    // QJsonDocument's indented form: a key of the top object at 4 spaces, an element of its arrays at 8.
+    // An empty array is "[\n    ]"; a filled one "[\n" + elements joined by ",\n" + "\n    ]". Strings
+    // never hold a raw line break (JSON escapes it), so an element is re-indented line by line.
+    const QByteArray head = QJsonDocument(headJson(*this)).toJson(QJsonDocument::Indented);
+    QByteArray piece;
+    auto element = [&](const QJsonObject &o, bool first) {
+        const QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Indented);
+        piece.clear();
+        piece.reserve(json.size() + json.size() / 8 + 16);
+        if (!first)
+            piece += ",\n";
+        qsizetype from = 0;
+        while (from < json.size()) {
+            qsizetype nl = json.indexOf('\n', from);
+            if (nl < 0)
+                nl = json.size();
+            if (from > 0)
+                piece += '\n';
+            piece += "        ";
+            piece += QByteArrayView(json).sliced(from, nl - from);
+            from = nl + 1;
+        }
+        sink(piece);
+    };
+    auto list = [&](const QByteArray &key, qsizetype &pos, const auto &items, const auto &toObject) {
+        const QByteArray empty = "\n    \"" + key + "\": [\n    ]";
+        const qsizetype at = head.indexOf(empty, pos);
+        Q_ASSERT(at >= 0);
+        const qsizetype open = at + empty.size() - 5; // just after "[\n"
+        sink(QByteArrayView(head).sliced(pos, open - pos));
+        bool first = true;
+        for (const auto &item : items) {
+            element(toObject(item), first);
+            first = false;
+        }
+        if (!first)
+            sink("\n");
+        pos = open;
+    };
+    qsizetype pos = 0;
+    list("findings"_ba, pos, findings, [](const Finding &f) { return findingJson(f); });
+    list("targets"_ba, pos, targets, [](const TuningTarget &t) { return t.toJson(); });
+    sink(QByteArrayView(head).sliced(pos));
 }
 
 } // namespace moetune
