@@ -10,6 +10,28 @@ using namespace moetune::sshdetail;
 
 namespace moetune {
 
+namespace {
+
+// The line the host's shell runs for `command`. It first announces its process group (sshd makes the
+// shell a session leader, so $$ is the group), for cancel: sshd refuses "signal" requests for root logins.
+// With a lifeline (a command that takes no input), the channel's stdin stays open and a watcher in the
+// group waits for its end: when moetune goes away - a CLI killed with -9, a closed laptop, a dropped
+// link - sshd closes the channel, the watcher sees EOF and ends the whole group with TERM, as the
+// Local machine's ProcessGroupWatch does. A command that ends by itself first stops its watcher, so what
+// it started in the background (a server) stays. The command runs in a subshell on lines of its own
+// (its `exec`, `exit` or trailing comment cannot skip the watcher's stop); its stdin is /dev/null.
+QByteArray remoteCommandLine(const QString &command, bool lifeline) {
+    if (!lifeline)
+        return (QString::fromLatin1(kPgidPrefix) + command).toUtf8();
+    return (QString::fromLatin1(kPgidPrefix) +
+            u"exec 3<&0 </dev/null; { cat <&3 >/dev/null 2>&1; kill -TERM -- -$$; } >/dev/null 2>&1 & "
+            "moetune_lifeline=$!; exec 3<&-; (\n"_s +
+            command + u"\n); moetune_rc=$?; kill \"$moetune_lifeline\" 2>/dev/null; exit \"$moetune_rc\""_s)
+        .toUtf8();
+}
+
+} // namespace
+
 bool SshSession::startExec(const SshJob &job) {
     auto e = std::make_shared<ExecState>();
     e->job = job;
@@ -34,10 +56,10 @@ bool SshSession::startExec(const SshJob &job) {
             return false;
         }
     }
-    // sshd refuses "signal" requests for root logins (no privilege separation), so the command first
-    // announces its process group on stderr: cancel can then `kill -TERM -- -PGID` on any host.
-    const QByteArray cmd = (QString::fromLatin1(kPgidPrefix) + job.exec.command).toUtf8();
-    e->channel = SshChannel::exec(m_session, cmd);
+    // The command announces its process group on stderr (cancel: `kill -TERM -- -PGID` on any host); one
+    // that takes no input is ended with its group when this side goes away (remoteCommandLine).
+    const bool lifeline = job.exec.stdinData.isEmpty();
+    e->channel = SshChannel::exec(m_session, remoteCommandLine(job.exec.command, lifeline));
     if (!e->channel)
         return fail(sshError());
     if (!job.exec.stdinData.isEmpty()) {
@@ -51,7 +73,8 @@ bool SshSession::startExec(const SshJob &job) {
             off += n;
         }
     }
-    ssh_channel_send_eof(e->channel.get());
+    if (!lifeline)
+        ssh_channel_send_eof(e->channel.get()); // the input ends here; a lifeline's stdin stays open
     e->started.start();
     e->lastProgress.start();
     m_execs.append(e);

@@ -10,11 +10,16 @@
 #include "sshhome.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTest>
+#include <QUuid>
+
+#include <csignal>
 
 using namespace Qt::StringLiterals;
 
@@ -25,6 +30,31 @@ struct CliResult {
     QByteArray out;
     QString err;
 };
+
+// Processes whose command line holds token (the remote commands under the test sshd are this user's).
+QList<qint64> processesWith(const QByteArray &token) {
+    QList<qint64> pids;
+    for (const QString &name : QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool ok = false;
+        const qint64 pid = name.toLongLong(&ok);
+        QFile f(u"/proc/%1/cmdline"_s.arg(pid));
+        if (ok && pid != QCoreApplication::applicationPid() && f.open(QIODevice::ReadOnly) &&
+            f.readAll().contains(token))
+            pids.append(pid);
+    }
+    return pids;
+}
+
+bool waitFor(const std::function<bool()> &done, int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > ms)
+            return false;
+        QTest::qWait(50);
+    }
+    return true;
+}
 
 } // namespace
 
@@ -320,6 +350,62 @@ private slots:
         QVERIFY2(!r.out.contains("already known"), r.out.constData());
         QVERIFY2(!r.out.contains("Recorded"), r.out.constData());
         QCOMPARE(home.knownHosts(), before);
+    }
+
+    // moetune-cli dies (kill -9, as the OOM killer does it) while its command runs on an SSH host: the
+    // command and all it started end with it, within seconds, instead of living on at the host. A command
+    // that ends by itself leaves what it started in the background running (a server start does that).
+    void sshCommandsEndWithTheirCli() {
+        moetune::test::SshdFixture sshd;
+        QString error;
+        QVERIFY2(sshd.start(&error), qPrintable(error));
+        const moetune::test::SshHome home(m_home->path());
+        QVERIFY(home.installKey(sshd.userKey()));
+        QVERIFY(home.writeConfig("Host moetune-sshd\n    HostName 127.0.0.1\n    Port " +
+                                 QByteArray::number(sshd.port()) + "\n    User " + sshd.userName().toUtf8() +
+                                 "\n    IdentityFile ~/.ssh/id_ed25519\n"));
+        QVERIFY(home.writeKnownHosts(sshd.knownHostsName().toUtf8() + ' ' +
+                                     moetune::test::SshHome::publicKey(sshd.hostPublicKeyFile()) + '\n'));
+        // Remote programs named by a token, so that the test finds them (and only them) on this machine.
+        const QByteArray token = "moetune-remote-" + QUuid::createUuid().toByteArray(QUuid::Id128);
+        const QString sleeper = m_home->path() + u"/sleep-"_s + QString::fromLatin1(token);
+        QVERIFY(QFile::link(u"/bin/sleep"_s, sleeper));
+
+        // 1. The log command prints the log, then waits (a quiet `tail -f`, a stuck `docker logs`).
+        const QString slowLog = u"cat -- '%1'; '%2' 300 & '%2' 301; wait"_s.arg(m_host->logPath(), sleeper);
+        QProcess cli;
+        cli.setStandardInputFile(QProcess::nullDevice());
+        cli.start(m_cli, {u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, slowLog, u"--format"_s,
+                          u"json"_s});
+        QVERIFY(cli.waitForStarted());
+        QVERIFY2(waitFor([&] { return processesWith(token).size() >= 3; }, 30000), // sh and two sleeps
+                 qPrintable(u"the remote command did not start; stderr: "_s +
+                            QString::fromUtf8(cli.readAllStandardError())));
+        const qsizetype during = processesWith(token).size();
+        ::kill(pid_t(cli.processId()), SIGKILL);
+        QVERIFY(cli.waitForFinished(10000));
+        QElapsedTimer t;
+        t.start();
+        const bool gone = waitFor([&] { return processesWith(token).isEmpty(); }, 15000);
+        const QList<qint64> left = processesWith(token);
+        for (qint64 pid : left)
+            ::kill(pid_t(pid), SIGKILL); // a clean machine even when the test fails
+        QVERIFY2(
+            gone,
+            qPrintable(u"%1 of %2 remote processes outlived the killed CLI"_s.arg(left.size()).arg(during)));
+        qInfo("the remote command and its children ended %lld ms after the CLI was killed", t.elapsed());
+
+        // 2. A command that ends by itself: its background child stays (what a server start relies on).
+        const QString startsChild =
+            u"'%1' 302 >/dev/null 2>&1 & cat -- '%2'"_s.arg(sleeper, m_host->logPath());
+        const CliResult r = run({u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, startsChild,
+                                 u"--format"_s, u"json"_s});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err)); // the log's MoE warning
+        QTest::qWait(1500); // the channel is closed by now: a watcher would have struck
+        const QList<qint64> child = processesWith(token);
+        for (qint64 pid : child)
+            ::kill(pid_t(pid), SIGKILL);
+        QCOMPARE(child.size(), 1);
     }
 };
 
