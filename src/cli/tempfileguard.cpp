@@ -54,6 +54,10 @@ TempFileGuard::TempFileGuard(QString pattern)
     : m_pattern(std::move(pattern)) {}
 
 TempFileGuard::~TempFileGuard() {
+    if (m_fd >= 0) {
+        ::close(m_fd); // the last reference to a nameless file: the kernel frees it
+        return;
+    }
     if (m_slot >= 0)
         g_used[m_slot] = 0;
     if (!m_path.isEmpty())
@@ -83,6 +87,13 @@ bool TempFileGuard::create(QString *error) {
         *error = u"cannot create a temporary file %1: %2"_s.arg(m_pattern,
                                                                 QString::fromLocal8Bit(std::strerror(errno)));
         return false;
+    }
+    // A nameless file where the process's descriptors have paths: gone with the process, even kill -9.
+    const QByteArray viaFd = "/proc/self/fd/" + QByteArray::number(fd);
+    if (::access("/proc/self/fd", X_OK) == 0 && ::unlink(name.constData()) == 0) {
+        m_fd = fd;
+        m_path = QFile::decodeName(viaFd);
+        return true;
     }
     ::close(fd);
     std::memcpy(g_paths[slot], name.constData(), size_t(name.size()) + 1);

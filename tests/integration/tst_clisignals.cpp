@@ -3,8 +3,9 @@
 // moetune-cli killed while a job on the Local machine runs (issue 10: "a CLI killed by SIGPIPE leaves the
 // fetched server log in /tmp"; LocalTransport children outliving their CLI). Real processes only: the
 // real CLI, its real /bin/sh children, real signals (kill -9 as the OOM killer sends it, TERM, INT, HUP,
-// and SIGPIPE from a reader that went away as `| head -1` does). Leftover processes are counted by a
-// token in the environment that every descendant of the CLI inherits.
+// and SIGPIPE from a reader that went away as `| head -1` does). The fetched log is a file without a name
+// (held open as /proc/self/fd/N), so not even kill -9 leaves it in TMPDIR. Leftover processes are counted by
+// a token in the environment that every descendant of the CLI inherits.
 #include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
@@ -66,6 +67,22 @@ QString describe(const QList<qint64> &pids) {
 
 QStringList hostLogs(const QString &dir) {
     return QDir(dir).entryList({u"moetune-host-log-*"_s}, QDir::Files | QDir::Hidden);
+}
+
+// The fetched logs process pid holds open under dir: named files, or nameless ones (unlinked at once,
+// "(deleted)" in /proc/PID/fd), which nothing can leave behind.
+QStringList openHostLogs(qint64 pid, const QString &dir) {
+    QStringList out;
+    const QDir fds(u"/proc/%1/fd"_s.arg(pid));
+    for (const QString &fd :
+         fds.entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot)) {
+        char buf[4096];
+        const ssize_t n = ::readlink(QFile::encodeName(fds.filePath(fd)).constData(), buf, sizeof buf);
+        const QString target = n > 0 ? QFile::decodeName(QByteArray(buf, n)) : QString();
+        if (target.startsWith(dir + u"/moetune-host-log-"_s))
+            out.append(target);
+    }
+    return out;
 }
 
 } // namespace
@@ -149,10 +166,18 @@ private slots:
                   {u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, source, u"--format"_s, u"json"_s});
         QVERIFY(cli.waitForStarted());
         // The fetch is under way: the log file exists and the command's processes run.
-        QVERIFY2(waitFor([&] { return !hostLogs(tmp.path()).isEmpty() && processesWith(token).size() >= 2; },
-                         30000),
+        // The CLI holds its fetched log open: a file without a name, so even kill -9 leaves nothing.
+        QStringList open;
+        QVERIFY2(waitFor(
+                     [&] {
+                         open = openHostLogs(cli.processId(), tmp.path());
+                         return !open.isEmpty() && processesWith(token).size() >= 2;
+                     },
+                     30000),
                  qPrintable(u"no fetch under way: %1; stderr: %2"_s.arg(
                      describe(processesWith(token)), QString::fromUtf8(cli.readAllStandardError()))));
+        QVERIFY2(open.first().endsWith(u" (deleted)"_s), qPrintable(open.first()));
+        QVERIFY2(hostLogs(tmp.path()).isEmpty(), qPrintable(hostLogs(tmp.path()).join(u", "_s)));
         const QList<qint64> during = processesWith(token);
         ::kill(pid_t(cli.processId()), sig);
         QVERIFY(cli.waitForFinished(20000));
@@ -166,8 +191,7 @@ private slots:
         QVERIFY2(gone, qPrintable(u"%1 of the CLI's %2 processes outlived it: %3"_s.arg(left.size())
                                       .arg(during.size())
                                       .arg(leftText)));
-        if (sig == SIGKILL)
-            return; // nothing can remove a file when its process is SIGKILLed
+        // Nothing in TMPDIR, whatever the signal (SIGKILL included: the file never had a name to leave).
         QVERIFY2(hostLogs(tmp.path()).isEmpty(), qPrintable(hostLogs(tmp.path()).join(u", "_s)));
     }
 
