@@ -17,7 +17,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
 
 #include <cerrno>
 #include <cstring>
@@ -199,22 +198,21 @@ int DiagnoseCommand::run(const QStringList &args) {
     if (!error.isEmpty())
         return fail(u"reading "_s + label + u" failed: "_s + error);
 
+    // Printed in pieces of about 1 MB: the report of a log with many shapes is never whole in memory.
+    QByteArray buffer;
+    auto print = [&buffer](QByteArrayView piece) {
+        buffer += piece;
+        if (buffer.size() >= (1 << 20)) {
+            Console::outBytes(buffer);
+            buffer.clear();
+        }
+    };
     switch (format) {
-    case Format::Json: {
-        // Written in pieces: the document of a log with many shapes is never whole in memory.
-        QByteArray buffer;
-        diagnosis.writeJson([&](QByteArrayView piece) {
-            buffer += piece;
-            if (buffer.size() >= (1 << 20)) {
-                Console::outBytes(buffer);
-                buffer.clear();
-            }
-        });
-        Console::outBytes(buffer);
+    case Format::Json:
+        diagnosis.writeJson(print);
         break;
-    }
     case Format::Markdown:
-        Console::out(diagnosis.toMarkdown());
+        diagnosis.writeMarkdown([&](const QString &piece) { print(piece.toUtf8()); });
         break;
     case Format::Text: {
         bool color = Console::stdoutIsTerminal() && qEnvironmentVariableIsEmpty("NO_COLOR");
@@ -222,10 +220,13 @@ int DiagnoseCommand::run(const QStringList &args) {
             color = true;
         if (parser.isSet(noColorOption))
             color = false;
-        Console::out(TextReport(color, maxEvidence).render(diagnosis, label));
+        TextReport(color, maxEvidence).render(diagnosis, label, [&](const QString &piece) {
+            print(piece.toUtf8());
+        });
         break;
     }
     }
+    Console::outBytes(buffer);
     const bool actionable = diagnosis.count(Severity::Warning) + diagnosis.count(Severity::Error) > 0;
     return actionable ? ExitFindings : ExitClean;
 }

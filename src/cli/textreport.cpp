@@ -240,6 +240,13 @@ QString TextReport::renderFinding(const Finding &f, bool withTargetFields) const
 
 QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const {
     QString out;
+    render(d, inputLabel, [&](const QString &piece) { out += piece; });
+    return out;
+}
+
+void TextReport::render(const Diagnosis &d, const QString &inputLabel,
+                        const std::function<void(const QString &)> &sink) const {
+    QString out;
     out += style(printable(d.summary), kBold) + u'\n';
     const QLocale c = QLocale::c();
     QString stats = printable(inputLabel) + u": "_s + c.toString(d.linesRead) + u" lines, "_s +
@@ -250,6 +257,7 @@ QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const 
     if (d.cancelled)
         stats += u" (cancelled: partial result)"_s;
     out += style(stats, kDim) + u'\n';
+    sink(out);
     QSet<QString> listedTargets; // a set: a list's contains() made the report quadratic in the shapes
     for (const Finding &f : d.findings) {
         bool fields = true;
@@ -258,9 +266,8 @@ QString TextReport::render(const Diagnosis &d, const QString &inputLabel) const 
             fields = !listedTargets.contains(key);
             listedTargets.insert(key);
         }
-        out += u'\n' + renderFinding(f, fields);
+        sink(u'\n' + renderFinding(f, fields));
     }
-    return out;
 }
 
 } // namespace moetune::cli

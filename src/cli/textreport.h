@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include <functional>
+
 namespace moetune {
 struct Diagnosis;
 struct Finding;
@@ -20,6 +22,10 @@ public:
     explicit TextReport(bool color, int maxEvidence = 3, int width = 100);
 
     QString render(const Diagnosis &diagnosis, const QString &inputLabel) const;
+    // The same text in pieces (the head, then one finding at a time): a report of 32,000 shapes is
+    // printed without being whole in memory.
+    void render(const Diagnosis &diagnosis, const QString &inputLabel,
+                const std::function<void(const QString &)> &sink) const;
     // withTargetFields: list the target's fields (false when an earlier finding already listed them).
     QString renderFinding(const Finding &finding, bool withTargetFields = true) const;
     QString renderTarget(const TuningTarget &target, const QString &indent) const;

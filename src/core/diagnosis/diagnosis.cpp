@@ -78,6 +78,12 @@ QString Diagnosis::findingMarkdown(const Finding &f) const {
 }
 
 QString Diagnosis::toMarkdown() const {
+    QString md;
+    writeMarkdown([&](const QString &piece) { md += piece; });
+    return md;
+}
+
+void Diagnosis::writeMarkdown(const std::function<void(const QString &)> &sink) const {
     QString md = u"# moetune diagnosis\n\n**"_s + summary + u"**\n\n"_s;
     md += QString::number(linesRead) + u" lines, "_s + QString::number(bytesRead) + u" bytes read"_s +
           (cancelled ? u" (cancelled)"_s : QString()) + u"; "_s + QString::number(count(Severity::Error)) +
@@ -103,10 +109,12 @@ QString Diagnosis::toMarkdown() const {
     }
     if (!findings.isEmpty()) {
         md += u"\n## Findings\n\n"_s;
+        sink(md);
+        md.clear();
         for (const Finding &f : findings)
-            md += findingMarkdown(f) + u'\n';
+            sink(findingMarkdown(f) + u'\n');
     }
-    return md;
+    sink(md);
 }
 
 namespace {

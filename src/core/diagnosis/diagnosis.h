@@ -34,6 +34,8 @@ struct Diagnosis {
     const Finding *find(const QString &id) const;
 
     QString toMarkdown() const;
+    // toMarkdown's text in pieces (one finding at a time), for output that need not be whole in memory.
+    void writeMarkdown(const std::function<void(const QString &)> &sink) const;
     QString findingMarkdown(const Finding &finding) const;
     // The `moetune-cli diagnose --format json` schema, "moetune.diagnosis/1":
     // {schema, summary, bytes_read, lines_read, cancelled, worst: "info"|"warning"|"error"|null,

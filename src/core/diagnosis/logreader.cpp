@@ -69,7 +69,7 @@ qint64 LogReader::countNewlines(QByteArrayView data) {
     const __m128i zero = _mm_setzero_si128();
     while (i + 16 <= n) {
         // Byte counters overflow after 255 additions: fold them every 255 vectors.
-        const qsizetype stop = std::min<qsizetype>(n - 16, i + 254 * 16);
+        const qsizetype stop = std::min<qsizetype>(n - 16, i + qsizetype{254} * 16);
         __m128i acc = zero;
         for (; i <= stop; i += 16) {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));

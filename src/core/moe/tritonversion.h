@@ -26,6 +26,7 @@ public:
     int minor() const { return m_minor; }
     int patch() const { return m_patch; }
 
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 reports the literal 0 of the synthesised <=>
     friend auto operator<=>(const TritonVersion &, const TritonVersion &) = default;
     friend bool operator==(const TritonVersion &, const TritonVersion &) = default;
 
