@@ -209,9 +209,16 @@ def _make_backup(target: str, old: bytes, mode: int) -> str:
     """A timestamped copy of the replaced file beside it: written whole to a temporary file first, then
     linked to a name nobody has, so a failure (disk full) leaves no empty or partial backup."""
     stamp = _backup_stamp()
+    # Numbered after every backup of this second, never into a gap that pruning left: a reused lower
+    # number would sort as the oldest, and the next prune would remove the newest backup.
+    first = 1
+    for p in backups_of(target):
+        m = _BAK_RE.search(p[len(target):])
+        if m and m.group(1) == stamp:
+            first = max(first, int(m.group(2) or 1) + 1)
     tmp = write_temp(target + ".bak", old, mode)
     try:
-        for n in range(1, 1000):
+        for n in range(first, first + 1000):
             b = "%s.bak-%s" % (target, stamp) if n == 1 else "%s.bak-%s-%d" % (target, stamp, n)
             try:
                 os.link(tmp, b)

@@ -14,7 +14,7 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import configjson
+from moetune_agent import configjson, install
 from moetune_agent.backends.base import KernelConfig
 
 NAME = "E=128,N=768,device_name=NVIDIA_H200.json"
@@ -401,15 +401,38 @@ class Hardening(InstallCase):
             self.assertEqual(ev["keep_backups"], 3)
             self.assertEqual(ev["backups_kept"], min(i + 1, 3))
             self.assertEqual(len(ev["backups_pruned"]), 1 if i >= 3 else 0)
-        baks = sorted((n for n in os.listdir(self.shared) if ".bak-" in n),
-                      key=lambda n: os.stat(os.path.join(self.shared, n)).st_mtime_ns)
+        # By name, not by mtime: six installs fit in one tick of a file system's coarse clock, so their
+        # mtimes can be equal (this test failed 1 run in 6 that way); the names order them exactly.
+        baks = [n for n in os.listdir(self.shared) if ".bak-" in n]
         self.assertEqual(len(baks), 3)
+        self.assertEqual(sorted(os.path.join(self.shared, n) for n in baks), sorted(install.backups_of(self.target)))
         texts = []
         for n in baks:
             with open(os.path.join(self.shared, n)) as f:
                 texts.append(f.read())
         # The newest three replaced versions remain: 32, 64, 128 (installed before the last three replaces).
         self.assertEqual(sorted(texts), sorted(self.expected_text(bn) for bn in (32, 64, 128)))
+
+    def test_backups_in_one_second_keep_their_order_across_prunes(self):
+        # Many installs within one second (a script, two clients): a number freed by a prune must not be
+        # given to the next backup, or that newest backup sorts as the oldest and the next prune removes it.
+        target = os.path.join(self.tmp, "one-second.json")
+        real = install._backup_stamp
+        install._backup_stamp = lambda: "20261201-150000"
+        try:
+            made = []
+            for i in range(6):
+                made.append(install._make_backup(target, b"version %d" % i, 0o644))
+                install.prune_backups(target, 3)
+        finally:
+            install._backup_stamp = real
+        kept = install.backups_of(target)
+        self.assertEqual(kept, made[-3:])
+        contents = []
+        for p in kept:
+            with open(p, "rb") as f:
+                contents.append(f.read())
+        self.assertEqual(contents, [b"version 3", b"version 4", b"version 5"])
 
     def test_synthetic_run_naming_a_real_gpu_is_refused(self):
         spec = agenttest.small_spec(batch_sizes=[1, 64], device_name="NVIDIA_H200")
