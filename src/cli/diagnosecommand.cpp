@@ -166,7 +166,7 @@ int DiagnoseCommand::run(const QStringList &args) {
             return fail(sniff.problem(label));
         diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
     } else {
-        const QString path = positional.first();
+        const QString &path = positional.first();
         label = path;
         const QFileInfo info(path);
         if (!info.exists())

@@ -57,7 +57,7 @@ QString applyOverrides(const QCommandLineParser &p, TuneSpec *s) {
     }
     for (const auto &[name, field] : {std::pair{"E", &s->experts}, std::pair{"N", &s->n},
                                       std::pair{"K", &s->hiddenSize}, std::pair{"topk", &s->topk}}) {
-        const QString e = intOpt(name, field);
+        QString e = intOpt(name, field);
         if (!e.isEmpty())
             return e;
     }

@@ -68,7 +68,7 @@ void AgentClient::setAgentHome(const QString &remoteDir) {
     m_agentHome = remoteDir;
 }
 
-JobId AgentClient::startCommand(const QStringList &argv, std::function<void(Command &)> setup) {
+JobId AgentClient::startCommand(const QStringList &argv, const std::function<void(Command &)> &setup) {
     auto c = std::make_shared<Command>();
     c->id = m_nextId++;
     c->argv = argv;
@@ -137,7 +137,7 @@ void AgentClient::internalExec(const QString &command,
         if (j == tid)
             out->append(d);
     });
-    internalJob(tid, [this, conn, out, done = std::move(done)](const JobResult &r) {
+    internalJob(tid, [conn, out, done = std::move(done)](const JobResult &r) {
         disconnect(*conn);
         done(r, *out);
     });
@@ -446,7 +446,7 @@ void AgentClient::finishCommand(JobId id, bool ok, const QString &error, const Q
 
 QString AgentClient::defaultLocalAgentPath() {
     const QString name = u"moetune-agent.pyz"_s;
-    const QString fromEnv = qEnvironmentVariable("MOETUNE_AGENT_PYZ");
+    QString fromEnv = qEnvironmentVariable("MOETUNE_AGENT_PYZ");
     if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isFile())
         return fromEnv;
     const QString exeDir = QCoreApplication::applicationDirPath();

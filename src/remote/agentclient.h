@@ -70,7 +70,7 @@ signals:
 
 private:
     struct Command;
-    JobId startCommand(const QStringList &argv, std::function<void(Command &)> setup = {});
+    JobId startCommand(const QStringList &argv, const std::function<void(Command &)> &setup = {});
     void launch(JobId id);
     void ensureDeployed(std::function<void(const QString &error)> then);
     // Internal steps (deploy): a transport job whose end calls done instead of ending an agent command.

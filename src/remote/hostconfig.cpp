@@ -68,7 +68,7 @@ HostConfig HostConfig::fromJson(const QJsonObject &o) {
     h.hostName = o.value("hostName"_L1).toString();
     h.user = o.value("user"_L1).toString();
     h.port = o.value("port"_L1).toInt();
-    for (const QJsonValue &v : o.value("identityFiles"_L1).toArray())
+    for (const QJsonValue v : o.value("identityFiles"_L1).toArray())
         h.identityFiles.append(v.toString());
     h.proxyJump = o.value("proxyJump"_L1).toString();
     h.fromSshConfig = o.value("fromSshConfig"_L1).toBool();

@@ -134,7 +134,7 @@ QString optionString(ssh_session s, ssh_options_e opt) {
     char *value = nullptr;
     if (ssh_options_get(s, opt, &value) != SSH_OK || !value)
         return {};
-    const QString out = QString::fromUtf8(value);
+    QString out = QString::fromUtf8(value);
     ssh_string_free_char(value);
     return out;
 }
@@ -180,7 +180,7 @@ std::optional<HostConfig> HostStore::resolve(const QString &spec, QString *error
     }
     if (s == localAlias())
         return localHost();
-    if (const auto h = host(s))
+    if (auto h = host(s))
         return h;
     static const QRegularExpression re(
         u"^(?:([^@\\s/]+)@)?([A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\])(?::(\\d{1,5}))?$"_s);

@@ -20,7 +20,7 @@ namespace moetune {
 
 LocalTransport::LocalTransport(QString homeDir, QObject *parent)
     : Transport(parent)
-    , m_home(homeDir.isEmpty() ? QDir::homePath() : homeDir) {
+    , m_home(homeDir.isEmpty() ? QDir::homePath() : std::move(homeDir)) {
     qRegisterMetaType<moetune::JobResult>();
 }
 

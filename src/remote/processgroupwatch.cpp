@@ -57,7 +57,7 @@ void ProcessGroupWatch::armInChild(int lifelineFd) {
     ::prctl(PR_SET_PDEATHSIG, 0);
     if (::kill(-leader, SIGTERM) == 0) {
         for (int i = 0; i < graceSeconds * 10 && ::kill(-leader, 0) == 0; ++i) {
-            timespec t{0, 100 * 1000 * 1000};
+            timespec t{0, 100L * 1000 * 1000};
             while (::nanosleep(&t, &t) != 0 && errno == EINTR) {
             }
         }

@@ -39,7 +39,8 @@ PushFlow::PushFlow(HostCalls *calls, ServerControl *server, QString hostLabel, Q
     , m_server(server)
     , m_hostLabel(std::move(hostLabel)) {}
 
-void PushFlow::runDir(const QString &runId, std::function<void(const QString &, const QString &)> done) {
+void PushFlow::runDir(const QString &runId,
+                      const std::function<void(const QString &, const QString &)> &done) {
     const JobId id = m_calls->agent()->listRuns();
     m_calls->agentJob(id, [runId, done](const HostCalls::Agent &a) {
         if (!a.ok)
@@ -53,7 +54,8 @@ void PushFlow::runDir(const QString &runId, std::function<void(const QString &, 
 }
 
 void PushFlow::preview(const QString &runId, Framework framework, const Diagnosis *before,
-                       const HostProbe *probe, bool persistent, std::function<void(const Preview &)> done) {
+                       const HostProbe *probe, bool persistent,
+                       const std::function<void(const Preview &)> &done) {
     const std::optional<Diagnosis> beforeCopy = before ? std::optional<Diagnosis>(*before) : std::nullopt;
     const std::optional<HostProbe> probeCopy = probe ? std::optional<HostProbe>(*probe) : std::nullopt;
     QPointer<PushFlow> self(this);
@@ -75,7 +77,7 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
         p.runDir = QFileInfo(results.first().value("path"_L1).toString()).path();
         p.simulated = res.value("simulated"_L1).toBool();
         std::optional<ConfigName> shape;
-        for (const QJsonValue &f : res.value("files"_L1).toArray()) {
+        for (const QJsonValue f : res.value("files"_L1).toArray()) {
             const QJsonObject fo = f.toObject();
             if (frameworkFromString(fo.value("framework"_L1).toString()) == framework) {
                 shape = ConfigName::parse(fo.value("file_name"_L1).toString());
@@ -111,7 +113,8 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
     });
 }
 
-void PushFlow::push(const Preview &preview, std::function<void(const PushRecord &, const QString &)> done) {
+void PushFlow::push(const Preview &preview,
+                    const std::function<void(const PushRecord &, const QString &)> &done) {
     if (!preview.ok())
         return done({}, preview.error);
     for (const QJsonObject &d : preview.diffs) {
@@ -159,7 +162,7 @@ void PushFlow::push(const Preview &preview, std::function<void(const PushRecord 
 }
 
 void PushFlow::writeRecord(const QString &runDir, const PushRecord &record,
-                           std::function<void(const QString &)> done) {
+                           const std::function<void(const QString &)> &done) {
     const QString json = QString::fromUtf8(QJsonDocument(record.toJson()).toJson(QJsonDocument::Indented));
     const QString target = runDir + u'/' + PushRecord::fileNameOnHost();
     const QString part = target + u".part"_s;
@@ -169,8 +172,9 @@ void PushFlow::writeRecord(const QString &runDir, const PushRecord &record,
         cmd, 60000, [done](const HostCalls::Shell &s) { done(s.failure()); }, true);
 }
 
-void PushFlow::readRecord(const QString &runId,
-                          std::function<void(const PushRecord &, const QString &, const QString &)> done) {
+void PushFlow::readRecord(
+    const QString &runId,
+    const std::function<void(const PushRecord &, const QString &, const QString &)> &done) {
     QPointer<PushFlow> self(this);
     runDir(runId, [self, done](const QString &dir, const QString &error) {
         if (!self)
@@ -196,7 +200,8 @@ void PushFlow::readRecord(const QString &runId,
     });
 }
 
-void PushFlow::undo(const QString &runId, std::function<void(const PushRecord &, const QString &)> done) {
+void PushFlow::undo(const QString &runId,
+                    const std::function<void(const PushRecord &, const QString &)> &done) {
     QPointer<PushFlow> self(this);
     readRecord(runId, [self, done](const PushRecord &rec, const QString &dir, const QString &error) {
         if (!self)
@@ -255,7 +260,7 @@ void PushFlow::undo(const QString &runId, std::function<void(const PushRecord &,
 }
 
 void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
-                               const QString &afterLogFile, std::function<void(const Proof &)> done,
+                               const QString &afterLogFile, const std::function<void(const Proof &)> &done,
                                bool serverStopped) {
     if (!m_server) {
         Proof p;

@@ -49,27 +49,30 @@ public:
     PushFlow(HostCalls *calls, ServerControl *server, QString hostLabel, QObject *parent = nullptr);
 
     void preview(const QString &runId, Framework framework, const Diagnosis *before, const HostProbe *probe,
-                 bool persistent, std::function<void(const Preview &)> done);
-    void push(const Preview &preview, std::function<void(const PushRecord &, const QString &error)> done);
+                 bool persistent, const std::function<void(const Preview &)> &done);
+    void push(const Preview &preview,
+              const std::function<void(const PushRecord &, const QString &error)> &done);
     // afterLogFile: a local file for the log written since the restart. serverStopped: the server was
     // stopped through the profile before tuning and not started since, so it is only started.
     void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
-                         const QString &afterLogFile, std::function<void(const Proof &)> done,
+                         const QString &afterLogFile, const std::function<void(const Proof &)> &done,
                          bool serverStopped = false);
     // Restores the backups of the last push of runId (or removes files that did not exist before).
-    void undo(const QString &runId, std::function<void(const PushRecord &, const QString &error)> done);
+    void undo(const QString &runId,
+              const std::function<void(const PushRecord &, const QString &error)> &done);
     // The run's folder on the host (from `runs`).
-    void runDir(const QString &runId, std::function<void(const QString &dir, const QString &error)> done);
-    void
-    readRecord(const QString &runId,
-               std::function<void(const PushRecord &, const QString &runDir, const QString &error)> done);
+    void runDir(const QString &runId,
+                const std::function<void(const QString &dir, const QString &error)> &done);
+    void readRecord(
+        const QString &runId,
+        const std::function<void(const PushRecord &, const QString &runDir, const QString &error)> &done);
 
 signals:
     void status(const QString &line);
 
 private:
     void writeRecord(const QString &runDir, const PushRecord &record,
-                     std::function<void(const QString &)> done);
+                     const std::function<void(const QString &)> &done);
 
     QPointer<HostCalls> m_calls;
     QPointer<ServerControl> m_server;

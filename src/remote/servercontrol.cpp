@@ -17,7 +17,7 @@ ServerControl::ServerControl(HostCalls *calls, ServerProfile profile, QObject *p
     , m_profile(std::move(profile)) {}
 
 void ServerControl::probeHolders(
-    std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> done) {
+    const std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> &done) {
     const JobId id = m_calls->agent()->probe();
     m_calls->agentJob(id, [done](const HostCalls::Agent &a) {
         QList<QPair<int, GpuProcess>> holders;
@@ -33,7 +33,7 @@ void ServerControl::probeHolders(
     });
 }
 
-void ServerControl::stop(std::function<void(const StopResult &)> done) {
+void ServerControl::stop(const std::function<void(const StopResult &)> &done) {
     if (!m_profile.canStopStart() || m_profile.stopCommand.trimmed().isEmpty()) {
         StopResult r;
         r.message = m_profile.validate().isEmpty() ? u"The server profile has no stop command."_s
@@ -66,8 +66,8 @@ void ServerControl::stop(std::function<void(const StopResult &)> done) {
 }
 
 void ServerControl::waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
-                                 std::function<void(const StopResult &)> done,
-                                 std::shared_ptr<QElapsedTimer> timer) {
+                                 const std::function<void(const StopResult &)> &done,
+                                 const std::shared_ptr<QElapsedTimer> &timer) {
     QPointer<ServerControl> self(this);
     probeHolders([self, before, done, timer](const QList<QPair<int, GpuProcess>> &now, const QString &error) {
         if (!self)
@@ -134,7 +134,7 @@ QString ServerControl::logSinceCommand(const LogMark &mark) const {
     return u"{ "_s + p.logCommand + u" ; } 2>&1"_s;
 }
 
-void ServerControl::markLog(std::function<void(const LogMark &, const QString &error)> done) {
+void ServerControl::markLog(const std::function<void(const LogMark &, const QString &error)> &done) {
     QString cmd = u"date +%s"_s;
     if (!m_profile.logFile.isEmpty())
         cmd += u"; wc -c < "_s + shellQuotePath(m_profile.logFile) + u" 2>/dev/null || echo 0"_s;
@@ -152,7 +152,7 @@ void ServerControl::markLog(std::function<void(const LogMark &, const QString &e
         true);
 }
 
-void ServerControl::start(std::function<void(const StartResult &)> done) {
+void ServerControl::start(const std::function<void(const StartResult &)> &done) {
     const QString invalid = m_profile.validate();
     if (!invalid.isEmpty()) {
         StartResult r;
@@ -190,8 +190,8 @@ void ServerControl::start(std::function<void(const StartResult &)> done) {
     });
 }
 
-void ServerControl::pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer> timer,
-                              std::function<void(const StartResult &)> done) {
+void ServerControl::pollReady(const LogMark &mark, const std::shared_ptr<QElapsedTimer> &timer,
+                              const std::function<void(const StartResult &)> &done) {
     QString cmd;
     const bool byLine = m_profile.readiness == ServerProfile::Readiness::LogLine;
     if (byLine) {
@@ -247,7 +247,7 @@ void ServerControl::pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer
 }
 
 void ServerControl::fetchLogSince(const LogMark &mark, const QString &localFile,
-                                  std::function<void(bool ok, const QString &error)> done) {
+                                  const std::function<void(bool ok, const QString &error)> &done) {
     m_calls->shellToFile(logSinceCommand(mark), localFile, 300000,
                          [done](const HostCalls::Shell &s) { done(s.ok(), s.failure()); });
 }
@@ -257,7 +257,7 @@ void ServerControl::fetchLogSince(const LogMark &mark, const QString &localFile,
 namespace moetune {
 
 void ServerControl::fetchCurrentLog(qint64 maxBytes, const QString &localFile,
-                                    std::function<void(bool ok, const QString &error)> done) {
+                                    const std::function<void(bool ok, const QString &error)> &done) {
     QString cmd;
     if (!m_profile.logFile.isEmpty())
         cmd = u"tail -c %1 -- "_s.arg(maxBytes) + shellQuotePath(m_profile.logFile);

@@ -46,15 +46,15 @@ public:
     void setGpuWaitSeconds(int s) { m_gpuWaitS = s; }
 
     // holdersBefore: the GPU processes from the probe before stopping (empty: probe first).
-    void stop(std::function<void(const StopResult &)> done);
-    void start(std::function<void(const StartResult &)> done);
+    void stop(const std::function<void(const StopResult &)> &done);
+    void start(const std::function<void(const StartResult &)> &done);
     // The log written since mark into localFile.
     void fetchLogSince(const LogMark &mark, const QString &localFile,
-                       std::function<void(bool ok, const QString &error)> done);
-    void markLog(std::function<void(const LogMark &, const QString &error)> done);
+                       const std::function<void(bool ok, const QString &error)> &done);
+    void markLog(const std::function<void(const LogMark &, const QString &error)> &done);
     // The end of the server's current log (the profile's log file or command) into localFile.
     void fetchCurrentLog(qint64 maxBytes, const QString &localFile,
-                         std::function<void(bool ok, const QString &error)> done);
+                         const std::function<void(bool ok, const QString &error)> &done);
     // The shell command that prints the log since mark (shown in the UI, used by the calls above).
     QString logSinceCommand(const LogMark &mark) const;
 
@@ -62,11 +62,13 @@ signals:
     void status(const QString &line); // "Waiting for the readiness line (12 s of 900 s)"
 
 private:
-    void probeHolders(std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> done);
+    void probeHolders(
+        const std::function<void(const QList<QPair<int, GpuProcess>> &, const QString &error)> &done);
     void waitGpusFree(const QList<QPair<int, GpuProcess>> &before,
-                      std::function<void(const StopResult &)> done, std::shared_ptr<QElapsedTimer> timer);
-    void pollReady(const LogMark &mark, std::shared_ptr<QElapsedTimer> timer,
-                   std::function<void(const StartResult &)> done);
+                      const std::function<void(const StopResult &)> &done,
+                      const std::shared_ptr<QElapsedTimer> &timer);
+    void pollReady(const LogMark &mark, const std::shared_ptr<QElapsedTimer> &timer,
+                   const std::function<void(const StartResult &)> &done);
 
     QPointer<HostCalls> m_calls;
     ServerProfile m_profile;

@@ -85,7 +85,7 @@ private:
     void startQueued();
     bool startExec(const SshJob &job);
     bool serviceExec(ExecState &e); // false when finished
-    void finishExec(ExecState &e, JobResult r);
+    void finishExec(ExecState &e, const JobResult &r);
     void startTransfer(const SshJob &job);
     bool serviceTransfer(); // one slice of the active transfer; false when it ended
     void finishTransfer(JobResult r);

@@ -236,7 +236,7 @@ bool SshSession::serviceExec(ExecState &e) {
     return true;
 }
 
-void SshSession::finishExec(ExecState &e, JobResult r) {
+void SshSession::finishExec(ExecState &e, const JobResult &r) {
     flushLines(e, true);
     if (e.file) {
         e.file->close();

@@ -19,8 +19,9 @@ qint64 TuneFlow::neededMiB(const TuneSpec &spec) {
     return spec.backend == "synthetic"_L1 ? 0 : 4096;
 }
 
-void TuneFlow::preflight(const TuneSpec &spec,
-                         std::function<void(const Preflight &, const HostProbe &, const QString &)> done) {
+void TuneFlow::preflight(
+    const TuneSpec &spec,
+    const std::function<void(const Preflight &, const HostProbe &, const QString &)> &done) {
     const JobId id = m_calls->agent()->probe();
     m_calls->agentJob(id, [spec, done](const HostCalls::Agent &a) {
         const auto probes = a.of(u"probe"_s);
@@ -35,7 +36,7 @@ void TuneFlow::preflight(const TuneSpec &spec,
 }
 
 void TuneFlow::start(const TuneSpec &spec,
-                     std::function<void(const QString &, const QJsonObject &, const QString &)> done) {
+                     const std::function<void(const QString &, const QJsonObject &, const QString &)> &done) {
     const QString invalid = spec.validate();
     if (!invalid.isEmpty())
         return done({}, {}, invalid);
@@ -49,13 +50,13 @@ void TuneFlow::start(const TuneSpec &spec,
 }
 
 void TuneFlow::follow(const QString &runId, RunProgress *progress,
-                      std::function<void(bool, const QString &)> done, bool untilDone) {
+                      const std::function<void(bool, const QString &)> &done, bool untilDone) {
     m_stopped = false;
-    attachOnce(runId, progress, std::move(done), untilDone);
+    attachOnce(runId, progress, done, untilDone);
 }
 
 void TuneFlow::attachOnce(const QString &runId, RunProgress *progress,
-                          std::function<void(bool, const QString &)> done, bool untilDone) {
+                          const std::function<void(bool, const QString &)> &done, bool untilDone) {
     QStringList args{runId};
     if (progress->lastSeq >= 0)
         args << u"--from"_s << QString::number(progress->lastSeq + 1);
@@ -134,7 +135,7 @@ void TuneFlow::stopFollowing() {
         m_calls->agent()->cancel(m_followJob);
 }
 
-void TuneFlow::cancel(const QString &runId, std::function<void(bool, const QString &)> done) {
+void TuneFlow::cancel(const QString &runId, const std::function<void(bool, const QString &)> &done) {
     const JobId id = m_calls->agent()->cancelRun(runId);
     m_calls->agentJob(id, [done](const HostCalls::Agent &a) {
         const auto c = a.of(u"cancelled"_s);
@@ -147,7 +148,7 @@ void TuneFlow::cancel(const QString &runId, std::function<void(bool, const QStri
     });
 }
 
-void TuneFlow::listRuns(std::function<void(const QList<QJsonObject> &, const QString &)> done) {
+void TuneFlow::listRuns(const std::function<void(const QList<QJsonObject> &, const QString &)> &done) {
     const JobId id = m_calls->agent()->listRuns();
     m_calls->agentJob(id, [done](const HostCalls::Agent &a) {
         if (!a.ok)

@@ -26,20 +26,21 @@ public:
     // Per-GPU memory a real backend needs to start (the synthetic backend needs none).
     static qint64 neededMiB(const TuneSpec &spec);
 
-    void preflight(const TuneSpec &spec,
-                   std::function<void(const Preflight &, const HostProbe &, const QString &error)> done);
+    void
+    preflight(const TuneSpec &spec,
+              const std::function<void(const Preflight &, const HostProbe &, const QString &error)> &done);
     // Starts a detached run: done(run id, run_started event, error).
     void start(const TuneSpec &spec,
-               std::function<void(const QString &, const QJsonObject &, const QString &)> done);
+               const std::function<void(const QString &, const QJsonObject &, const QString &)> &done);
     // Follows runId from progress->lastSeq + 1 until the run's own done, applying every event to *progress
     // (owned by the caller; it must outlive the follow). A dropped connection waits for the transport's
     // reconnect (up to reconnectWaitMs) and reattaches from the last applied event.
     // done(ok, error): ok when the run ended (any status) and every event was read.
-    void follow(const QString &runId, RunProgress *progress, std::function<void(bool, const QString &)> done,
-                bool untilDone = true);
+    void follow(const QString &runId, RunProgress *progress,
+                const std::function<void(bool, const QString &)> &done, bool untilDone = true);
     void stopFollowing();
-    void cancel(const QString &runId, std::function<void(bool, const QString &)> done);
-    void listRuns(std::function<void(const QList<QJsonObject> &, const QString &)> done);
+    void cancel(const QString &runId, const std::function<void(bool, const QString &)> &done);
+    void listRuns(const std::function<void(const QList<QJsonObject> &, const QString &)> &done);
     void setReconnectWaitMs(int ms) { m_reconnectWaitMs = ms; }
     int reattachCount() const { return m_reattaches; }
 
@@ -49,7 +50,7 @@ signals:
 
 private:
     void attachOnce(const QString &runId, RunProgress *progress,
-                    std::function<void(bool, const QString &)> done, bool untilDone);
+                    const std::function<void(bool, const QString &)> &done, bool untilDone);
 
     QPointer<HostCalls> m_calls;
     JobId m_followJob = 0;

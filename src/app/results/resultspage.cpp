@@ -331,7 +331,7 @@ QString ResultsPage::exportReport(const QString &path) {
         showMessage(tr("Open a workspace or run first."), true);
         return {};
     }
-    const QString target = PdfReport::markedPath(*run, path);
+    QString target = PdfReport::markedPath(*run, path);
     QElapsedTimer timer;
     timer.start();
     QString error;

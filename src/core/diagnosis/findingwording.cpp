@@ -37,7 +37,7 @@ QString installText(const TuningTarget &t) {
 
 // "E=...json" or "E=...json and E=..._down.json": the files a tuning job for t writes.
 QString filesText(const TuningTarget &t, const TuneSpec &spec) {
-    const QString up = fileNameOf(t.upPath());
+    QString up = fileNameOf(t.upPath());
     if (!spec.upAndDown)
         return up;
     return up + u" and "_s + fileNameOf(t.downPath());

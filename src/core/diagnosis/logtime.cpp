@@ -67,7 +67,7 @@ std::optional<LogTime> LogTime::parse(QByteArrayView p) {
     t.year = hasYear ? year : 0;
     t.month = month;
     t.day = day;
-    t.msecsOfDay = (qint64(h) * 3600 + m * 60 + s) * 1000 + ms;
+    t.msecsOfDay = (qint64(h) * 3600 + qint64(m) * 60 + s) * 1000 + ms;
     int oh = 0, om = 0;
     if (at + 6 <= p.size() && (p[at] == '+' || p[at] == '-') && digitsAt(p, at + 1, 2, &oh) &&
         p[at + 3] == ':' && digitsAt(p, at + 4, 2, &om))

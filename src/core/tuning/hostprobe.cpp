@@ -102,7 +102,7 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
     const QJsonObject host = o.value("host"_L1).toObject();
     p.hostName = str(host, "hostname");
 
-    for (const QJsonValue &gv : o.value("gpus"_L1).toArray()) {
+    for (const QJsonValue gv : o.value("gpus"_L1).toArray()) {
         const QJsonObject g = gv.toObject();
         GpuInfo gpu;
         gpu.index = int(num(g, "index"));
@@ -111,7 +111,7 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
         gpu.memoryTotalMiB = num(g, "memory_total_mib");
         gpu.memoryUsedMiB = num(g, "memory_used_mib");
         gpu.computeCapability = str(g, "compute_capability");
-        for (const QJsonValue &pv : g.value("processes"_L1).toArray()) {
+        for (const QJsonValue pv : g.value("processes"_L1).toArray()) {
             const QJsonObject po = pv.toObject();
             gpu.processes.append({num(po, "pid"), str(po, "name"), num(po, "used_memory_mib")});
         }
@@ -127,13 +127,13 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
     p.nvccVersion = str(nvcc, "version");
 
     // Servers first: a running server decides which framework this host is about.
-    for (const QJsonValue &sv : o.value("servers"_L1).toArray()) {
+    for (const QJsonValue sv : o.value("servers"_L1).toArray()) {
         const QJsonObject so = sv.toObject();
         ServerProcess s;
         s.pid = num(so, "pid");
         s.framework = frameworkFromString(str(so, "framework"));
         QStringList args;
-        for (const QJsonValue &a : so.value("cmdline"_L1).toArray())
+        for (const QJsonValue a : so.value("cmdline"_L1).toArray())
             args.append(a.toString());
         s.commandLine = args.join(u' ');
         s.arguments = args;
@@ -152,7 +152,7 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
     const QJsonArray frameworks = o.value("frameworks"_L1).toArray();
     Framework wanted = p.servers.isEmpty() ? Framework::Unknown : p.servers.first().framework;
     QJsonObject chosen;
-    for (const QJsonValue &fv : frameworks) {
+    for (const QJsonValue fv : frameworks) {
         const QJsonObject f = fv.toObject();
         if (!f.value("importable"_L1).toBool())
             continue;
@@ -166,16 +166,16 @@ std::optional<HostProbe> HostProbe::fromJson(const QJsonObject &o, QString *erro
         p.configRoot = str(chosen, "config_root");
         p.userConfigFolder = str(chosen, "user_folder");
         p.installedTritonFolderExists = chosen.value("triton_folder_exists"_L1).toBool();
-        for (const QJsonValue &tv : chosen.value("triton_folders"_L1).toArray()) {
+        for (const QJsonValue tv : chosen.value("triton_folders"_L1).toArray()) {
             const QJsonObject t = tv.toObject();
             TritonFolder folder;
             folder.name = str(t, "name");
             folder.version = TritonVersion::parse(folder.name);
-            for (const QJsonValue &f : t.value("files"_L1).toArray())
+            for (const QJsonValue f : t.value("files"_L1).toArray())
                 folder.files.append(f.toString());
             p.tritonFolders.append(folder);
         }
-        for (const QJsonValue &f : chosen.value("files"_L1).toArray())
+        for (const QJsonValue f : chosen.value("files"_L1).toArray())
             p.configFiles.append(f.toString());
         // triton_folder is the agent's own reading of the installed Triton; keep it when torch's is unknown
         if (!p.tritonVersion)

@@ -50,7 +50,7 @@ QJsonValue cleanJson(const QJsonValue &v, int depth) {
         return v.isObject() || v.isArray() ? QJsonValue() : v;
     if (v.isArray()) {
         QJsonArray out;
-        for (const QJsonValue &e : v.toArray())
+        for (const QJsonValue e : v.toArray())
             out.append(cleanJson(e, depth + 1));
         return out;
     }

@@ -62,7 +62,7 @@ std::optional<PushRecord> PushRecord::fromJson(const QJsonObject &o, QString *er
     r.simulated = o.value("simulated"_L1).toBool();
     r.pushedAt = o.value("pushed_at"_L1).toDouble();
     r.undoneAt = o.value("undone_at"_L1).toDouble();
-    for (const QJsonValue &v : o.value("files"_L1).toArray())
+    for (const QJsonValue v : o.value("files"_L1).toArray())
         r.addInstalled(v.toObject());
     for (const File &f : std::as_const(r.files)) {
         if (f.target.isEmpty() || f.sha256.isEmpty()) {

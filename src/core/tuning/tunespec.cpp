@@ -232,7 +232,7 @@ std::optional<TuneSpec> TuneSpec::fromJson(const QJsonObject &o, QString *error)
     s.upAndDown = o.value("ops"_L1).toString() == "up+down"_L1;
     if (o.contains("batch_sizes"_L1)) {
         s.batchSizes.clear();
-        for (const QJsonValue &v : o.value("batch_sizes"_L1).toArray())
+        for (const QJsonValue v : o.value("batch_sizes"_L1).toArray())
             s.batchSizes.append(v.toInt());
     }
     s.space = o.value("space"_L1).toObject();
@@ -240,7 +240,7 @@ std::optional<TuneSpec> TuneSpec::fromJson(const QJsonObject &o, QString *error)
         s.strategy = o.value("strategy"_L1).toString();
     const QJsonValue gpus = o.value("gpus"_L1);
     if (gpus.isArray()) {
-        for (const QJsonValue &v : gpus.toArray())
+        for (const QJsonValue v : gpus.toArray())
             s.gpus.append(v.toInt());
     }
     s.timeBudgetSeconds = o.value("time_budget_s"_L1).toDouble();
