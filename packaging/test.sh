@@ -4,6 +4,7 @@
 # README command 2: install what is missing, build, and run every test:
 #  1. CI build (warnings are errors): unit, GUI (offscreen), CLI, integration (real sshd on 127.0.0.1),
 #     Python agent tests - all through ctest.
+#     Then clang-tidy (.clang-tidy's checks, warnings are errors) over every src/*.cpp of that build.
 #  2. The same tests under AddressSanitizer + UBSan.
 #  3. libFuzzer targets (clang), each for a bounded time.
 set -euo pipefail
@@ -16,6 +17,8 @@ echo "=== [1/3] CI build + tests ==="
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
 ctest --preset ci -j "$jobs" --timeout 600
+echo "=== [1/3] clang-tidy ==="
+bash packaging/clang-tidy.sh build/ci
 
 echo "=== [2/3] ASan + UBSan build + tests ==="
 cmake --preset asan >/dev/null

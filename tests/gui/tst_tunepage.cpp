@@ -132,6 +132,10 @@ private slots:
             QVERIFY(c.ok());
             QVERIFY2(c.fileNamesMatch.contains(words), qPrintable(c.fileNamesMatch));
             QCOMPARE(c.fileNames.first(), u"E=128,N=384,device_name=NVIDIA_H200.json"_s);
+            // Without a device name the agent takes the GPU's: the page says so, not "device_name=.json".
+            s.deviceName.clear();
+            QCOMPARE(TuneJobCheck::check(s, std::nullopt).fileNames.first(),
+                     u"E=128,N=384,device_name=<the host's GPU>.json"_s);
         } else {
             bool found = false;
             for (const auto &p : c.problems)

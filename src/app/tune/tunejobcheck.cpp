@@ -68,7 +68,8 @@ TuneJobCheck TuneJobCheck::check(const TuneSpec &s, const std::optional<TuningTa
     ConfigName name;
     name.experts = s.experts;
     name.n = s.n;
-    name.deviceName = s.deviceName;
+    // No device name: the agent names the file after the GPU it runs on.
+    name.deviceName = s.deviceName.isEmpty() ? u"<the host's GPU>"_s : s.deviceName;
     name.dtype = s.dtype;
     name.blockShape = s.blockShape;
     name.perChannelQuant = s.perChannelQuant;
