@@ -115,7 +115,6 @@ class Sglang(InstallCase):
     def test_simulated_only_into_a_marked_test_double_tree(self):
         """A simulated run installs only into a tree whose top holds the fixture's marker file; the old
         environment switch does nothing, and a marker that is a link or says anything else does not count."""
-        from moetune_agent import install
         r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
         run_id = r.one("run_started")["run_id"]
         fake = os.path.join(self.tmp, "fake server")
