@@ -789,9 +789,11 @@ QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targe
         std::sort(f.evidence.begin(), f.evidence.end(),
                   [](const Evidence &a, const Evidence &b) { return a.line < b.line; });
         f.start = latest + 1;
-        while (f.evidence.size() > Finding::maxEvidence) { // the first lines and the latest
-            f.evidence.removeAt(Finding::headEvidence);
-            ++f.evidenceOmitted;
+        if (f.evidence.size() > Finding::maxEvidence) { // the first lines and the latest, cut in one go
+            const qsizetype cut = f.evidence.size() - Finding::maxEvidence;
+            f.evidence.erase(f.evidence.begin() + Finding::headEvidence,
+                             f.evidence.begin() + Finding::headEvidence + cut);
+            f.evidenceOmitted += cut;
         }
         f.sources = QStringList(folder.sources.begin(), folder.sources.end());
         std::sort(f.sources.begin(), f.sources.end(), naturalLess);
