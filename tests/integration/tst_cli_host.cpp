@@ -6,6 +6,7 @@
 // runs twice: with an empty HOME, and with a HOME as users have it (a ~/.ssh/config with comments,
 // `Host *` defaults, patterns and an alias of the test sshd; a known_hosts with other hosts' keys).
 #include "fakesglanghost.h"
+#include "processscan.h"
 #include "sshdfixture.h"
 #include "sshhome.h"
 
@@ -22,6 +23,8 @@
 #include <csignal>
 
 using namespace Qt::StringLiterals;
+using moetune::test::processesWith;
+using moetune::test::ProcessField;
 
 namespace {
 
@@ -30,31 +33,6 @@ struct CliResult {
     QByteArray out;
     QString err;
 };
-
-// Processes whose command line holds token (the remote commands under the test sshd are this user's).
-QList<qint64> processesWith(const QByteArray &token) {
-    QList<qint64> pids;
-    for (const QString &name : QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool ok = false;
-        const qint64 pid = name.toLongLong(&ok);
-        QFile f(u"/proc/%1/cmdline"_s.arg(pid));
-        if (ok && pid != QCoreApplication::applicationPid() && f.open(QIODevice::ReadOnly) &&
-            f.readAll().contains(token))
-            pids.append(pid);
-    }
-    return pids;
-}
-
-bool waitFor(const std::function<bool()> &done, int ms) {
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > ms)
-            return false;
-        QTest::qWait(50);
-    }
-    return true;
-}
 
 } // namespace
 
@@ -361,10 +339,16 @@ private slots:
         QVERIFY2(sshd.start(&error), qPrintable(error));
         const moetune::test::SshHome home(m_home->path());
         QVERIFY(home.installKey(sshd.userKey()));
-        QVERIFY(home.writeConfig("Host moetune-sshd\n    HostName 127.0.0.1\n    Port " +
-                                 QByteArray::number(sshd.port()) + "\n    User " + sshd.userName().toUtf8() +
-                                 "\n    IdentityFile ~/.ssh/id_ed25519\n"));
-        QVERIFY(home.writeKnownHosts(sshd.knownHostsName().toUtf8() + ' ' +
+        // A ~/.ssh as users have it: Host * defaults with StrictHostKeyChecking, other hosts' keys, a
+        // revoked key; the alias of the test sshd and its key.
+        QVERIFY(
+            home.writeConfig("# ~/.ssh/config\nHost moetune-sshd\n    HostName 127.0.0.1\n    Port " +
+                             QByteArray::number(sshd.port()) + "\n    User " + sshd.userName().toUtf8() +
+                             "\n    IdentityFile ~/.ssh/id_ed25519\n\nHost *\n    ServerAliveInterval 30\n"
+                             "    StrictHostKeyChecking accept-new\n"));
+        QVERIFY(home.writeKnownHosts(otherKnownHosts() + "@revoked * " +
+                                     moetune::test::SshHome::publicKey(sshd.wrongKey() + u".pub"_s) + '\n' +
+                                     sshd.knownHostsName().toUtf8() + ' ' +
                                      moetune::test::SshHome::publicKey(sshd.hostPublicKeyFile()) + '\n'));
         // Remote programs named by a token, so that the test finds them (and only them) on this machine.
         const QByteArray token = "moetune-remote-" + QUuid::createUuid().toByteArray(QUuid::Id128);
@@ -378,16 +362,18 @@ private slots:
         cli.start(m_cli, {u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, slowLog, u"--format"_s,
                           u"json"_s});
         QVERIFY(cli.waitForStarted());
-        QVERIFY2(waitFor([&] { return processesWith(token).size() >= 3; }, 30000), // sh and two sleeps
+        QVERIFY2(QTest::qWaitFor([&] { return processesWith(token, ProcessField::CommandLine).size() >= 3; },
+                                 30000), // sh and two sleeps
                  qPrintable(u"the remote command did not start; stderr: "_s +
                             QString::fromUtf8(cli.readAllStandardError())));
-        const qsizetype during = processesWith(token).size();
+        const qsizetype during = processesWith(token, ProcessField::CommandLine).size();
         ::kill(pid_t(cli.processId()), SIGKILL);
         QVERIFY(cli.waitForFinished(10000));
         QElapsedTimer t;
         t.start();
-        const bool gone = waitFor([&] { return processesWith(token).isEmpty(); }, 15000);
-        const QList<qint64> left = processesWith(token);
+        const bool gone =
+            QTest::qWaitFor([&] { return processesWith(token, ProcessField::CommandLine).isEmpty(); }, 15000);
+        const QList<qint64> left = processesWith(token, ProcessField::CommandLine);
         for (qint64 pid : left)
             ::kill(pid_t(pid), SIGKILL); // a clean machine even when the test fails
         QVERIFY2(
@@ -402,7 +388,7 @@ private slots:
                                  u"--format"_s, u"json"_s});
         QVERIFY2(r.exitCode == 1, qPrintable(r.err)); // the log's MoE warning
         QTest::qWait(1500); // the channel is closed by now: a watcher would have struck
-        const QList<qint64> child = processesWith(token);
+        const QList<qint64> child = processesWith(token, ProcessField::CommandLine);
         for (qint64 pid : child)
             ::kill(pid_t(pid), SIGKILL);
         QCOMPARE(child.size(), 1);

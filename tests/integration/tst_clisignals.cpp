@@ -6,17 +6,16 @@
 // and SIGPIPE from a reader that went away as `| head -1` does). The fetched log is a file without a name
 // (held open as /proc/self/fd/N), so not even kill -9 leaves it in TMPDIR. Leftover processes are counted by
 // a token in the environment that every descendant of the CLI inherits.
+#include "processscan.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
-
-#include <functional>
 
 #include <csignal>
 #include <cstring>
@@ -26,44 +25,11 @@
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
+using moetune::test::describeProcesses;
+using moetune::test::processesWith;
+using moetune::test::ProcessField;
 
 namespace {
-
-// Processes (other than the test itself) whose environment holds token, i.e. the CLI and all it started.
-QList<qint64> processesWith(const QByteArray &token) {
-    QList<qint64> pids;
-    const QDir proc(u"/proc"_s);
-    for (const QString &name : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool ok = false;
-        const qint64 pid = name.toLongLong(&ok);
-        if (!ok || pid == QCoreApplication::applicationPid())
-            continue;
-        QFile env(u"/proc/%1/environ"_s.arg(pid));
-        if (!env.open(QIODevice::ReadOnly))
-            continue;
-        QFile stat(u"/proc/%1/stat"_s.arg(pid));
-        if (stat.open(QIODevice::ReadOnly)) {
-            const QByteArray s = stat.readAll();
-            const qsizetype close = s.lastIndexOf(')');
-            if (close > 0 && close + 2 < s.size() && s[close + 2] == 'Z')
-                continue; // a zombie holds nothing
-        }
-        if (env.readAll().split('\0').contains(token))
-            pids.append(pid);
-    }
-    return pids;
-}
-
-QString describe(const QList<qint64> &pids) {
-    QStringList out;
-    for (qint64 pid : pids) {
-        QFile f(u"/proc/%1/cmdline"_s.arg(pid));
-        const QByteArray cmd =
-            f.open(QIODevice::ReadOnly) ? f.readAll().replace('\0', ' ').trimmed() : QByteArray();
-        out.append(u"%1 (%2)"_s.arg(pid).arg(QString::fromUtf8(cmd)));
-    }
-    return out.join(u", "_s);
-}
 
 QStringList hostLogs(const QString &dir) {
     return QDir(dir).entryList({u"moetune-host-log-*"_s}, QDir::Files | QDir::Hidden);
@@ -103,17 +69,6 @@ private:
         env.insert(u"TMPDIR"_s, tmp);
         env.insert(u"HOME"_s, m_dir.filePath(u"home"_s));
         return env;
-    }
-
-    static bool waitFor(const std::function<bool()> &done, int ms) {
-        QElapsedTimer t;
-        t.start();
-        while (!done()) {
-            if (t.elapsed() > ms)
-                return false;
-            QTest::qWait(50);
-        }
-        return true;
     }
 
 private slots:
@@ -168,24 +123,27 @@ private slots:
         // The fetch is under way: the log file exists and the command's processes run.
         // The CLI holds its fetched log open: a file without a name, so even kill -9 leaves nothing.
         QStringList open;
-        QVERIFY2(waitFor(
+        QVERIFY2(QTest::qWaitFor(
                      [&] {
                          open = openHostLogs(cli.processId(), tmp.path());
-                         return !open.isEmpty() && processesWith(token).size() >= 2;
+                         return !open.isEmpty() &&
+                                processesWith(token, ProcessField::Environment).size() >= 2;
                      },
                      30000),
                  qPrintable(u"no fetch under way: %1; stderr: %2"_s.arg(
-                     describe(processesWith(token)), QString::fromUtf8(cli.readAllStandardError()))));
+                     describeProcesses(processesWith(token, ProcessField::Environment)),
+                     QString::fromUtf8(cli.readAllStandardError()))));
         QVERIFY2(open.first().endsWith(u" (deleted)"_s), qPrintable(open.first()));
         QVERIFY2(hostLogs(tmp.path()).isEmpty(), qPrintable(hostLogs(tmp.path()).join(u", "_s)));
-        const QList<qint64> during = processesWith(token);
+        const QList<qint64> during = processesWith(token, ProcessField::Environment);
         ::kill(pid_t(cli.processId()), sig);
         QVERIFY(cli.waitForFinished(20000));
         QCOMPARE(cli.exitStatus(), QProcess::CrashExit); // died of the signal, as a killed program does
         // The watchers give SIGTERM, then SIGKILL after 2 s: all is gone well within 10 s.
-        const bool gone = waitFor([&] { return processesWith(token).isEmpty(); }, 10000);
-        const QList<qint64> left = processesWith(token);
-        const QString leftText = describe(left);
+        const bool gone =
+            QTest::qWaitFor([&] { return processesWith(token, ProcessField::Environment).isEmpty(); }, 10000);
+        const QList<qint64> left = processesWith(token, ProcessField::Environment);
+        const QString leftText = describeProcesses(left);
         for (qint64 pid : left)
             ::kill(pid_t(pid), SIGKILL); // leave the machine clean even when the test fails
         QVERIFY2(gone, qPrintable(u"%1 of the CLI's %2 processes outlived it: %3"_s.arg(left.size())
@@ -233,8 +191,9 @@ private slots:
         Q_UNUSED(whileFetched)
         QVERIFY2(hostLogs(tmp.path()).isEmpty(),
                  qPrintable(u"left in TMPDIR: "_s + hostLogs(tmp.path()).join(u", "_s)));
-        QVERIFY2(waitFor([&] { return processesWith(token).isEmpty(); }, 10000),
-                 qPrintable(describe(processesWith(token))));
+        QVERIFY2(
+            QTest::qWaitFor([&] { return processesWith(token, ProcessField::Environment).isEmpty(); }, 10000),
+            qPrintable(describeProcesses(processesWith(token, ProcessField::Environment))));
     }
 };
 

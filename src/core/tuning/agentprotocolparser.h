@@ -19,7 +19,8 @@ namespace moetune {
 class AgentProtocolParser {
 public:
     static constexpr int kProtocolVersion = 1;
-    static constexpr qsizetype kMaxLineBytes = qsizetype{16} * 1024 * 1024; // a longer line is an error, not OOM
+    static constexpr qsizetype kMaxLineBytes =
+        qsizetype{16} * 1024 * 1024; // a longer line is an error, not OOM
 
     explicit AgentProtocolParser(int protocolVersion = kProtocolVersion);
 
