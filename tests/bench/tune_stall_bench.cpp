@@ -65,8 +65,9 @@ int main(int argc, char **argv) {
     QTimer feeder;
     feeder.setInterval(20);
     QObject::connect(&feeder, &QTimer::timeout, [&] {
-        // As many as are due at 1000 a second since the start: a late tick catches up, like a stream does.
-        const qint64 due = run.elapsed() - fed;
+        // As many as are due at 1000 a second since the start: a late tick catches up, like a stream does;
+        // never more than the total announced (a real run's done never passes its total either).
+        const qint64 due = std::min<qint64>(run.elapsed(), qint64(seconds) * 1000) - fed;
         for (qint64 i = 0; i < due; ++i) {
             const int k = int(fed % sizes.size());
             const double ts = t0 + double(run.elapsed()) / 1000.0;

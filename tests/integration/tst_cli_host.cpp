@@ -317,7 +317,7 @@ private slots:
             args << u"--python"_s << m_host->python();
         const CliResult r = run(args);
         QFile::remove(home.configPath());
-        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.exitCode == 2, qPrintable(u"exit %1, stderr:\n%2"_s.arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains(sshd.hostKeyFingerprint()), qPrintable(r.err));
         if (scenario.startsWith(u"revoked"_s)) {
             QVERIFY2(r.err.contains(u"@revoked"_s), qPrintable(r.err));
