@@ -16,18 +16,6 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-namespace {
-
-QByteArray keyTypeOf(const QByteArray &blob) {
-    if (blob.size() < 4)
-        return {};
-    const auto *p = reinterpret_cast<const unsigned char *>(blob.constData());
-    const quint32 n = (quint32(p[0]) << 24) | (quint32(p[1]) << 16) | (quint32(p[2]) << 8) | quint32(p[3]);
-    return n <= quint32(blob.size() - 4) ? blob.mid(4, qsizetype(n)) : QByteArray();
-}
-
-} // namespace
-
 KnownHosts::KnownHosts(QStringList files)
     : m_files(std::move(files)) {}
 
@@ -42,7 +30,7 @@ QStringList KnownHosts::defaultFiles(const QString &userFile) {
 HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray &keyBlob) const {
     HostKeyVerdict v;
     const QByteArray name = KnownHostsEntry::lookupName(host, port);
-    const QByteArray type = keyTypeOf(keyBlob);
+    const QByteArray type = KnownHostsEntry::blobKeyType(keyBlob);
     QList<HostKeyVerdict::Where> sameType, otherType, revoked;
     bool known = false;
     for (const QString &path : m_files) {
@@ -120,8 +108,8 @@ bool KnownHosts::add(const QString &host, int port, const QByteArray &keyBlob, Q
         if (::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
             line += '\n'; // a last line without its newline must not swallow ours
     }
-    line +=
-        KnownHostsEntry::lookupName(host, port) + ' ' + keyTypeOf(keyBlob) + ' ' + keyBlob.toBase64() + '\n';
+    line += KnownHostsEntry::lookupName(host, port) + ' ' + KnownHostsEntry::blobKeyType(keyBlob) + ' ' +
+            keyBlob.toBase64() + '\n';
     const bool ok = ::write(fd, line.constData(), size_t(line.size())) == line.size();
     if (!ok)
         *error = u"cannot write %1: %2"_s.arg(path, QString::fromLocal8Bit(strerror(errno)));

@@ -33,17 +33,6 @@ void setError(QString *error, const QString &why) {
         *error = why;
 }
 
-// The type string a key blob starts with (uint32 length, then the name), or empty when malformed.
-QByteArray blobType(const QByteArray &blob) {
-    if (blob.size() < 4)
-        return {};
-    const auto *p = reinterpret_cast<const unsigned char *>(blob.constData());
-    const quint32 n = (quint32(p[0]) << 24) | (quint32(p[1]) << 16) | (quint32(p[2]) << 8) | quint32(p[3]);
-    if (n == 0 || n > quint32(blob.size() - 4))
-        return {};
-    return blob.mid(4, qsizetype(n));
-}
-
 } // namespace
 
 std::optional<KnownHostsEntry> KnownHostsEntry::parse(QByteArrayView text, QString *error) {
@@ -78,7 +67,7 @@ std::optional<KnownHostsEntry> KnownHostsEntry::parse(QByteArrayView text, QStri
         return std::nullopt;
     }
     e.key = decoded.decoded;
-    if (blobType(e.key) != e.keyType) {
+    if (blobKeyType(e.key) != e.keyType) {
         setError(error, u"the key is not a %1 key"_s.arg(QString::fromUtf8(e.keyType)));
         return std::nullopt;
     }
@@ -136,6 +125,16 @@ bool KnownHostsEntry::matches(const QByteArray &lookupName) const {
         positive = true;
     }
     return positive;
+}
+
+QByteArray KnownHostsEntry::blobKeyType(const QByteArray &blob) {
+    if (blob.size() < 4)
+        return {};
+    const auto *p = reinterpret_cast<const unsigned char *>(blob.constData());
+    const quint32 n = (quint32(p[0]) << 24) | (quint32(p[1]) << 16) | (quint32(p[2]) << 8) | quint32(p[3]);
+    if (n == 0 || n > quint32(blob.size() - 4))
+        return {};
+    return blob.mid(4, qsizetype(n));
 }
 
 } // namespace moetune

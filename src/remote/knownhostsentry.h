@@ -30,6 +30,8 @@ struct KnownHostsEntry {
 
     // "host" for port 22, "[host]:port" otherwise, lower case: the name OpenSSH looks up and writes.
     static QByteArray lookupName(const QString &host, int port);
+    // The type string a key blob starts with (uint32 length, then the name), or empty when malformed.
+    static QByteArray blobKeyType(const QByteArray &blob);
     // OpenSSH's glob: '*' any run of characters, '?' one character (the caller folds case).
     static bool globMatch(QByteArrayView text, QByteArrayView pattern);
 };
