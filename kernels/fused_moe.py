@@ -117,6 +117,20 @@ def moe_align_block_size(topk_ids: torch.Tensor, bufs: AlignBuffers) -> AlignBuf
 # ----------------------------------------------------------------------------------------------
 # The grouped GEMM
 # ----------------------------------------------------------------------------------------------
+@triton.jit
+def _tile_of(pid, EM, N, GROUP_SIZE_M, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    """(pid_m, pid_n): the output tile of program pid, GROUP_SIZE_M row tiles per group (L2 reuse of b)."""
+    num_pid_m = tl.cdiv(EM, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
 # GROUP_SIZE_M only changes the program-id mapping: a runtime argument here (not specialised), so one
 # compile serves the four GROUP_SIZE_M values of the reference space.
 @triton.jit(do_not_specialize=["EM", "num_valid", "GROUP_SIZE_M"])
@@ -130,15 +144,7 @@ def _moe_gemm(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorted_
               A_ROW_DIV: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr,
               QUANT: tl.constexpr, EVEN_K: tl.constexpr):
     # QUANT: 0 none, 1 fp8 per-tensor, 2 fp8 block-wise [GROUP_N, GROUP_K]
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(EM, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = _tile_of(tl.program_id(0), EM, N, GROUP_SIZE_M, BLOCK_SIZE_M, BLOCK_SIZE_N)
 
     ntpp = tl.load(ntpp_ptr)
     if pid_m * BLOCK_SIZE_M >= ntpp:
@@ -360,31 +366,41 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
     meta = dict(GROUP_N=gn, GROUP_K=gk, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
                 MUL_ROUTED_WEIGHT=mul_routed_weight, QUANT=quant, EVEN_K=(K % BK == 0),
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
-    if compile_only:
-        kernel = _moe_gemm.warmup(*args, grid=grid, **meta)
-        if CPU_COMPILE_SMEM_LIMIT is not None:
-            # compiled for a GPU this process cannot see: check shared memory as the loader would
-            shared = getattr(getattr(kernel, "metadata", None), "shared", 0) or 0
-            if shared > CPU_COMPILE_SMEM_LIMIT:
-                from triton.runtime.errors import OutOfResources
+    launch_gemm(_moe_gemm, grid, args, meta, compile_only, CPU_COMPILE_SMEM_LIMIT)
 
-                raise OutOfResources(shared, CPU_COMPILE_SMEM_LIMIT, "shared memory")
-            return
-        init = getattr(kernel, "_init_handles", None)
-        if init is not None:
-            init()
+
+def launch_gemm(kernel, grid, args, meta: dict, compile_only: bool, cpu_smem_limit=None) -> None:
+    """Launch a grouped-GEMM kernel, or with compile_only compile and load it without launching anything.
+    cpu_smem_limit (bytes; precompile workers, which compile for a GPU they cannot see) replaces loading:
+    the compiled kernel's shared memory is checked against it as the loader would."""
+    if not compile_only:
+        kernel[grid](*args, **meta)
         return
-    _moe_gemm[grid](*args, **meta)
+    compiled = kernel.warmup(*args, grid=grid, **meta)
+    if cpu_smem_limit is not None:
+        shared = getattr(getattr(compiled, "metadata", None), "shared", 0) or 0
+        if shared > cpu_smem_limit:
+            from triton.runtime.errors import OutOfResources
+
+            raise OutOfResources(shared, cpu_smem_limit, "shared memory")
+        return
+    init = getattr(compiled, "_init_handles", None)
+    if init is not None:
+        init()
 
 
 class FusedMoE:
     """A preallocated fused-MoE call for one batch size and one (up, down) config pair: every buffer
     is static, so the whole call can be captured in a CUDA graph."""
 
+    # The module's own config check and GEMM launch; fused_moe_quant.FusedMoE names its own.
+    check_config = staticmethod(check_config)
+    invoke_gemm = staticmethod(invoke_gemm)
+
     def __init__(self, w: MoEWeights, M: int, topk: int, cfg_up: dict, cfg_down: dict = None):
         cfg_down = cfg_down or cfg_up
-        check_config(cfg_up, w)
-        check_config(cfg_down, w)
+        self.check_config(cfg_up, w)
+        self.check_config(cfg_down, w)
         dev = w.w1.device
         self.w, self.M, self.topk = w, M, topk
         self.cfg_up, self.cfg_down = cfg_up, cfg_down
@@ -407,25 +423,36 @@ class FusedMoE:
         never steal GPU time from a measurement running beside them."""
         w = self.w
         numel = self.M * self.topk
-        dev = w.w1.device
-        tw = torch.empty(numel, dtype=torch.float32, device=dev)
+        tw = torch.empty(numel, dtype=torch.float32, device=w.w1.device)
         for which in (("up", "down") if op == "both" else (op,)):
             rows, width = (self.M, w.K) if which == "up" else (numel, w.N)
-            if w.dtype == "fp8_w8a8":
-                a = torch.empty(rows, width, dtype=torch.float8_e4m3fn, device=dev)
-                if w.block_shape is None:
-                    a_s, st = torch.empty(1, dtype=torch.float32, device=dev), (0, 0)
-                else:
-                    a_s = torch.empty(rows, triton.cdiv(width, w.block_shape[1]), dtype=torch.float32, device=dev)
-                    st = (a_s.stride(0), a_s.stride(1))
-            else:
-                a, a_s, st = torch.empty(rows, width, dtype=w.act_dtype, device=dev), None, (0, 0)
+            a, a_s, extra = self._empty_activations(rows, width)
             if which == "up":
-                invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, tw, self.bufs_up, numel, self.cfg_up, self.topk,
-                            False, w, st, compile_only=True)
+                self.invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, tw, self.bufs_up, numel, self.cfg_up,
+                                 self.topk, False, w, *extra, compile_only=True)
             else:
-                invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, tw, self.bufs_down, numel, self.cfg_down, 1,
-                            True, w, st, compile_only=True)
+                self.invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, tw, self.bufs_down, numel, self.cfg_down,
+                                 1, True, w, *extra, compile_only=True)
+
+    def _empty_activations(self, rows: int, width: int):
+        """Activations of the GEMM input's dtype, shape and scales, uninitialised (for compiling):
+        (a, a_scale or None, invoke_gemm's arguments after w)."""
+        w = self.w
+        dev = w.w1.device
+        if w.dtype != "fp8_w8a8":
+            return torch.empty(rows, width, dtype=w.act_dtype, device=dev), None, ((0, 0),)
+        a = torch.empty(rows, width, dtype=torch.float8_e4m3fn, device=dev)
+        if w.block_shape is None:
+            return a, torch.empty(1, dtype=torch.float32, device=dev), ((0, 0),)
+        a_s = torch.empty(rows, triton.cdiv(width, w.block_shape[1]), dtype=torch.float32, device=dev)
+        return a, a_s, ((a_s.stride(0), a_s.stride(1)),)
+
+    def _activations(self, x: torch.Tensor, which: str):
+        """x quantised as the GEMM input wants it: (a, a_scale or None, invoke_gemm's arguments after w)."""
+        if self.w.dtype != "fp8_w8a8":
+            return x, None, ((0, 0),)
+        a, a_s, sm, sk = _quant_act(x, self.w)
+        return a, a_s, ((sm, sk),)
 
     def poison(self):
         for b in (self.inter1, self.inter2, self.inter3, self.out):
@@ -445,24 +472,18 @@ class FusedMoE:
     def up(self):
         w = self.w
         numel = self.M * self.topk
-        if w.dtype == "fp8_w8a8":
-            a, a_s, sm, sk = _quant_act(self.x, w)
-        else:
-            a, a_s, sm, sk = self.x, None, 0, 0
-        invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, self.topk_w, self.bufs_up, numel, self.cfg_up,
-                    self.topk, False, w, (sm, sk))
+        a, a_s, extra = self._activations(self.x, "up")
+        self.invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, self.topk_w, self.bufs_up, numel, self.cfg_up,
+                         self.topk, False, w, *extra)
         _silu_and_mul[(numel,)](self.inter1, self.inter2, numel, w.N, self.inter1.stride(0), self.inter2.stride(0),
                                 BLOCK=min(1024, triton.next_power_of_2(w.N)))
 
     def down(self):
         w = self.w
         numel = self.M * self.topk
-        if w.dtype == "fp8_w8a8":
-            a, a_s, sm, sk = _quant_act(self.inter2, w)
-        else:
-            a, a_s, sm, sk = self.inter2, None, 0, 0
-        invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, self.topk_w, self.bufs_down, numel, self.cfg_down,
-                    1, True, w, (sm, sk))
+        a, a_s, extra = self._activations(self.inter2, "down")
+        self.invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, self.topk_w, self.bufs_down, numel,
+                         self.cfg_down, 1, True, w, *extra)
         torch.sum(self.inter3.view(self.M, self.topk, w.K), dim=1, out=self.out)
 
     def __call__(self):

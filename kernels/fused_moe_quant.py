@@ -40,6 +40,7 @@ moe_align_block_size = _base.moe_align_block_size
 rel_error = _base.rel_error
 reference = _base.reference
 FP8_MAX = _base.FP8_MAX
+_tile_of = _base._tile_of  # a jit helper: called by name from this module's kernel
 INT8_MAX = 127.0
 # As fused_moe.CPU_COMPILE_SMEM_LIMIT: set (bytes) in precompile workers that compile for a GPU they cannot
 # see; compile_only then checks the compiled kernel's shared memory against it instead of loading it.
@@ -81,15 +82,7 @@ def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorte
                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                 A_ROW_DIV: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr, QMODE: tl.constexpr,
                 EVEN_K: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(EM, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = _tile_of(tl.program_id(0), EM, N, GROUP_SIZE_M, BLOCK_SIZE_M, BLOCK_SIZE_N)
 
     ntpp = tl.load(ntpp_ptr)
     if pid_m * BLOCK_SIZE_M >= ntpp:
@@ -327,88 +320,36 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
     meta = dict(QGROUP=max(1, w.group), BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
                 MUL_ROUTED_WEIGHT=mul_routed_weight, QMODE=w.qmode, EVEN_K=(K % BK == 0),
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
-    if compile_only:
-        kernel = _moe_gemm_q.warmup(*args, grid=grid, **meta)
-        if CPU_COMPILE_SMEM_LIMIT is not None:
-            shared = getattr(getattr(kernel, "metadata", None), "shared", 0) or 0
-            if shared > CPU_COMPILE_SMEM_LIMIT:
-                from triton.runtime.errors import OutOfResources
-
-                raise OutOfResources(shared, CPU_COMPILE_SMEM_LIMIT, "shared memory")
-            return
-        init = getattr(kernel, "_init_handles", None)
-        if init is not None:
-            init()
-        return
-    _moe_gemm_q[grid](*args, **meta)
+    _base.launch_gemm(_moe_gemm_q, grid, args, meta, compile_only, CPU_COMPILE_SMEM_LIMIT)
 
 
 class FusedMoE(_base.FusedMoE):
     """fused_moe.FusedMoE for quantised weights: the same preallocated, graph-capturable call; only the
     two GEMMs (and the per-token activation quantisation of w8a8) differ."""
 
+    check_config = staticmethod(check_config)
+    invoke_gemm = staticmethod(invoke_gemm)
+
     def __init__(self, w: MoEWeights, M: int, topk: int, cfg_up: dict, cfg_down: dict = None):
-        cfg_down = cfg_down or cfg_up
-        check_config(cfg_up, w)
-        check_config(cfg_down, w)
-        dev = w.w1.device
-        self.w, self.M, self.topk = w, M, topk
-        self.cfg_up, self.cfg_down = cfg_up, cfg_down
-        numel = M * topk
-        self.bufs_up = AlignBuffers(numel, w.E, cfg_up["BLOCK_SIZE_M"], dev)
-        self.bufs_down = (self.bufs_up if cfg_down["BLOCK_SIZE_M"] == cfg_up["BLOCK_SIZE_M"]
-                          else AlignBuffers(numel, w.E, cfg_down["BLOCK_SIZE_M"], dev))
-        t = w.act_dtype
-        self.x = torch.empty(M, w.K, dtype=t, device=dev)
-        self.logits = torch.empty(M, w.E, dtype=torch.float32, device=dev)
-        self.inter1 = torch.empty(numel, 2 * w.N, dtype=t, device=dev)
-        self.inter2 = torch.empty(numel, w.N, dtype=t, device=dev)
-        self.inter3 = torch.empty(numel, w.K, dtype=t, device=dev)
-        self.out = torch.empty(M, w.K, dtype=t, device=dev)
-        self.topk_w = None
-        self.topk_ids = None
+        super().__init__(w, M, topk, cfg_up, cfg_down)
         # static buffers of the per-token activation quantisation (graph capture needs fixed addresses)
         self._qx = self._qi = None
         if w.qmode in (FP8_CHANNEL, INT8_CHANNEL):
+            dev = w.w1.device
+            numel = M * topk
             qt = torch.float8_e4m3fn if w.qmode == FP8_CHANNEL else torch.int8
             self._qx = (torch.empty(M, w.K, dtype=qt, device=dev), torch.empty(M, dtype=torch.float32, device=dev))
             self._qi = (torch.empty(numel, w.N, dtype=qt, device=dev),
                         torch.empty(numel, dtype=torch.float32, device=dev))
 
-    def compile_gemms(self, op: str):
-        """Compile (and load) the GEMM kernels op needs without launching any kernel."""
+    def _empty_activations(self, rows: int, width: int):
         w = self.w
-        numel = self.M * self.topk
         dev = w.w1.device
-        tw = torch.empty(numel, dtype=torch.float32, device=dev)
-        for which in (("up", "down") if op == "both" else (op,)):
-            rows, width = (self.M, w.K) if which == "up" else (numel, w.N)
-            if w.qmode in (FP8_CHANNEL, INT8_CHANNEL):
-                qt = torch.float8_e4m3fn if w.qmode == FP8_CHANNEL else torch.int8
-                a = torch.empty(rows, width, dtype=qt, device=dev)
-                a_s = torch.empty(rows, dtype=torch.float32, device=dev)
-            else:
-                a, a_s = torch.empty(rows, width, dtype=w.act_dtype, device=dev), None
-            if which == "up":
-                invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, tw, self.bufs_up, numel, self.cfg_up, self.topk,
-                            False, w, compile_only=True)
-            else:
-                invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, tw, self.bufs_down, numel, self.cfg_down, 1,
-                            True, w, compile_only=True)
+        if w.qmode not in (FP8_CHANNEL, INT8_CHANNEL):
+            return torch.empty(rows, width, dtype=w.act_dtype, device=dev), None, ()
+        qt = torch.float8_e4m3fn if w.qmode == FP8_CHANNEL else torch.int8
+        return torch.empty(rows, width, dtype=qt, device=dev), torch.empty(rows, dtype=torch.float32, device=dev), ()
 
-    def up(self):
-        w = self.w
-        numel = self.M * self.topk
-        a, a_s = quant_activations(self.x, w, *(self._qx or (None, None)))
-        invoke_gemm(a, w.w1, self.inter1, a_s, w.w1_scale, self.topk_w, self.bufs_up, numel, self.cfg_up,
-                    self.topk, False, w)
-        _base._silu_and_mul[(numel,)](self.inter1, self.inter2, numel, w.N, self.inter1.stride(0),
-                                      self.inter2.stride(0), BLOCK=min(1024, triton.next_power_of_2(w.N)))
-
-    def down(self):
-        w = self.w
-        numel = self.M * self.topk
-        a, a_s = quant_activations(self.inter2, w, *(self._qi or (None, None)))
-        invoke_gemm(a, w.w2, self.inter3, a_s, w.w2_scale, self.topk_w, self.bufs_down, numel, self.cfg_down,
-                    1, True, w)
-        torch.sum(self.inter3.view(self.M, self.topk, w.K), dim=1, out=self.out)
+    def _activations(self, x: torch.Tensor, which: str):
+        a, a_s = quant_activations(x, self.w, *((self._qx if which == "up" else self._qi) or (None, None)))
+        return a, a_s, ()
