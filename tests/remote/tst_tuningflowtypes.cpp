@@ -277,6 +277,53 @@ private slots:
         }
     }
 
+    // A host that runs two SGLang servers (two models on their own GPUs) and no log was diagnosed: the
+    // folder is that of the server whose model has the tuned shape, wherever it is in the probe's list,
+    // and the target says which server it took; when neither serves the shape it says that it guessed.
+    void pushTargetSeveralServers_data() {
+        QTest::addColumn<int>("servedBy"); // 0, 1, or -1: neither server has the shape
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("warning");
+        QTest::newRow("the second serves it") << 1 << u"/b/cfg/triton_3_6_0"_s << u"pid 2002, which serves"_s;
+        QTest::newRow("the first serves it") << 0 << u"/a/cfg/triton_3_6_0"_s << u"pid 1001, which serves"_s;
+        QTest::newRow("neither") << -1 << u"/a/cfg/triton_3_6_0"_s << u"none of them is seen serving"_s;
+    }
+    void pushTargetSeveralServers() {
+        QFETCH(int, servedBy);
+        QFETCH(QString, folder);
+        QFETCH(QString, warning);
+        QJsonArray servers;
+        for (int i = 0; i < 2; ++i) {
+            const QString root = i == 0 ? u"/a/cfg"_s : u"/b/cfg"_s;
+            // E=128, N=384 per rank at TP 2 needs moe_intermediate_size 768; the other model has 1536
+            const int intermediate = i == servedBy ? 768 : 1536;
+            QJsonObject s = obj(R"({"framework":"sglang","cmdline":["python3","-m","sglang.launch_server"],
+                "model":"/m","tp":2,"launch":{}})");
+            s.insert("pid"_L1, i == 0 ? 1001 : 2002);
+            s.insert("moe"_L1, QJsonObject{{"num_experts"_L1, 128},
+                                           {"top_k"_L1, 8},
+                                           {"hidden_size"_L1, 2048},
+                                           {"moe_intermediate_size"_L1, intermediate}});
+            s.insert("server_view"_L1, QJsonObject{{"python"_L1, u"/venv%1/bin/python"_s.arg(i)},
+                                                   {"triton"_L1, u"3.6.0"_s},
+                                                   {"config_root"_L1, root},
+                                                   {"config_root_source"_L1, u"module"_s}});
+            servers.append(s);
+        }
+        QJsonObject p = obj(R"({"type":"probe","host":{"hostname":"gpu-7"},"gpus":[],
+            "python":{"executable":"/usr/bin/python3","triton":null},"frameworks":[]})");
+        p.insert("servers"_L1, servers);
+        const HostProbe probe = *HostProbe::fromJson(p);
+        QCOMPARE(probe.servers.size(), 2);
+        const ConfigName shape = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200.json"_s);
+        const PushTarget t = PushTarget::choose(Framework::SGLang, shape, nullptr, &probe, {});
+        QCOMPARE(t.error, QString());
+        QCOMPARE(t.folder, folder);
+        QVERIFY2(t.warnings.join(u' ').contains(warning), qPrintable(t.warnings.join(u' ')));
+        // which server was taken is no reason to offer another folder
+        QVERIFY(t.persistentFolder.isEmpty());
+    }
+
     void pushTargetUnknown() {
         const ConfigName shape = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200.json"_s);
         const PushTarget t = PushTarget::choose(Framework::SGLang, shape, nullptr, nullptr, {});

@@ -13,6 +13,12 @@ bool sameShape(const ConfigName &a, const ConfigName &b) {
            a.blockShape == b.blockShape && a.perChannelQuant == b.perChannelQuant;
 }
 
+// Whether the server's model has this config's shape (E, and N per rank at the server's TP).
+bool serves(const ServerProcess &s, const ConfigName &shape) {
+    return s.shape && s.shape->experts == shape.experts && s.tensorParallel > 0 &&
+           s.shape->intermediateSize / s.tensorParallel == shape.n;
+}
+
 QString join(const QString &a, const QString &b) {
     return a.endsWith(u'/') ? QString(a + b) : QString(a + u'/' + b);
 }
@@ -22,12 +28,20 @@ QString join(const QString &a, const QString &b) {
 PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, const Diagnosis *before,
                               const HostProbe *probe, const ServerProfile &profile) {
     PushTarget t;
+    // The server of this framework that serves this shape (a host may run several servers): the first
+    // one that does, else the first of the framework, with a warning when that is a guess.
     const ServerProcess *server = nullptr;
+    QStringList others;
     if (probe) {
         for (const ServerProcess &s : probe->servers) {
-            if (s.framework == framework) {
+            if (s.framework != framework)
+                continue;
+            if (!server || (!serves(*server, shape) && serves(s, shape))) {
+                if (server)
+                    others.append(QString::number(server->pid));
                 server = &s;
-                break;
+            } else {
+                others.append(QString::number(s.pid));
             }
         }
     }
@@ -42,7 +56,9 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
         }
     }
     // 2. The server's interpreter as the probe saw it (its Triton, its environment).
+    bool usedServer = false;
     if (t.folder.isEmpty() && server && !server->launch.serverConfigRoot.isEmpty()) {
+        usedServer = true;
         const ServerLaunch &l = server->launch;
         if (framework == Framework::SGLang) {
             const auto tv = TritonVersion::parse(l.serverTriton);
@@ -112,6 +128,16 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
                 u"the %1's environment."_s.arg(ServerProfile::kindName(profile.kind));
         }
     }
+    // Said after the survival warnings: which server was used is not a reason to move the folder.
+    if (usedServer && !others.isEmpty())
+        t.warnings.append(
+            (serves(*server, shape)
+                 ? u"Several %1 servers run on this host; the folder is that of pid %2, which serves "
+                   u"this shape (also running: pid %3)."_s
+                 : u"Several %1 servers run on this host and none of them is seen serving this shape; "
+                   u"the folder is that of pid %2 (also running: pid %3). Diagnose the log of the server "
+                   u"you tune for, so that its own warning names the folder."_s)
+                .arg(frameworkName(framework), QString::number(server->pid), others.join(u", "_s)));
     return t;
 }
 
