@@ -58,6 +58,15 @@ ServerLaunch launchFromJson(const QJsonObject &l, const QJsonObject &view) {
 
 } // namespace
 
+bool ServerProcess::serves(const ConfigName &name, Framework namedBy) const {
+    if (!shape)
+        return false;
+    const int tp = qMax(1, tensorParallel);
+    const bool experts = shape->experts == name.experts || shape->experts + 1 == name.experts;
+    // SGLang's int4_w4a16 file names half the per-rank intermediate size (packed weights)
+    return experts && shape->intermediateSize > 0 && shape->intermediateSize / tp == name.logicalN(namedBy);
+}
+
 QString ServerProcess::shapeText() const {
     if (!shape)
         return u"not readable (no config.json found for the model)"_s;

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/moe/configname.h"
 #include "core/moe/framework.h"
 #include "core/moe/tritonversion.h"
 #include "core/tuning/serverlaunch.h"
@@ -65,6 +66,9 @@ struct ServerProcess {
     // "128 experts, top-k 8, hidden size 2048, MoE intermediate size 768 (N = 768 per rank at TP 1)":
     // the served model's shape in one line, for the app and the CLI.
     QString shapeText() const;
+    // Whether this server's model has the shape of config file `name` as `namedBy` names it: E (or
+    // E + 1, a fused shared expert) and N per rank at the server's TP (int4's packed N undone).
+    bool serves(const ConfigName &name, Framework namedBy) const;
 };
 
 // Everything the agent's `probe` learns about a host.

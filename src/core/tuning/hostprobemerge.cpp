@@ -54,17 +54,6 @@ QStringList folderNames(const HostProbe &p) {
     return names;
 }
 
-bool shapeMatches(const ServerProcess &s, const ConfigName &name, Framework framework) {
-    if (!s.shape)
-        return false;
-    const int tp = qMax(1, s.tensorParallel);
-    const bool experts = s.shape->experts == name.experts || s.shape->experts + 1 == name.experts;
-    // SGLang's int4_w4a16 file names half the per-rank intermediate size (packed weights)
-    const bool n =
-        s.shape->intermediateSize > 0 && s.shape->intermediateSize / tp == name.logicalN(framework);
-    return experts && n;
-}
-
 Finding hostFinding(const QString &rule, const QString &key, Severity severity, const QString &title) {
     Finding f;
     f.rule = rule;
@@ -96,7 +85,7 @@ Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &hostProbe, const QString 
         const QString downFile = downName.fileName(Framework::SGLang);
 
         for (const ServerProcess &s : probe.servers) {
-            if (!shapeMatches(s, t.name, t.framework))
+            if (!s.serves(t.name, t.framework))
                 continue;
             Finding f = hostFinding(u"host-served-model"_s, t.shapeSummary(), Severity::Info,
                                     u"%1 serves %2 with this shape"_s.arg(host, s.modelPath));

@@ -13,12 +13,6 @@ bool sameShape(const ConfigName &a, const ConfigName &b) {
            a.blockShape == b.blockShape && a.perChannelQuant == b.perChannelQuant;
 }
 
-// Whether the server's model has this config's shape (E, and N per rank at the server's TP).
-bool serves(const ServerProcess &s, const ConfigName &shape) {
-    return s.shape && s.shape->experts == shape.experts && s.tensorParallel > 0 &&
-           s.shape->intermediateSize / s.tensorParallel == shape.n;
-}
-
 QString join(const QString &a, const QString &b) {
     return a.endsWith(u'/') ? QString(a + b) : QString(a + u'/' + b);
 }
@@ -36,7 +30,7 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
         for (const ServerProcess &s : probe->servers) {
             if (s.framework != framework)
                 continue;
-            if (!server || (!serves(*server, shape) && serves(s, shape))) {
+            if (!server || (!server->serves(shape, framework) && s.serves(shape, framework))) {
                 if (server)
                     others.append(QString::number(server->pid));
                 server = &s;
@@ -131,7 +125,7 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
     // Said after the survival warnings: which server was used is not a reason to move the folder.
     if (usedServer && !others.isEmpty())
         t.warnings.append(
-            (serves(*server, shape)
+            (server->serves(shape, framework)
                  ? u"Several %1 servers run on this host; the folder is that of pid %2, which serves "
                    u"this shape (also running: pid %3)."_s
                  : u"Several %1 servers run on this host and none of them is seen serving this shape; "
