@@ -125,6 +125,12 @@ def _dispatch(args, out):
         if runs.run_alive(run_dir):
             raise runs.RunError("run_active", "run %s is still running (pid %s); use attach"
                                 % (os.path.basename(run_dir), runs.get_pid(run_dir)))
+        if runs.get_state(run_dir) == "finished":
+            # Running it again would append a second run_started ... done to a finished run's events.
+            rid = os.path.basename(run_dir)
+            raise runs.RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
+                                "its result, `install-config %s` installs it; `tune --new` tunes the shape again)"
+                                % (rid, rid, rid))
         return _start(run_dir, args.foreground, out)
     if cmd == "attach":
         return _attach(runs.resolve(args.run, args.home), args.start, not args.no_follow, out)
@@ -136,11 +142,16 @@ def _dispatch(args, out):
         return EXIT_OK
     if cmd == "result":
         d = runs.resolve(args.run, args.home)
-        text = runs.read_text(os.path.join(d, "result.json"))
+        text = runs.read_text(os.path.join(d, "result.json"), limit=runs.MAX_RESULT_BYTES)
         if text is None:
-            raise runs.RunError("not_found", "run %s has no result.json yet (state: %s)"
-                                % (os.path.basename(d), runs.effective_state(d)))
-        res = json.loads(text)
+            raise runs.RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
+                                % (os.path.basename(d), runs.effective_state(d), runs.MAX_RESULT_BYTES >> 20))
+        try:
+            res = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            raise runs.RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
+        if not isinstance(res, dict):
+            raise runs.RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
         out.emit({"type": "result", "run_id": os.path.basename(d), "path": os.path.join(d, "result.json"),
                   "result": res, "simulated": bool(res.get("simulated"))})
         return EXIT_OK
@@ -162,14 +173,18 @@ def _run_entry(d: str) -> dict:
             raise ValueError("its spec.json cannot be read")
         try:
             sp = json.loads(text)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise ValueError("its spec.json is not JSON (%s)" % e)
         if not isinstance(sp, dict):
             raise ValueError("its spec.json is not a JSON object")
         pid = runs.get_pid(d)
-        return {"type": "run", "run_id": rid, "run_dir": d, "state": runs.effective_state(d),
-                "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": runs.run_alive(d), "spec": sp,
-                "measured": runs.journal_count(d), "simulated": runs.run_simulated(d) is not None}
+        measured, damaged = runs.journal_count(d)
+        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": runs.effective_state(d),
+              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": runs.run_alive(d), "spec": sp,
+              "measured": measured, "simulated": runs.run_simulated(d) is not None}
+        if damaged:
+            ev["journal_damaged"] = damaged  # lines of journal.jsonl that are no measurement: never counted
+        return ev
     except (OSError, ValueError, TypeError, runs.RunError) as e:
         reason = e.message if isinstance(e, runs.RunError) else str(e)
         if isinstance(e, OSError):
@@ -192,7 +207,7 @@ def _tune(args, out):
                 continue
             try:
                 other = spec_mod.normalise(json.loads(runs.read_text(os.path.join(d, "spec.json"), "") or ""))
-            except (ValueError, spec_mod.SpecError):
+            except (ValueError, RecursionError, spec_mod.SpecError):
                 continue
             if other != sp:
                 continue
@@ -212,6 +227,8 @@ def _tune(args, out):
                             "cannot create the run store %s: %s" % (home, e))
     rid = runs.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
+    if sp.get("device_name") is not None:
+        spec_mod.check_file_names(sp, sp["device_name"], run_dir)  # the run folder's path counts too
     os.makedirs(run_dir)
     runs.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
     runs.set_state(run_dir, "starting")
@@ -241,7 +258,7 @@ def _start(run_dir, foreground, out):
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED
-    start_seq = len(runs.read_events(run_dir))
+    start_seq = runs.count_lines(os.path.join(run_dir, "events.jsonl"))
     python = _python_for(run_dir)
     _spawn_detached(python, run_dir)
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
@@ -257,9 +274,8 @@ def _start(run_dir, foreground, out):
         ended = runs.get_state(run_dir) in runs.TERMINAL or (pid is not None and not runs.pid_alive(pid))
         for line in runs.read_events(run_dir, seq):
             seq += 1
-            try:
-                ev = json.loads(line)
-            except ValueError:
+            ev = runs.parse_event(line)
+            if ev is None:
                 continue
             if ev.get("type") in ("run_started", "error", "done"):
                 out.emit_line(line)
@@ -283,7 +299,7 @@ def _start(run_dir, foreground, out):
                            "goes on: attach %s to follow it, cancel %s to stop it" % (rid, pid, wait_s, rid, rid))
         out.done("detached", run_id=rid, exit_code=EXIT_OK, starting=True)
         return EXIT_OK
-    err = (runs.read_text(os.path.join(run_dir, "stderr.log"), "") or "").strip()[-1500:]
+    err = runs.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
     what = "ended before it started working" if ended else "did not start within %g s" % wait_s
     out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
               path=run_dir)
@@ -344,11 +360,14 @@ def _attach(run_dir, start, follow, out):
         lines = tail.poll()
         for i, line in enumerate(lines):
             seq += 1
-            out.emit_line(line)
-            try:
-                ev = json.loads(line)
-            except ValueError:
+            ev = runs.parse_event(line)
+            if ev is None:
+                # Never forwarded: a reader would take the garbage for a protocol line of the run.
+                out.log("warning", "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
+                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % runs.MAX_LINE_BYTES
+                           if line is None else "not a JSON event"))
                 continue
+            out.emit_line(line)
             # The run's own done, as the newest event, ends the stream (it is the last line we print).
             if ev.get("type") == "done" and i == len(lines) - 1:
                 more = tail.poll()

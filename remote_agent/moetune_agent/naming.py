@@ -105,6 +105,52 @@ def parse_name(name_or_path: str) -> ConfigName:
                       m.group("down") is not None)
 
 
+# A name goes into one directory entry, plus what the agent derives from it: the longest is a backup's
+# temporary file ".<name>.bak.moetune-tmp-<pid, up to 7 digits>-<16 hex>" (runs.temp_name), 42 bytes more
+# than the name (a backup itself, "<name>.bak-YYYYMMDD-HHMMSS-<n>", adds at most 25).
+NAME_MAX = 255
+PATH_MAX = 4096
+DERIVED_SUFFIX_MAX = len(".") + len(".bak") + len(".moetune-tmp-") + 7 + len("-") + 16
+
+
+def check_file_name(name: object, dialect: Optional[str] = None) -> ConfigName:
+    """A config file name as a directory entry the agent may create: exactly a server config name (the
+    whole string, not a path ending in one: no '/', '\\', NUL, control character, '..'), in `dialect`'s own
+    spelling when given, short enough for NAME_MAX with every suffix the agent adds. Raises ConfigNameError."""
+    if not isinstance(name, str) or not name:
+        raise ConfigNameError("the file name must be a non-empty string (got %r)" % (name,))
+    if "/" in name or "\\" in name or name in (".", ".."):
+        raise ConfigNameError("%r is a path, not a file name: a config file name holds no '/' or '\\'" % (name,))
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ConfigNameError("%r holds a control character (newline, NUL, ...): no server builds such a name"
+                              % (name,))
+    m = _NAME_RE.fullmatch(name)
+    cname = parse_name(name) if m else None
+    if cname is None:
+        raise ConfigNameError("%r is not a fused-MoE config file name "
+                              "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (name,))
+    if dialect is not None:
+        want = cname.file_name(dialect)
+        if want != name:
+            raise ConfigNameError("%r is not a name %s reads: %s looks that shape up as %r" % (name, dialect, dialect,
+                                                                                               want))
+    n = len(name.encode("utf-8", "surrogateescape"))
+    if n + DERIVED_SUFFIX_MAX > NAME_MAX:
+        raise ConfigNameError("the file name %r is %d bytes; with the agent's backup and temporary suffixes (%d "
+                              "bytes) it must fit the file system's %d-byte limit, so the name may be at most %d "
+                              "bytes" % (name[:60] + "...", n, DERIVED_SUFFIX_MAX, NAME_MAX,
+                                         NAME_MAX - DERIVED_SUFFIX_MAX))
+    return cname
+
+
+def check_path_fits(folder: str, name: str) -> None:
+    """folder/<name and its longest derived name> must fit PATH_MAX. Raises ConfigNameError."""
+    n = len(os.fsencode(os.path.join(folder, name))) + DERIVED_SUFFIX_MAX
+    if n >= PATH_MAX:
+        raise ConfigNameError("the path %s/%s is too long: with the agent's suffixes it is %d bytes, the limit is %d"
+                              % (folder[:80] + "...", name[:60], n, PATH_MAX))
+
+
 def try_parse_name(name_or_path: str) -> Optional[ConfigName]:
     try:
         return parse_name(name_or_path)

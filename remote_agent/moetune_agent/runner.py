@@ -165,6 +165,8 @@ class Run(object):
         resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0
         extra = info.get("extra") or {}
         device = spec.get("device_name") or info["device_name"]
+        spec_mod.check_device_name(device)  # the backend's name goes into the file names too
+        spec_mod.check_file_names(spec, device, self.run_dir)
         smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
         space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
         strategy = make_strategy(strategy_name, space, sizes, ops, shape)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import errno
+import itertools
 import json
 import os
 import secrets
@@ -155,29 +156,70 @@ def write_atomic(path: str, data: bytes, mode: Optional[int] = None, pause_s: fl
     fsync_dir(os.path.dirname(path) or ".")
 
 
-def read_nofollow(path: str) -> Optional[bytes]:
-    """The bytes of a regular file, never through a symlink; None when it does not exist.
-    Raises RunError(symlink_target) for a link, OSError otherwise."""
+# Size limits of what the agent reads back (PROTOCOL.md section 7): every read is bounded, so a
+# planted /dev/zero, a sparse 10 GB file or a line without an end costs a refusal, not the memory.
+MAX_LINE_BYTES = 1 << 20      # one line of events.jsonl / journal.jsonl
+MAX_RESULT_BYTES = 64 << 20   # a result.json (a long run's is a few MB)
+MAX_CONFIG_BYTES = 4 << 20    # a server config file (a real one is a few KB)
+MAX_TEXT_BYTES = 16 << 20     # any other file of a run folder read whole (spec.json, state, pid)
+
+
+def _mib(n: int) -> str:
+    return "%g MiB" % (n / float(1 << 20))
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words (for the error sentences)."""
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def read_bounded(path: str, limit: int, what: str = "file", nofollow: bool = False) -> Optional[bytes]:
+    """The bytes of the regular file path, at most limit of them; None when it does not exist.
+    Opened O_NONBLOCK, so a FIFO, socket or device at the name never blocks us; anything but a regular
+    file is refused by its fstat before a byte is read. Raises RunError: symlink_target (nofollow and a
+    link), not_a_file, too_large; OSError otherwise."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | _O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | _O_CLOEXEC)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as e:
-        if e.errno == errno.ELOOP:
+        if e.errno == errno.ELOOP and nofollow:
             raise RunError("symlink_target", "%s is a symbolic link: refusing to follow it" % path)
+        if e.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing without a reader
+            raise RunError("not_a_file", "%s %s is a socket, not a file" % (what, path))
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RunError("invalid_config", "%s is not a regular file" % path)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RunError("not_a_file", "%s %s is %s, not a file" % (what, path, file_kind(st.st_mode)))
+        if st.st_size > limit:
+            raise RunError("too_large", "%s %s is %d bytes, more than the limit of %s" % (what, path, st.st_size,
+                                                                                          _mib(limit)))
         chunks = []
+        total = 0
         while True:
-            b = os.read(fd, 1 << 20)
+            b = os.read(fd, min(1 << 20, limit + 1 - total))
             if not b:
                 break
             chunks.append(b)
+            total += len(b)
+            if total > limit:  # it grew while we read
+                raise RunError("too_large", "%s %s is more than the limit of %s" % (what, path, _mib(limit)))
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_nofollow(path: str, limit: int = MAX_CONFIG_BYTES) -> Optional[bytes]:
+    """The bytes of a regular file, never through a symlink, never opening a FIFO or device for more than
+    its fstat; None when it does not exist. Raises RunError (symlink_target, not_a_file, too_large) or OSError."""
+    return read_bounded(path, limit, "the file", nofollow=True)
 
 
 def clean_stale_temps(path: str) -> None:
@@ -204,12 +246,33 @@ def clean_stale_temps(path: str) -> None:
             pass
 
 
-def read_text(path, default=None):
+def read_text(path, default=None, limit=MAX_TEXT_BYTES):
+    """A regular file's text (at most limit bytes), else default: missing, unreadable, not UTF-8, too
+    large, or not a regular file (a FIFO there never blocks)."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
+        data = read_bounded(path, limit)
+        return default if data is None else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, RunError):
         return default
+
+
+def read_tail(path: str, nbytes: int) -> str:
+    """The last nbytes of a regular file as text ("" when it cannot be read): a 300 MB stderr.log costs
+    nbytes, not its size."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return ""
+        os.lseek(fd, max(0, st.st_size - nbytes), os.SEEK_SET)
+        return os.read(fd, nbytes).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def set_state(run_dir, state):
@@ -264,20 +327,72 @@ def effective_state(run_dir):
     return st
 
 
-def _complete_lines(path: str) -> Tuple[List[str], int]:
-    """Complete lines of a jsonl file and the byte length they cover (a torn last line is left out)."""
+class LineReader(object):
+    """The complete lines of a jsonl file, streamed (memory: one line, at most MAX_LINE_BYTES). Yields
+    str per line, or None for a line longer than the limit (damaged: skipped by every reader). After the
+    iteration, `end` is the byte length the complete lines cover (a torn last line is left out)."""
+
+    def __init__(self, path: str, max_line: int = MAX_LINE_BYTES):
+        self.path = path
+        self.max_line = max_line
+        self.end = 0
+
+    def __iter__(self):
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with f:
+            buf = b""
+            pos = 0
+            overlong = False
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                start = 0
+                while True:
+                    nl = chunk.find(b"\n", start)
+                    if nl < 0:
+                        if not overlong:
+                            buf += chunk[start:]
+                            if len(buf) > self.max_line:
+                                overlong, buf = True, b""
+                        pos += len(chunk) - start
+                        break
+                    piece = chunk[start:nl]
+                    pos += nl + 1 - start
+                    start = nl + 1
+                    self.end = pos
+                    if overlong or len(buf) + len(piece) > self.max_line:
+                        overlong, buf = False, b""
+                        yield None
+                        continue
+                    line, buf = buf + piece, b""
+                    yield line.decode("utf-8", "replace")
+
+
+def parse_event(line: Optional[str]) -> Optional[Dict[str, Any]]:
+    """A line of events.jsonl as an event (a JSON object with a string "type"), or None when it is
+    damaged (torn by a crash, overwritten, overlong): such a line is skipped and reported, never
+    forwarded as a protocol line."""
+    if line is None or len(line) > MAX_LINE_BYTES:
+        return None
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return [], 0
-    end = data.rfind(b"\n") + 1
-    return data[:end].decode("utf-8", "replace").splitlines(), end
+        ev = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+        return None
+    return ev
 
 
 def truncate_torn_tail(path):
     """A process killed mid-write leaves a partial last line: cut it so appends stay line-aligned."""
-    _, end = _complete_lines(path)
+    r = LineReader(path)
+    for _ in r:
+        pass
+    end = r.end
     if os.path.exists(path) and os.path.getsize(path) != end:
         with open(path, "r+b") as f:
             f.truncate(end)
@@ -291,7 +406,7 @@ class EventLog(object):
     def __init__(self, run_dir, run_id, simulated, echo=None):
         self.path = os.path.join(run_dir, "events.jsonl")
         truncate_torn_tail(self.path)
-        self.seq = len(_complete_lines(self.path)[0])
+        self.seq = sum(1 for _ in LineReader(self.path))
         self.run_id = run_id
         self._simulated = False
         self.run_dir = run_dir
@@ -343,29 +458,52 @@ class EventTail(object):
         self.seq = 0
         self.start = max(0, start)
         self._buf = b""
+        self._overlong = False
 
-    def poll(self) -> List[str]:
+    def poll(self) -> List[Optional[str]]:
+        """New complete lines (at most a few MiB per call); None stands for a damaged (overlong) line,
+        which still takes its seq."""
         try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | _O_CLOEXEC)
         except FileNotFoundError:
             return []
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return []
+            os.lseek(fd, self.offset, os.SEEK_SET)
+            data = os.read(fd, 4 << 20)
+        finally:
+            os.close(fd)
         self.offset += len(data)
-        data = self._buf + data
-        end = data.rfind(b"\n") + 1
-        self._buf = data[end:]
-        out = []
-        for raw in data[:end].splitlines():
+        out: List[Optional[str]] = []
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                if not self._overlong:
+                    self._buf += data[start:]
+                    if len(self._buf) > MAX_LINE_BYTES:
+                        self._overlong, self._buf = True, b""
+                break
+            piece, start = data[start:nl], nl + 1
+            if self._overlong or len(self._buf) + len(piece) > MAX_LINE_BYTES:
+                line: Optional[str] = None
+            else:
+                line = (self._buf + piece).decode("utf-8", "replace")
+            self._overlong, self._buf = False, b""
             if self.seq >= self.start:
-                out.append(raw.decode("utf-8", "replace"))
+                out.append(line)
             self.seq += 1
         return out
 
 
-def read_events(run_dir: str, start: int = 0) -> List[str]:
-    lines, _ = _complete_lines(os.path.join(run_dir, "events.jsonl"))
-    return lines[start:]
+def read_events(run_dir: str, start: int = 0) -> List[Optional[str]]:
+    """Complete lines of events.jsonl from line start (None: an overlong, damaged line)."""
+    return list(itertools.islice(LineReader(os.path.join(run_dir, "events.jsonl")), max(0, start), None))
+
+
+def count_lines(path: str) -> int:
+    return sum(1 for _ in LineReader(path))
 
 
 # -- simulated runs -------------------------------------------------------------------------------
@@ -378,13 +516,8 @@ def mark_simulated(run_dir: str) -> None:
 
 
 def _first_json(path: str) -> Optional[Dict[str, Any]]:
-    lines, _ = _complete_lines(path)
-    for line in lines[:1]:
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            return None
-        return obj if isinstance(obj, dict) else None
+    for line in LineReader(path):
+        return parse_event(line) if line is not None else None
     return None
 
 
@@ -395,13 +528,13 @@ def run_simulated(run_dir: str) -> Optional[str]:
         return "its folder holds the %s marker" % SIMULATED_MARK
     try:
         sp = json.loads(read_text(os.path.join(run_dir, "spec.json"), "") or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         sp = {}
     if isinstance(sp, dict) and sp.get("backend") == "synthetic":
         return "its spec.json asks for the synthetic backend"
     try:
-        res = json.loads(read_text(os.path.join(run_dir, "result.json"), "") or "{}")
-    except ValueError:
+        res = json.loads(read_text(os.path.join(run_dir, "result.json"), "", MAX_RESULT_BYTES) or "{}")
+    except (ValueError, RecursionError):
         res = {}
     if isinstance(res, dict) and res.get("simulated"):
         return "its result.json says simulated"
@@ -475,12 +608,11 @@ class Journal(object):
         truncate_torn_tail(self.path)
         self.measurements: List[Measurement] = []
         self.records: List[Dict[str, Any]] = []
-        for line in _complete_lines(self.path)[0]:
-            try:
-                rec = json.loads(line)
-                meas = measurement_from_record(rec, simulated)
-            except (ValueError, KeyError, TypeError):
-                continue  # an unreadable line is re-measured, never fatal
+        self.damaged = 0
+        for rec, meas in journal_entries(self.path, simulated):
+            if rec is None:
+                self.damaged += 1  # an unreadable line is re-measured, never fatal
+                continue
             self.records.append(rec)
             self.measurements.append(meas)
         self.idents = set(m.unit.ident() for m in self.measurements)
@@ -522,5 +654,26 @@ def list_run_folders(home: Optional[str] = None) -> List[str]:
     return [os.path.join(d, n) for n in names if not n.startswith(".") and os.path.isdir(os.path.join(d, n))]
 
 
-def journal_count(run_dir):
-    return len(_complete_lines(os.path.join(run_dir, "journal.jsonl"))[0])
+def journal_entries(path: str, simulated: bool = False) -> Iterator[Tuple[Optional[Dict[str, Any]],
+                                                                         Optional[Measurement]]]:
+    """(record, measurement) per line of a journal; (None, None) for a damaged line (not JSON, not a
+    measurement record, overlong)."""
+    for line in LineReader(path):
+        try:
+            rec = json.loads(line) if line is not None else None
+            if not isinstance(rec, dict) or rec.get("type") not in ("measurement", "candidate_error"):
+                raise ValueError("not a journal record")
+            yield rec, measurement_from_record(rec, simulated)
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            yield None, None
+
+
+def journal_count(run_dir) -> Tuple[int, int]:
+    """(measurements, damaged lines) of a run's journal: a damaged line is never counted as measured."""
+    ok = bad = 0
+    for rec, _ in journal_entries(os.path.join(run_dir, "journal.jsonl")):
+        if rec is None:
+            bad += 1
+        else:
+            ok += 1
+    return ok, bad

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from .backends.base import Shape, batch_sizes_default
@@ -52,6 +53,16 @@ GROUP_SIZES = (32, 64, 128, 256)
 
 MAX_DEPTH = 8  # a valid spec nests 3 deep ({"space": {"BLOCK_SIZE_M": [..]}})
 
+# Input limits (PROTOCOL.md section 7): each is refused as spec_invalid, fast and small, before a run exists.
+MAX_SPEC_BYTES = 1 << 20          # a spec is a few hundred bytes
+MAX_ROUTING_BYTES = 16 << 20      # a recorded routing file (~25 bytes per token at topk 8)
+MAX_ROUTING_TOKENS = 1 << 20
+MAX_BATCH_SIZES = 256             # the servers' tuners use 18
+MAX_BATCH_SIZE = 65536            # tokens per MoE call; the servers' lists end at 4096
+MAX_SPACE_VALUES = 64             # values per space list (the space is their product)
+MAX_SPACE_VALUE = 65536
+MAX_SHAPE = {"E": 999999, "N": 9999999, "K": 1 << 20, "topk": 1024}  # E, N: the file name's digits
+
 
 class SpecError(ValueError):
     """A spec that cannot run; key is the offending key (or None)."""
@@ -70,16 +81,22 @@ def _pos_int(d: Dict[str, Any], key: str) -> int:
     if v is None:
         raise SpecError("spec: key %r is required (an integer > 0)" % key, key)
     if not _is_int(v) or v <= 0:
-        raise SpecError("spec: key %r must be an integer > 0 (got %s)" % (key, json.dumps(v)), key)
+        raise SpecError("spec: key %r must be an integer > 0 (got %s)" % (key, json.dumps(v)[:80]), key)
+    if key in MAX_SHAPE and v > MAX_SHAPE[key]:
+        raise SpecError("spec: key %r (%d) is larger than the limit of %d" % (key, v, MAX_SHAPE[key]), key)
     return v
 
 
-def _int_list(v: Any, key: str, positive: bool = True) -> List[int]:
+def _int_list(v: Any, key: str, max_len: int, max_value: int) -> List[int]:
     if not isinstance(v, list) or not v:
-        raise SpecError("spec: %r must be a non-empty list of integers (got %s)" % (key, json.dumps(v)), key)
+        raise SpecError("spec: %r must be a non-empty list of integers (got %s)" % (key, json.dumps(v)[:80]), key)
+    if len(v) > max_len:
+        raise SpecError("spec: %r holds %d values; at most %d are allowed" % (key, len(v), max_len), key)
     for x in v:
-        if not _is_int(x) or (positive and x <= 0):
-            raise SpecError("spec: %r must hold integers > 0 (got %s)" % (key, json.dumps(x)), key)
+        if not _is_int(x) or x <= 0:
+            raise SpecError("spec: %r must hold integers > 0 (got %s)" % (key, json.dumps(x)[:80]), key)
+        if x > max_value:
+            raise SpecError("spec: %r: %d is larger than the limit of %d" % (key, x, max_value), key)
     return list(v)
 
 
@@ -220,7 +237,8 @@ def normalise(raw: Any) -> Dict[str, Any]:
         raise SpecError("spec: 'ops' \"up+down\" is SGLang-only (vLLM has no _down files)", "ops")
     d["ops"] = ops
     bsz = raw.get("batch_sizes")
-    d["batch_sizes"] = sorted(set(_int_list(bsz, "batch_sizes"))) if bsz is not None else list(batch_sizes_default())
+    d["batch_sizes"] = sorted(set(_int_list(bsz, "batch_sizes", MAX_BATCH_SIZES, MAX_BATCH_SIZE))) \
+        if bsz is not None else list(batch_sizes_default())
     sp = raw.get("space", {})
     if sp is None:
         sp = {}
@@ -229,7 +247,7 @@ def normalise(raw: Any) -> Dict[str, Any]:
     space: Dict[str, Any] = {}
     for k, v in sp.items():
         if k in SPACE_INT_LISTS:
-            space[k] = _int_list(v, "space." + k)
+            space[k] = _int_list(v, "space." + k, MAX_SPACE_VALUES, MAX_SPACE_VALUE)
         elif k == "prune_m":
             if not isinstance(v, bool):
                 raise SpecError("spec: 'space.prune_m' must be true or false", "space.prune_m")
@@ -274,27 +292,83 @@ def normalise(raw: Any) -> Dict[str, Any]:
             check_device_name(v)
         d[k] = v
     _check_quant(d)
+    if d["device_name"] is not None:
+        check_file_names(d, d["device_name"])
     return d
 
 
+def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[str] = None) -> None:
+    """The config file names the run will write (each server's name for the shape, _down too) must be names
+    the agent can create: within NAME_MAX with the backup and temporary suffixes, and (given the folder
+    they go into) within PATH_MAX. Checked when the spec is read and again once the backend has named the
+    device, so a run never measures for an hour and then fails writing its result."""
+    from . import naming
+    from .results import file_names
+    try:
+        names = file_names(spec, device_name)
+    except ValueError as e:
+        raise SpecError("spec: no config file name can be made for this shape: %s" % e, "device_name")
+    for kind in sorted(names):
+        name = names[kind]
+        try:
+            naming.check_file_name(name, "vllm" if kind == "vllm" else "sglang")
+            if folder is not None:
+                naming.check_path_fits(os.path.join(folder, "vllm" if kind == "vllm" else "sglang"), name)
+        except naming.ConfigNameError as e:
+            raise SpecError("spec: the %s config file name for device_name %s cannot be written: %s; shorten "
+                            "'device_name'" % (kind, json.dumps(device_name[:40] + ("..." if len(device_name) > 40
+                                                                                   else "")), e), "device_name")
+
+
 def check_routing_file(spec: Dict[str, Any]) -> None:
-    """A recorded routing file must be a JSON list of per-token lists of topk expert ids in [0, E)."""
+    """A recorded routing file must be a JSON list of per-token lists of topk expert ids in [0, E), at most
+    MAX_ROUTING_BYTES and MAX_ROUTING_TOKENS long."""
     path = spec.get("routing_file")
     if not path:
         return
+    data = _read_limited(path, MAX_ROUTING_BYTES, "'routing_file'", "routing_file")
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise SpecError("spec: cannot read 'routing_file' %s: %s" % (path, e), "routing_file")
+        data = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SpecError("spec: 'routing_file' %s is not UTF-8 text: %s" % (path, e), "routing_file")
+    except RecursionError:
+        raise SpecError("spec: 'routing_file' %s nests too deeply: it must be a list of lists (2 levels)" % path,
+                        "routing_file")
+    except ValueError as e:
+        raise SpecError("spec: cannot read 'routing_file' %s: not JSON: %s" % (path, e), "routing_file")
     if not isinstance(data, list) or not data:
         raise SpecError("spec: 'routing_file' must hold a non-empty JSON list of per-token expert id lists",
                         "routing_file")
+    if len(data) > MAX_ROUTING_TOKENS:
+        raise SpecError("spec: 'routing_file' %s holds %d tokens; at most %d are allowed"
+                        % (path, len(data), MAX_ROUTING_TOKENS), "routing_file")
     for i, row in enumerate(data):
         if not isinstance(row, list) or len(row) != spec["topk"] or \
                 not all(_is_int(x) and 0 <= x < spec["E"] for x in row):
             raise SpecError("spec: 'routing_file' row %d must list %d expert ids in [0, %d) (got %s)"
-                            % (i, spec["topk"], spec["E"], json.dumps(row)[:80]), "routing_file")
+                            % (i, spec["topk"], spec["E"], _short(row)), "routing_file")
+
+
+def _short(v: Any) -> str:
+    try:
+        return json.dumps(v)[:80]
+    except (ValueError, RecursionError):
+        return "a value nested too deeply"
+
+
+def _read_limited(path: str, limit: int, what: str, key: Optional[str]) -> bytes:
+    """The bytes of a regular file, at most limit; SpecError otherwise (a FIFO or device never blocks)."""
+    from .runs import RunError, read_bounded
+    try:
+        data = read_bounded(path, limit, what)
+    except RunError as e:
+        raise SpecError("spec: %s" % e.message + (": a spec names files of at most %d MiB" % (limit >> 20)
+                                                   if e.code == "too_large" else ""), key)
+    except OSError as e:
+        raise SpecError("spec: cannot read %s %s: %s" % (what, path, e.strerror or e), key)
+    if data is None:
+        raise SpecError("spec: cannot read %s %s: no such file" % (what, path), key)
+    return data
 
 
 def _nesting(text: str) -> Tuple[int, Optional[str]]:
@@ -386,11 +460,11 @@ def _constant_key(text: str) -> Optional[str]:
 
 
 def load(path: str) -> Dict[str, Any]:
-    """Read and validate a spec file. Raises SpecError (unreadable / not JSON / invalid)."""
+    """Read and validate a spec file (a regular file of at most MAX_SPEC_BYTES). Raises SpecError."""
+    data = _read_limited(path, MAX_SPEC_BYTES, "spec", None)
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise SpecError("cannot read spec %s: %s" % (path, e))
     return normalise(parse(text, "spec %s" % path))
 
