@@ -16,6 +16,12 @@ from .backends.base import CONFIG_KEYS, KernelConfig
 
 OPTIONAL_KEYS = ("USE_TMA", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
 
+# Sane values (PROTOCOL.md section 7): what a Triton fused-MoE kernel can compile. Block sizes are
+# tl.arange extents (powers of two), num_warps a power of two; the bounds are far above any server's files.
+MAX_BATCH_KEY = 1 << 31
+_POW2_MAX = {"BLOCK_SIZE_M": 4096, "BLOCK_SIZE_N": 4096, "BLOCK_SIZE_K": 4096, "num_warps": 64}
+_INT_MAX = {"GROUP_SIZE_M": 1 << 16, "num_stages": 64}
+
 
 class ConfigFileError(ValueError):
     """Contents that are not a valid server config file; the message names the bad key."""
@@ -30,6 +36,11 @@ def _check_entry(key, entry):
         v = entry[k]
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise ConfigFileError("entry %r: %s must be a positive integer, got %r" % (key, k, v))
+        if k in _POW2_MAX and (v & (v - 1) or v > _POW2_MAX[k]):
+            raise ConfigFileError("entry %r: %s must be a power of two of at most %d, got %d"
+                                  % (key, k, _POW2_MAX[k], v))
+        if k in _INT_MAX and v > _INT_MAX[k]:
+            raise ConfigFileError("entry %r: %s must be at most %d, got %d" % (key, k, _INT_MAX[k], v))
     for k in entry:
         if k not in CONFIG_KEYS and k not in OPTIONAL_KEYS:
             raise ConfigFileError("entry %r: unknown key %r" % (key, k))
@@ -52,20 +63,36 @@ def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
         raise
     except (ValueError, RecursionError) as e:
         raise ConfigFileError("not JSON: %s" % e)
+    return check_entries(obj, allow_triton_version=True)
+
+
+def check_batch_key(key: object) -> int:
+    """A config file's key: a batch size written as a positive decimal integer ("1", "64"; not "-5",
+    "0", "01", " 1"). -> the int. Raises ConfigFileError."""
+    if not isinstance(key, str) or not key.isascii() or not key.isdigit() or str(int(key)) != key or \
+            int(key) <= 0 or int(key) > MAX_BATCH_KEY:
+        raise ConfigFileError("key %r is not a batch size (a positive decimal integer of at most %d)"
+                              % (key, MAX_BATCH_KEY))
+    return int(key)
+
+
+def check_entries(obj: object, allow_triton_version: bool = False) -> Tuple[Dict[int, dict], Optional[str]]:
+    """The one validator of config contents (a parsed file, or a result.json file's "entries"): keys are
+    batch sizes, every entry has the six kernel keys with sane values and nothing unknown.
+    -> ({m: entry}, triton_version or None). Raises ConfigFileError."""
     if not isinstance(obj, dict):
         raise ConfigFileError("a config file must be a JSON object of batch size -> config")
     entries: Dict[int, dict] = collections.OrderedDict()
     tv = None
     for key, entry in obj.items():
-        if key == "triton_version":
+        if key == "triton_version" and allow_triton_version:
             if not isinstance(entry, str):
                 raise ConfigFileError("triton_version must be a string")
             tv = entry
             continue
-        if not key.isdigit() or int(key) <= 0 or str(int(key)) != key:
-            raise ConfigFileError("key %r is not a batch size (a positive decimal integer)" % (key,))
+        m = check_batch_key(key)
         _check_entry(key, entry)
-        entries[int(key)] = dict(entry)
+        entries[m] = dict(entry)
     if not entries:
         raise ConfigFileError("the file has no batch-size entries")
     return entries, tv

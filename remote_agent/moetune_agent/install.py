@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -27,8 +28,9 @@ from typing import Callable, List, Optional, Tuple
 
 from . import configjson, naming
 from .protocol import EXIT_FAILED, EXIT_OK
-from .runs import (RunError, clean_stale_temps, default_mode, fsync_dir, is_symlink, read_nofollow, read_text,
-                   resolve, run_folder_of, run_simulated, write_atomic, write_temp)
+from .runs import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, RunError, clean_stale_temps, default_mode, file_kind,
+                   fsync_dir, is_symlink, read_bounded, read_nofollow, resolve, run_folder_of, run_simulated,
+                   write_atomic, write_temp)
 
 DEFAULT_KEEP_BACKUPS = 5
 # link() is not offered by every file system (FAT, some FUSE and network mounts).
@@ -53,9 +55,10 @@ def test_double_marker(folder: str) -> Optional[str]:
         p = os.path.join(d, TEST_DOUBLE_MARKER)
         try:
             st = os.lstat(p)
-            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and read_nofollow(p) == TEST_DOUBLE_TEXT:
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and \
+                    read_nofollow(p, len(TEST_DOUBLE_TEXT)) == TEST_DOUBLE_TEXT:
                 return p
-        except OSError:
+        except (OSError, RunError):
             pass
         parent = os.path.dirname(d)
         if parent == d:
@@ -83,14 +86,27 @@ def _load_sources(source: str, framework: str, home: Optional[str],
         if why and not test_double():
             raise RunError("simulated", "%s comes from the simulated run %s (%s): %s"
                            % (path, run_dir, why, _SIMULATED_REFUSAL))
-    text = read_text(path)
-    if text is None:
-        raise RunError("permission_denied" if os.path.exists(path) else "not_found", "cannot read %s" % path)
     base = os.path.basename(path)
     cname = naming.try_parse_name(base)
+    try:
+        raw = read_bounded(path, MAX_CONFIG_BYTES if cname is not None else MAX_RESULT_BYTES, "the source")
+    except RunError as e:
+        raise RunError("invalid_config" if e.code == "too_large" else e.code, "%s; nothing was installed" % e.message)
+    except OSError as e:
+        raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+                       "cannot read %s: %s" % (path, e.strerror or e))
+    if raw is None:
+        raise RunError("not_found", "cannot read %s: no such file" % path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RunError("invalid_config", "%s is not UTF-8 text (%s): neither a config file nor a result.json"
+                       % (path, e))
     if cname is None:
         try:
             obj = json.loads(text)
+        except RecursionError:
+            raise RunError("invalid_config", "%s nests too deeply to be a moetune result" % path)
         except ValueError as e:
             raise RunError("invalid_config", "%s is neither a config file name nor JSON: %s" % (path, e))
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
@@ -99,17 +115,7 @@ def _load_sources(source: str, framework: str, home: Optional[str],
         if obj.get("simulated") and not test_double():
             raise RunError("simulated", "%s holds simulated results (synthetic backend): %s"
                            % (path, _SIMULATED_REFUSAL))
-        out = []
-        tv = obj.get("triton_version")
-        for f in obj.get("files") or []:
-            if f.get("framework") != framework:
-                continue
-            entries = {int(k): v for k, v in (f.get("entries") or {}).items()}
-            try:
-                text_f = configjson.format_config_text(entries, framework, tv if framework == "vllm" else None)
-            except configjson.ConfigFileError as e:
-                raise RunError("invalid_config", "%s: file %s: %s" % (path, f.get("file_name"), e))
-            out.append((f["file_name"], text_f))
+        out = _result_files(path, obj, framework)
         if not out:
             raise RunError("not_found", "%s has no %s config file" % (path, framework))
         return out
@@ -128,7 +134,53 @@ def _load_sources(source: str, framework: str, home: Optional[str],
     # int8_w8a8 layer without a dtype part (naming.server_config_name), so an SGLang-style name is renamed.
     if framework == "vllm" and cname.dtype == "int8_w8a8":
         cname = naming.ConfigName(cname.E, cname.N, cname.device_name, None, cname.block_shape)
-    return [(cname.file_name(framework), text)]
+    name = cname.file_name(framework)
+    try:
+        naming.check_file_name(name, framework)
+    except naming.ConfigNameError as e:
+        raise RunError("invalid_config", "%s: %s; nothing was installed" % (path, e))
+    return [(name, text)]
+
+
+def _bad(path: str, what: str) -> RunError:
+    return RunError("invalid_config", "%s is not a valid moetune result: %s; nothing was installed" % (path, what))
+
+
+def _result_files(path: str, obj: dict, framework: str) -> List[Tuple[str, str]]:
+    """The files of a result.json for framework, each name and content checked as a server file: the name
+    exactly a config name in that server's spelling (never a path), the entries through the same validator
+    as a config file. Raises RunError(invalid_config) naming the bad file; nothing is installed then."""
+    files = obj.get("files")
+    if files is None:
+        files = []
+    if not isinstance(files, list):
+        raise _bad(path, "\"files\" must be a list")
+    tv = obj.get("triton_version")
+    if tv is not None and (not isinstance(tv, str) or len(tv) > 64 or any(ord(c) < 32 for c in tv)):
+        raise _bad(path, "\"triton_version\" must be null or a short version string")
+    out: List[Tuple[str, str]] = []
+    for i, f in enumerate(files):
+        if not isinstance(f, dict):
+            raise _bad(path, "files[%d] must be an object" % i)
+        if f.get("framework") not in naming.DIALECTS:
+            raise _bad(path, "files[%d]: \"framework\" must be \"sglang\" or \"vllm\"" % i)
+        if f.get("framework") != framework:
+            continue
+        name = f.get("file_name")
+        try:
+            naming.check_file_name(name, framework)
+        except naming.ConfigNameError as e:
+            raise _bad(path, "files[%d]: %s" % (i, e))
+        if any(name == n for n, _ in out):
+            raise _bad(path, "files[%d]: %s appears twice" % (i, name))
+        try:
+            entries, _ = configjson.check_entries(f.get("entries"))
+            text_f = configjson.format_config_text(entries, framework, tv if framework == "vllm" else None)
+            configjson.parse_config_text(text_f)  # what is installed passes the config file parser too
+        except configjson.ConfigFileError as e:
+            raise _bad(path, "files[%d] (%s): %s" % (i, name, e))
+        out.append((name, text_f))
+    return out
 
 
 def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -> Tuple[str, bool]:
@@ -284,6 +336,90 @@ def prune_backups(target: str, keep: int) -> List[str]:
     return removed
 
 
+# -- one install at a time per folder ----------------------------------------------------------------
+
+LOCK_NAME = ".moetune-install.lock"
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class FolderLock(object):
+    """An exclusive flock on <folder>/.moetune-install.lock for the whole install (look, back up, write,
+    verify): two installs into one folder never interleave, and the one that finds it held fails at once
+    with `locked`, naming the holder, instead of both saying "installed" while one silently won. The
+    file is opened O_NOFOLLOW (a planted link is refused), must be a regular file, holds the holder's pid
+    and start time, and is removed by the holder while it still holds the lock (a waiter that then gets
+    the removed file's lock sees that the name is another inode now and starts over)."""
+
+    def __init__(self, folder: str):
+        self.path = os.path.join(folder, LOCK_NAME)
+        self.fd: Optional[int] = None
+
+    def _open(self) -> int:
+        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _O_CLOEXEC
+        try:
+            return os.open(self.path, os.O_RDWR | flags, 0o644)
+        except PermissionError:
+            return os.open(self.path, os.O_RDONLY | flags)  # another user's lock file: lock it read-only
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise RunError("symlink_target", "%s is a symbolic link: refusing to use it as the install lock "
+                               "(nothing was changed); remove it and install again" % self.path)
+            raise
+
+    def acquire(self) -> None:
+        for _ in range(50):
+            fd = self._open()
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise RunError("not_a_file", "%s is %s, not the install lock file: nothing was changed; remove "
+                                   "it and install again" % (self.path, file_kind(st.st_mode)))
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError as e:
+                    if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                        raise
+                    holder = os.pread(fd, 256, 0).decode("utf-8", "replace").strip()
+                    raise RunError("locked", "another install-config (%s) is installing into %s right now: this one "
+                                   "lost the race and changed nothing. Re-run it when that one has finished (its "
+                                   "own output says what it installed)"
+                                   % (holder or "its pid is not written yet", os.path.dirname(self.path)))
+                try:
+                    now = os.lstat(self.path)
+                except FileNotFoundError:
+                    now = None
+                if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                    os.close(fd)  # the holder before us removed this file: lock the one the name has now
+                    fd = -1
+                    continue
+            except BaseException:
+                if fd >= 0:
+                    os.close(fd)
+                raise
+            self.fd = fd
+            try:  # who holds it, for the sentence of the one that loses (best effort: a read-only fd cannot)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, ("pid %d, started %s" % (os.getpid(), datetime.datetime.now().strftime(
+                    "%Y-%m-%d %H:%M:%S"))).encode(), 0)
+            except OSError:
+                pass
+            return
+        raise RunError("locked", "could not take the install lock %s: other installs keep replacing it"
+                       % self.path)
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            st, now = os.fstat(self.fd), os.lstat(self.path)
+            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                os.unlink(self.path)  # while still holding it: leaves the server's folder as it was
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
 # -- the install ------------------------------------------------------------------------------------
 
 def _makedirs(folder: str) -> List[str]:
@@ -321,11 +457,15 @@ class _Plan(object):
     """What installing one file would do (shared by --dry-run and the real install)."""
 
     def __init__(self, folder: str, name: str, data: bytes, through_symlink: bool):
+        if os.path.basename(name) != name or name in ("", ".", ".."):  # _load_sources checked it already
+            raise RunError("invalid_config", "%r is not a file name: nothing was installed" % (name,))
         self.name = name
         self.data = data
         self.target = os.path.join(folder, name)
         self.link = is_symlink(self.target)
         self.refused: Optional[str] = None
+        self.why: Optional[str] = None
+        self.backup: Optional[str] = None
         if self.link:
             if not through_symlink:
                 self.refused = "symlink_target"
@@ -334,14 +474,27 @@ class _Plan(object):
                 self.target = os.path.realpath(self.target)
         self.old: Optional[bytes] = None
         if self.refused is None:
+            # Looked at before opening: a FIFO, socket or device there is never opened (a FIFO's open blocks).
+            try:
+                st = os.lstat(self.target)
+                if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+                    self.refused = "not_a_file"
+                    self.why = file_kind(st.st_mode)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+                               "cannot look at %s: %s" % (self.target, e))
+        if self.refused is None:
             try:
                 self.old = read_nofollow(self.target)
             except RunError as e:
                 self.refused = e.code
+                self.why = e.message
             except OSError as e:
                 raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
                                "cannot read the existing %s: %s" % (self.target, e))
-        self.exists = self.old is not None or self.link
+        self.exists = self.old is not None or self.link or self.refused == "not_a_file"
         self.changed = self.old != data
 
 
@@ -353,7 +506,16 @@ def _refusal_message(plan: _Plan) -> str:
     if plan.refused == "exists":
         return ("%s already exists with different contents; nothing was changed. Re-run with --replace to "
                 "replace it (a timestamped backup is kept), or --dry-run to see the diff" % plan.target)
-    return "%s cannot be replaced (%s)" % (plan.target, plan.refused)
+    if plan.refused == "not_a_file":
+        what = plan.why or "not a regular file"
+        todo = ("move that directory away (or remove it with rmdir if it is empty)" if what == "a directory" else
+                "remove it or move it away")
+        return ("%s is %s, not a config file: nothing was changed, and the server cannot read a config from it "
+                "either. Look at what it is, %s, then install again" % (plan.target, what, todo))
+    if plan.refused == "too_large":
+        return ("%s is larger than any config file (%s): nothing was changed. Look at what it is and move it away, "
+                "then install again" % (plan.target, plan.why))
+    return "%s cannot be replaced (%s%s)" % (plan.target, plan.refused, ": " + plan.why if plan.why else "")
 
 
 def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[str]]:
@@ -381,6 +543,7 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
     except OSError:
         mode = default_mode()
     backup = _make_backup(target, plan.old, mode)
+    plan.backup = backup  # from here on a failure must name it (it stays: it holds the old file)
     write_atomic(target, data, mode, pause)
     return "installed", backup
 
@@ -404,10 +567,31 @@ def install_command(args, out) -> int:
 
     files = _load_sources(args.source, args.framework, home, test_double)
     folder, may_create = target[0] if target else _target_folder(args.framework, args.root, args.python)
+    for name, _ in files:
+        try:
+            naming.check_path_fits(folder, name)
+        except naming.ConfigNameError as e:
+            raise RunError("invalid_config", "%s; nothing was installed" % e)
     failed = False
     created: List[str] = []
     wrote_any = False
+    lock = FolderLock(folder)
     try:
+        if not args.dry_run and not os.path.isdir(folder) and may_create:
+            # Created before the lock can live in it (removed again when nothing gets installed).
+            try:
+                created = _makedirs(folder)
+            except PermissionError as e:
+                raise _perm_error(os.path.dirname(folder), e)
+            except OSError as e:
+                raise RunError("io", "cannot create %s: %s" % (folder, e))
+        if not args.dry_run and os.path.isdir(folder):
+            try:
+                lock.acquire()
+            except PermissionError as e:
+                raise _perm_error(folder, e)
+            except OSError as e:
+                raise RunError("io", "cannot take the install lock %s: %s" % (lock.path, e))
         for name, text in files:
             data = text.encode("utf-8")
             plan = _Plan(folder, name, data, through)
@@ -424,32 +608,27 @@ def install_command(args, out) -> int:
                           "exists": plan.exists, "changed": plan.changed, "symlink": plan.link,
                           "would_backup": "%s.bak-<timestamp>" % plan.target
                           if plan.exists and plan.changed and args.replace and plan.refused is None else None,
-                          "refused": plan.refused, "diff": diff})
+                          "refused": plan.refused, "diff": diff,
+                          "refused_message": _refusal_message(plan) if plan.refused not in (None, "not_found") else None})
                 continue
             if plan.refused == "not_found":
                 raise RunError("not_found", "the config folder %s does not exist" % folder)
             if plan.refused is not None:
-                out.error(plan.refused, _refusal_message(plan), path=plan.target)
+                out.error("invalid_config" if plan.refused == "too_large" else plan.refused, _refusal_message(plan),
+                          path=plan.target)
                 failed = True
                 continue
-            created_now = None
-            if not os.path.isdir(folder):
-                try:
-                    created = _makedirs(folder)
-                    created_now = folder if created else None
-                except PermissionError as e:
-                    raise _perm_error(os.path.dirname(folder), e)
-                except OSError as e:
-                    raise RunError("io", "cannot create %s: %s" % (folder, e))
+            created_now = folder if created and not wrote_any else None
             try:
                 what, backup = _write_one(plan, args.replace, pause)
-            except PermissionError as e:
-                raise _perm_error(os.path.dirname(plan.target), e)
             except OSError as e:
-                if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                    raise _perm_error(os.path.dirname(plan.target), e)
-                raise RunError("io", "writing %s failed: %s (the previous file, if any, is untouched, and no "
-                               "backup or temporary file was left)" % (plan.target, e))
+                left = ("the previous file is untouched, and its backup %s, made before the failure, is kept; no "
+                        "temporary file was left" % plan.backup if plan.backup else
+                        "the previous file, if any, is untouched, and no backup or temporary file was left")
+                if isinstance(e, PermissionError) or e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    err = _perm_error(os.path.dirname(plan.target), e)
+                    raise RunError(err.code, "%s (%s)" % (err.message, left))
+                raise RunError("io", "writing %s failed: %s (%s)" % (plan.target, e, left))
             if what == "exists":
                 plan.refused = "exists"
                 out.error("exists", "%s was created with different contents by another install while this one "
@@ -475,6 +654,7 @@ def install_command(args, out) -> int:
                       # set only when simulated numbers went into a test fixture's tree: its marker file
                       "test_double": marker[0] if marker else None})
     finally:
+        lock.release()
         if created and not wrote_any:
             _remove_created(created)  # a failed install into a new folder leaves no empty folder behind
     return EXIT_FAILED if failed else EXIT_OK
