@@ -11,9 +11,9 @@ import socket
 import subprocess
 import unittest
 
+from untrusted import NAME, Case, limit_memory, entries, text_of  # first: puts the agent on sys.path
 from moetune_agent import configjson, install, runs
 from moetune_agent.backends.base import KernelConfig
-from untrusted import NAME, Case, limit_memory, entries, text_of
 
 
 class ResultNames(Case):
@@ -126,7 +126,7 @@ class ConcurrentReplace(Case):
     def test_the_second_install_loses_and_says_so(self):
         self.assertEqual(self.install(self.result_json(bn=32)).rc, 0)
         lock = os.path.join(self.root, install.LOCK_NAME)
-        first = self.popen(64, 3)
+        first = self.popen(64, 6)  # holds the lock >= 6 s: the second starts well within that, even on a busy host
         try:
             # The first holds the lock (its pid is in the lock file) and pauses half-way through its write.
             self.wait_for(lambda: ("pid %d," % first.pid) in (runs.read_text(lock, "") or ""), 30, "the lock")
