@@ -61,7 +61,7 @@ def device_model(device_name: str) -> Optional[Tuple[str, ...]]:
         if not tok:
             continue
         out.append(tok.lower())
-        if any(c.isdigit() for c in tok):
+        if any(c in "0123456789" for c in tok):
             return tuple(out)
     return None
 
