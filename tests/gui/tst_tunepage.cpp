@@ -522,8 +522,9 @@ private slots:
             QVERIFY(py.open(QIODevice::ReadOnly));
             QByteArray script = py.readAll();
             py.close();
-            script.replace("exec python3", "export MOETUNE_SYNTHETIC_DEFAULT_FILE=" +
-                                               shellQuote(shipped).toUtf8() + "\nexec python3");
+            const QByteArray hook =
+                "export MOETUNE_SYNTHETIC_DEFAULT_FILE=" + shellQuote(shipped).toUtf8() + "\nexec python3";
+            script.replace(QByteArray("exec python3"), hook);
             QVERIFY(py.open(QIODevice::WriteOnly | QIODevice::Truncate));
             py.write(script);
         }

@@ -211,9 +211,18 @@ private slots:
             f.open(QIODevice::ReadOnly);
             return f.readAll();
         }();
+        // A file for a sibling device name beside it (an H200 NVL's): the preview says the server never reads
+        // it.
+        const QString sibling = m_host.wantedFolder() + u"/E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s;
+        QVERIFY(QFile::copy(up, sibling));
         r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{runId, u"--dry-run"_s});
+        QVERIFY(QFile::remove(sibling));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString rows = QString::fromUtf8(r.out);
+        QVERIFY2(
+            rows.contains(u"also holds E=128,N=384,device_name=NVIDIA_H200_NVL.json, for the device name "
+                          u"NVIDIA_H200_NVL: the server on NVIDIA_H200 does not read it"_s),
+            qPrintable(rows));
         QVERIFY2(rows.contains(m_host.upName() +
                                u": merged row by row into the file there (the run's default "
                                u"was the server's built-in heuristic"_s),

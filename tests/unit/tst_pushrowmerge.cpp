@@ -83,8 +83,9 @@ private slots:
         QTest::addColumn<int>("m");
         QTest::addColumn<int>("decision");
         QTest::addColumn<QString>("line");
-        QTest::newRow("a row kept") << 1 << int(PushRowMerge::Decision::Kept)
-                                    << u"M=1     kept             measured: the file's row stays (tie_default_kept, 5 rounds)"_s;
+        QTest::newRow("a row kept")
+            << 1 << int(PushRowMerge::Decision::Kept)
+            << u"M=1     kept             measured: the file's row stays (tie_default_kept, 5 rounds)"_s;
         QTest::newRow("a row replaced")
             << 64 << int(PushRowMerge::Decision::Replaced)
             << u"M=64    replaced         +25.0% measured (file's row 12.50 us, run's 10.00 us, 5 rounds)"_s;
@@ -137,6 +138,22 @@ private slots:
         // No gain is claimed for a row measured against something else.
         QVERIFY2(!lines.join(u'\n').contains(u"% measured"_s), qPrintable(lines.join(u'\n')));
         QVERIFY(lines.filter(u"M=768"_s).value(0).contains(u"not added"_s));
+    }
+
+    void newFileRowsAreTimedAgainstTheServersDefault() {
+        QJsonObject e = diffEvent();
+        QJsonObject m = e.value("merge"_L1).toObject();
+        m.insert("mode"_L1, u"new"_s);
+        m.insert("measured_default"_L1, QJsonValue());
+        m.insert("rows"_L1, QJsonArray{row(64, u"added"_s, 1.25)});
+        e.insert("merge"_L1, m);
+        const auto merge = PushRowMerge::fromEvent(e);
+        QVERIFY(merge);
+        QVERIFY(!merge->measuredDefault);
+        const QStringList lines = merge->lines();
+        QVERIFY2(lines.first().contains(u"a new file"_s), qPrintable(lines.first()));
+        QVERIFY2(lines.value(1).contains(u"+25.0% measured (server's default 12.50 us"_s),
+                 qPrintable(lines.value(1)));
     }
 
     void olderAgentWithoutMerge() {

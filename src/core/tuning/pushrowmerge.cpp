@@ -194,15 +194,20 @@ QStringList PushRowMerge::lines() const {
         const bool changes = r.decision == Decision::Replaced || r.decision == Decision::Added;
         if (r.decision == Decision::Kept) {
             line += u"measured: the file's row stays (%1, %2 rounds)"_s.arg(
-                r.h2hDecision.isEmpty() ? u"not beaten"_s : hostText(r.h2hDecision), QString::number(r.rounds));
+                r.h2hDecision.isEmpty() ? u"not beaten"_s : hostText(r.h2hDecision),
+                QString::number(r.rounds));
         } else if (changes) {
             if (r.gain)
                 line += u"%1%2% measured"_s.arg(*r.gain >= 1.0 ? u"+"_s : QString())
                             .arg((*r.gain - 1.0) * 100.0, 0, 'f', 1);
             else
                 line += u"no gain measured"_s;
-            line +=
-                u" (file's row %1, run's %2, %3 rounds)"_s.arg(us(r.defaultUs), us(r.tunedUs)).arg(r.rounds);
+            // Only a merge timed this file's own row; a new file's rows were timed against the server's
+            // default.
+            line += u" (%1 %2, run's %3, %4 rounds)"_s
+                        .arg(mode == "merged"_L1 ? u"file's row"_s : u"server's default"_s, us(r.defaultUs),
+                             us(r.tunedUs))
+                        .arg(r.rounds);
         }
         if (!r.note.isEmpty())
             line += (changes || r.decision == Decision::Kept ? u"; "_s : u"("_s) + hostText(r.note) +
