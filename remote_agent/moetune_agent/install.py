@@ -26,7 +26,7 @@ import re
 import stat
 from typing import Callable, List, Optional, Tuple
 
-from . import configjson, naming
+from . import configjson, naming, rowmerge
 from .protocol import EXIT_FAILED, EXIT_OK
 from .runs import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, RunError, clean_stale_temps, default_mode, file_kind,
                    fsync_dir, is_symlink, read_bounded, read_nofollow, resolve, run_folder_of, run_simulated,
@@ -595,6 +595,8 @@ def install_command(args, out) -> int:
         for name, text in files:
             data = text.encode("utf-8")
             plan = _Plan(folder, name, data, through)
+            merge = rowmerge.apply(plan, args.source, args.framework, home)  # never worse, row by row
+            data, text = plan.data, plan.data.decode("utf-8")
             if plan.refused is None and plan.exists and plan.changed and not args.replace:
                 plan.refused = "exists"
             if plan.refused is None and not os.path.isdir(folder) and not may_create:
@@ -608,7 +610,7 @@ def install_command(args, out) -> int:
                           "exists": plan.exists, "changed": plan.changed, "symlink": plan.link,
                           "would_backup": "%s.bak-<timestamp>" % plan.target
                           if plan.exists and plan.changed and args.replace and plan.refused is None else None,
-                          "refused": plan.refused, "diff": diff,
+                          "refused": plan.refused, "diff": diff, "merge": merge.event(),
                           "refused_message": _refusal_message(plan) if plan.refused not in (None, "not_found") else None})
                 continue
             if plan.refused == "not_found":
@@ -652,7 +654,7 @@ def install_command(args, out) -> int:
                       "backups_kept": len(backups_of(plan.target)), "backups_pruned": pruned,
                       "keep_backups": keep,
                       # set only when simulated numbers went into a test fixture's tree: its marker file
-                      "test_double": marker[0] if marker else None})
+                      "test_double": marker[0] if marker else None, "merge": merge.event()})
     finally:
         lock.release()
         if created and not wrote_any:

@@ -4,6 +4,7 @@
 hostile paths. A fake SGLang/Triton install tree (plain folders on PYTHONPATH) stands in for the real
 packages; the agent inspects it through the same child-interpreter probe it uses on a GPU host."""
 
+import hashlib
 import json
 import os
 import resource
@@ -22,6 +23,23 @@ NAME = "E=128,N=768,device_name=NVIDIA_H200.json"
 
 def entries(bn):
     return {"1": KernelConfig(16, bn, 64, 1, 4, 3).as_dict(), "64": KernelConfig(16, bn, 128, 1, 4, 3).as_dict()}
+
+
+def measured_over(path, bn):
+    """What a run that timed the file at path (its default) against entries(bn) records, rows faster at
+    every size: install-config replaces only measured rows (issue 20), so these tests of the install's
+    mechanics hand it results that measured the file they replace."""
+    if path is None:
+        return {}
+    with open(path, "rb") as f:
+        data = f.read()
+    old, _ = configjson.parse_config_text(data.decode())
+    rows = [{"m": int(m), "ops": ["both"], "decision": "tuned_faster", "chosen_default": False, "speedup": 1.2,
+             "median_us": 10.0, "default_median_us": 12.0, "rounds": 5,
+             "chosen": {"configs": {"both": cfg}}, "default": {"configs": {"both": old[configjson.nearest_key(
+                 old, int(m))]}}} for m, cfg in entries(bn).items()]
+    return {"ops": ["both"], "head_to_head": rows, "shape": {"E": 128, "N": 768, "K": 2048},
+            "default_source": {"kind": "file", "path": path, "sha256": hashlib.sha256(data).hexdigest()}}
 
 
 class InstallCase(agenttest.AgentCase):
@@ -43,10 +61,18 @@ class InstallCase(agenttest.AgentCase):
         res = {"format": "moetune-result", "version": 1, "simulated": simulated, "triton_version": "3.6.0",
                "files": [{"framework": "sglang", "kind": "sglang", "file_name": name, "entries": entries(bn)},
                          {"framework": "vllm", "kind": "vllm", "file_name": name, "entries": entries(bn)}]}
+        res.update(measured_over(self.file_there(name), bn))
         path = os.path.join(self.tmp, "result-%d.json" % bn)
         with open(path, "w") as f:
             json.dump(res, f)
         return path
+
+    def file_there(self, name):
+        """The file a result made now would be installed over (these tests' targets), or None."""
+        for p in (getattr(self, "target", None), os.path.join(self.sg_root, "triton_3_6_0", name)):
+            if p and os.path.isfile(p):
+                return p
+        return None
 
     def expected_text(self, bn, dialect="sglang"):
         return configjson.format_config_text({int(k): v for k, v in entries(bn).items()}, dialect,

@@ -37,6 +37,13 @@ QString previewText(const PushFlow::Preview &pv) {
                                 d.value("target"_L1).toString());
         if (exists && changed)
             s += u"    the file there now is kept as %1\n"_s.arg(d.value("would_backup"_L1).toString());
+        // Every row of the file: kept / replaced with its measured gain / added / kept unmeasured.
+        for (const PushRowMerge &m : pv.merges) {
+            if (m.target == d.value("target"_L1).toString()) {
+                for (const QString &line : m.lines())
+                    s += u"    "_s + line + u'\n';
+            }
+        }
         const QString diff = d.value("diff"_L1).toString();
         if (exists && changed && !diff.isEmpty()) {
             for (const QString &line : diff.split(u'\n'))

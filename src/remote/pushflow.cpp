@@ -19,6 +19,9 @@ QJsonObject PushFlow::Preview::toJson() const {
     QJsonArray ds;
     for (const QJsonObject &d : diffs)
         ds.append(d);
+    QJsonArray ms;
+    for (const PushRowMerge &m : merges)
+        ms.append(m.toJson());
     return QJsonObject{{"run_id"_L1, runId},
                        {"run_dir"_L1, runDir},
                        {"framework"_L1, frameworkId(framework)},
@@ -30,6 +33,7 @@ QJsonObject PushFlow::Preview::toJson() const {
                        {"persistent_env"_L1, target.persistentEnv},
                        {"persistent_note"_L1, target.persistentNote},
                        {"files"_L1, ds},
+                       {"merges"_L1, ms},
                        {"error"_L1, error.isEmpty() ? QJsonValue() : QJsonValue(error)}};
 }
 
@@ -103,11 +107,19 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
         }
         const JobId dry =
             self->m_calls->agent()->installConfig(runId, framework, true, true, p.target.folder);
-        self->m_calls->agentJob(dry, [p, done](const HostCalls::Agent &d) mutable {
+        const int runK = res.value("shape"_L1).toObject().value("K"_L1).toInt();
+        self->m_calls->agentJob(dry, [p, done, probeCopy, runK](const HostCalls::Agent &d) mutable {
             p.diffs = d.of(u"diff"_s);
             if (!d.ok || p.diffs.isEmpty())
                 p.error = u"The dry run of install-config failed: %1"_s.arg(d.error.isEmpty() ? u"no diff"_s
                                                                                               : d.error);
+            for (const QJsonObject &diff : std::as_const(p.diffs)) {
+                if (auto m = PushRowMerge::fromEvent(diff)) {
+                    if (probeCopy) // a served model of this E and N but another K reads the file too
+                        m->addServedK(*probeCopy, p.framework, runK);
+                    p.merges.append(*m);
+                }
+            }
             done(p);
         });
     });

@@ -6,6 +6,7 @@
 #include "core/moe/configname.h"
 #include "core/tuning/pushproof.h"
 #include "core/tuning/pushrecord.h"
+#include "core/tuning/pushrowmerge.h"
 #include "core/tuning/pushtarget.h"
 #include "remote/hostcalls.h"
 #include "remote/servercontrol.h"
@@ -32,6 +33,8 @@ public:
         ConfigName shape;
         PushTarget target;
         QList<QJsonObject> diffs; // the agent's `diff` events: target, exists, changed, would_backup, diff
+        // Per diff: every row kept / replaced / added, other K's, sibling files.
+        QList<PushRowMerge> merges;
         QString error;
         bool ok() const { return error.isEmpty(); }
         QJsonObject toJson() const;

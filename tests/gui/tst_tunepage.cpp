@@ -498,6 +498,58 @@ private slots:
         QVERIFY(named<QPushButton>(tune, u"pushButton"_s)->isEnabled());
         QVERIFY(named<QLabel>(tune, u"proofLabel"_s)->text().isEmpty()); // the old proof is not this push's
 
+        // Never worse than the file the server has, row by row (issue 20): a "shipped" file at the target
+        // that a second run measured as the server's default (MOETUNE_SYNTHETIC_DEFAULT_FILE in the host's
+        // interpreter makes it the synthetic server's existing file: TEST DOUBLE). The preview lists every
+        // row: replaced with its measured gain where the run beat the file's own row, kept unmeasured where
+        // the run never measured.
+        QVERIFY(QDir().mkpath(fake.wantedFolder()));
+        const QString shipped = fake.wantedFolder() + u'/' + fake.upName();
+        {
+            QFile f(shipped);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\n    \"1\": {\"BLOCK_SIZE_M\": 16, \"BLOCK_SIZE_N\": 32, \"BLOCK_SIZE_K\": 64, "
+                    "\"GROUP_SIZE_M\": 1, "
+                    "\"num_warps\": 4, \"num_stages\": 3},\n    \"256\": {\"BLOCK_SIZE_M\": 16, "
+                    "\"BLOCK_SIZE_N\": 32, "
+                    "\"BLOCK_SIZE_K\": 64, \"GROUP_SIZE_M\": 1, \"num_warps\": 4, \"num_stages\": 2},\n    "
+                    "\"4096\": "
+                    "{\"BLOCK_SIZE_M\": 16, \"BLOCK_SIZE_N\": 32, \"BLOCK_SIZE_K\": 64, \"GROUP_SIZE_M\": 1, "
+                    "\"num_warps\": 4, \"num_stages\": 2}\n}\n");
+        }
+        {
+            QFile py(fake.python());
+            QVERIFY(py.open(QIODevice::ReadOnly));
+            QByteArray script = py.readAll();
+            py.close();
+            const QByteArray hook =
+                "export MOETUNE_SYNTHETIC_DEFAULT_FILE=" + shellQuote(shipped).toUtf8() + "\nexec python3";
+            script.replace(QByteArray("exec python3"), hook);
+            QVERIFY(py.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            py.write(script);
+        }
+        QSignalSpy secondRun(tune, &TunePage::runFinished);
+        click(tune, u"startButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!secondRun.isEmpty() && secondRun.last().at(0).toString() != runId, 240000);
+        QCOMPARE(secondRun.last().at(1).toString(), u"ok"_s);
+        QSignalSpy previewedMerge(tune, &TunePage::previewReady);
+        click(tune, u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(previewedMerge.count(), 1, 120000);
+        const QString merged = pushText->toPlainText();
+        QVERIFY2(previewedMerge.first().at(1).toString().isEmpty(), qPrintable(merged));
+        QVERIFY2(merged.contains(fake.upName() +
+                                 u": merged row by row into the file there (the run's default "
+                                 u"was this very file)"_s),
+                 qPrintable(merged));
+        QVERIFY2(merged.contains(u"M=256   replaced"_s), qPrintable(merged));
+        QVERIFY2(merged.contains(u"M=4096  kept, unmeasured"_s), qPrintable(merged));
+        if (const QString shot = qEnvironmentVariable("MOETUNE_MERGE_SCREENSHOT"); !shot.isEmpty()) {
+            window.resize(1600, 1000);
+            named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"pushTab"_s));
+            QTest::qWait(400);
+            QVERIFY(window.grab().save(shot, "PNG"));
+        }
+
         // MOETUNE_TUNE_SCREENSHOT=file.png: the window on the Tune page's run tab at the end (docs/images).
         if (const QString shot = qEnvironmentVariable("MOETUNE_TUNE_SCREENSHOT"); !shot.isEmpty()) {
             // MOETUNE_TUNE_SCREENSHOT_SIZE=WxH: another window size (e.g. the declared minimum 1024x640).

@@ -194,7 +194,9 @@ private slots:
                         .value("unchanged"_L1)
                         .toBool()); // same bytes: nothing rewritten, nothing to back up
 
-        // Replace one file by hand (as if another tool wrote it), then push: backup kept; undo restores it.
+        // Replace one file by hand (as if another tool wrote it): the run never measured that file's rows,
+        // so the push keeps every one of them (issue 20: never worse than the file there, row by row), and
+        // the dry run lists each row with its decision.
         const QString up = m_host.wantedFolder() + u'/' + m_host.upName();
         QFile::remove(up);
         {
@@ -209,14 +211,34 @@ private slots:
             f.open(QIODevice::ReadOnly);
             return f.readAll();
         }();
+        // A file for a sibling device name beside it (an H200 NVL's): the preview says the server never reads
+        // it.
+        const QString sibling = m_host.wantedFolder() + u"/E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s;
+        QVERIFY(QFile::copy(up, sibling));
+        r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{runId, u"--dry-run"_s});
+        QVERIFY(QFile::remove(sibling));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString rows = QString::fromUtf8(r.out);
+        QVERIFY2(
+            rows.contains(u"also holds E=128,N=384,device_name=NVIDIA_H200_NVL.json, for the device name "
+                          u"NVIDIA_H200_NVL: the server on NVIDIA_H200 does not read it"_s),
+            qPrintable(rows));
+        QVERIFY2(rows.contains(m_host.upName() +
+                               u": merged row by row into the file there (the run's default "
+                               u"was the server's built-in heuristic"_s),
+                 qPrintable(rows));
+        QVERIFY2(rows.contains(u"M=1     kept, unmeasured"_s), qPrintable(rows));
+        QVERIFY2(rows.contains(u"M=256   not added"_s), qPrintable(rows));
+        QVERIFY2(!rows.contains(u"replaced"_s), qPrintable(rows));
         r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{runId, u"--format"_s, u"json"_s});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString backup;
+        bool keptWhole = false;
         for (const QJsonValue &f : r.json().value("record"_L1).toObject().value("files"_L1).toArray()) {
             if (f.toObject().value("target"_L1).toString() == up)
-                backup = f.toObject().value("backup"_L1).toString();
+                keptWhole = f.toObject().value("unchanged"_L1).toBool() &&
+                            f.toObject().value("backup"_L1).toString().isEmpty();
         }
-        QVERIFY2(!backup.isEmpty() && QFile::exists(backup), r.out.constData());
+        QVERIFY2(keptWhole, r.out.constData());
 
         r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{runId, u"--restart"_s});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + QString::fromUtf8(r.out)));

@@ -171,3 +171,17 @@ class Backend(abc.ABC):
 def batch_sizes_default() -> Sequence[int]:
     """The 18 batch sizes the reference tuners sweep."""
     return (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
+
+
+def file_sha256(path: Optional[str]) -> Optional[str]:
+    """sha256 of a file's bytes (the default's config file, so an install can tell it is the very file at
+    its target), None when it cannot be read."""
+    if not path:
+        return None
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None

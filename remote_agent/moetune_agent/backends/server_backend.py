@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional
 
 from . import cpu_compile as cpu_mod
 from . import server_api
-from .base import CandidateError, KernelConfig, Shape
+from .base import CandidateError, KernelConfig, Shape, file_sha256
 from .triton_backend import TritonBackend, classify
 
 _FOUND_RE = re.compile(r"from (\S.*?\.json)")
@@ -426,10 +426,11 @@ class ServerBackend(TritonBackend):
         lk = self._server_lookup()
         out = {"kind": "file" if lk["up"] else "heuristic", "framework": api.framework,
                "generation": api.generation, "version": api.version, "file_name": lk["up_name"],
-               "path": lk["up_path"], "down": None}
+               "path": lk["up_path"], "sha256": file_sha256(lk["up_path"]) if lk["up"] else None, "down": None}
         if api.framework == "sglang":
             out["down"] = {"kind": "file" if lk["down"] else ("up_config" if lk["up"] else "heuristic"),
-                           "file_name": lk["down_name"], "path": lk["down_path"]}
+                           "file_name": lk["down_name"], "path": lk["down_path"],
+                           "sha256": file_sha256(lk["down_path"]) if lk["down"] else None}
         try:
             import triton
 

@@ -20,7 +20,7 @@ from typing import Optional
 
 from .. import space as space_mod
 from . import defaults as defaults_mod
-from .base import Backend, CandidateError, KernelConfig, Shape, Timing
+from .base import Backend, CandidateError, KernelConfig, Shape, Timing, file_sha256
 
 SIM_DEVICE = "SIMULATED_GPU"
 _HBM_BPS = 4.0e12          # bytes/s achievable
@@ -239,7 +239,9 @@ class SyntheticBackend(Backend):
         if entries:
             _, down = self._default_file("down")
             return {"kind": "file", "framework": self.framework, "file_name": os.path.basename(path), "path": path,
-                    "down": {"kind": "file", "file_name": os.path.basename(down), "path": down} if down != path
+                    "sha256": file_sha256(path),
+                    "down": {"kind": "file", "file_name": os.path.basename(down), "path": down,
+                             "sha256": file_sha256(down)} if down != path
                     else {"kind": "up_config", "file_name": None, "path": None}, "note": "simulated"}
         return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
                 "note": "simulated: the %s built-in heuristic" % self.framework}

@@ -589,6 +589,10 @@ void TunePage::onPreviewPush() {
                                         : changed ? tr("replace (backup kept)")
                                                   : tr("unchanged"),
                                         d.value("target"_L1).toString()));
+                for (const PushRowMerge &m : std::as_const(p.merges)) {
+                    if (m.target == d.value("target"_L1).toString())
+                        t.append(m.lines()); // every row: kept / replaced with its gain / added / unmeasured
+                }
                 const QString diff = d.value("diff"_L1).toString();
                 if (exists && !diff.isEmpty())
                     t.append(diff);

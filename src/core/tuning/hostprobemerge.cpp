@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/hostprobemerge.h"
 #include "core/tuning/hosttext.h"
+#include "core/tuning/siblingfinding.h"
 
 #include <QSet>
 
@@ -103,6 +104,9 @@ Diagnosis mergeHostProbe(Diagnosis d, const HostProbe &hostProbe, const QString 
             insertFinding(d, f);
             break;
         }
+
+        if (auto sibling = siblingDeviceFinding(t, probe, host)) // a file the server never reads
+            insertFinding(d, *sibling);
 
         if (t.framework != Framework::SGLang || probe.framework != Framework::SGLang)
             continue;

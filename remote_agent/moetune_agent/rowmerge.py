@@ -1,0 +1,358 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Never worse than the file the server has, row by row (issue 20, items 3 and 4).
+
+When install-config finds a file at the target, the run's file is merged into it per batch size: a row
+is replaced only where this run's head-to-head measured the new config faster than that file's own row
+(the run's default was that very file: same bytes, or for results without a recorded hash the same row
+at every measured size); rows the run did not measure are kept as they are; a file at the target that is
+not what the run measured as default has only unmeasured rows, all kept. Every row's decision goes into
+the `diff` / `installed` events (PROTOCOL.md, `merge`).
+
+Files that other models read too: a file name has no K (hidden size), so moetune's own push records of
+runs with the same file but another K say that another model reads it; each replaced or added row is then
+marked unmeasured for that K (a warning per row, not a refusal: see PROTOCOL.md). Files for a sibling
+device name in the same folder (NVIDIA_H200 vs NVIDIA_H200_NVL, -3e, _VF) are named: the server on this
+GPU never reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import configjson, naming
+from .runs import RunError, read_nofollow, resolve, run_folder_of, runs_dir
+
+KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)
+REPLACED = "replaced"              # measured: the new config beat the file's own row
+ADDED = "added"                    # a batch size the file has no row for; measured faster than the row used
+KEPT_UNMEASURED = "kept_unmeasured"  # the run did not measure this row (against this file): kept as it is
+NOT_ADDED = "not_added"            # the run's row for a size the file lacks, not measured faster: left out
+
+_SEP = re.compile(r"[_\- ]+")
+
+
+def _norm(cfg: Optional[dict]) -> Optional[Tuple[Any, ...]]:
+    if not isinstance(cfg, dict):
+        return None
+    return tuple(cfg.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
+                                      "num_warps", "num_stages")) + (bool(cfg.get("USE_TMA")),)
+
+
+def served_range(keys: List[int], m: int) -> Tuple[int, Optional[int]]:
+    """The token counts M for which the server picks key m among keys (nearest, the smaller on a tie):
+    (first, last), last None = every larger M."""
+    ks = sorted(set(int(k) for k in keys) | {m})
+    i = ks.index(m)
+    lo = 1 if i == 0 else (ks[i - 1] + m) // 2 + 1
+    hi = None if i == len(ks) - 1 else (m + ks[i + 1]) // 2
+    return lo, hi
+
+
+def device_model(device_name: str) -> Optional[Tuple[str, ...]]:
+    """The tokens of a device name up to and including its first one holding a digit (the model:
+    NVIDIA_H200_NVL -> ('nvidia', 'h200')), lower case; None when no token holds a digit."""
+    out = []
+    for tok in _SEP.split(device_name or ""):
+        if not tok:
+            continue
+        out.append(tok.lower())
+        if any(c in "0123456789" for c in tok):
+            return tuple(out)
+    return None
+
+
+def is_sibling_device(a: str, b: str) -> bool:
+    """Two different device names of one GPU model (H200 and H200_NVL, H20 and H20-3e, MI300X and
+    MI300X_VF): a server on one never reads the other's files. H20 and H200 are different models."""
+    if a == b:
+        return False
+    ma, mb = device_model(a), device_model(b)
+    return ma is not None and ma == mb
+
+
+def sibling_files(folder: str, name: str) -> List[Dict[str, str]]:
+    """Files in folder of the same shape as config name `name` but a sibling device name."""
+    me = naming.try_parse_name(name)
+    if me is None:
+        return []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        other = naming.try_parse_name(n)
+        if other is None or not n.endswith(".json"):
+            continue
+        same_shape = (other.E, other.N, other.dtype, other.block_shape, other.per_channel_quant, other.down) == (
+            me.E, me.N, me.dtype, me.block_shape, me.per_channel_quant, me.down)
+        if same_shape and is_sibling_device(me.device_name, other.device_name):
+            out.append({"file_name": n, "device_name": other.device_name})
+    return out
+
+
+# -- the source's result --------------------------------------------------------------------------------
+
+def load_result(source: str, home: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The moetune result behind an install source (a result.json, a run, or a file inside a run folder),
+    or None (a lone config file: nothing was measured)."""
+    path = source
+    if not os.path.exists(path):
+        try:
+            path = resolve(source, home)
+        except RunError:
+            return None
+    if os.path.isdir(path):
+        path = os.path.join(path, "result.json")
+    elif naming.try_parse_name(os.path.basename(path)) is not None:
+        run = run_folder_of(path)
+        if run is None:
+            return None
+        path = os.path.join(run, "result.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            obj = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) and obj.get("format") == "moetune-result" else None
+
+
+def _file_op(result: Dict[str, Any], name: str) -> str:
+    """The head-to-head op whose winners a file of the result holds."""
+    cname = naming.try_parse_name(name)
+    if cname is not None and cname.down:
+        return "down"
+    return "both" if list(result.get("ops") or ["both"]) == ["both"] else "up"
+
+
+def _default_of(result: Dict[str, Any], framework: str, down: bool) -> Dict[str, Any]:
+    ds = result.get("default_source") or {}
+    if ds.get("framework") not in (None, framework):
+        return {"kind": "other_framework", "framework": ds.get("framework")}
+    if down:
+        return ds.get("down") or {"kind": "heuristic"}
+    return ds
+
+
+def _other_k(target: str, name: str, result: Dict[str, Any], home: Optional[str]) -> List[Dict[str, Any]]:
+    """K's of other runs whose push (moetune's record, not undone) put a file of this name at target."""
+    k_here = (result.get("shape") or {}).get("K")
+    real = os.path.realpath(target)
+    found: Dict[int, Dict[str, Any]] = {}
+    try:
+        folders = sorted(os.listdir(runs_dir(home)))
+    except OSError:
+        return []
+    for run_id in folders:
+        if run_id == result.get("run_id"):
+            continue
+        rdir = os.path.join(runs_dir(home), run_id)
+        rec_path = os.path.join(rdir, "push.json")
+        try:
+            with open(rec_path, encoding="utf-8") as f:
+                rec = json.load(f)
+            with open(os.path.join(rdir, "spec.json"), encoding="utf-8") as f:
+                spec = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(rec, dict) or rec.get("undone_at") or not isinstance(spec, dict):
+            continue
+        hit = any(isinstance(fi, dict) and fi.get("file_name") == name and not fi.get("unchanged") and
+                  os.path.realpath(str(fi.get("target") or "")) == real for fi in rec.get("files") or [])
+        k = spec.get("K")
+        if hit and isinstance(k, int) and k != k_here and k not in found:
+            found[k] = {"K": k, "run_id": run_id, "topk": spec.get("topk"),
+                        "source": "moetune's push record %s" % rec_path}
+    return [found[k] for k in sorted(found)]
+
+
+# -- the merge ------------------------------------------------------------------------------------------
+
+class Merge(object):
+    """What installing one file of a result does to the file at the target, row by row."""
+
+    def __init__(self) -> None:
+        self.mode = "whole"   # "new" (no file there), "merged" (per row), "whole" (nothing to merge with)
+        self.measured_default: Optional[bool] = None
+        self.note = ""
+        self.rows: List[Dict[str, Any]] = []
+        self.other_k: List[Dict[str, Any]] = []
+        self.siblings: List[Dict[str, str]] = []
+        self.text: Optional[str] = None  # the bytes to install (None: the source's own text)
+
+    def event(self) -> Dict[str, Any]:
+        return {"mode": self.mode, "measured_default": self.measured_default, "note": self.note,
+                "rows": self.rows, "other_k": self.other_k, "siblings": self.siblings}
+
+
+def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework: str, op: str,
+            down: bool) -> Tuple[str, str]:
+    """-> ("new" | "measured" | "unmeasured" | "invalid", sentence) for the file at target."""
+    if old is None:
+        return "new", "no file at %s: the whole file is new" % target
+    try:
+        entries, _ = configjson.parse_config_text(old.decode("utf-8"))
+    except (configjson.ConfigFileError, UnicodeDecodeError) as e:
+        return "invalid", ("the file at %s is not a valid config file (%s): it is replaced whole (a backup "
+                           "is kept)" % (target, e))
+    ds = _default_of(result, framework, down)
+    if ds.get("kind") == "other_framework":
+        return "unmeasured", ("the run measured %s's default, not %s's: no row of %s was measured"
+                              % (ds.get("framework"), framework, target))
+    if ds.get("kind") != "file":
+        return "unmeasured", ("the run's default was the server's %s, not this file (it was put there after "
+                              "the run measured, or the server did not read it): none of its rows was measured"
+                              % ("up config" if ds.get("kind") == "up_config" else "built-in heuristic"))
+    where = ds.get("path") or ds.get("file_name")
+    digest = hashlib.sha256(old).hexdigest()
+    if ds.get("sha256"):
+        if ds["sha256"] != digest:
+            return "unmeasured", ("the file at %s is not the one the run measured as default (%s, sha256 %s..., "
+                                  "this one %s...): none of its rows was measured"
+                                  % (target, where, ds["sha256"][:12], digest[:12]))
+        same = ds.get("path") and os.path.realpath(ds["path"]) == os.path.realpath(target)
+        return "measured", ("the run's default was this very file" if same else
+                            "the run's default was %s, with the same bytes as this file" % where)
+    # No hash recorded (an older agent): the measured default at every size must be this file's row.
+    rows = [h for h in result.get("head_to_head") or [] if isinstance(h, dict)]
+    if not rows:
+        return "unmeasured", "the run recorded no head-to-head: none of the rows of %s was measured" % target
+    for h in rows:
+        dflt = ((h.get("default") or {}).get("configs") or {}).get(op)
+        row = entries[configjson.nearest_key(entries, int(h["m"]))]
+        if _norm(dflt) != _norm(row):
+            return "unmeasured", ("the run's default at m=%d is not the row of the file at %s (the file "
+                                  "changed since the run): none of its rows was measured" % (int(h["m"]), target))
+    return "measured", "the run's default was %s, and it matches this file at every measured size" % where
+
+
+def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str,
+         result: Optional[Dict[str, Any]], home: Optional[str] = None,
+         coupled: Optional[List[Tuple[Optional[bytes], str, str]]] = None) -> Merge:
+    """The merge of the result's file `name` (exact text `text`) into `old` (the bytes at target, None
+    if absent). coupled: the other files of the same joint decision (up+down: the other file's
+    (old bytes, target, name)) - a pair is replaced only where every file of it was measured."""
+    mg = Merge()
+    mg.siblings = sibling_files(os.path.dirname(target), name)
+    if result is None:
+        mg.note = ("a lone config file holds no measurement: %s" % ("it is installed whole" if old is None else
+                   "it replaces the file there whole (a backup is kept)"))
+        return mg
+    op = _file_op(result, name)
+    new_entries, _ = configjson.parse_config_text(text)
+    down = op == "down"
+    status, why = _status(old, target, result, framework, op, down)
+    statuses = [status]
+    for c_old, c_target, c_name in coupled or []:
+        c_op = _file_op(result, c_name)
+        statuses.append(_status(c_old, c_target, result, framework, c_op, c_op == "down")[0])
+    mg.other_k = _other_k(target, name, result, home) if old is not None else []
+    h2h = {int(h["m"]): h for h in result.get("head_to_head") or [] if isinstance(h, dict) and "m" in h}
+    ks = [k["K"] for k in mg.other_k]
+
+    def measured_row(m: int, decision: str, old_cfg, new_cfg, note: str = "") -> Dict[str, Any]:
+        h = h2h.get(m) or {}
+        row = {"m": m, "decision": decision, "gain": h.get("speedup") if h else None,
+               "default_us": h.get("default_median_us"), "tuned_us": h.get("median_us"),
+               "rounds": h.get("rounds"), "h2h_decision": h.get("decision"), "old": old_cfg, "new": new_cfg,
+               "note": note, "unmeasured_k": ks if decision in (REPLACED, ADDED) else []}
+        return row
+
+    if status in ("new", "invalid"):
+        mg.mode = "new" if status == "new" else "whole"
+        mg.note = why
+        mg.measured_default = None
+        for m in sorted(new_entries):
+            mg.rows.append(measured_row(m, ADDED, None, new_entries[m]))
+        return mg
+
+    old_entries, _ = configjson.parse_config_text(old.decode("utf-8"))
+    mg.mode = "merged"
+    mg.measured_default = status == "measured"
+    pair_ok = all(s in ("measured", "new") for s in statuses)
+    mg.note = why if pair_ok or status != "measured" else (
+        why + "; but the other file of the up/down pair at this target was not measured, so no pair is replaced")
+    merged: Dict[int, dict] = dict(old_entries)
+    for m in sorted(set(old_entries) | set(new_entries)):
+        h = h2h.get(m)
+        in_old = m in old_entries
+        if m not in new_entries or h is None:
+            if in_old:
+                mg.rows.append(measured_row(m, KEPT_UNMEASURED, old_entries[m], None,
+                                            "the run did not measure this batch size"))
+            else:
+                mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m], "no head-to-head at this size"))
+            continue
+        if not mg.measured_default or not pair_ok:
+            if in_old:
+                mg.rows.append(measured_row(m, KEPT_UNMEASURED, old_entries[m], new_entries[m],
+                                            "the run did not measure this file's row"))
+            else:
+                mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m],
+                                            "measured against another default"))
+            continue
+        serving = old_entries[configjson.nearest_key(old_entries, m)]
+        dflt = ((h.get("default") or {}).get("configs") or {}).get(op)
+        if _norm(dflt) != _norm(serving):
+            dec = KEPT_UNMEASURED if in_old else NOT_ADDED
+            mg.rows.append(measured_row(m, dec, old_entries.get(m), new_entries[m],
+                                        "the run's default at this size was not this file's row"))
+            continue
+        faster = h.get("decision") == "tuned_faster" and not h.get("chosen_default")
+        failed = h.get("decision") == "default_failed" and not h.get("chosen_default")
+        if (faster or failed) and _norm(new_entries[m]) != _norm(serving):
+            note = "the file's row failed to run in the head-to-head" if failed else ""
+            if in_old:
+                mg.rows.append(measured_row(m, REPLACED, old_entries[m], new_entries[m], note))
+            else:
+                lo, hi = served_range(list(old_entries), m)
+                mg.rows.append(measured_row(m, ADDED, None, new_entries[m], (
+                    "a new key: the server then takes it for M %d-%s, measured at M=%d only"
+                    % (lo, "up" if hi is None else str(hi), m)) + ("; " + note if note else "")))
+                mg.rows[-1]["serves"] = [lo, hi]
+            merged[m] = new_entries[m]
+            continue
+        if in_old:
+            mg.rows.append(measured_row(m, KEPT, old_entries[m], new_entries[m]))
+        else:
+            mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m],
+                                        "the row the server uses there (M=%d) was as fast"
+                                        % configjson.nearest_key(old_entries, m)))
+    tv = None
+    if framework == "vllm":
+        _, tv = configjson.parse_config_text(text)
+    mg.text = configjson.format_config_text(merged, framework, tv)
+    if not any(r["decision"] in (REPLACED, ADDED) for r in mg.rows):
+        mg.text = old.decode("utf-8")  # nothing measured faster: the file stays byte for byte
+    return mg
+
+
+def apply(plan_obj, source: str, framework: str, home: Optional[str]) -> Merge:
+    """install.py's one call: merges into plan_obj (its old bytes, target, name, data) and makes the
+    plan install the merged bytes."""
+    result = load_result(source, home)
+    text = plan_obj.data.decode("utf-8")
+    coupled = []
+    cname = naming.try_parse_name(plan_obj.name)
+    if result is not None and cname is not None and framework == "sglang" and list(result.get("ops") or []) == [
+            "up", "down"]:
+        other = naming.ConfigName(cname.E, cname.N, cname.device_name, cname.dtype, cname.block_shape,
+                                  cname.per_channel_quant, not cname.down).file_name("sglang")
+        if any(f.get("file_name") == other for f in result.get("files") or []):
+            o_target = os.path.join(os.path.dirname(plan_obj.target), other)
+            try:
+                o_old = read_nofollow(o_target)
+            except (RunError, OSError):
+                o_old = None
+            coupled.append((o_old, o_target, other))
+    mg = plan(None if plan_obj.refused == "symlink_target" else plan_obj.old, plan_obj.target, plan_obj.name,
+              text, framework, result, home, coupled)
+    if mg.text is not None and mg.text != text:
+        plan_obj.data = mg.text.encode("utf-8")
+        plan_obj.changed = plan_obj.old != plan_obj.data
+    return mg
