@@ -412,7 +412,11 @@ def run_check(spec: Dict[str, Any], out) -> int:
     if asked == "auto":
         cands = auto_candidates(spec["framework"])
         if not cands:
-            resolve_auto(spec["framework"])  # raises with the sentence
+            try:
+                resolve_auto(spec["framework"])  # raises with the sentence
+            except BackendUnavailable as e:
+                out.error("no_backend", str(e))
+                return EXIT_FAILED
     else:
         cands = [asked]
     simulated = cands == ["synthetic"]

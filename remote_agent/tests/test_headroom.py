@@ -180,6 +180,25 @@ class HeadroomCommand(AgentCase):
         self.assertEqual(res.rc, 1)
         self.assertEqual(res.one("error")["code"], "spec_invalid")
 
+    def test_no_backend_is_a_sentence_through_the_specs_interpreter(self):
+        """A spec naming another interpreter runs the check under it (here a wrapper script of this
+        Python, which has no torch here): the inner process's error is the protocol's no_backend."""
+        wrapper = os.path.join(self.tmp, "python-wrapper")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec %s \"$@\"\n" % sys.executable)
+        os.chmod(wrapper, 0o755)
+        try:
+            import torch  # noqa: F401  # pylint: disable=unused-import,import-outside-toplevel
+            self.skipTest("torch is importable here: auto would find a backend")
+        except ImportError:
+            pass
+        spec = dict(SPEC, backend="auto", python=wrapper)
+        res = self.run_agent("headroom", self.write_spec(spec))
+        self.assertEqual(res.rc, 1)
+        self.assertEqual(res.one("error")["code"], "no_backend")
+        self.assertEqual([e["type"] for e in res.events].count("hello"), 1)
+        self.assertEqual(res.events[-1]["type"], "done")
+
     def test_capability(self):
         res = self.run_agent("version")
         self.assertIn("headroom", res.events[0]["capabilities"])
