@@ -63,7 +63,7 @@ def make_backend(desc: Dict[str, Any], device_index: int, cache_dir: Optional[st
         params = inspect.signature(cls.__init__).parameters
     except (TypeError, ValueError):
         params = {}
-    for k in ("framework", "device_name", "routing_file", "cpu_compile"):
+    for k in ("framework", "device_name", "routing_file", "cpu_compile", "bandwidth_probe"):
         if k in params and desc.get(k) is not None:
             kwargs[k] = desc[k]
     return cls(shape, device_index, cache_dir, **kwargs)

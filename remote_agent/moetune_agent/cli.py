@@ -64,6 +64,8 @@ def _parser():
                     help="backups of a replaced file to keep (the newest N; 0 keeps all)")
     ic.add_argument("--through-symlink", action="store_true",
                     help="the target name is a symlink you made: replace the file it points to")
+    hr = sub.add_parser("headroom", help="how much a tune would gain, in seconds (synchronous)")
+    hr.add_argument("spec")
     rn = sub.add_parser("_run")  # internal: the detached run process
     rn.add_argument("run_dir")
     return p
@@ -75,12 +77,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["_run"] and len(argv) == 2:
         from .runner import Run
         return Run(argv[1]).main()
+    if argv[:1] == ["_headroom"] and len(argv) == 2:  # internal: the check under the spec's interpreter
+        from .headroom import inner_main
+        return inner_main(argv[1], out)
     out.hello()
     try:
         args = _parser().parse_args(argv)
         if not args.command:
             raise UsageError("usage: moetune-agent <command> [args]; commands: version, probe, tune, resume, "
-                             "attach, cancel, runs, result, install-config")
+                             "attach, cancel, runs, result, install-config, headroom")
     except UsageError as e:
         out.error("usage", str(e))
         out.done("failed", exit_code=EXIT_USAGE)
@@ -158,6 +163,9 @@ def _dispatch(args, out):
     if cmd == "install-config":
         from .install import install_command
         return install_command(args, out)
+    if cmd == "headroom":
+        from .headroom import headroom_command
+        return headroom_command(args, out)
     raise UsageError("unknown command %r" % cmd)
 
 

@@ -48,7 +48,7 @@ def dumps(obj: dict) -> str:
 
 def capabilities():
     caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "install-config",
-            "backend:synthetic"]
+            "headroom", "backend:synthetic"]
     try:
         from . import backend_factory
         for name in backend_factory.available_backend_modules():

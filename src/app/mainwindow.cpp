@@ -108,6 +108,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_tunePage, &TunePage::statusMessage, statusBar(), &QStatusBar::showMessage);
     // Diagnose -> Tune: "Tune this" on a target, on the host the diagnosed log came from.
     connect(m_diagnosePage, &DiagnosePage::tuneRequested, this, &MainWindow::tuneTarget);
+    // Diagnose -> Tune: "Check headroom" opens the Tune page on the target and runs the check there.
+    connect(m_diagnosePage, &DiagnosePage::headroomRequested, this,
+            [this](const QString &hostAlias, const TuningTarget &target) {
+                tuneTarget(hostAlias, target);
+                m_tunePage->checkHeadroom();
+            });
     // Hosts -> Tune: "Tune the served model" with the job the probe implies.
     connect(m_hostsPage, &HostsPage::tuneSpecRequested, this,
             [this](const QString &alias, const TuneSpec &spec) {

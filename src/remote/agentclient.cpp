@@ -217,6 +217,14 @@ JobId AgentClient::probe() {
 }
 
 JobId AgentClient::startTune(const TuneSpec &spec) {
+    return specCommand(u"tune"_s, spec);
+}
+
+JobId AgentClient::headroom(const TuneSpec &spec) {
+    return specCommand(u"headroom"_s, spec);
+}
+
+JobId AgentClient::specCommand(const QString &command, const TuneSpec &spec) {
     // The spec travels inside the command line as a here-document-free file: written by the shell from
     // a quoted JSON string, then handed to the agent.
     const QByteArray json = QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact);
@@ -226,12 +234,12 @@ JobId AgentClient::startTune(const TuneSpec &spec) {
                   shellQuotePath(remoteAgentPath(m_version));
     if (!m_agentHome.isEmpty()) // a global option: before the command
         cmd += u" --home "_s + shellQuotePath(m_agentHome);
-    cmd += u" tune \"$f\""_s;
+    cmd += u' ' + command + u" \"$f\""_s;
     cmd += u"; rc=$?; rm -f \"$f\"; exit $rc"_s;
-    return startCommand({}, [cmd](Command &c) {
+    return startCommand({}, [cmd, command](Command &c) {
         c.kind = Command::Kind::Agent;
         c.request.command = cmd;
-        c.argv = {u"tune"_s};
+        c.argv = {command};
     });
 }
 

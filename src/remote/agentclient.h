@@ -43,6 +43,8 @@ public:
     // detached: -> runStarted(), done{status:"detached"}. A run still starting after the agent's wait
     // (done{detached, starting:true}) also gives runStarted() with that done event: it exists, attach to it.
     JobId startTune(const TuneSpec &spec);
+    // The headroom check (synchronous): headroom_started, progress, headroom_size..., headroom, done.
+    JobId headroom(const TuneSpec &spec);
     JobId attach(const QString &runId, qint64 fromSeq = 0); // events from seq, following until done
     JobId cancelRun(const QString &runId);
     JobId listRuns();
@@ -71,6 +73,7 @@ signals:
 private:
     struct Command;
     JobId startCommand(const QStringList &argv, const std::function<void(Command &)> &setup = {});
+    JobId specCommand(const QString &command, const TuneSpec &spec); // `command SPEC.json` (tune, headroom)
     void launch(JobId id);
     void ensureDeployed(std::function<void(const QString &error)> then);
     // Internal steps (deploy): a transport job whose end calls done instead of ending an agent command.

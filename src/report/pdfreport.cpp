@@ -142,6 +142,23 @@ QString tailHtml(const Report &r) {
                             : (f.backup.isEmpty() ? u"none (no file was there)"_s : esc(f.backup)));
         h += u"</table>"_s;
     }
+    if (r.headroom) { // the check before the tune: what it predicted, beside what the tune found above
+        const HeadroomResult &hr = *r.headroom;
+        h += u"<h2>Headroom check before tuning</h2><p><b>%1</b></p>"_s.arg(esc(hr.headline()));
+        h += u"<table><tr><th>batch sizes</th><th>likely gain</th><th>min-max</th></tr>"_s;
+        for (const auto &rg : hr.ranges)
+            h += u"<tr><td>%1</td><td class='n'>%2</td><td class='n'>%3-%4</td></tr>"_s.arg(
+                esc(rg.label), ReportText::speedup(rg.gain), ReportText::speedup(rg.gainMin),
+                ReportText::speedup(rg.gainMax));
+        h +=
+            u"</table><p class='muted'>%1 timings in %2 s on %3 (%4 backend); the server's config: %5.%6</p>"_s
+                .arg(hr.units)
+                .arg(hr.wallSeconds, 0, 'f', 1)
+                .arg(esc(hr.deviceName), esc(hr.backend),
+                     hr.defaultSourceKind == "file"_L1 ? esc(hr.defaultSourcePath)
+                                                       : u"its built-in heuristic"_s,
+                     hr.assumed.isEmpty() ? QString() : u" Not seen: "_s + esc(hr.assumed) + u'.');
+    }
     h += u"<h2>Before / after</h2>"_s;
     if (!r.proof) {
         h += u"<p class='muted'>No restart and re-diagnosis was recorded with this run, so there is no "

@@ -150,9 +150,10 @@ class ServerBackend(TritonBackend):
 
     def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,
                  framework: Optional[str] = None, routing_file: Optional[str] = None,
-                 cpu_compile: Optional[dict] = None, api: Optional[server_api.ServerApi] = None):
+                 cpu_compile: Optional[dict] = None, api: Optional[server_api.ServerApi] = None,
+                 bandwidth_probe: Optional[str] = None):
         super().__init__(shape, device_index, cache_dir, framework=framework or "sglang",
-                         routing_file=routing_file, cpu_compile=cpu_compile)
+                         routing_file=routing_file, cpu_compile=cpu_compile, bandwidth_probe=bandwidth_probe)
         self._api = api
         self._published = False
         self._runner_cfg = None

@@ -97,8 +97,11 @@ class TritonBackend(Backend):
 
     def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0,
                  framework: Optional[str] = None, routing_file: Optional[str] = None,
-                 cpu_compile: Optional[dict] = None):
+                 cpu_compile: Optional[dict] = None, bandwidth_probe: Optional[str] = None):
         super().__init__(shape, device_index, cache_dir)
+        # "torch": the HBM floor from the torch copy/read probe, skipping the nvcc build (seconds the
+        # headroom check cannot spend); default: bandwidth.cu through nvcc where it exists.
+        self.bandwidth_probe = bandwidth_probe
         if cache_dir:
             os.environ["TRITON_CACHE_DIR"] = cache_dir
         self.seed = seed
@@ -364,7 +367,7 @@ class TritonBackend(Backend):
         if self._bw is None:
             self._ensure()
             bw = load_kernel_module("bandwidth")
-            self._bw = bw.measure(device=self.device_index)
+            self._bw = bw.measure(device=self.device_index, use_nvcc=self.bandwidth_probe != "torch")
         return self._bw
 
     def set_bandwidth(self, bw: dict) -> None:

@@ -211,6 +211,11 @@ void DiagnosePage::setupViews() {
     connect(m_copyFindingAction, &QAction::changed, ui.copyFindingButton,
             [this] { m_ui->copyFindingButton->setEnabled(m_copyFindingAction->isEnabled()); });
     connect(ui.tuneButton, &QPushButton::clicked, this, &DiagnosePage::requestTune);
+    connect(ui.headroomButton, &QPushButton::clicked, this, [this] {
+        const Finding *f = m_findingsModel->finding(currentFindingRow());
+        if (f && f->target && f->target->isTunable())
+            emit headroomRequested(diagnosis().host, *f->target);
+    });
 
     m_filterModel->setSourceModel(m_findingsModel);
     QTreeView *findings = ui.findingsView;
@@ -801,6 +806,7 @@ void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
     m_copyFindingAction->setEnabled(f != nullptr);
     m_ui->tuneButton->setVisible(f && f->target && f->target->isTunable());
+    m_ui->headroomButton->setVisible(f && f->target && f->target->isTunable());
     if (!f) {
         m_ui->detailsTitle->setText(tr("Details"));
         m_ui->detailsBrowser->setHtml(

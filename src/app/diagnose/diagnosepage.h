@@ -114,6 +114,8 @@ signals:
     void statusMessage(const QString &text, int timeoutMs);
     // "Tune this": the target of the selected finding, on the host its log came from ("" = none known).
     void tuneRequested(const QString &hostAlias, const moetune::TuningTarget &target);
+    // "Check headroom": the same target, for the Tune page's headroom check (MainWindow wires it).
+    void headroomRequested(const QString &hostAlias, const moetune::TuningTarget &target);
     // The Stop of the follow banner: MainWindow tells the Hosts page.
     void stopFollowRequested(const QString &hostAlias);
 

@@ -4,6 +4,7 @@
 
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/serverprofiledialog.h"
+#include "app/tune/headroombox.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "charts/livebestchart.h"
@@ -36,8 +37,12 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     , m_ui(std::make_unique<Ui::TunePage>())
     , m_registry(registry)
     , m_bestModel(new TuneBestModel(this))
-    , m_chart(new LiveBestChart(this)) {
+    , m_chart(new LiveBestChart(this))
+    , m_headroom(new HeadroomBox(this)) {
     m_ui->setupUi(this);
+    m_headroom->setObjectName(u"headroomBox"_s);
+    m_ui->headroomHolderLayout->addWidget(m_headroom);
+    connect(m_headroom, &HeadroomBox::checkRequested, this, &TunePage::checkHeadroom);
     m_workspacePath = Workspace::defaultLocation();
     m_bestModel->setObjectName(u"tuneBestModel"_s);
     m_chart->setObjectName(u"liveBestChart"_s);
@@ -276,6 +281,19 @@ void TunePage::updateChecks() {
                     "real server.");
     m_ui->fileNamesLabel->setText(names);
     m_ui->startButton->setEnabled(c.ok() && m_ui->hostCombo->count() > 0 && !m_following);
+    m_headroom->setRunnable(c.ok() && m_ui->hostCombo->count() > 0 && !m_following,
+                            tr("Fix the job first: %1").arg(sentences.join(u' ')));
+}
+
+void TunePage::checkHeadroom() {
+    updateChecks();
+    if (!validation().isEmpty()) {
+        m_headroom->showError(tr("the job is not complete: %1").arg(validation()));
+        return;
+    }
+    if (!ensureFlows())
+        return;
+    m_headroom->run(m_calls, spec());
 }
 
 void TunePage::appendOutput(const QString &line) {
@@ -744,6 +762,9 @@ void TunePage::beginRunFolder(const QString &runId) {
         run.hostFacts = m_probe->raw;
     if (m_before)
         run.diagnosisBefore = m_before->toJson();
+    // The headroom check of this very job, when one ran before the tune (the report shows it).
+    if (m_headroom->result() && m_headroom->resultSpec().toJson() == run.spec)
+        run.headroom = m_headroom->result()->toJson();
     QFile::remove(QDir(run.dir).filePath(u"events.jsonl"_s));
     if (!run.save(&error)) {
         appendOutput(tr("This run is not kept locally: %1").arg(error));

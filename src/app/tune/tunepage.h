@@ -21,6 +21,7 @@ class TunePage;
 
 namespace moetune {
 
+class HeadroomBox;
 class HostCalls;
 class HostRegistry;
 class HostSession;
@@ -50,6 +51,11 @@ public:
     void tuneSpec(const QString &hostAlias, const TuneSpec &spec);
     // Chooses a finished run on a host for push (and follows it when it is still running).
     void openRun(const QString &hostAlias, const QString &runId);
+
+    // "Check headroom" (the box before Start tuning, or the Diagnose page's finding through MainWindow):
+    // the agent's headroom check of the job as the form says now, on the chosen host.
+    void checkHeadroom();
+    HeadroomBox *headroomBox() const { return m_headroom; }
 
     QString hostAlias() const;  // the host chosen
     TuneSpec spec() const;      // as the form says now
@@ -119,6 +125,7 @@ private:
     RunProgress m_progress;
     TuneBestModel *m_bestModel;
     LiveBestChart *m_chart;
+    HeadroomBox *m_headroom;
     bool m_viewDirty = false;
     bool m_following = false;
     bool m_serverStopped = false; // stopped by Stop server and not started since

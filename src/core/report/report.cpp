@@ -202,6 +202,12 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
         proof.gone = proof.after.isEmpty();
         rep.proof = proof;
     }
+    if (run.headroom) {
+        QString why;
+        rep.headroom = HeadroomResult::fromJson(*run.headroom, &why);
+        if (!rep.headroom)
+            rep.warnings.append(u"headroom.json cannot be read: "_s + why);
+    }
     return rep;
 }
 

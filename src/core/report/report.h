@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/tuning/headroomresult.h"
+
 #include <QDateTime>
 #include <QList>
 #include <QPair>
@@ -83,7 +85,8 @@ struct Report {
     QList<InstalledFile> installed;
     QString installFolder;
     std::optional<Proof> proof;
-    QStringList warnings; // what the workspace could not tell (unreadable parts)
+    std::optional<HeadroomResult> headroom; // the check before the tune (headroom.json), if one ran
+    QStringList warnings;                   // what the workspace could not tell (unreadable parts)
 
     static Report fromRun(const WorkspaceRun &run,
                           const QDateTime &generated = QDateTime::currentDateTimeUtc());

@@ -21,7 +21,10 @@ QSet<QString> AgentProtocolParser::knownTypes() {
         u"hello"_s, u"done"_s,        u"error"_s,           u"log"_s,      u"probe"_s,    u"run_started"_s,
         u"phase"_s, u"measurement"_s, u"candidate_error"_s, u"progress"_s, u"best"_s,     u"result_written"_s,
         u"run"_s,   u"cancelled"_s,   u"result"_s,          u"diff"_s,     u"installed"_s};
-    return types;
+    // the headroom check (issue 19)
+    static const QSet<QString> all =
+        types + QSet<QString>{u"headroom_started"_s, u"headroom_size"_s, u"headroom"_s};
+    return all;
 }
 
 QList<AgentEvent> AgentProtocolParser::feed(QByteArrayView bytes) {

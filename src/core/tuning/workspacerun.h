@@ -23,6 +23,7 @@ namespace moetune {
 //   diagnosis-before.json  the server log's diagnosis before the push ("moetune.diagnosis/1")
 //   diagnosis-after.json   ... after the restart (the proof)
 //   push.json              {"installed":[installed events], "target_folder":..}: where the files went
+//   headroom.json          the headroom check before the tune (the agent's `headroom` event, issue 19)
 // Everything but one of spec/events/result is optional. An agent's own run folder (spec.json,
 // events.jsonl, result.json) copied from the host opens as it is.
 struct WorkspaceRun {
@@ -40,6 +41,7 @@ struct WorkspaceRun {
     std::optional<QJsonObject> diagnosisBefore;
     std::optional<QJsonObject> diagnosisAfter;
     std::optional<QJsonObject> push;
+    std::optional<QJsonObject> headroom; // HeadroomResult::fromJson reads it
     QStringList warnings; // problems that lost nothing (an unreadable optional file, a bad event line)
 
     static bool looksLikeRun(const QString &dir);

@@ -1,0 +1,199 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Headroom check vs full tunes on a GPU host (issue 19): for each (shape, backend) pair, run the agent's
+`headroom` (its wall time is the check's), then a full fast `tune` of the same spec (detached + attach,
+through the .pyz as tools/gpu_e2e.py does), and compare per batch size the estimate with the tune's
+head-to-head gain (result.json per_batch speedup: default / chosen, the default kept on a tie).
+
+    PYTHONUNBUFFERED=1 python3 remote_agent/bench/headroom_bench.py --upstream .upstream/sglang_head --out "$OUT"
+
+Pairs: bf16 Qwen3-30B-A3B TP1 (E=128 N=768 K=2048 top-k 8) and fp8 block [128,128] (E=256 N=256 K=7168
+top-k 8, the recorded DeepSeek-like shape), each with moetune's kernel (backend triton) and with SGLang's
+kernel (backend server, --upstream on PYTHONPATH); the fp8 server pair is skipped when the upstream tree's
+fp8 activation quantisation is a stand-in that raises (sglang_head's is), and the summary says so.
+--synthetic runs every pair on the synthetic backend (SIMULATED: the CPU test of this script).
+Writes headroom_bench.json (and each pair's events) under --out (default $OUT, else a temporary folder).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AGENT_ROOT = os.path.dirname(HERE)
+REPO = os.path.dirname(AGENT_ROOT)
+
+SHAPES = {
+    "qwen3": {"E": 128, "N": 768, "K": 2048, "topk": 8},
+    "fp8block": {"E": 256, "N": 256, "K": 7168, "topk": 8, "dtype": "fp8_w8a8", "block_shape": [128, 128]},
+}
+# (shape, backend, seconds the full tune took on one H200: the budget check before starting a pair)
+PAIRS = (("qwen3", "triton", 65), ("qwen3", "server", 170), ("fp8block", "triton", 155), ("fp8block", "server", 170))
+
+
+def fp8_server_blocker(upstream):
+    """Why SGLang's fp8 path cannot run from this tree, or None."""
+    if not upstream:
+        return "no --upstream tree"
+    path = os.path.join(upstream, "sglang", "kernels", "ops", "quantization", "fp8_kernel.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except OSError:
+        return None
+    if first.startswith("# STAND-IN"):
+        return ("%s is a stand-in that raises for fp8 activation quantisation (the real one needs SGLang's CUDA "
+                "wheels): the fp8 server-backend pair cannot run from this tree" % path)
+    return None
+
+
+class Agent(object):
+    def __init__(self, cmd, env):
+        self.cmd = cmd
+        self.env = env
+
+    def run(self, args, timeout=None):
+        p = subprocess.run(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+                           timeout=timeout, check=False)
+        events = []
+        for line in p.stdout.decode("utf-8", "replace").splitlines():
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                events.append({"type": "_unparsed", "line": line})
+        return p.returncode, events, p.stderr.decode("utf-8", "replace")
+
+
+def compare(headroom_rows, per_batch, pp=2.0):
+    tune = {p["m"]: p.get("speedup") for p in per_batch}
+    rows = []
+    for r in headroom_rows:
+        t = tune.get(r["m"])
+        est = r.get("gain")
+        err = None if est is None or t is None else round(100.0 * (est - t), 2)
+        rows.append({"m": r["m"], "estimate": est, "tune_gain": t, "error_pp": err,
+                     "within": err is not None and abs(err) <= pp, "bound": r.get("bound"),
+                     "floor_fraction": r.get("floor_fraction")})
+    return rows
+
+
+def run_pair(agent, shape, backend, out_dir, synthetic):
+    spec = dict(SHAPES[shape], framework="sglang", backend="synthetic" if synthetic else backend,
+                ops="up", strategy="fast")
+    tag = "%s_%s" % (shape, backend)
+    sp = os.path.join(out_dir, tag + "_spec.json")
+    with open(sp, "w", encoding="utf-8") as f:
+        json.dump(spec, f)
+    t0 = time.time()
+    rc, ev, err = agent.run(["headroom", sp], timeout=300)
+    check_wall = time.time() - t0
+    with open(os.path.join(out_dir, tag + "_headroom.jsonl"), "w", encoding="utf-8") as f:
+        for e in ev:
+            f.write(json.dumps(e) + "\n")
+    hr = [e for e in ev if e.get("type") == "headroom"]
+    res = {"pair": tag, "shape": shape, "backend": backend, "simulated": synthetic, "check_rc": rc,
+           "check_wall_s": round(check_wall, 2)}
+    if rc != 0 or not hr:
+        res["error"] = "headroom failed (rc %d): %s %s" % (rc, [e.get("message") for e in ev if e.get("type") == "error"],
+                                                          err[-1500:])
+        return res
+    hr = hr[0]
+    res.update(verdict=hr["verdict"], kind=hr["kind"], check_agent_wall_s=hr["wall_s"], assumed=hr.get("assumed"),
+               default_source=hr.get("default_source"), check_units=hr.get("units"))
+    print("[%s] headroom: %.1f s (agent %.1f s), %d units: %s" % (tag, check_wall, hr["wall_s"], hr.get("units") or 0,
+                                                                 hr["verdict"]), flush=True)
+    t1 = time.time()
+    rc, ev, err = agent.run(["tune", sp, "--new"], timeout=300)
+    started = [e for e in ev if e.get("type") == "run_started"]
+    if rc != 0 or not started:
+        res["error"] = "tune did not start (rc %d): %s %s" % (rc, ev[-3:], err[-1500:])
+        return res
+    run_id = started[0]["run_id"]
+    rc, ev, err = agent.run(["attach", run_id], timeout=900)
+    res["tune_wall_s"] = round(time.time() - t1, 2)
+    paths = [e["path"] for e in ev if e.get("type") == "result_written" and e.get("kind") == "result"]
+    if not paths:
+        res["error"] = "tune wrote no result (rc %d): %s %s" % (rc, [e for e in ev if e.get("type") == "error"],
+                                                               err[-1500:])
+        return res
+    with open(paths[0], encoding="utf-8") as f:
+        result = json.load(f)
+    res["tune_backend"] = result.get("backend")
+    res["rows"] = compare(hr["sizes"], result["per_batch"])
+    res["within"] = sum(1 for r in res["rows"] if r["within"])
+    res["sizes"] = len(res["rows"])
+    print("[%s] tune %.1f s; estimate vs the tune's head-to-head gain:" % (tag, res["tune_wall_s"]))
+    for r in res["rows"]:
+        print("    m=%5d estimate %s tune %s  %s pp%s" % (
+            r["m"], "%.3fx" % r["estimate"] if r["estimate"] else "-", "%.3fx" % r["tune_gain"] if r["tune_gain"] else "-",
+            "%+.1f" % r["error_pp"] if r["error_pp"] is not None else "-", "" if r["within"] else "  MISS"))
+    print("[%s] within 2 pp at %d of %d sizes; check wall %.1f s" % (tag, res["within"], res["sizes"], check_wall),
+          flush=True)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--upstream", default=None, help="sglang_head tree (a PYTHONPATH entry) for the server pairs")
+    ap.add_argument("--agent", default=None, help="moetune-agent.pyz to run (default: build one from this checkout)")
+    ap.add_argument("--out", default=os.environ.get("OUT") or None)
+    ap.add_argument("--pairs", default="all", help="comma list of shape_backend, e.g. qwen3_triton")
+    ap.add_argument("--limit-s", type=float, default=530.0, help="do not start a pair that would end past this")
+    ap.add_argument("--synthetic", action="store_true", help="every pair on the synthetic backend (SIMULATED)")
+    a = ap.parse_args()
+    out = a.out or tempfile.mkdtemp(prefix="moetune-headroom-bench-")
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="moetune-headroom-work-")
+    t0 = time.time()
+    pyz = a.agent
+    if pyz is None:
+        pyz = os.path.join(work, "moetune-agent.pyz")
+        subprocess.run([sys.executable, os.path.join(AGENT_ROOT, "build_pyz.py"), "--src", AGENT_ROOT, "--kernels",
+                        os.path.join(REPO, "kernels"), "--out", pyz], check=True)
+    env = dict(os.environ, MOETUNE_HOME=os.path.join(work, "home"), PYTHONUNBUFFERED="1")
+    if a.upstream:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(a.upstream), os.environ.get("PYTHONPATH")) if p)
+    agent = Agent([sys.executable, pyz], env)
+    blocker = fp8_server_blocker(a.upstream)
+    summary = {"simulated": a.synthetic, "pairs": [], "skipped": []}
+    for shape, backend, expect_s in PAIRS:
+        tag = "%s_%s" % (shape, backend)
+        if a.pairs != "all" and tag not in a.pairs.split(","):
+            continue
+        if backend == "server" and not a.upstream and not a.synthetic:
+            summary["skipped"].append({"pair": tag, "why": "no --upstream tree given"})
+            continue
+        if tag == "fp8block_server" and blocker and not a.synthetic:
+            summary["skipped"].append({"pair": tag, "why": blocker})
+            print("[%s] skipped: %s" % (tag, blocker), flush=True)
+            continue
+        if not a.synthetic and time.time() - t0 + expect_s + 20 > a.limit_s:
+            summary["skipped"].append({"pair": tag, "why": "time: %.0f s used, the pair takes ~%d s, limit %.0f s"
+                                       % (time.time() - t0, expect_s + 20, a.limit_s)})
+            print("[%s] skipped for time" % tag, flush=True)
+            continue
+        summary["pairs"].append(run_pair(agent, shape, backend, out, a.synthetic))
+    summary["wall_s"] = round(time.time() - t0, 1)
+    print("\nSUMMARY%s" % (" (SIMULATED: synthetic backend)" if a.synthetic else ""))
+    for p in summary["pairs"]:
+        if "error" in p:
+            print("  %-16s ERROR %s" % (p["pair"], p["error"][:600]))
+            continue
+        print("  %-16s within 2 pp at %d of %d sizes (goal >= 16 of 18); check wall %.1f s (goal <= 15 s); "
+              "tune %.1f s; verdict: %s" % (p["pair"], p["within"], p["sizes"], p["check_wall_s"],
+                                            p["tune_wall_s"], p["verdict"]))
+    for s in summary["skipped"]:
+        print("  %-16s skipped: %s" % (s["pair"], s["why"]))
+    print("  total wall %.1f s" % summary["wall_s"])
+    with open(os.path.join(out, "headroom_bench.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print("wrote %s" % os.path.join(out, "headroom_bench.json"))
+    return 0 if summary["pairs"] and all("error" not in p for p in summary["pairs"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

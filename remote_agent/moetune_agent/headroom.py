@@ -1,0 +1,591 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The headroom check (issue 19): before spending a tune's GPU minutes, how much is there to gain?
+
+On the host's GPU, for the spec's shape, in seconds: time what the server runs today (the backend's
+default: the server backend asks the server's own lookup - its shipped or existing file, else its
+heuristic; the Triton and synthetic backends can only assume the built-in heuristic), a screen of the
+candidates most likely to win, and the HBM floor; then say per range of batch sizes what a full tune is
+likely to gain.
+
+The screen (HeadroomPlan): per (op, batch size)
+  * catalogue: the configs that won (or came within 1% of the winner) in every H200 landscape recorded in
+    this repository (bench/headroom_catalogue.py regenerates CATALOGUE), nearest first in tokens per
+    expert (M * topk / E: where the regime changes, FORMATS.md 7) and preferring the same weight size,
+    BLOCK_SIZE_M clamped to what the space allows at this size; NEAREST of them;
+  * the default's neighbours: its config with one or two more pipeline stages and with the other warps
+    count (at decode sizes the default tile is often right and only its pipeline is short);
+  then two interleaved re-timing rounds of the default and the two best screened (one round's medians
+    are noisy: the winner's curse, FORMATS.md 7).
+Why this screen (bench/headroom_replay.py on the recorded landscapes): a catalogue chosen by tokens per
+expert reaches within 2% of the landscape's best at the recorded sizes where the default's own
+neighbourhood does not (the regime change above M ~ 128 moves the winner several axes away), and the
+re-timing rounds keep single-replay luck out of the estimate.
+
+Estimate per size: gain = default / best re-timed (1.0 when nothing screened beats the default by more
+than TIE: a tune keeps the default then); bound = default / HBM floor (no config can beat the floor).
+Verdict per range of consecutive sizes of the same class (none < 1.02 <= small < 1.10 <= large).
+
+Standard library only here; the measuring runs on the scheduler's GPU worker (scheduler.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import space as space_mod
+from .backends.base import KernelConfig, Shape
+from .strategies.common import median
+from .work import Measurement, Unit
+
+SCREEN_ROUND = 0
+RETIME_ROUND = 1
+SCREEN_REPLAYS = 2
+RETIME_REPLAYS = 3
+RETIME_ROUNDS = 2
+RETIME_TOP = 2
+NEAREST = 4
+TIE = 0.005            # a screened config within 0.5% of the default: the tune would keep the default
+NONE_BELOW = 1.02      # gain classes for the verdict
+LARGE_FROM = 1.10
+
+# (config key, tokens per expert where it won, weight bytes, source): bench/headroom_catalogue.py
+CATALOGUE = (
+    ('m16n32k128g16w4s5', 0.0312, 1, 'exhaustive:fp8block'),
+    ('m16n32k128g1w4s5', 0.0312, 1, 'exhaustive:fp8block'),
+    ('m16n32k128g32w4s5', 0.0312, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g16w4s3', 0.5, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g1w4s3', 0.5, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g32w4s3', 0.5, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g64w4s3', 2.0, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g32w4s3', 2.0, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g16w4s3', 2.0, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g64w4s3', 8.0, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g32w4s3', 8.0, 1, 'exhaustive:fp8block'),
+    ('m16n128k128g16w4s3', 8.0, 1, 'exhaustive:fp8block'),
+    ('m64n128k128g16w4s4', 32.0, 1, 'exhaustive:fp8block'),
+    ('m64n128k128g16w4s3', 32.0, 1, 'exhaustive:fp8block'),
+    ('m64n128k128g32w4s4', 32.0, 1, 'exhaustive:fp8block'),
+    ('m16n32k64g16w4s5', 0.0625, 2, 'exhaustive:qwen3'),
+    ('m16n32k128g32w4s5', 0.0625, 2, 'exhaustive:qwen3'),
+    ('m16n32k64g32w4s5', 0.0625, 2, 'exhaustive:qwen3'),
+    ('m16n64k128g1w4s3', 1.0, 2, 'exhaustive:qwen3'),
+    ('m16n64k128g64w4s3', 1.0, 2, 'exhaustive:qwen3'),
+    ('m16n64k128g1w8s3', 1.0, 2, 'exhaustive:qwen3'),
+    ('m16n32k128g16w4s4', 4.0, 2, 'exhaustive:qwen3'),
+    ('m16n64k128g1w4s4', 4.0, 2, 'exhaustive:qwen3'),
+    ('m16n32k128g1w4s4', 4.0, 2, 'exhaustive:qwen3'),
+    ('m32n128k128g1w4s2', 16.0, 2, 'exhaustive:qwen3'),
+    ('m32n128k128g16w4s2', 16.0, 2, 'exhaustive:qwen3'),
+    ('m32n64k128g16w4s2', 16.0, 2, 'exhaustive:qwen3'),
+    ('m128n256k64g1w8s4', 64.0, 2, 'exhaustive:qwen3'),
+    ('m128n128k64g1w8s3', 64.0, 2, 'exhaustive:qwen3'),
+    ('m128n256k64g16w8s4', 64.0, 2, 'exhaustive:qwen3'),
+    ('m16n64k64g1w4s5', 0.0625, 2, 'fast:qwen3'),
+    ('m16n32k64g32w4s4', 0.125, 2, 'fast:qwen3'),
+    ('m16n64k128g1w4s2', 0.25, 2, 'fast:qwen3'),
+    ('m16n64k128g1w4s3', 0.5, 2, 'fast:qwen3'),
+    ('m16n32k128g16w4s3', 1.5, 2, 'fast:qwen3'),
+    ('m16n64k128g1w4s3', 2.0, 2, 'fast:qwen3'),
+    ('m16n32k128g16w4s3', 3.0, 2, 'fast:qwen3'),
+    ('m16n64k128g1w8s2', 4.0, 2, 'fast:qwen3'),
+    ('m16n128k128g1w8s2', 6.0, 2, 'fast:qwen3'),
+    ('m16n128k128g1w8s2', 8.0, 2, 'fast:qwen3'),
+    ('m64n128k64g1w8s4', 32.0, 2, 'fast:qwen3'),
+    ('m128n256k64g1w8s4', 96.0, 2, 'fast:qwen3'),
+    ('m128n256k64g1w8s4', 128.0, 2, 'fast:qwen3'),
+    ('m128n256k64g1w8s4', 192.0, 2, 'fast:qwen3'),
+    ('m128n256k64g16w8s4', 256.0, 2, 'fast:qwen3'),
+    ('m16n64k128g64w4s5', 0.0625, 1, 'fast:fp8block'),
+    ('m16n128k128g32w4s4', 0.125, 1, 'fast:fp8block'),
+    ('m16n128k128g64w4s4', 0.25, 1, 'fast:fp8block'),
+    ('m16n128k128g16w4s2', 0.75, 1, 'fast:fp8block'),
+    ('m16n128k128g16w4s2', 1.0, 1, 'fast:fp8block'),
+    ('m16n128k128g32w4s3', 1.5, 1, 'fast:fp8block'),
+    ('m16n128k128g64w4s3', 3.0, 1, 'fast:fp8block'),
+    ('m16n128k128g64w4s3', 4.0, 1, 'fast:fp8block'),
+    ('m32n128k128g32w4s3', 16.0, 1, 'fast:fp8block'),
+    ('m64n256k128g32w8s4', 48.0, 1, 'fast:fp8block'),
+    ('m64n256k128g64w8s4', 64.0, 1, 'fast:fp8block'),
+    ('m64n256k128g64w8s4', 96.0, 1, 'fast:fp8block'),
+    ('m64n256k128g64w8s4', 128.0, 1, 'fast:fp8block'),
+    ('m16n64k64g32w4s4', 0.125, 2, 'server:qwen3'),
+    ('m16n64k128g16w4s2', 0.25, 2, 'server:qwen3'),
+    ('m16n64k128g1w4s3', 1.5, 2, 'server:qwen3'),
+    ('m16n64k128g1w4s4', 3.0, 2, 'server:qwen3'),
+    ('m16n64k128g1w4s3', 4.0, 2, 'server:qwen3'),
+    ('m16n128k128g1w4s2', 6.0, 2, 'server:qwen3'),
+    ('m16n128k128g1w4s2', 8.0, 2, 'server:qwen3'),
+    ('m64n128k64g1w8s3', 32.0, 2, 'server:qwen3'),
+)
+
+
+def _wbytes(dtype: Optional[str]) -> int:
+    return space_mod.element_bytes(dtype)[1]
+
+
+def tokens_per_expert(shape: Shape, m: int) -> float:
+    return float(m) * shape.topk / max(1, shape.E)
+
+
+class HeadroomPlan(object):
+    """The screen and the estimate; a pure function of the measurements (testable on replays)."""
+
+    def __init__(self, shape: Shape, sizes: Sequence[int], ops: Sequence[str],
+                 space: Dict[Tuple[str, int], Sequence[KernelConfig]],
+                 defaults: Dict[Tuple[str, int], KernelConfig], catalogue: Sequence[tuple] = CATALOGUE,
+                 nearest: int = NEAREST, neighbours: bool = True):
+        self.shape = shape
+        self.sizes = sorted(set(sizes))
+        self.ops = tuple(ops)
+        self.space = space
+        self.defaults = dict(defaults)
+        self.catalogue = list(catalogue)
+        self.nearest = nearest
+        self.neighbours = neighbours
+        self._in_space = {k: set(v) for k, v in space.items()}
+
+    # -- candidates ------------------------------------------------------------------------------------
+    def _clamp(self, op: str, m: int, cfg: KernelConfig) -> Optional[KernelConfig]:
+        allowed = self._in_space.get((op, m), set())
+        if cfg in allowed:
+            return cfg
+        for bm in (256, 128, 64, 32, 16):
+            if bm < cfg.BLOCK_SIZE_M:
+                c = KernelConfig(bm, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K, cfg.GROUP_SIZE_M, cfg.num_warps,
+                                 cfg.num_stages)
+                if c in allowed:
+                    return c
+        return None
+
+    def candidates(self, op: str, m: int) -> List[KernelConfig]:
+        """The screened configs at (op, m), the default excluded."""
+        t = max(tokens_per_expert(self.shape, m), 1e-6)
+        wb = _wbytes(self.shape.dtype)
+        d = self.defaults[(op, m)]
+        scored = []
+        for i, (key, te, web, _src) in enumerate(self.catalogue):
+            dist = abs(math.log2(max(te, 1e-6) / t)) + (0.0 if web == wb else 1.5)
+            scored.append((dist, i, key))
+        scored.sort()
+        out = []  # type: List[KernelConfig]
+        for _dist, _i, key in scored:
+            if len(out) >= self.nearest:
+                break
+            c = self._clamp(op, m, KernelConfig.from_key(key))
+            if c is not None and c != d and c not in out:
+                out.append(c)
+        if self.neighbours:
+            base = dataclasses.replace(d, USE_TMA=None)
+            for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
+                      dataclasses.replace(base, num_stages=base.num_stages + 2),
+                      dataclasses.replace(base, num_warps=8 if base.num_warps == 4 else 4)):
+                if c in self._in_space.get((op, m), set()) and c != d and c not in out:
+                    out.append(c)
+        return out
+
+    # -- the work --------------------------------------------------------------------------------------
+    def screen_units(self) -> List[Unit]:
+        units = []
+        for m in self.sizes:
+            for op in self.ops:
+                units.append(Unit(op, self.defaults[(op, m)], m, SCREEN_REPLAYS, SCREEN_ROUND))
+                units.extend(Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND) for c in self.candidates(op, m))
+        return units
+
+    def _screen_ranked(self, measured: Sequence[Measurement], op: str, m: int) -> List[KernelConfig]:
+        d = self.defaults[(op, m)]
+        scores = {}
+        for x in measured:
+            u = x.unit
+            if u.round == SCREEN_ROUND and u.op == op and u.m == m and x.ok and u.cfg != d:
+                scores[u.cfg] = x.median_us
+        return [c for c, _s in sorted(scores.items(), key=lambda kv: (kv[1], kv[0].key()))]
+
+    def retime_units(self, measured: Sequence[Measurement]) -> List[Unit]:
+        """RETIME_ROUNDS interleaved rounds (round r of every size before round r + 1) of the default
+        and the RETIME_TOP best screened configs per (op, m)."""
+        units = []
+        keys = [(op, m) for m in self.sizes for op in self.ops if self._worth_retiming(measured, op, m)]
+        for r in range(RETIME_ROUNDS):
+            for op, m in keys:
+                for c in [self.defaults[(op, m)]] + self._screen_ranked(measured, op, m)[:RETIME_TOP]:
+                    units.append(Unit(op, c, m, RETIME_REPLAYS, RETIME_ROUND + r))
+        return units
+
+    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int) -> bool:
+        """Not where the default beat every screened config (the estimate is 1.0 whatever the re-timing
+        says of the others): saves a third of the units at sizes where the server's config is good."""
+        d = self.defaults[(op, m)]
+        dt = [x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
+              and x.unit.m == m and x.unit.cfg == d and x.ok]
+        ranked = self._screen_ranked(measured, op, m)
+        if not ranked:
+            return False
+        if not dt:
+            return True
+        best = min(x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
+                   and x.unit.m == m and x.unit.cfg == ranked[0] and x.ok)
+        return best < dt[0]
+
+    # -- the estimate ----------------------------------------------------------------------------------
+    def _times(self, measured: Sequence[Measurement], op: str, m: int) -> Dict[KernelConfig, float]:
+        """config -> its time: the median of its re-timing rounds' medians, else its screening median."""
+        by_round = {}  # type: Dict[KernelConfig, List[float]]
+        screen = {}  # type: Dict[KernelConfig, float]
+        for x in measured:
+            u = x.unit
+            if u.op != op or u.m != m or not x.ok:
+                continue
+            if u.round >= RETIME_ROUND:
+                by_round.setdefault(u.cfg, []).append(x.median_us)
+            else:
+                screen[u.cfg] = x.median_us
+        if by_round:
+            return {c: median(v) for c, v in by_round.items()}
+        return screen
+
+    def estimate(self, measured: Sequence[Measurement],
+                 floors: Optional[Dict[Tuple[str, int], Optional[float]]] = None) -> List[dict]:
+        """One row per batch size: default_us, best_us (the best re-timed, the default when nothing beat
+        it), gain, floor_us, bound (default / floor), screened / failed counts, the configs."""
+        floors = floors or {}
+        rows = []
+        for m in self.sizes:
+            d_sum = 0.0
+            b_sum = 0.0
+            floor = 0.0
+            ok = True
+            per_op = {}
+            screened = failed = 0
+            for op in self.ops:
+                dcfg = self.defaults[(op, m)]
+                times = self._times(measured, op, m)
+                screened += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
+                                and x.unit.round == SCREEN_ROUND)
+                failed += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
+                              and x.unit.round == SCREEN_ROUND and not x.ok)
+                d = times.get(dcfg)
+                chal = [(t, c) for c, t in times.items() if c != dcfg]
+                best_t, best_c = min(chal, key=lambda tc: (tc[0], tc[1].key())) if chal else (None, None)
+                if d is None:
+                    ok = False
+                    per_op[op] = {"default": dcfg.as_dict(), "default_us": None,
+                                  "best": best_c.as_dict() if best_c else None, "best_us": best_t}
+                    continue
+                if best_t is None or best_t >= d * (1.0 - TIE):
+                    best_t, best_c = d, dcfg
+                d_sum += d
+                b_sum += best_t
+                f = floors.get((op, m))
+                floor = floor + f if (f is not None and floor is not None) else None
+                per_op[op] = {"default": dcfg.as_dict(), "default_us": d, "best": best_c.as_dict(),
+                              "best_us": best_t, "best_is_default": best_c == dcfg}
+            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed}
+            if ok and b_sum > 0:
+                row.update(default_us=round(d_sum, 3), best_us=round(b_sum, 3), gain=round(d_sum / b_sum, 4))
+            else:
+                row.update(default_us=None, best_us=None, gain=None)
+            if floor and ok and b_sum > 0:
+                row.update(floor_us=round(floor, 3), floor_fraction=round(floor / b_sum, 4),
+                           bound=round(d_sum / floor, 4))
+            else:
+                row.update(floor_us=None, floor_fraction=None, bound=None)
+            if len(self.ops) == 1:
+                one = per_op.get(self.ops[0]) or {}
+                row["default_config"] = one.get("default")
+                row["best_config"] = one.get("best")
+            rows.append(row)
+        return rows
+
+
+# -- the verdict -------------------------------------------------------------------------------------------
+def gain_class(gain: Optional[float]) -> str:
+    if gain is None:
+        return "unknown"
+    if gain < NONE_BELOW:
+        return "none"
+    return "small" if gain < LARGE_FROM else "large"
+
+
+def _range_text(lo: int, hi: int, first: int, last: int) -> str:
+    if lo == hi:
+        return "M = %d" % lo
+    if hi == last and lo != first:
+        return "M >= %d" % lo
+    if lo == first and hi != last:
+        return "M <= %d" % hi
+    return "M %d-%d" % (lo, hi)
+
+
+def _geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def verdict(rows: Sequence[dict]) -> dict:
+    """-> {"kind": "worth_tuning" | "some_gain" | "little_to_gain" | "unknown", "text", "ranges": [...]}."""
+    rows = sorted((r for r in rows), key=lambda r: r["m"])
+    if not rows:
+        return {"kind": "unknown", "text": "nothing could be timed", "ranges": []}
+    first, last = rows[0]["m"], rows[-1]["m"]
+    ranges = []  # type: List[dict]
+    for r in rows:
+        cls = gain_class(r.get("gain"))
+        if ranges and ranges[-1]["class"] == cls:
+            ranges[-1]["m_to"] = r["m"]
+            ranges[-1]["sizes"].append(r["m"])
+            if r.get("gain") is not None:
+                ranges[-1]["gains"].append(r["gain"])
+        else:
+            ranges.append({"class": cls, "m_from": r["m"], "m_to": r["m"], "sizes": [r["m"]],
+                           "gains": [r["gain"]] if r.get("gain") is not None else []})
+    for rg in ranges:
+        gs = rg.pop("gains")
+        rg["gain"] = round(_geomean(gs), 4) if gs else None
+        rg["gain_min"] = round(min(gs), 4) if gs else None
+        rg["gain_max"] = round(max(gs), 4) if gs else None
+        rg["label"] = _range_text(rg["m_from"], rg["m_to"], first, last)
+    classes = {rg["class"] for rg in ranges}
+    parts = []
+    for rg in ranges:
+        if rg["class"] == "large" or rg["class"] == "small":
+            parts.append("about %.2fx at %s" % (rg["gain"], rg["label"]))
+        elif rg["class"] == "none":
+            parts.append("nothing at %s" % rg["label"])
+        else:
+            parts.append("not measured at %s" % rg["label"])
+    if "large" in classes:
+        kind = "worth_tuning"
+        text = "worth tuning: " + ", ".join(parts)
+    elif "small" in classes:
+        kind = "some_gain"
+        text = "some gain: " + ", ".join(parts)
+    elif classes == {"none"}:
+        kind = "little_to_gain"
+        worst = max(r["gain"] for r in rows)
+        text = ("little to gain: the server's config is within %d%% of the best screened at every batch "
+                "size (at most %.2fx)" % (round((NONE_BELOW - 1.0) * 100), worst))
+    else:
+        kind = "unknown"
+        text = "could not time the server's config at any batch size"
+    return {"kind": kind, "text": text, "ranges": ranges}
+
+
+# -- the command -------------------------------------------------------------------------------------------
+def _assumption(backend: str, framework: str, default_source: Optional[dict], server_error: Optional[str]):
+    """What the check could not see, as a sentence (None when the server's own lookup answered)."""
+    ds = default_source or {}
+    if backend == "synthetic":
+        return ("SIMULATED: the synthetic backend models a GPU; the server's config is assumed to be the %s "
+                "built-in heuristic%s" % (framework, " (or MOETUNE_SYNTHETIC_DEFAULT_FILE)"
+                                          if ds.get("kind") == "file" else ""))
+    if backend == "server":
+        if ds.get("kind") == "file":
+            return None
+        return None if ds.get("kind") == "heuristic" else "the server's lookup said nothing about its default"
+    why = server_error or ("%s is not importable with %s" % (framework, sys.executable))
+    return ("the host cannot import the server (%s): its own config file could not be read, so the server's "
+            "config is assumed to be the %s built-in heuristic (a shipped file, if any, is not seen)"
+            % (why, framework))
+
+
+def run_check(spec: Dict[str, Any], out) -> int:
+    """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
+    size, headroom; returns the exit status."""
+    from . import spec as spec_mod
+    from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
+    from .protocol import EXIT_FAILED, EXIT_OK
+    from .scheduler import BackendFailed, Scheduler
+
+    t0 = time.time()
+    shape = spec_mod.shape_of(spec)
+    ops = spec_mod.strategy_ops(spec)
+    sizes = sorted(set(spec["batch_sizes"]))
+    asked = spec["backend"]
+    if asked == "auto":
+        cands = auto_candidates(spec["framework"])
+        if not cands:
+            try:
+                resolve_auto(spec["framework"])  # raises with the sentence
+            except BackendUnavailable as e:
+                out.error("no_backend", str(e))
+                return EXIT_FAILED
+    else:
+        cands = [asked]
+    simulated = cands == ["synthetic"]
+    sim = {"simulated": True} if simulated else {}
+    server_error = None
+    if asked == "auto" and "server" not in cands:
+        server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
+    cache_dir = tempfile.mkdtemp(prefix="moetune-headroom-")
+    sched = None
+    try:
+        info = None
+        backend = None
+        for i, name in enumerate(cands):
+            if spec["gpus"] != "all":
+                gpus = list(spec["gpus"])[:1]
+            else:
+                gpus = [0] if name == "synthetic" else gpu_indices()[:1]
+            desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
+                    "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
+                    "bandwidth_probe": "torch"}
+            ncpu = os.cpu_count() or 1
+            pool = max(0, ncpu - 2) if name != "synthetic" and ncpu > 2 else 0
+            if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
+                pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
+            sched = Scheduler(desc, gpus, cache_dir, pool)
+            sched.start(early_pool=pool > 0)
+            try:
+                info = sched.info(ops, sizes)
+            except BackendFailed as e:
+                sched.close()
+                sched = None
+                if asked != "auto" or i == len(cands) - 1:
+                    raise
+                if name == "server":
+                    server_error = "the server backend cannot run here: %s" % e
+                out.log("warning", "auto: the %s backend cannot run here (%s); using the %s backend"
+                        % (name, e, cands[i + 1]))
+                continue
+            backend = name
+            extra = info.get("extra") or {}
+            if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
+                sched.start_precompile(extra["cpu_compile_info"], per_m=(name == "server"))
+            else:
+                sched.stop_precompile()
+            break
+        assert info is not None and backend is not None and sched is not None
+        simulated = backend == "synthetic"
+        sim = {"simulated": True} if simulated else {}
+        extra = info.get("extra") or {}
+        default_source = extra.get("default_source")
+        smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
+        space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+        defaults = {(op, m): info["defaults"]["%s|%d" % (op, m)] for op in ops for m in sizes}
+        floors = {(op, m): info["roofline"].get("%s|%d" % (op, m)) for op in ops for m in sizes}
+        plan = HeadroomPlan(shape, sizes, ops, space, defaults)
+        assumed = _assumption(backend, spec["framework"], default_source, server_error)
+        screen = plan.screen_units()
+        out.emit(dict({"type": "headroom_started", "spec": spec, "backend": backend,
+                       "device_name": spec.get("device_name") or info["device_name"],
+                       "triton_version": info.get("triton_version"), "default_source": default_source,
+                       "server_importable": backend == "server" or (backend != "synthetic" and
+                                                                    "server" in auto_candidates(spec["framework"])),
+                       "assumed": assumed, "units": len(screen), "ts": time.time()}, **sim))
+        if simulated:
+            out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
+        if assumed and not simulated:
+            out.log("warning", assumed)
+        measured = []  # type: List[Measurement]
+        state = {"done": 0, "total": len(screen), "last": 0.0}
+
+        def record(meas):
+            measured.append(meas)
+            state["done"] += 1
+            now = time.time()
+            if now - state["last"] >= 0.25:
+                state["last"] = now
+                _progress(out, state, t0, sim)
+
+        sched.precompile(screen)
+        sched.measure(screen, record, simulated)
+        retime = plan.retime_units(measured)
+        state["total"] += len(retime)
+        sched.precompile(retime)
+        sched.measure(retime, record, simulated)
+        _progress(out, state, t0, sim)
+        rows = plan.estimate(measured, floors)
+        for r in rows:
+            out.emit(dict({"type": "headroom_size"}, **dict(r, **sim)))
+        v = verdict(rows)
+        if simulated:
+            v["text"] = "SIMULATED: " + v["text"]
+        wall = round(time.time() - t0, 3)
+        out.emit(dict({"type": "headroom", "verdict": v["text"], "kind": v["kind"], "ranges": v["ranges"],
+                       "sizes": rows, "backend": backend, "device_name": spec.get("device_name") or info["device_name"],
+                       "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
+                       "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
+                       "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
+                       "floor_method": "torch copy/read probe" if backend != "synthetic" else "simulated",
+                       "ts": time.time()}, **sim))
+        if all(r.get("gain") is None for r in rows):
+            out.error("backend_failed", "the server's config could not be timed at any batch size")
+            return EXIT_FAILED
+        return EXIT_OK
+    except BackendUnavailable as e:
+        out.error("no_backend", str(e))
+        return EXIT_FAILED
+    except BackendFailed as e:
+        out.error("backend_failed", str(e))
+        return EXIT_FAILED
+    finally:
+        if sched is not None:
+            sched.close()
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def _progress(out, state, t0, sim):
+    el = time.time() - t0
+    done, total = state["done"], max(state["total"], state["done"])
+    out.emit(dict({"type": "progress", "done": done, "total": total, "phase": 0 if done <= total else 1,
+                   "elapsed_s": round(el, 3), "eta_s": None}, **sim))
+
+
+def headroom_command(args, out) -> int:
+    """`headroom SPEC`: the tune spec; under the spec's interpreter when it names one (as a run is)."""
+    import json
+    import subprocess
+
+    from . import spec as spec_mod
+    from .protocol import EXIT_FAILED
+
+    sp = spec_mod.load(args.spec)
+    spec_mod.check_routing_file(sp)
+    py = sp.get("python")
+    if py and sp.get("backend") != "synthetic" and os.path.realpath(py) != os.path.realpath(sys.executable):
+        if not os.access(py, os.X_OK):
+            out.error("not_found", "spec 'python': %s is not an executable interpreter" % py)
+            return EXIT_FAILED
+        import moetune_agent
+        root = os.path.dirname(os.path.dirname(os.path.abspath(moetune_agent.__file__)))
+        fd, path = tempfile.mkstemp(prefix="moetune-headroom-spec-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(sp, f)
+            code = ("import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
+                    "sys.exit(main(['_headroom', sys.argv[2]]))")
+            sys.stdout.flush()
+            rc = subprocess.call([py, "-c", code, root, path])
+        finally:
+            os.unlink(path)
+        out.done_sent = True  # the inner process printed its done
+        return rc
+    return run_check(sp, out)
+
+
+def inner_main(spec_path: str, out) -> int:
+    """The check in the spec's interpreter (no hello: the outer agent printed it); done last."""
+    import json
+
+    from . import spec as spec_mod
+    from .protocol import EXIT_FAILED, EXIT_OK
+
+    try:
+        with open(spec_path, encoding="utf-8") as f:
+            sp = spec_mod.normalise(json.load(f))
+        rc = run_check(sp, out)
+    except Exception as e:  # noqa: BLE001 - reported as a protocol error, never a bare traceback
+        import traceback
+        sys.stderr.write(traceback.format_exc())
+        out.error("internal", "%s: %s" % (type(e).__name__, e))
+        rc = EXIT_FAILED
+    out.done("ok" if rc == EXIT_OK else "failed", exit_code=rc)
+    return rc

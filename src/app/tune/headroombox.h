@@ -1,0 +1,56 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/tuning/headroomresult.h"
+#include "core/tuning/tunespec.h"
+
+#include <QGroupBox>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+
+namespace Ui {
+class HeadroomBox;
+}
+
+namespace moetune {
+
+class HeadroomFlow;
+class HostCalls;
+
+// The Tune page's headroom box (issue 19): "Check headroom" runs the agent's headroom check over the
+// page's connection (HeadroomFlow), shows its progress, then the verdict, what could not be seen, and
+// per range of batch sizes the likely gain (each row's tooltip lists its sizes: server's us, best us,
+// floor). The page owns the connection; the box only asks for a run (checkRequested).
+class HeadroomBox : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit HeadroomBox(QWidget *parent = nullptr);
+    ~HeadroomBox() override;
+
+    // Runs the check on calls' host for spec (the previous result stays until the new one comes).
+    void run(HostCalls *calls, const TuneSpec &spec);
+    void setRunnable(bool ok, const QString &why);
+    void showError(const QString &sentence);
+    void showResult(const HeadroomResult &result, const QString &error = {});
+    bool running() const;
+    // The last result and the spec it was checked for (a tune of that spec keeps it in its run folder).
+    const std::optional<HeadroomResult> &result() const { return m_result; }
+    const TuneSpec &resultSpec() const { return m_resultSpec; }
+
+signals:
+    void checkRequested();
+    void finished(const moetune::HeadroomResult &result, const QString &error);
+
+private:
+    std::unique_ptr<Ui::HeadroomBox> m_ui;
+    QPointer<HeadroomFlow> m_flow;
+    std::optional<HeadroomResult> m_result;
+    TuneSpec m_resultSpec;
+    TuneSpec m_running;
+    bool m_runnable = false;
+};
+
+} // namespace moetune
