@@ -30,6 +30,10 @@ QString data(const QString &name) {
     return QFINDTESTDATA(u"data/"_s + name);
 }
 
+QString sampleLog(const QString &name) { // the shared sample logs (tests/data/logs)
+    return QStringLiteral(MOETUNE_TEST_DATA_DIR "/logs/") + name;
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -573,6 +577,142 @@ private slots:
         const CliResult r = run({u"diagnose"_s, path});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("cannot read") && r.err.contains("permissions"), r.err.constData());
+    }
+
+    // Issue 19: which MoE kernel runs, per start, in text and JSON (schema-checked), and what it does to the
+    // urgency of the config lookups (and so to the exit status).
+    void kernelInUse_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("kernelTitle"); // "" = the log names no kernel
+        QTest::addColumn<QString>("summaryHas");
+        QTest::addColumn<QStringList>("kernels");    // backend|triton_configs of the latest start
+        QTest::addColumn<QString>("lookupSeverity"); // of the missing-config findings; "" = none
+        QTest::newRow("vllm MARLIN fp8, a bf16 MTP lookup")
+            << sampleLog(u"vllm-marlin-fp8-mtp.log"_s) << 0
+            << u"MoE kernel MARLIN (Fp8): no Triton config file is read, tuning would not change its speed"_s
+            << u"(the untuned configs concern only layers it does not run: low urgency)"_s
+            << QStringList{u"MARLIN|unused"_s} << u"info"_s;
+        QTest::newRow("vllm TRITON bf16")
+            << sampleLog(u"vllm-triton-bf16.log"_s) << 1
+            << u"MoE kernel TRITON (Unquantized): its Triton config files decide its "
+               "speed"_s
+            << u"1 MoE config untuned on NVIDIA_H200: 1 tuning job"_s << QStringList{u"TRITON|used"_s}
+            << u"warning"_s;
+        QTest::newRow("vllm DEEPGEMM, its Triton fallback of N=512")
+            << sampleLog(u"vllm-deepgemm-fallback.log"_s) << 1
+            << u"MoE kernel DEEPGEMM (Fp8): Triton config files matter only for the shapes it hands to Triton"_s
+            << u"2 MoE configs untuned"_s << QStringList{u"DEEPGEMM|partly"_s} << QString();
+        QTest::newRow("vllm 'FLASHINFER_CUTLASS' NvFp4, quoted")
+            << sampleLog(u"vllm-nvfp4-cutlass.log"_s) << 0
+            << u"MoE kernel FLASHINFER_CUTLASS (NvFp4): no Triton config file is read, tuning would not "
+               u"change "
+               "its speed"_s
+            << u"No problems found in 4 lines"_s << QStringList{u"FLASHINFER_CUTLASS|unused"_s} << QString();
+        QTest::newRow("sglang GPT-OSS triton_kernels")
+            << sampleLog(u"sglang-gptoss-triton-kernels.log"_s) << 0
+            << u"MoE kernel triton_kernels: no Triton config file is read, tuning would not change its speed"_s
+            << u"; MoE kernel triton_kernels"_s << QStringList{u"triton_kernels|unused"_s} << QString();
+        QTest::newRow("sglang sm100 flashinfer_trtllm, a bf16 NextN lookup")
+            << sampleLog(u"sglang-sm100-nextn.log"_s) << 0
+            << u"MoE kernel flashinfer_trtllm: no Triton config file is read, tuning would not change its speed"_s
+            << u"low urgency"_s << QStringList{u"flashinfer_trtllm|unused"_s} << u"info"_s;
+        QTest::newRow("sglang restart into deterministic mode")
+            << sampleLog(u"sglang-restart-deterministic.log"_s) << 0
+            << u"MoE kernel deterministic: config files ignored, tuning changes nothing"_s
+            << u"Latest of 2 server starts"_s << QStringList{u"deterministic|ignored"_s} << u"info"_s;
+        QTest::newRow("no kernel line: Triton assumed")
+            << data(u"sglang-new.log"_s) << 1 << QString()
+            << u"; the log does not name the MoE kernel (Triton fused MoE assumed)"_s << QStringList{}
+            << u"warning"_s;
+    }
+
+    void kernelInUse() {
+        QFETCH(QString, file);
+        QFETCH(int, exitCode);
+        QFETCH(QString, kernelTitle);
+        QFETCH(QString, summaryHas);
+        QFETCH(QStringList, kernels);
+        QFETCH(QString, lookupSeverity);
+        const CliResult text = run({u"diagnose"_s, u"--no-color"_s, file});
+        QCOMPARE(text.exitCode, exitCode);
+        const QString out = QString::fromUtf8(text.out);
+        const QString summary = out.section(u'\n', 0, 0);
+        QVERIFY2(summary.contains(summaryHas), qPrintable(summary));
+        if (!kernelTitle.isEmpty())
+            QVERIFY2(out.contains(u"INFO     "_s + kernelTitle + u'\n'), qPrintable(out));
+        QVERIFY(out.contains(u"[moe-kernel]"_s) == !kernelTitle.isEmpty());
+
+        const CliResult json = run({u"diagnose"_s, u"--format=json"_s, file});
+        QCOMPARE(json.exitCode, exitCode);
+        const QJsonObject d = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(d.value(u"summary"_s).toString(), summary);
+        QFile schemaFile(QStringLiteral(MOETUNE_JSON_SCHEMA));
+        QVERIFY(schemaFile.open(QIODevice::ReadOnly));
+        const QStringList errors =
+            JsonSchemaCheck(QJsonDocument::fromJson(schemaFile.readAll()).object()).validate(d);
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        QStringList got;
+        for (const QJsonValue &k :
+             d.value(u"starts"_s).toArray().last().toObject().value(u"moe_kernels"_s).toArray())
+            got << k.toObject().value(u"backend"_s).toString() + u'|' +
+                       k.toObject().value(u"triton_configs"_s).toString();
+        QCOMPARE(got, kernels);
+        int kernelFindings = 0;
+        for (const QJsonValue &v : d.value(u"findings"_s).toArray()) {
+            const QJsonObject f = v.toObject();
+            if (f.value(u"rule"_s).toString() == u"moe-kernel"_s &&
+                f.value(u"start"_s).toInt() == d.value(u"starts"_s).toArray().size()) {
+                ++kernelFindings;
+                QCOMPARE(f.value(u"title"_s).toString(), kernelTitle);
+                QCOMPARE(f.value(u"severity"_s).toString(), u"info"_s);
+            }
+            const QString rule = f.value(u"rule"_s).toString();
+            if (!lookupSeverity.isEmpty() &&
+                (rule == u"moe-untuned"_s || rule == u"triton-folder-no-config"_s) &&
+                f.value(u"start"_s).toInt() == d.value(u"starts"_s).toArray().size())
+                QCOMPARE(f.value(u"severity"_s).toString(), lookupSeverity);
+        }
+        QCOMPARE(kernelFindings, kernelTitle.isEmpty() ? 0 : 1);
+        // Targets are still found where Triton runs any layer.
+        if (!lookupSeverity.isEmpty())
+            QVERIFY(!d.value(u"targets"_s).toArray().isEmpty());
+    }
+
+    // A backend name moetune does not know is taught by a file in the user's rule folder.
+    void userBackendName() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString log = dir.filePath(u"b12x.log"_s);
+        QFile f(log);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "(EngineCore_DP0 pid=77) INFO 07-01 10:00:00 [mxfp4.py:352] Using 'B12X' Mxfp4 MoE backend.\n");
+        f.close();
+        auto configs = [&](const QStringList &env) {
+            const CliResult r = run({u"diagnose"_s, u"--format=json"_s, log}, {}, env);
+            return QJsonDocument::fromJson(r.out)
+                .object()
+                .value(u"starts"_s)
+                .toArray()
+                .last()
+                .toObject()
+                .value(u"moe_kernels"_s)
+                .toArray()
+                .first()
+                .toObject()
+                .value(u"triton_configs"_s)
+                .toString();
+        };
+        QCOMPARE(configs({}), u"unknown"_s);
+        QTemporaryDir config;
+        const QString own = config.filePath(u"moetune/moetune/rules"_s);
+        QVERIFY(QDir().mkpath(own));
+        QFile rules(own + u"/site-backends.json"_s);
+        QVERIFY(rules.open(QIODevice::WriteOnly));
+        rules.write(R"({"moe_backends": [{"name": "B12X", "triton_configs": "unused"}]})");
+        rules.close();
+        QCOMPARE(configs({u"XDG_CONFIG_HOME="_s + config.path()}), u"unused"_s);
     }
 
     void userRules_data() {

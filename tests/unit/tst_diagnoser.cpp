@@ -25,6 +25,9 @@ const QByteArray kRoot = "/sgl-workspace/sglang/python/sglang/srt/layers/moe/fus
 const QByteArray kTail = ", you can create them with "
                          "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton";
 
+// Issue 19: a log that names no MoE kernel says what moetune assumed.
+const QString kAssumed = u"; the log does not name the MoE kernel (Triton fused MoE assumed)"_s;
+
 QByteArray untunedLine(int rank, const QByteArray &name = "E=128,N=768,device_name=NVIDIA_H200") {
     return "[2026-03-14 09:12:50 TP" + QByteArray::number(rank) +
            "] Using default MoE kernel config. Performance might be sub-optimal! Config file not found at " +
@@ -103,24 +106,27 @@ void TestDiagnoser::logs_data() {
         << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|UD|"_s}
         << u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=768, bf16), up "
            u"and "
-           "down; no config loaded from triton_3_6_0"_s;
+           "down; no config loaded from triton_3_6_0"_s +
+               kAssumed;
     QTest::newRow("sglang fallback fp8 block")
         << readData(u"sglang-fallback-fp8.log"_s)
         << QStringList{u"moe-fallback x4"_s, u"moe-fallback x4"_s, u"triton-folder-no-config x8"_s}
         << QStringList{u"sglang|E=257, N=256, fp8_w8a8, block [128, 128]|NVIDIA_H200|triton_3_6_0~|ud|triton_3_4_0"_s}
         << u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=257, N=256, fp8_w8a8, "
            u"block "
-           "[128, 128]), up and down; up and down fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s;
+           "[128, 128]), up and down; up and down fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s +
+               kAssumed;
     QTest::newRow("sglang old wording, no version folder")
         << readData(u"sglang-old-default.log"_s) << QStringList{u"memory-left x1"_s, u"moe-untuned x2"_s}
         << QStringList{u"sglang|E=256, N=256, fp8_w8a8, block [128, 128]|NVIDIA_H20||U|"_s}
-        << u"1 MoE config untuned on NVIDIA_H20: 1 tuning job (E=256, N=256, fp8_w8a8, block [128, 128]), up"_s;
+        << u"1 MoE config untuned on NVIDIA_H20: 1 tuning job (E=256, N=256, fp8_w8a8, block [128, 128]), up"_s +
+               kAssumed;
     QTest::newRow("vllm v1 process prefix")
         << readData(u"vllm-v1.log"_s)
         << QStringList{u"cuda-graph-capture-vllm x1"_s, u"kv-cache-size-vllm x1"_s, u"moe-config-used x1"_s,
                        u"moe-untuned x1"_s, u"platform-detected x1"_s}
         << QStringList{u"vllm|E=128, N=768, bf16|NVIDIA_H200||U|"_s}
-        << u"1 MoE config untuned on NVIDIA_H200: 1 tuning job (E=128, N=768, bf16)"_s;
+        << u"1 MoE config untuned on NVIDIA_H200: 1 tuning job (E=128, N=768, bf16)"_s + kAssumed;
     QTest::newRow("vllm old prefix, two paths")
         << readData(u"vllm-old-two-paths.log"_s) << QStringList{u"moe-untuned x2"_s}
         << QStringList{u"vllm|E=8, N=14336, int8_w8a16|NVIDIA_A100-SXM4-80GB||U|"_s} << QString();
@@ -147,7 +153,8 @@ void TestDiagnoser::logs_data() {
         << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0|D|"_s}
         << u"1 MoE config untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=768, bf16), "
            u"down; 3 "
-           "other problems"_s;
+           "other problems"_s +
+               kAssumed;
 
     // In-memory variants of one warning.
     const QByteArray line = untunedLine(0);
@@ -191,14 +198,16 @@ void TestDiagnoser::logs_data() {
         << untunedLine(0, "E=128,N=768,device_name=") + "\n"
         << one << QStringList{u"sglang|E=128, N=768, bf16||triton_3_6_0~|U|"_s}
         << u"1 MoE config untuned on an unnamed GPU under Triton 3.6.0: 1 tuning job "
-           "(E=128, N=768, bf16), up; no config loaded from triton_3_6_0"_s;
+           "(E=128, N=768, bf16), up; no config loaded from triton_3_6_0"_s +
+               kAssumed;
     QTest::newRow("two shapes, two devices")
         << line + "\n" + untunedLine(1, "E=64,N=1408,device_name=NVIDIA_H20-3e,dtype=fp8_w8a8_down") + "\n"
         << QStringList{u"moe-down-missing x1"_s, u"moe-untuned x1"_s, u"triton-folder-no-config x2"_s}
         << QStringList{h200, u"sglang|E=64, N=1408, fp8_w8a8|NVIDIA_H20-3e|triton_3_6_0~|D|"_s}
         << u"2 MoE configs untuned on NVIDIA_H200, NVIDIA_H20-3e under Triton 3.6.0: 2 tuning jobs (E=128, "
            u"N=768, "
-           "bf16: up; E=64, N=1408, fp8_w8a8: down); no config loaded from triton_3_6_0"_s;
+           "bf16: up; E=64, N=1408, fp8_w8a8: down); no config loaded from triton_3_6_0"_s +
+               kAssumed;
 }
 
 void TestDiagnoser::logs() {
@@ -531,7 +540,8 @@ void TestDiagnoser::demoLogInResources() {
     const Diagnosis d = Diagnoser().diagnoseText(text);
     QCOMPARE(d.summary,
              u"2 MoE configs untuned on NVIDIA_H200 under Triton 3.6.0: 1 tuning job (E=128, N=192, bf16), "
-             "up and down; up fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s);
+             "up and down; up fell back to triton_3_4_0; no config loaded from triton_3_6_0"_s +
+                 kAssumed);
     QCOMPARE(d.targets.size(), 1);
     QCOMPARE(d.count(Severity::Warning), 3);
     QVERIFY(d.count(Severity::Info) >= 5);

@@ -142,6 +142,17 @@ QJsonObject findingJson(const Finding &f) {
     return o;
 }
 
+QJsonArray moeKernelsJson(const QList<MoeKernelUse> &uses) {
+    QJsonArray out;
+    for (const MoeKernelUse &u : uses)
+        out.append(QJsonObject{{u"backend"_s, u.backend},
+                               {u"scheme"_s, u.scheme.isEmpty() ? QJsonValue() : QJsonValue(u.scheme)},
+                               {u"kernel"_s, u.kernel},
+                               {u"triton_configs"_s, MoeBackend::configsName(u.configs)},
+                               {u"line"_s, u.line}});
+    return out;
+}
+
 // Everything but the two long lists, which are written empty.
 QJsonObject headJson(const Diagnosis &d) {
     QJsonObject root;
@@ -164,7 +175,8 @@ QJsonObject headJson(const Diagnosis &d) {
             {u"framework"_s, frameworkId(s.framework)},
             {u"ready_line"_s, lineOrNull(s.readyLine)},
             {u"ready_time"_s, textOrNull(s.readyTime)},
-            {u"seconds_to_ready"_s, s.secondsToReady ? QJsonValue(*s.secondsToReady) : QJsonValue()}});
+            {u"seconds_to_ready"_s, s.secondsToReady ? QJsonValue(*s.secondsToReady) : QJsonValue()},
+            {u"moe_kernels"_s, moeKernelsJson(s.moeKernels)}});
     }
     root.insert(u"starts"_s, ss);
     root.insert(u"findings"_s, QJsonArray());

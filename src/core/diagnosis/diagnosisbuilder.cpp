@@ -6,6 +6,7 @@
 #include "core/diagnosis/findingwording.h"
 #include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logprefix.h"
+#include "core/diagnosis/moekernelverdict.h"
 #include "core/diagnosis/serverevent.h"
 
 #include <QRegularExpression>
@@ -202,6 +203,18 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
                 m_frameworkVotes[static_cast<size_t>(prefix->framework)]++;
             }
             bool created = false;
+            if (!rule->moeKernel.isEmpty()) { // one finding per start, whichever line names the kernel
+                Entry &k = entry(u"moe-kernel"_s, u"moe-kernel"_s, Severity::Info, &created);
+                addKernel(m_segments.back(),
+                          {Rule::expand(rule->moeKernel, m), Rule::expand(rule->moeScheme, m),
+                           Rule::expand(rule->moeLayers, m), Rule::expand(rule->moeN, m).toInt(),
+                           Rule::expand(rule->explanation, m), line});
+                if (k.finding.evidence.isEmpty() ||
+                    k.finding.evidence.back().line != line) // one line, 2 rules
+                    addEvidence(k, line, str, m.capturedStart(0), m.capturedLength(0),
+                                sourceName(prefix->sourceBytes));
+                continue;
+            }
             Entry &e = entry(rule->id, rule->id, rule->severity, &created);
             if (created)
                 e.rule = rule;
@@ -505,6 +518,30 @@ void DiagnosisBuilder::absorbSegment(Segment &mine, const Segment &later) {
         mine.readyTimeFromEarlierLine = later.readyTimeFromEarlierLine;
     }
     mine.loadedFolders.unite(later.loadedFolders);
+    for (const MoeKernelSighting &k : later.kernels)
+        addKernel(mine, k);
+}
+
+void DiagnosisBuilder::addKernel(Segment &seg, const MoeKernelSighting &sighting) {
+    for (MoeKernelSighting &k : seg.kernels) {
+        if (k.sameFact(sighting)) {
+            k.line = std::min(k.line, sighting.line);
+            return;
+        }
+    }
+    seg.kernels.append(sighting);
+}
+
+QList<QList<MoeKernelUse>> DiagnosisBuilder::judgeKernels(QList<Finding> &latestFolders) {
+    QList<QList<Finding *>> bySegment(m_segments.size());
+    for (Entry &e : m_entries)
+        bySegment[e.segment].append(&e.finding);
+    for (Finding &f : latestFolders)
+        bySegment.back().append(&f);
+    QList<QList<MoeKernelUse>> out;
+    for (qsizetype s = 0; s < m_segments.size(); ++s)
+        out.append(MoeKernelVerdict::judge(m_segments[s].kernels, m_rules.moeBackends(), bySegment[s]));
+    return out;
 }
 
 void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
@@ -516,6 +553,8 @@ void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
         seg.startLine = shift(seg.startLine);
         seg.servingLine = shift(seg.servingLine);
         seg.readyLine = shift(seg.readyLine);
+        for (MoeKernelSighting &kernel : seg.kernels)
+            kernel.line = shift(kernel.line);
         if (k == 0)
             absorbSegment(m_segments.back(), seg);
         else
@@ -645,8 +684,12 @@ Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool canc
                 d.targets.append(t);
         }
     }
+    QList<Finding> folders = folderFindings(d.targets);
+    const QList<QList<MoeKernelUse>> kernels = judgeKernels(folders); // before earlier starts get titled
     describeStarts(d);
-    d.findings = sortedFindings(folderFindings(d.targets));
+    for (qsizetype s = 0; s < kernels.size() && s < d.starts.size(); ++s)
+        d.starts[s].moeKernels = kernels[s];
+    d.findings = sortedFindings(std::move(folders));
     d.summary = FindingWording::summary(d);
     return d;
 }

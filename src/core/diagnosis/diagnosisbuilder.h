@@ -6,6 +6,7 @@
 #include "core/diagnosis/literalsearcher.h"
 #include "core/diagnosis/logreader.h"
 #include "core/diagnosis/logtime.h"
+#include "core/diagnosis/moekernelsighting.h"
 #include "core/diagnosis/moemessage.h"
 #include "core/diagnosis/ruleset.h"
 #include "core/diagnosis/serverevent.h"
@@ -60,6 +61,7 @@ private:
         std::optional<LogTime> readyTime;
         bool readyTimeFromEarlierLine = false; // the ready line has no time: that of a line before it
         QSet<QString> loadedFolders;           // folders a tuned config was loaded from
+        QList<MoeKernelSighting> kernels;      // lines naming the MoE kernel, one per distinct fact
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
@@ -75,6 +77,9 @@ private:
     // start line that say nothing) join the next one; entries of a joined start merge.
     void foldSegments();
     void joinFindings(); // rules that join another rule's finding (Rule::joins)
+    static void addKernel(Segment &seg, const MoeKernelSighting &sighting);
+    // Per start: the kernel finding's words, its lookups' urgency (MoeKernelVerdict); the starts' kernels.
+    QList<QList<MoeKernelUse>> judgeKernels(QList<Finding> &latestFolders);
     std::optional<TuningTarget> targetFor(const QString &path, Framework framework) const;
     static std::optional<TuningTarget> denseTargetFor(const QString &path, Framework framework);
     Framework frameworkFor(const MoeMessage &msg, Framework prefixFramework) const;

@@ -4,6 +4,7 @@
 
 #include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logtime.h"
+#include "core/diagnosis/moekernelverdict.h"
 #include "core/moe/precompiledregex.h"
 #include "core/tuning/tunespec.h"
 
@@ -361,6 +362,7 @@ QString FindingWording::summary(const Diagnosis &d) {
         if (infos > 0)
             summary += u"; "_s + QString::number(infos) + (infos == 1 ? u" fact noted"_s : u" facts noted"_s);
     }
+    summary += MoeKernelVerdict::summaryNote(d, !jobs.isEmpty());
     if (d.starts.size() > 1) {
         // A followed log across restarts: the summary speaks of the server as it runs now.
         const ServerStart &latest = d.starts.back();

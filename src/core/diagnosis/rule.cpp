@@ -47,13 +47,19 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         return std::nullopt;
     }
     QString pattern, prefilter, severity, quote;
+    if (!readString(object, "moe_kernel"_L1, false, &r.moeKernel, error, where) ||
+        !readString(object, "moe_scheme"_L1, false, &r.moeScheme, error, where) ||
+        !readString(object, "moe_layers"_L1, false, &r.moeLayers, error, where) ||
+        !readString(object, "moe_n"_L1, false, &r.moeN, error, where))
+        return std::nullopt;
+    const bool kernelRule = !r.moeKernel.trimmed().isEmpty();
     if (!readString(object, "pattern"_L1, true, &pattern, error, where) ||
         !readString(object, "quote"_L1, false, &quote, error, where) ||
         !readString(object, "joins"_L1, false, &r.joins, error, where) ||
         !readString(object, "join_text"_L1, false, &r.joinText, error, where) ||
         !readString(object, "prefilter"_L1, true, &prefilter, error, where) ||
         !readString(object, "severity"_L1, false, &severity, error, where) ||
-        !readString(object, "title"_L1, true, &r.title, error, where) ||
+        !readString(object, "title"_L1, !kernelRule, &r.title, error, where) ||
         !readString(object, "explanation"_L1, false, &r.explanation, error, where) ||
         !readString(object, "advice"_L1, false, &r.advice, error, where))
         return std::nullopt;
@@ -86,6 +92,11 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         r.quoteLast = true;
     } else {
         fail(error, where + u": quote \""_s + quote + u"\" is not one of first, last."_s);
+        return std::nullopt;
+    }
+    if (!kernelRule && (!r.moeScheme.isEmpty() || !r.moeLayers.isEmpty() || !r.moeN.isEmpty())) {
+        fail(error, where + u": moe_scheme, moe_layers and moe_n describe a \"moe_kernel\" rule; give its "
+                            "moe_kernel (the backend name, e.g. \"{1}\")."_s);
         return std::nullopt;
     }
     if (!r.joins.isEmpty() && r.joinText.isEmpty()) {

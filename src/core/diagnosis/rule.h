@@ -30,6 +30,13 @@ struct Rule {
     // size and its tokens); joinText (may use {n}) is appended to that finding's title.
     QString joins;
     QString joinText;
+    // "moe_kernel": the line names the MoE kernel a server start runs ({n} templates: its backend name,
+    // the scheme of its layers, the layers it concerns when not the main ones, the N of the one shape it
+    // speaks of). Such lines make one finding per start, rule "moe-kernel"; title and advice are optional.
+    QString moeKernel;
+    QString moeScheme;
+    QString moeLayers;
+    QString moeN;
 
     // Reads one rule object; nullopt with a sentence in *error when a field is missing or wrong.
     static std::optional<Rule> fromJson(const QJsonObject &object, QString *error);

@@ -24,8 +24,11 @@ RuleSet RuleSet::builtin() {
         QFile f(u":/moetune/rules/default-rules.json"_s);
         QStringList errors;
         if (f.open(QIODevice::ReadOnly)) {
-            for (const Rule &r : parseRuleFile(f.readAll(), u"default-rules.json"_s, &errors))
+            const QByteArray json = f.readAll();
+            for (const Rule &r : parseRuleFile(json, u"default-rules.json"_s, &errors))
                 set.add(r);
+            for (const MoeBackend &b : parseBackends(json, u"default-rules.json"_s, &errors))
+                set.add(b);
         } else {
             errors << u"The built-in rules resource is missing."_s;
         }
@@ -50,8 +53,11 @@ RuleSet RuleSet::withUserRules(const QString &dir, QStringList *errors) {
                 *errors << path + u": cannot be read ("_s + f.errorString() + u")."_s;
             continue;
         }
-        for (const Rule &r : parseRuleFile(f.readAll(), path, errors))
+        const QByteArray json = f.readAll();
+        for (const Rule &r : parseRuleFile(json, path, errors))
             set.add(r);
+        for (const MoeBackend &b : parseBackends(json, path, errors)) // silent on bad JSON: reported above
+            set.add(b);
     }
     return set;
 }
@@ -76,6 +82,8 @@ QList<Rule> RuleSet::parseRuleFile(const QByteArray &json, const QString &origin
         return out;
     }
     QJsonArray rules;
+    if (doc.isObject() && doc.object().contains(u"moe_backends"_s) && !doc.object().contains(u"rules"_s))
+        return out; // a file of backend names only
     if (doc.isArray()) {
         rules = doc.array();
     } else if (doc.isObject() && doc.object().value(u"rules"_s).isArray()) {
@@ -99,6 +107,45 @@ QList<Rule> RuleSet::parseRuleFile(const QByteArray &json, const QString &origin
         out.append(*r);
     }
     return out;
+}
+
+QList<MoeBackend> RuleSet::parseBackends(const QByteArray &json, const QString &origin, QStringList *errors) {
+    QList<MoeBackend> out;
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    if (!doc.isObject() || !doc.object().contains(u"moe_backends"_s))
+        return out;
+    const QJsonValue list = doc.object().value(u"moe_backends"_s);
+    if (!list.isArray()) {
+        if (errors)
+            *errors << origin +
+                           u": \"moe_backends\" must be a list of {\"name\", \"triton_configs\"} objects."_s;
+        return out;
+    }
+    const QJsonArray entries = list.toArray();
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        QString error = u"not an object"_s;
+        std::optional<MoeBackend> b =
+            entries.at(i).isObject() ? MoeBackend::fromJson(entries.at(i).toObject(), &error) : std::nullopt;
+        if (!b) {
+            if (errors)
+                *errors << origin + u": "_s + error + u" (moe_backends #"_s + QString::number(i + 1) +
+                               u", skipped)"_s;
+            continue;
+        }
+        b->origin = origin;
+        out.append(*b);
+    }
+    return out;
+}
+
+void RuleSet::add(const MoeBackend &backend) {
+    for (MoeBackend &b : m_backends) {
+        if (b.name == backend.name && b.scheme == backend.scheme) {
+            b = backend;
+            return;
+        }
+    }
+    m_backends.append(backend);
 }
 
 void RuleSet::add(const Rule &rule) {

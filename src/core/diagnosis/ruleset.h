@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diagnosis/moebackend.h"
 #include "core/diagnosis/rule.h"
 
 #include <QByteArray>
@@ -24,14 +25,20 @@ public:
 
     // Parses one rule file ({"version": 1, "rules": [...]} or a bare array); errors are appended.
     static QList<Rule> parseRuleFile(const QByteArray &json, const QString &origin, QStringList *errors);
+    // The file's "moe_backends" list (what a MoE backend name means for the Triton configs); errors appended.
+    static QList<MoeBackend> parseBackends(const QByteArray &json, const QString &origin,
+                                           QStringList *errors);
 
-    void add(const Rule &rule); // replaces a rule with the same id
+    void add(const Rule &rule);          // replaces a rule with the same id
+    void add(const MoeBackend &backend); // replaces an entry of the same name and scheme
+    const QList<MoeBackend> &moeBackends() const { return m_backends; }
     const QList<Rule> &rules() const { return m_rules; }
     qsizetype size() const { return m_rules.size(); }
     bool isEmpty() const { return m_rules.isEmpty(); }
 
 private:
     QList<Rule> m_rules;
+    QList<MoeBackend> m_backends;
 };
 
 } // namespace moetune

@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diagnosis/moekerneluse.h"
 #include "core/moe/framework.h"
 
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -20,6 +22,7 @@ struct ServerStart {
     QString readyTime;    // as printed (or, readyTimeFromEarlierLine, the time of the nearest line before)
     bool readyTimeFromEarlierLine = false;
     std::optional<qint64> secondsToReady; // from the start line's time to the ready line's
+    QList<MoeKernelUse> moeKernels;       // the MoE kernels its log names (empty: it names none)
 
     bool operator==(const ServerStart &) const = default;
 };
