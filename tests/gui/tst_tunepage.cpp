@@ -532,6 +532,9 @@ private slots:
         click(tune, u"startButton"_s);
         QTRY_VERIFY_WITH_TIMEOUT(!secondRun.isEmpty() && secondRun.last().at(0).toString() != runId, 240000);
         QCOMPARE(secondRun.last().at(1).toString(), u"ok"_s);
+        // An H200 NVL's file of the shape beside it: the preview says the server does not read it.
+        QVERIFY(
+            QFile::copy(shipped, fake.wantedFolder() + u"/E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s));
         QSignalSpy previewedMerge(tune, &TunePage::previewReady);
         click(tune, u"pushPreviewButton"_s);
         QTRY_COMPARE_WITH_TIMEOUT(previewedMerge.count(), 1, 120000);
@@ -543,6 +546,9 @@ private slots:
                  qPrintable(merged));
         QVERIFY2(merged.contains(u"M=256   replaced"_s), qPrintable(merged));
         QVERIFY2(merged.contains(u"M=4096  kept, unmeasured"_s), qPrintable(merged));
+        QVERIFY2(merged.contains(
+                     u"for the device name NVIDIA_H200_NVL: the server on NVIDIA_H200 does not read it"_s),
+                 qPrintable(merged));
         if (const QString shot = qEnvironmentVariable("MOETUNE_MERGE_SCREENSHOT"); !shot.isEmpty()) {
             window.resize(1600, 1000);
             named<QTabWidget>(tune, u"rightTabs"_s)->setCurrentWidget(named<QWidget>(tune, u"pushTab"_s));

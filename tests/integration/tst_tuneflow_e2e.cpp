@@ -215,8 +215,30 @@ private slots:
         // it.
         const QString sibling = m_host.wantedFolder() + u"/E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s;
         QVERIFY(QFile::copy(up, sibling));
+        // And moetune's push record of another model's run (K 4096) into this very file: the file name has no
+        // K, so the preview says that another model reads it.
+        const QString otherRun = QFileInfo(runDir).path() + u"/20260101-000000-abcdef"_s;
+        QVERIFY(QDir().mkpath(otherRun));
+        {
+            QFile spec(otherRun + u"/spec.json"_s);
+            QVERIFY(spec.open(QIODevice::WriteOnly));
+            spec.write(R"({"framework": "sglang", "E": 128, "N": 384, "K": 4096, "topk": 8})");
+            QFile rec(otherRun + u"/push.json"_s);
+            QVERIFY(rec.open(QIODevice::WriteOnly));
+            rec.write(QJsonDocument(
+                          QJsonObject{{"format"_L1, u"moetune-push"_s},
+                                      {"version"_L1, 1},
+                                      {"files"_L1, QJsonArray{QJsonObject{{"file_name"_L1, m_host.upName()},
+                                                                          {"target"_L1, up},
+                                                                          {"sha256"_L1, u"00"_s},
+                                                                          {"unchanged"_L1, false}}}}})
+                          .toJson());
+        }
         r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{runId, u"--dry-run"_s});
         QVERIFY(QFile::remove(sibling));
+        QVERIFY(QDir(otherRun).removeRecursively());
+        QVERIFY2(QString::fromUtf8(r.out).contains(u"another model reads this file too: K=4096"_s),
+                 r.out.constData());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString rows = QString::fromUtf8(r.out);
         QVERIFY2(

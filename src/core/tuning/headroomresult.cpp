@@ -81,7 +81,7 @@ std::optional<HeadroomResult> HeadroomResult::fromJson(const QJsonObject &o, QSt
     r.defaultSourceKind = ds.value("kind"_L1).toString();
     r.defaultSourcePath = ds.value("path"_L1).toString();
     int lastM = 0;
-    for (const QJsonValue &v : o.value("sizes"_L1).toArray()) {
+    for (const auto &v : o.value("sizes"_L1).toArray()) {
         const QJsonObject s = v.toObject();
         Size z;
         z.m = s.value("m"_L1).toInt();
@@ -101,7 +101,7 @@ std::optional<HeadroomResult> HeadroomResult::fromJson(const QJsonObject &o, QSt
         z.bestConfig = configKey(s.value("best_config"_L1));
         r.sizes.append(z);
     }
-    for (const QJsonValue &v : o.value("ranges"_L1).toArray()) {
+    for (const auto &v : o.value("ranges"_L1).toArray()) {
         const QJsonObject g = v.toObject();
         Range rg;
         rg.gainClass = g.value("class"_L1).toString();
