@@ -108,7 +108,13 @@ def main():
     with open(sp, "w") as f:
         json.dump(spec, f)
     t0 = time.time()
-    rc, ev, err = agent(cmd, ["tune", sp, "--foreground"], env, 170)
+    try:
+        rc, ev, err = agent(cmd, ["tune", sp, "--foreground"], env, 170)
+    except subprocess.TimeoutExpired:
+        with open(os.path.join(out, "merge_check.json"), "w") as f:
+            json.dump({"ok": False, "failures": ["the tune ran past 170 s"], "sizes": sizes}, f)
+        print("FAILED: the tune ran past 170 s (try fewer --sizes or a smaller --budget)")
+        return 1
     tune_s = time.time() - t0
     done = ev[-1] if ev else {}
     started = next((e for e in ev if e["type"] == "run_started"), {})
