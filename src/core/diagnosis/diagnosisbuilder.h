@@ -60,6 +60,7 @@ private:
         std::optional<LogTime> readyTime;
         bool readyTimeFromEarlierLine = false; // the ready line has no time: that of a line before it
         QSet<QString> loadedFolders;           // folders a tuned config was loaded from
+        QString model;                         // the served model as its start line names it
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);

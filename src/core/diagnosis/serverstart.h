@@ -20,6 +20,7 @@ struct ServerStart {
     QString readyTime;    // as printed (or, readyTimeFromEarlierLine, the time of the nearest line before)
     bool readyTimeFromEarlierLine = false;
     std::optional<qint64> secondsToReady; // from the start line's time to the ready line's
+    QString model; // the served model as the start line names it (SGLang's model_path), "" = not named
 
     bool operator==(const ServerStart &) const = default;
 };
