@@ -62,7 +62,7 @@ bool PracticeServer::exists() const {
            f.readAll() == QByteArray(kPracticeMarkerText);
 }
 
-bool PracticeServer::create(QString *error) {
+bool PracticeServer::create(QString *error) const {
     const auto fail = [error](const QString &message) {
         if (error)
             *error = message;

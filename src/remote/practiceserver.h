@@ -31,7 +31,7 @@ public:
 
     // Writes the tree (again, keeping the config files pushed so far and the log). Refuses a folder that
     // exists, is not empty and is not a practice server's.
-    bool create(QString *error);
+    bool create(QString *error) const;
     bool exists() const; // a practice tree is there (its marker)
     // Starts the server the way its profile does (detached; its log grows with the startup lines).
     bool startServer(QString *error) const;

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -137,11 +138,7 @@ private slots:
         named<QLineEdit>(&page, u"batchSizesEdit"_s)->setText(u"1"_s);
         auto *label = named<QLabel>(&page, u"runLabel"_s);
         QTest::mouseClick(named<QPushButton>(&page, u"startButton"_s), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            label->text().contains(u"GPU"_s) &&
-                (label->text().contains(u"did not start"_s) || label->text().contains(u"failed"_s)),
-            120000);
-        QTRY_VERIFY_WITH_TIMEOUT(label->text().contains(u"Backend: synthetic"_s), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(label->text().contains(u"Backend: synthetic"_s), 180000);
         QVERIFY2(!label->text().contains(u"--python"_s) && !label->text().contains(u"spec 'python'"_s),
                  qPrintable(label->text()));
     }
