@@ -62,7 +62,7 @@ MoeModelCatalog MoeModelCatalog::load(QStringList *errors) {
     for (const QString &name : user.entryList({u"*.json"_s}, QDir::Files, QDir::Name)) {
         QFile f(user.filePath(name));
         QString error;
-        const MoeModelCatalog c = f.open(QIODevice::ReadOnly) && f.size() < 4 * 1024 * 1024
+        const MoeModelCatalog c = f.open(QIODevice::ReadOnly) && f.size() < qint64(4) * 1024 * 1024
                                       ? fromJson(f.readAll(), f.fileName(), &error)
                                       : MoeModelCatalog{};
         if (!f.isOpen())
