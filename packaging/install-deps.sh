@@ -15,6 +15,9 @@ PKGS=(
   clang clang-tidy libclang-rt-14-dev time dbus gnome-keyring
 )
 
+# Arguments: install just these packages the same way (run.sh asks for x11vnc when there is no display).
+if [ $# -gt 0 ]; then PKGS=("$@"); fi
+
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

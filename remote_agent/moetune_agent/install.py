@@ -43,20 +43,29 @@ _NO_LINK = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EML
 TEST_DOUBLE_MARKER = ".moetune-test-double"
 TEST_DOUBLE_TEXT = (b"moetune test double: this folder tree is a test fixture's fake server; "
                     b"simulated results may be installed into it\n")
+# The app's practice server (a sandbox host the user creates in one click) is the same kind of double, made by
+# the app in a fresh folder of its own data folder (src/remote/practiceserver.cpp writes these bytes): its own
+# fake SGLang tree, config folders and log, which no real server reads.
+PRACTICE_DOUBLE_TEXT = (b"moetune practice server (sandbox): this folder tree is a practice double of an inference "
+                        b"server, made by the moetune app in its own data folder; simulated results may be "
+                        b"installed into it\n")
+MARKER_READ_BYTES = max(len(TEST_DOUBLE_TEXT), len(PRACTICE_DOUBLE_TEXT)) + 1  # a longer file matches neither
 _SIMULATED_REFUSAL = ("refusing to install numbers that were never measured on a GPU (only a test fixture's fake "
-                      "server tree, marked by a %s file at its top, accepts them)" % TEST_DOUBLE_MARKER)
+                      "server tree, marked by a %s file at its top, accepts them; so does the app's practice "
+                      "server)" % TEST_DOUBLE_MARKER)
 
 
 def test_double_marker(folder: str) -> Optional[str]:
     """The marker file that makes folder (or a folder above it) a test fixture's fake server tree, else None.
-    It must be a regular file (not a link) owned by this user holding exactly TEST_DOUBLE_TEXT."""
+    It must be a regular file (not a link) owned by this user holding exactly TEST_DOUBLE_TEXT (a test fixture's
+    tree) or PRACTICE_DOUBLE_TEXT (the app's practice server)."""
     d = os.path.abspath(folder)
     while True:
         p = os.path.join(d, TEST_DOUBLE_MARKER)
         try:
             st = os.lstat(p)
             if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and \
-                    read_nofollow(p, len(TEST_DOUBLE_TEXT)) == TEST_DOUBLE_TEXT:
+                    read_nofollow(p, MARKER_READ_BYTES) in (TEST_DOUBLE_TEXT, PRACTICE_DOUBLE_TEXT):
                 return p
         except (OSError, RunError):
             pass
@@ -67,9 +76,18 @@ def test_double_marker(folder: str) -> Optional[str]:
 
 
 def _load_sources(source: str, framework: str, home: Optional[str],
-                  test_double: Callable[[], Optional[str]]) -> List[Tuple[str, str]]:
+                  test_double: Callable[[], Optional[str]],
+                  refusals: Optional[List[str]] = None) -> List[Tuple[str, str]]:
     """-> [(file name in the target dialect, exact text)]. Raises RunError. test_double() -> the marker of the
-    target tree when it is a test fixture's (asked only for a simulated source)."""
+    target tree when it is a test fixture's (asked only for a simulated source). refusals (a dry run): the
+    simulated refusal is appended there instead of raised, so the preview still shows the folder and the diff
+    (every file of it then says refused: simulated; the real install still raises)."""
+
+    def refuse_simulated(message: str) -> None:
+        if refusals is None:
+            raise RunError("simulated", message)
+        refusals.append(message)
+
     path = source
     if not os.path.exists(path):
         try:
@@ -84,8 +102,7 @@ def _load_sources(source: str, framework: str, home: Optional[str],
     if run_dir is not None:
         why = run_simulated(run_dir)
         if why and not test_double():
-            raise RunError("simulated", "%s comes from the simulated run %s (%s): %s"
-                           % (path, run_dir, why, _SIMULATED_REFUSAL))
+            refuse_simulated("%s comes from the simulated run %s (%s): %s" % (path, run_dir, why, _SIMULATED_REFUSAL))
     base = os.path.basename(path)
     cname = naming.try_parse_name(base)
     try:
@@ -112,9 +129,8 @@ def _load_sources(source: str, framework: str, home: Optional[str],
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
             raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
                            "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
-        if obj.get("simulated") and not test_double():
-            raise RunError("simulated", "%s holds simulated results (synthetic backend): %s"
-                           % (path, _SIMULATED_REFUSAL))
+        if obj.get("simulated") and not test_double() and not refusals:
+            refuse_simulated("%s holds simulated results (synthetic backend): %s" % (path, _SIMULATED_REFUSAL))
         out = _result_files(path, obj, framework)
         if not out:
             raise RunError("not_found", "%s has no %s config file" % (path, framework))
@@ -565,7 +581,8 @@ def install_command(args, out) -> int:
                 marker.append(None)  # no target: the simulated refusal is the clearer answer
         return marker[0]
 
-    files = _load_sources(args.source, args.framework, home, test_double)
+    refusals: Optional[List[str]] = [] if args.dry_run else None
+    files = _load_sources(args.source, args.framework, home, test_double, refusals)
     folder, may_create = target[0] if target else _target_folder(args.framework, args.root, args.python)
     for name, _ in files:
         try:
@@ -601,6 +618,8 @@ def install_command(args, out) -> int:
                 plan.refused = "exists"
             if plan.refused is None and not os.path.isdir(folder) and not may_create:
                 plan.refused = "not_found"
+            if refusals:
+                plan.refused = "simulated"
             if args.dry_run:
                 old_lines = plan.old.decode("utf-8", "replace").splitlines(True) if plan.old is not None else []
                 diff = "".join(difflib.unified_diff(old_lines, text.splitlines(True),
@@ -611,7 +630,8 @@ def install_command(args, out) -> int:
                           "would_backup": "%s.bak-<timestamp>" % plan.target
                           if plan.exists and plan.changed and args.replace and plan.refused is None else None,
                           "refused": plan.refused, "diff": diff, "merge": merge.event(),
-                          "refused_message": _refusal_message(plan) if plan.refused not in (None, "not_found") else None})
+                          "refused_message": refusals[0] if refusals else
+                          (_refusal_message(plan) if plan.refused not in (None, "not_found") else None)})
                 continue
             if plan.refused == "not_found":
                 raise RunError("not_found", "the config folder %s does not exist" % folder)

@@ -7,6 +7,7 @@ packages; the agent inspects it through the same child-interpreter probe it uses
 import hashlib
 import json
 import os
+import re
 import resource
 import signal
 import stat
@@ -189,6 +190,45 @@ class Sglang(InstallCase):
         # The marker of one tree does not open another one.
         r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", os.path.join(self.tmp, "y"))
         self.assertEqual(r.one("error")["code"], "simulated")
+
+    def test_dry_run_of_a_simulated_run_previews_the_refusal(self):
+        """The preview of a refused push still shows the folder and the diff: every file says refused
+        'simulated' with the sentence, nothing is written, and the real install still refuses."""
+        r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
+        run_id = r.one("run_started")["run_id"]
+        target = os.path.join(self.tmp, "real", "triton_3_6_0")
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", target, "--dry-run")
+        self.assertEqual(r.rc, 0, r.lines)
+        diffs = r.of("diff")
+        self.assertTrue(diffs, r.lines)
+        for d in diffs:
+            self.assertEqual(d["refused"], "simulated", d)
+            self.assertIn("simulated run", d["refused_message"])
+            self.assertTrue(d["target"].startswith(target + os.sep), d)
+            self.assertIn("+{", d["diff"].replace(" ", "").replace("\n", ""))
+        self.assertFalse(os.path.exists(target))
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", target)
+        self.assertEqual(r.one("error")["code"], "simulated")
+        self.assertFalse(os.path.exists(target))
+
+    def test_practice_server_marker(self):
+        """The app's practice server marks its tree with the practice text (the bytes of
+        src/remote/practiceserver.cpp): a simulated run installs there, as into a test fixture's tree."""
+        src = os.path.join(agenttest.AGENT_ROOT, "..", "src", "remote", "practiceserver.cpp")
+        with open(src, encoding="utf-8") as f:
+            cpp = f.read()
+        pieces = re.findall(r'"([^"]*)"', cpp.split("kPracticeMarkerText", 1)[1].split('";', 1)[0] + '"')
+        self.assertEqual("".join(pieces).replace("\\n", "\n").encode(), install.PRACTICE_DOUBLE_TEXT)
+        r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")
+        run_id = r.one("run_started")["run_id"]
+        practice = os.path.join(self.tmp, "practice-server")
+        target = os.path.join(practice, "configs", "triton_3_6_0")
+        os.makedirs(practice)
+        with open(os.path.join(practice, install.TEST_DOUBLE_MARKER), "wb") as f:
+            f.write(install.PRACTICE_DOUBLE_TEXT)
+        r = self.run_agent("install-config", run_id, "--framework", "sglang", "--root", target)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertTrue(r.of("installed"))
 
     def test_refuses_a_simulated_run_folder(self):
         r = self.run_agent("tune", self.write_spec(agenttest.small_spec(batch_sizes=[1])), "--foreground")

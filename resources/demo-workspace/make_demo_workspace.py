@@ -157,7 +157,9 @@ def main():
                 "remote_agent/bench/RESULTS.md, issue 9). The run's events were not kept.",
         "simulated": False})
     write(HERE, "workspace.json", {"format": "moetune-workspace", "version": 1,
-                                   "name": "Demo: real H200 sweeps (Qwen3-30B-A3B)"})
+                                   "name": "Demo: real H200 sweeps (Qwen3-30B-A3B)",
+                                   # shipped read-only: no .result.cache is written beside its runs
+                                   "bundled": True})
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ QString previewText(const PushFlow::Preview &pv) {
                 s += u"    "_s + line + u'\n';
         }
     }
+    if (!pv.refused.isEmpty())
+        s += u"  refused: "_s + pv.refused + u'\n';
     return s;
 }
 
@@ -160,7 +162,7 @@ int PushCommand::run(const QStringList &args) {
         Console::out(previewText(preview));
     if (p.isSet(u"dry-run"_s)) {
         emitJson();
-        return FlowExitOk;
+        return preview.refused.isEmpty() ? FlowExitOk : FlowExitRefused;
     }
     PushRecord record;
     host.push()->push(preview, [&](const PushRecord &r, const QString &e) {

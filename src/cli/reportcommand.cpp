@@ -83,6 +83,9 @@ int ReportCommand::run(const QStringList &args) {
     if (ws->runs().isEmpty())
         return fail(u"%1 holds no runs yet."_s.arg(QDir::toNativeSeparators(where)));
     const WorkspaceRun *run = &ws->runs().first();
+    // The demo's first report is its headline run, the one the app opens on (not the newest).
+    if (demo && ws->run(DemoWorkspace::headlineRun()))
+        run = ws->run(DemoWorkspace::headlineRun());
     if (parser.isSet(runOption)) {
         run = ws->run(parser.value(runOption));
         if (!run) {
@@ -93,11 +96,11 @@ int ReportCommand::run(const QStringList &args) {
                 parser.value(runOption), QDir::toNativeSeparators(where), ids.join(u", "_s)));
         }
     } else if (ws->runs().size() > 1) {
-        Console::err(
-            u"moetune-cli report: %1 holds %2 runs; reporting the newest, %3 (--run ID for another).\n"_s
-                .arg(demo ? u"the demo workspace"_s : QDir::toNativeSeparators(where))
-                .arg(ws->runs().size())
-                .arg(run->runId));
+        Console::err(u"moetune-cli report: %1 holds %2 runs; reporting %3, %4 (--run ID for another).\n"_s
+                         .arg(demo ? u"the demo workspace"_s : QDir::toNativeSeparators(where))
+                         .arg(ws->runs().size())
+                         .arg(demo ? u"its headline run"_s : u"the newest"_s)
+                         .arg(run->runId));
     }
 
     if (!parser.isSet(pdfOption)) {
@@ -108,12 +111,11 @@ int ReportCommand::run(const QStringList &args) {
     QString path = parser.value(pdfOption);
     if (QFileInfo(path).isDir())
         path = QDir(path).filePath(PdfReport::suggestedFileName(*run));
-    // Simulated numbers never travel under a name that hides it.
-    if (const QString marked = PdfReport::markedPath(*run, path); marked != path) {
-        path = marked;
-        Console::err(
-            u"moetune-cli report: the run is simulated; writing %1\n"_s.arg(QDir::toNativeSeparators(path)));
-    }
+    // The name given is the name written (the suggested name of a folder says SIMULATED); the report
+    // itself says SIMULATED on every page.
+    if (run->result.simulated)
+        Console::err(u"moetune-cli report: the run is simulated; every page of %1 says so\n"_s.arg(
+            QDir::toNativeSeparators(path)));
     QElapsedTimer timer;
     timer.start();
     if (!PdfReport::write(*run, path, &error))

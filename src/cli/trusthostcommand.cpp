@@ -60,7 +60,7 @@ int TrustHostCommand::run(const QStringList &args) {
     const auto host = resolveHost(positional.first(), &error);
     if (!host)
         return fail(error);
-    if (host->local)
+    if (host->local || host->isPractice())
         return fail(u"'local' is this machine; it has no host key to trust."_s);
     HostSessionSync::Options options;
     options.expectFingerprint = parser.value(fingerprint);

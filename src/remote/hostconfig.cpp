@@ -19,6 +19,8 @@ LogSource LogSource::fromString(const QString &s) {
 }
 
 QString HostConfig::label() const {
+    if (isPractice())
+        return QCoreApplication::translate("HostConfig", "Practice server (sandbox)");
     return local ? QCoreApplication::translate("HostConfig", "Local machine") : alias;
 }
 
@@ -49,6 +51,8 @@ QJsonObject HostConfig::toJson() const {
     o.insert("fromSshConfig"_L1, fromSshConfig);
     if (local)
         o.insert("local"_L1, true);
+    if (isPractice())
+        o.insert("practiceRoot"_L1, practiceRoot);
     o.insert("python"_L1, python);
     o.insert("logSourceKind"_L1, logSource.kind == LogSource::Kind::File      ? u"file"_s
                                  : logSource.kind == LogSource::Kind::Command ? u"command"_s
@@ -73,6 +77,7 @@ HostConfig HostConfig::fromJson(const QJsonObject &o) {
     h.proxyJump = o.value("proxyJump"_L1).toString();
     h.fromSshConfig = o.value("fromSshConfig"_L1).toBool();
     h.local = o.value("local"_L1).toBool();
+    h.practiceRoot = o.value("practiceRoot"_L1).toString();
     h.python = o.value("python"_L1).toString(u"python3"_s);
     if (h.python.isEmpty())
         h.python = u"python3"_s;

@@ -30,6 +30,9 @@ struct HostConfig {
     QString proxyJump; // as written in ssh config (libssh honours it through ProxyCommand/ProxyJump)
     bool fromSshConfig = false;
     bool local = false; // the built-in "Local machine" (HostStore::localHost()): no SSH at all
+    // The practice server (remote/practiceserver.h): this machine without SSH, HOME in its own tree.
+    QString practiceRoot;
+    bool isPractice() const { return !practiceRoot.isEmpty(); }
 
     QString python = QStringLiteral("python3"); // the host's interpreter, e.g. a venv's bin/python
     LogSource logSource;

@@ -28,7 +28,11 @@ HostSession::HostSession(const HostConfig &host, Environment environment, QObjec
     : QObject(parent)
     , m_host(host)
     , m_env(std::move(environment)) {
-    if (m_host.local) {
+    if (m_host.isPractice()) {
+        auto *local = new LocalTransport(m_host.practiceRoot + u"/home"_s, this); // its own HOME
+        local->setHostLabel(m_host.label());
+        m_transport = local;
+    } else if (m_host.local) {
         m_transport = new LocalTransport(m_env.localHome, this);
     } else {
         SshOptions options = m_env.ssh;
@@ -81,7 +85,7 @@ void HostSession::createAgent() {
             return;
         m_probe = p;
         // One name for the host everywhere: the probe of this machine says "Local machine" too.
-        if (m_host.local || m_probe->hostName.isEmpty())
+        if (m_host.local || m_host.isPractice() || m_probe->hostName.isEmpty())
             m_probe->hostName = m_host.label();
     });
     connect(m_agent, &AgentClient::progress, this, [this](JobId id, qint64 done, qint64 total) {

@@ -65,7 +65,7 @@ public:
     QString label() const { return m_host.label(); }
     // Settings edited while connected take effect at the next flow (the connection stays).
     void setHost(const HostConfig &host);
-    bool isLocal() const { return m_host.local; }
+    bool isLocal() const { return m_host.local || m_host.isPractice(); }
     Transport *transport() const { return m_transport; }
     // The agent of the current host settings (new flows start their agent commands here).
     AgentClient *agent();

@@ -19,7 +19,8 @@ public:
     explicit LocalTransport(QString homeDir = {}, QObject *parent = nullptr);
     ~LocalTransport() override;
 
-    QString hostLabel() const override { return QStringLiteral("Local machine"); } // HostConfig::label()
+    QString hostLabel() const override { return m_label; } // HostConfig::label()
+    void setHostLabel(const QString &label) { m_label = label; }
     State state() const override { return m_state; }
     QString stateMessage() const override { return {}; }
     QString homeDir() const { return m_home; }
@@ -38,6 +39,7 @@ private:
     void finish(JobId id, const JobResult &r);
 
     QString m_home;
+    QString m_label = QStringLiteral("Local machine");
     State m_state = State::Disconnected;
     JobId m_nextId = 1;
     QHash<JobId, QPointer<QProcess>> m_processes;

@@ -15,6 +15,21 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
+QString PushFlow::refusalSentence(const QString &code, const QString &target) {
+    if (code == "simulated"_L1)
+        return u"This run's numbers are SIMULATED (synthetic backend, no GPU measured them), so they are "
+               u"never "
+               u"installed on a real server; only the practice server (the sandbox host 'practice' of "
+               u"the Hosts page) takes them. Tune on a GPU (backend auto, triton or server) to push to this host."_s;
+    if (code == "symlink_target"_L1)
+        return u"%1 is a symbolic link: moetune does not write through a link it did not make. Remove the "
+               u"link or point the server at a real folder."_s.arg(target);
+    if (code == "not_found"_L1)
+        return u"The folder of %1 does not exist and the server would not read a new one there."_s.arg(
+            target);
+    return u"%1 cannot be replaced (%2)."_s.arg(target, code);
+}
+
 QJsonObject PushFlow::Preview::toJson() const {
     QJsonArray ds;
     for (const QJsonObject &d : diffs)
@@ -34,6 +49,7 @@ QJsonObject PushFlow::Preview::toJson() const {
                        {"persistent_note"_L1, target.persistentNote},
                        {"files"_L1, ds},
                        {"merges"_L1, ms},
+                       {"refused"_L1, refused.isEmpty() ? QJsonValue() : QJsonValue(refused)},
                        {"error"_L1, error.isEmpty() ? QJsonValue() : QJsonValue(error)}};
 }
 
@@ -111,9 +127,12 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
         self->m_calls->agentJob(dry, [p, done, probeCopy, runK](const HostCalls::Agent &d) mutable {
             p.diffs = d.of(u"diff"_s);
             if (!d.ok || p.diffs.isEmpty())
-                p.error = u"The dry run of install-config failed: %1"_s.arg(d.error.isEmpty() ? u"no diff"_s
-                                                                                              : d.error);
+                p.error = u"The push could not be previewed (nothing was changed on the host): %1"_s.arg(
+                    d.error.isEmpty() ? u"the agent listed no file to install"_s : d.error);
             for (const QJsonObject &diff : std::as_const(p.diffs)) {
+                const QString why = diff.value("refused"_L1).toString();
+                if (p.refused.isEmpty() && !why.isEmpty() && why != "exists"_L1)
+                    p.refused = refusalSentence(why, diff.value("target"_L1).toString());
                 if (auto m = PushRowMerge::fromEvent(diff)) {
                     if (probeCopy) // a served model of this E and N but another K reads the file too
                         m->addServedK(*probeCopy, p.framework, runK);
@@ -132,8 +151,8 @@ void PushFlow::push(const Preview &preview,
     for (const QJsonObject &d : preview.diffs) {
         const QString refused = d.value("refused"_L1).toString();
         if (!refused.isEmpty() && refused != "exists"_L1)
-            return done({}, u"install-config would refuse %1 (%2): nothing was pushed."_s.arg(
-                                d.value("target"_L1).toString(), refused));
+            return done({}, refusalSentence(refused, d.value("target"_L1).toString()) +
+                                u" Nothing was pushed."_s);
     }
     QPointer<PushFlow> self(this);
     emit status(u"Installing %1 file(s) into %2"_s.arg(preview.diffs.size()).arg(preview.target.folder));
@@ -198,7 +217,10 @@ void PushFlow::readRecord(
             u"cat -- "_s + shellQuote(path), 60000,
             [done, dir, path](const HostCalls::Shell &s) {
                 if (!s.ok())
-                    return done({}, dir, u"Run has never been pushed from moetune (no %1)."_s.arg(path));
+                    return done(
+                        {}, dir,
+                        u"There is nothing to undo: this run has not been pushed from moetune (a push "
+                        u"keeps its record beside the run, and there is none)."_s);
                 QJsonParseError pe;
                 const QJsonDocument doc = QJsonDocument::fromJson(s.out.join(u'\n').toUtf8(), &pe);
                 QString err;

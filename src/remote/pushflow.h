@@ -36,7 +36,11 @@ public:
         // Per diff: every row kept / replaced / added, other K's, sibling files.
         QList<PushRowMerge> merges;
         QString error;
+        // Why the push itself would be refused (simulated numbers for a real server, a planted link): the
+        // preview still has the folder and the diff, Push stays off. "" = it may be pushed.
+        QString refused;
         bool ok() const { return error.isEmpty(); }
+        bool canPush() const { return ok() && refused.isEmpty(); }
         QJsonObject toJson() const;
     };
     struct Proof {
@@ -50,6 +54,8 @@ public:
     };
 
     PushFlow(HostCalls *calls, ServerControl *server, QString hostLabel, QObject *parent = nullptr);
+    // The sentence for an install-config refusal code of a file (simulated, symlink_target, ...).
+    static QString refusalSentence(const QString &code, const QString &target);
 
     void preview(const QString &runId, Framework framework, const Diagnosis *before, const HostProbe *probe,
                  bool persistent, const std::function<void(const Preview &)> &done);

@@ -22,4 +22,8 @@ QString DemoWorkspace::path() {
     return u":/moetune/demo-workspace"_s;
 }
 
+QString DemoWorkspace::headlineRun() {
+    return u"20261129-qwen3-h200-fast"_s;
+}
+
 } // namespace moetune

@@ -23,7 +23,7 @@ public:
 
     static bool write(const WorkspaceRun &run, const QString &path, QString *error = nullptr);
     static bool write(const WorkspaceRun &run, const QString &path, const Options &options, QString *error);
-    // "SIMULATED-moetune-report-<run>.pdf" for simulated runs.
+    // "SIMULATED-moetune-report-<run>.pdf" for simulated runs (a suggestion: the name chosen is written).
     static QString suggestedFileName(const WorkspaceRun &run);
     // path, with "SIMULATED-" put before the file name of a simulated run's report when it lacks it.
     static QString markedPath(const WorkspaceRun &run, const QString &path);

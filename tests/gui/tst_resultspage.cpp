@@ -9,6 +9,7 @@
 #include "charts/landscapechart.h"
 #include "core/moe/configfile.h"
 #include "core/tuning/kernelconfigjson.h"
+#include "core/tuning/workspace.h"
 #include "report/demoworkspace.h"
 
 #include "syntheticrun.h"
@@ -23,6 +24,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -63,6 +65,8 @@ private Q_SLOTS:
         QVERIFY(m_home.isValid());
         // Settings of this test only: the page remembers the last workspace.
         qputenv("XDG_CONFIG_HOME", m_home.filePath(u"config"_s).toUtf8());
+        // ... and its own app data folder (Workspace::defaultLocation(), where the Tune page keeps runs).
+        qputenv("XDG_DATA_HOME", m_home.filePath(u"data"_s).toUtf8());
         QSettings().clear();
         QString error;
         m_simulatedRun = moetune::test::runSyntheticTune(QStringLiteral(MOETUNE_AGENT_PYZ), m_home.path(),
@@ -142,9 +146,41 @@ private Q_SLOTS:
         QVERIFY(landscape->pointCount() > 0);
         QTemporaryDir out;
         const QString written = page.exportReport(out.filePath(u"report.pdf"_s));
-        QCOMPARE(QFileInfo(written).fileName(), u"SIMULATED-report.pdf"_s);
+        // The name chosen is the name written (it was SIMULATED-report.pdf); SIMULATED is said inside.
+        QCOMPARE(written, out.filePath(u"report.pdf"_s));
+        QVERIFY(!QFileInfo::exists(out.filePath(u"SIMULATED-report.pdf"_s)));
         QVERIFY(QFileInfo(written).size() > 1000);
         QVERIFY(page.message().contains(u"Wrote"_s));
+        QVERIFY(page.message().contains(u"SIMULATED"_s));
+        if (const QString pdftotext = QStandardPaths::findExecutable(u"pdftotext"_s); !pdftotext.isEmpty()) {
+            QProcess text;
+            text.start(pdftotext, {written, u"-"_s});
+            QVERIFY(text.waitForFinished(30000));
+            QVERIFY(text.readAllStandardOutput().contains("SIMULATED"));
+        }
+    }
+
+    void userRunsBeforeTheDemo() {
+        // Once the Tune page kept a run in the user's workspace, the page opens there (it opened the demo).
+        QSettings().clear();
+        const QString mine = Workspace::defaultLocation();
+        QVERIFY(mine.startsWith(m_home.path()));
+        QString error;
+        auto ws = Workspace::create(mine, u"My runs"_s, &error);
+        QVERIFY2(ws, qPrintable(error));
+        auto run = WorkspaceRun::open(m_simulatedRun, &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY2(ws->addRun(*run, &error), qPrintable(error));
+        ResultsPage page;
+        page.show();
+        QSignalSpy shown(&page, &ResultsPage::workspaceShown);
+        page.openInitial();
+        waitShown(page, shown);
+        QDir(mine).removeRecursively(); // the other tests start on the demo
+        QSettings().clear();
+        QCOMPARE(shown.first().first().toString(), mine);
+        QVERIFY(page.currentRun());
+        QCOMPARE(page.currentRun()->runId, run->runId);
     }
 
     void compareWithAnotherRun() {

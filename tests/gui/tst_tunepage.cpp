@@ -5,9 +5,10 @@
 // and, in the main window on the Local machine, the whole workflow a user clicks through: a fake SGLang
 // server's log diagnosed -> "Tune this" -> a real agent run with the synthetic backend (SIMULATED
 // numbers, a labelled test double for a GPU) -> push preview -> push -> restart through the server
-// profile -> the warning gone on every rank -> undo. TEST DOUBLES: tests/support/fakeserver.py stands in
-// for the inference server and a script for nvidia-smi (tests/integration/fakeserverhost.h); the agent,
-// its install-config, the shell commands of the profile and every file are real.
+// profile -> the warning gone on every rank -> undo. TEST DOUBLES: resources/practice/fake_sglang_server.py
+// stands in for the inference server and a script for nvidia-smi (tests/integration/fakeserverhost.h over
+// remote/practiceserver.h); the agent, its install-config, the shell commands of the profile and every file
+// are real.
 #include "../integration/fakeserverhost.h"
 
 #include "app/diagnose/diagnosepage.h"
@@ -336,7 +337,7 @@ private slots:
         // The fake SGLang server (TEST DOUBLE) runs on this machine and falls back on both ranks.
         test::FakeServerHost fake;
         QString error;
-        QVERIFY2(fake.create(QStringLiteral(MOETUNE_FAKESERVER_PY), &error), qPrintable(error));
+        QVERIFY2(fake.create(&error), qPrintable(error));
         QVERIFY2(fake.startServer(&error), qPrintable(error));
 
         MainWindow window;

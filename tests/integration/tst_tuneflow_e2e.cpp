@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The tuning workflow end to end over a real sshd on 127.0.0.1, against a fake SGLang host (TEST
-// DOUBLES: tests/support/fakeserver.py as the server, a scripted nvidia-smi; see fakeserverhost.h):
-// the server's log -> tune (synthetic backend: every number SIMULATED) -> push -> restart through the
-// server profile -> the log since the restart shows the warning gone on every rank; backups and the push
-// record present; undo restores; a connection dropped mid-run and reattached loses and repeats nothing.
-// Through moetune-cli (as scripts use it) and through the flows in src/remote (as the app uses them).
+// DOUBLES: resources/practice/fake_sglang_server.py as the server, a scripted nvidia-smi; see
+// fakeserverhost.h): the server's log -> tune (synthetic backend: every number SIMULATED) -> push -> restart
+// through the server profile -> the log since the restart shows the warning gone on every rank; backups and
+// the push record present; undo restores; a connection dropped mid-run and reattached loses and repeats
+// nothing. Through moetune-cli (as scripts use it) and through the flows in src/remote (as the app uses
+// them).
 #include "core/diagnosis/diagnoser.h"
 #include "core/tuning/pushproof.h"
 #include "fakeserverhost.h"
@@ -91,7 +92,7 @@ private slots:
         qunsetenv("SSH_AUTH_SOCK");
         QString error;
         QVERIFY2(m_sshd.start(&error), qPrintable(error));
-        QVERIFY2(m_host.create(QStringLiteral(MOETUNE_FAKESERVER_PY), &error), qPrintable(error));
+        QVERIFY2(m_host.create(&error), qPrintable(error));
         const QString ssh = m_home.path() + u"/.ssh"_s;
         QDir().mkpath(ssh);
         QVERIFY(QFile::copy(m_sshd.userKey(), ssh + u"/id_ed25519"_s));

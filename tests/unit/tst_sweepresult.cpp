@@ -317,6 +317,16 @@ private Q_SLOTS:
         QVERIFY(run->result.winner(SweepOp::Up, 256));
     }
 
+    // The bundled demo workspace ("bundled": true) is only read: opening its runs writes no cache (it
+    // wrote .result.cache into the source tree when opened from there).
+    void bundledWorkspaceWritesNoCache() {
+        const QString run = QDir(demoDir()).filePath(u"20261129-qwen3-h200-fast"_s);
+        QFile::remove(SweepResultCache::cachePath(run));
+        const auto opened = WorkspaceRun::open(run);
+        QVERIFY(opened && opened->hasResultFile);
+        QVERIFY(!QFile::exists(SweepResultCache::cachePath(run)));
+    }
+
     // The binary cache beside result.json gives the same result and follows every change of the file.
     void cacheIsExactAndFollowsTheFile() {
         QTemporaryDir dir;

@@ -8,6 +8,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -57,6 +58,18 @@ HostDialog::HostDialog(Mode mode, const HostConfig &host, const QStringList &tak
     m_ui->logKindCombo->addItem(tr("Command"), int(LogSource::Kind::Command));
     m_ui->logKindCombo->setCurrentIndex(m_ui->logKindCombo->findData(int(host.logSource.kind)));
     m_ui->logSourceEdit->setText(host.logSource.value);
+    // The log of a host on this machine can be picked here; a remote host's path is typed (it is there).
+    m_ui->logBrowseButton->setVisible(host.local || host.isPractice());
+    connect(m_ui->logBrowseButton, &QPushButton::clicked, this, [this] {
+        const QString start = m_ui->logSourceEdit->text().trimmed();
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Server Log"), start.isEmpty() ? QDir::homePath() : QFileInfo(start).absolutePath(),
+            tr("Logs (*.log *.txt *.out);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        m_ui->logKindCombo->setCurrentIndex(m_ui->logKindCombo->findData(int(LogSource::Kind::File)));
+        m_ui->logSourceEdit->setText(path);
+    });
     m_ui->stopEdit->setText(host.stopCommand);
     m_ui->startEdit->setText(host.startCommand);
 
@@ -71,6 +84,10 @@ HostDialog::HostDialog(Mode mode, const HostConfig &host, const QStringList &tak
         validate();
     });
     updateLogPlaceholder();
+    // The sentence line keeps its room (two lines) whether it says something or not: the fields and the
+    // buttons never move while one types (they jumped under the cursor as the sentence came and went).
+    m_ui->errorLabel->setMinimumHeight(2 * m_ui->errorLabel->fontMetrics().lineSpacing() + 4);
+    m_ui->errorLabel->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     validate();
     resize(560, sizeHint().height());
 }
@@ -80,6 +97,7 @@ HostDialog::~HostDialog() = default;
 void HostDialog::updateLogPlaceholder() {
     const auto kind = LogSource::Kind(m_ui->logKindCombo->currentData().toInt());
     m_ui->logSourceEdit->setEnabled(kind != LogSource::Kind::None);
+    m_ui->logBrowseButton->setEnabled(kind != LogSource::Kind::Command);
     m_ui->logSourceEdit->setPlaceholderText(
         kind == LogSource::Kind::File      ? tr("/var/log/sglang.log or ~/sglang.log")
         : kind == LogSource::Kind::Command ? tr("journalctl -u sglang -n 20000, "
@@ -179,7 +197,6 @@ QString HostDialog::userProblem(const QString &user) {
 void HostDialog::validate() {
     const QString error = validationError();
     m_ui->errorLabel->setText(error);
-    m_ui->errorLabel->setVisible(!error.isEmpty());
     m_ui->buttons->button(QDialogButtonBox::Ok)->setEnabled(error.isEmpty());
 }
 

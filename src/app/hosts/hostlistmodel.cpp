@@ -83,6 +83,8 @@ int HostListModel::rowOf(const QString &alias) const {
 QString HostListModel::address(const HostConfig &host, Origin origin) {
     if (origin == Origin::Local)
         return tr("this machine");
+    if (host.isPractice())
+        return tr("this machine, sandbox %1").arg(host.practiceRoot);
     QString target = host.hostName.isEmpty() ? host.alias : host.hostName;
     if (!host.user.isEmpty())
         target = host.user + u'@' + target;

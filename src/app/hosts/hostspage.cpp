@@ -11,6 +11,7 @@
 #include "app/hosts/serverprofiledialog.h"
 #include "app/widgets/banner.h"
 #include "remote/hostsession.h"
+#include "remote/practiceserver.h"
 #include "remote/serverprofilesuggestion.h"
 
 #include "ui_hostspage.h"
@@ -52,6 +53,7 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     m_ui->splitter->setSizes({420, 1000});
 
     connect(m_ui->addButton, &QPushButton::clicked, this, &HostsPage::addHost);
+    connect(m_ui->practiceButton, &QPushButton::clicked, this, &HostsPage::addPracticeServer);
     connect(m_ui->editButton, &QPushButton::clicked, this, &HostsPage::editHost);
     connect(m_ui->removeButton, &QPushButton::clicked, this, &HostsPage::removeHost);
     connect(m_ui->connectButton, &QPushButton::clicked, this, &HostsPage::connectHost);
@@ -500,6 +502,24 @@ void HostsPage::saveHost(const HostConfig &host, const QString &previousAlias) {
     // A message about how the host was before (no log source, could not connect) is stale now.
     m_messages.remove(host.alias);
     m_registry->save(host, previousAlias);
+}
+
+bool HostsPage::addPracticeServer() {
+    const PracticeServer practice;
+    QString error;
+    if (!practice.create(&error) || (!practice.isRunning() && !practice.startServer(&error))) {
+        showHostMessage(currentAlias(), int(Banner::Kind::Error), error);
+        return false;
+    }
+    saveHost(practice.host());
+    selectHost(PracticeServer::alias());
+    showHostMessage(
+        PracticeServer::alias(), int(Banner::Kind::Success),
+        tr("%1 is ready in %2: a stand-in SGLang server on this machine (a practice double: no GPU, no real "
+           "model) whose log falls back to an older Triton's config on both ranks. Diagnose host, then Tune "
+           "this with the synthetic backend, push, restart and prove, and undo; its numbers are SIMULATED.")
+            .arg(PracticeServer::label(), practice.root()));
+    return true;
 }
 
 void HostsPage::removeHost() {

@@ -43,7 +43,9 @@ public:
     QString bannerText() const;
 
     // The actions of the buttons, on the selected host.
-    void addHost();    // opens the dialog
+    void addHost(); // opens the dialog
+    // The practice server (sandbox, remote/practiceserver.h): created (again) and started, then selected.
+    bool addPracticeServer();
     void editHost();   // opens the dialog
     void removeHost(); // asks first
     bool removeHostNow();

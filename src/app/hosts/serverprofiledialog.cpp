@@ -116,8 +116,11 @@ void ServerProfileDialog::updateState() {
     m_ui->validationLabel->setText(problem);
     // Manual / not set up: the sentence informs (restart is by hand); for stop/start kinds it is an error.
     m_ui->validationLabel->setStyleSheet(stopStart && !problem.isEmpty() ? u"color: #b03030;"_s : QString());
-    if (QPushButton *save = m_ui->buttonBox->button(QDialogButtonBox::Save))
+    if (QPushButton *save = m_ui->buttonBox->button(QDialogButtonBox::Save)) {
+        // A profile that cannot stop or start the server it names is not saved: Save waits for the fix.
+        save->setEnabled(!stopStart || problem.isEmpty());
         save->setToolTip(stopStart && !problem.isEmpty() ? problem : QString());
+    }
 }
 
 void ServerProfileDialog::accept() {

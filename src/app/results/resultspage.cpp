@@ -119,8 +119,14 @@ void ResultsPage::showMessage(const QString &text, bool error) {
 
 void ResultsPage::openInitial() {
     const QString last = QSettings().value(u"results/workspace"_s).toString();
+    // The user's own runs before the demo: the workspace the Tune page keeps followed runs in, once it
+    // holds one (the newest run is shown first).
+    const QString mine = Workspace::defaultLocation();
     if (!last.isEmpty() && QFileInfo::exists(last))
         openWorkspace(last);
+    else if (QFileInfo::exists(QDir(mine).filePath(u"workspace.json"_s)) &&
+             !QDir(mine).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty())
+        openWorkspace(mine);
     else
         openDemo();
 }
@@ -177,7 +183,7 @@ void ResultsPage::loaded(Loaded l) {
     showMessage(text, !notes.isEmpty());
     // The demo opens on its headline run (tuned vs SGLang's built-in defaults, 18 sizes); else the newest.
     m_run = -1;
-    const QString headline = u"20261129-qwen3-h200-fast"_s;
+    const QString headline = DemoWorkspace::headlineRun();
     if (!m_workspace->runs().isEmpty())
         showRun(demo && m_workspace->run(headline) ? headline : m_workspace->runs().first().runId);
     Q_EMIT workspaceShown(l.path);
@@ -331,7 +337,8 @@ QString ResultsPage::exportReport(const QString &path) {
         showMessage(tr("Open a workspace or run first."), true);
         return {};
     }
-    QString target = PdfReport::markedPath(*run, path);
+    // The name the user chose is the name written; a simulated report says SIMULATED on every page.
+    const QString target = path;
     QElapsedTimer timer;
     timer.start();
     QString error;
@@ -339,7 +346,12 @@ QString ResultsPage::exportReport(const QString &path) {
         showMessage(error, true);
         return {};
     }
-    showMessage(tr("Wrote %1 (%2 ms).").arg(QDir::toNativeSeparators(target)).arg(timer.elapsed()), false);
+    showMessage(run->result.simulated
+                    ? tr("Wrote %1 (%2 ms): a SIMULATED run's report, marked SIMULATED on every page.")
+                          .arg(QDir::toNativeSeparators(target))
+                          .arg(timer.elapsed())
+                    : tr("Wrote %1 (%2 ms).").arg(QDir::toNativeSeparators(target)).arg(timer.elapsed()),
+                false);
     Q_EMIT statusMessage(tr("Report written: %1").arg(QDir::toNativeSeparators(target)), 5000);
     return target;
 }

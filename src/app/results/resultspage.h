@@ -39,8 +39,8 @@ public:
     // First start: the last workspace opened, else the demo workspace (a real recorded H200 sweep).
     void openInitial();
     void showRun(const QString &runId);
-    // Writes the PDF report of the shown run; returns the path written ("SIMULATED-" added for a
-    // simulated run) or an empty string with the reason shown inline.
+    // Writes the PDF report of the shown run to path, the name chosen (a simulated run's report says so on
+    // every page); returns it, or an empty string with the reason shown inline.
     QString exportReport(const QString &path);
     // Adds a local config file to the compare choices and selects it; false with the reason inline.
     bool compareWithFile(const QString &path);

@@ -4,10 +4,12 @@
 
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/serverprofiledialog.h"
+#include "app/tune/agentsentence.h"
 #include "app/tune/headroombox.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "charts/livebestchart.h"
+#include "core/tuning/moemodelcatalog.h"
 #include "core/tuning/workspace.h"
 #include "core/tuning/workspacerun.h"
 #include "remote/hostcalls.h"
@@ -22,6 +24,7 @@
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMessageBox>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
@@ -173,13 +176,26 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
     const QString alias = hostAlias.isEmpty() ? this->hostAlias() : hostAlias;
     if (const HostSession *c = m_registry->connection(alias); c && c->lastProbe())
         m_probe = c->lastProbe();
-    const TuneSpec s = TuneSpec::fromTarget(target, m_probe ? &*m_probe : nullptr);
+    TuneSpec s = TuneSpec::fromTarget(target, m_probe ? &*m_probe : nullptr);
+    // The probe's config.json knows K and top-k; without one, the model the log names, from the list of
+    // common MoE models (only when its expert count is the file's).
+    QString fromList;
+    const QString model = diagnosis.starts.isEmpty() ? QString() : diagnosis.starts.constLast().model;
+    if ((s.hiddenSize == 0 || s.topk == 0) && !model.isEmpty()) {
+        if (const auto m = MoeModelCatalog::load().findForShape(model, target.name.experts)) {
+            s.hiddenSize = m->hiddenSize;
+            s.topk = m->topk;
+            fromList = tr(" K and top-k of %1 from the list of common MoE models (%2).")
+                           .arg(model, QDir::toNativeSeparators(m->file));
+        }
+    }
     tuneSpec(alias, s);
     m_ui->sourceLabel->setText(tr("From the finding: %1 wanted in %2 (%3).")
                                    .arg(target.shapeSummary(), target.installFolder(),
                                         hostAlias.isEmpty()
                                             ? tr("a log of no known host: tuning on the host chosen below")
-                                            : tr("the log of %1").arg(m_registry->displayName(hostAlias))));
+                                            : tr("the log of %1").arg(m_registry->displayName(hostAlias))) +
+                               fromList);
 }
 
 void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
@@ -209,6 +225,9 @@ void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
     m_ui->strategyCombo->setCurrentText(s.strategy);
     m_ui->budgetSpin->setValue(int(s.timeBudgetSeconds));
     m_ui->backendCombo->setCurrentIndex(qMax(0, m_ui->backendCombo->findData(s.backend)));
+    // The practice server has no GPU: its runs are the synthetic backend's (SIMULATED, said everywhere).
+    if (const auto h = m_registry->host(this->hostAlias()); h && h->isPractice() && s.backend == "auto"_L1)
+        m_ui->backendCombo->setCurrentIndex(m_ui->backendCombo->findData(u"synthetic"_s));
     if (!m_target)
         m_ui->sourceLabel->setText(tr("From %1's probe or by hand: check every field.")
                                        .arg(m_registry->displayName(this->hostAlias())));
@@ -280,7 +299,12 @@ void TunePage::updateChecks() {
                  tr("SIMULATED: the synthetic backend measures nothing; its files cannot be installed on a "
                     "real server.");
     m_ui->fileNamesLabel->setText(names);
-    m_ui->startButton->setEnabled(c.ok() && m_ui->hostCombo->count() > 0 && !m_following);
+    const bool blocked = !m_preflightBlocked.isEmpty() &&
+                         m_preflightBlocked == QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, s.toJson()}};
+    m_ui->startButton->setEnabled(c.ok() && m_ui->hostCombo->count() > 0 && !m_following && !blocked);
+    m_ui->startButton->setToolTip(blocked ? tr("Check GPUs found a problem with this job on this host: see "
+                                               "the check below, change the job, or check again.")
+                                          : QString());
     m_headroom->setRunnable(c.ok() && m_ui->hostCombo->count() > 0 && !m_following,
                             tr("Fix the job first: %1").arg(sentences.join(u' ')));
 }
@@ -408,7 +432,7 @@ void TunePage::refreshView() {
                     .arg(p.measurements)
                     .arg(p.wallS, 0, 'f', 1);
     if (!p.error.isEmpty())
-        line += u" - "_s + p.error;
+        line += u" - "_s + agentSentenceForGui(p.error, m_ui->hostCombo->currentText());
     if (p.simulated)
         line += tr(" - SIMULATED (synthetic backend: a test double for a GPU)");
     m_ui->runLabel->setText(line);
@@ -420,7 +444,8 @@ void TunePage::onPreflight() {
     setBusy(tr("Checking the GPUs of %1...").arg(m_ui->hostCombo->currentText()));
     m_tune->preflight(spec(), [this](const Preflight &p, const HostProbe &probe, const QString &error) {
         if (!error.isEmpty()) {
-            m_ui->preflightText->setPlainText(tr("Preflight failed: %1").arg(error));
+            m_ui->preflightText->setPlainText(
+                tr("Preflight failed: %1").arg(agentSentenceForGui(error, m_ui->hostCombo->currentText())));
             setBusy(tr("Cannot start yet: see the preflight."));
             return;
         }
@@ -444,6 +469,11 @@ void TunePage::onPreflight() {
         if (!m_preflightNote.isEmpty())
             lines.prepend(std::exchange(m_preflightNote, QString()));
         m_ui->preflightText->setPlainText(lines.join(u'\n'));
+        // Start stays off for this job on this host until the job or the host changes (or a new check).
+        m_preflightBlocked = p.canStart()
+                                 ? QJsonObject()
+                                 : QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, spec().toJson()}};
+        updateChecks();
         m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
                                            m_server->profile().canStopStart());
         setBusy(p.canStart() ? tr("The GPUs are ready.") : tr("Cannot start yet: see the preflight."));
@@ -470,7 +500,8 @@ void TunePage::onStart() {
     m_tune->start(spec(), [this](const QString &runId, const QJsonObject &, const QString &error) {
         updateChecks();
         if (!error.isEmpty()) {
-            setBusy(tr("The run did not start: %1").arg(error));
+            setBusy(tr("The run did not start: %1")
+                        .arg(agentSentenceForGui(error, m_ui->hostCombo->currentText())));
             return;
         }
         onAttach(runId);
@@ -527,7 +558,25 @@ void TunePage::onAttach(const QString &runId) {
 void TunePage::onCancel() {
     if (!m_tune || m_runId.isEmpty())
         return;
-    m_tune->cancel(m_runId, [this](bool, const QString &message) { appendOutput(message); });
+    // A cancelled run cannot be resumed from the app: ask first (window-modal, no nested event loop).
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Cancel Run"),
+                                tr("Cancel run %1 on %2?").arg(m_runId, m_ui->hostCombo->currentText()),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(u"cancelRunConfirm"_s);
+    box->setInformativeText(
+        tr("The agent stops its workers; what was measured so far is kept with the run."));
+    QPushButton *yes = box->addButton(tr("Cancel Run"), QMessageBox::DestructiveRole);
+    yes->setObjectName(u"confirmCancelRunButton"_s);
+    QPushButton *keep = box->addButton(tr("Keep Running"), QMessageBox::RejectRole);
+    keep->setObjectName(u"keepRunningButton"_s);
+    box->setDefaultButton(keep);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, yes, runId = m_runId](QAbstractButton *clicked) {
+        if (clicked != yes || !m_tune || m_runId != runId)
+            return;
+        m_tune->cancel(runId, [this](bool, const QString &message) { appendOutput(message); });
+    });
+    box->open();
 }
 
 void TunePage::onRefreshRuns() {
@@ -585,15 +634,16 @@ void TunePage::onPreviewPush() {
         m_ui->persistentCheck->isChecked(), [this, runId](const PushFlow::Preview &p) {
             m_preview = p;
             if (!p.ok()) {
-                m_ui->pushText->setPlainText(p.error);
+                m_ui->pushText->setPlainText(agentSentenceForGui(p.error, m_ui->hostCombo->currentText()));
                 emit previewReady(runId, p.error);
                 return;
             }
             QStringList t{tr("Run %1: %2").arg(p.runId, p.shape.fileName(p.framework)),
                           tr("Target folder: %1").arg(p.target.folder),
                           tr("Why there: %1").arg(p.target.source)};
-            if (p.simulated)
-                t.append(tr("SIMULATED results: the agent refuses to install them on a real server."));
+            if (p.simulated && p.canPush())
+                t.append(tr("SIMULATED results: this host is a practice or test double, so they may go in; a "
+                            "real server refuses them."));
             for (const QString &w : p.target.warnings)
                 t.append(tr("Warning: %1").arg(w));
             if (!p.target.persistentFolder.isEmpty())
@@ -612,11 +662,13 @@ void TunePage::onPreviewPush() {
                         t.append(m.lines()); // every row: kept / replaced with its gain / added / unmeasured
                 }
                 const QString diff = d.value("diff"_L1).toString();
-                if (exists && !diff.isEmpty())
-                    t.append(diff);
+                if ((exists || !p.canPush()) && !diff.isEmpty())
+                    t.append(diff); // a refused push shows what it would have written
             }
+            if (!p.refused.isEmpty())
+                t.insert(1, tr("Push is off for this run: %1").arg(p.refused));
             m_ui->pushText->setPlainText(t.join(u'\n'));
-            m_ui->pushButton->setEnabled(true);
+            m_ui->pushButton->setEnabled(p.canPush());
             emit previewReady(runId, QString());
         });
 }
@@ -637,7 +689,7 @@ void TunePage::onPush() {
                                                                          : tr(" (backup %1)").arg(f.backup)));
         }
         if (!error.isEmpty())
-            t.append(error);
+            t.append(agentSentenceForGui(error, m_ui->hostCombo->currentText()));
         else if (m_server && !m_server->profile().canStopStart())
             t.append(tr("Restart the server to load it: %1").arg(m_server->profile().validate()));
         else

@@ -9,6 +9,7 @@
 #include "core/tuning/tuningtarget.h"
 #include "remote/pushflow.h"
 
+#include <QJsonObject>
 #include <QPointer>
 #include <QWidget>
 
@@ -128,8 +129,9 @@ private:
     HeadroomBox *m_headroom;
     bool m_viewDirty = false;
     bool m_following = false;
-    bool m_serverStopped = false; // stopped by Stop server and not started since
-    QString m_preflightNote;      // what the last stop said, shown with the preflight after it
+    bool m_serverStopped = false;   // stopped by Stop server and not started since
+    QString m_preflightNote;        // what the last stop said, shown with the preflight after it
+    QJsonObject m_preflightBlocked; // {host, spec} that Check GPUs said cannot start ({} = none)
     QString m_runId;
     QString m_pendingRun; // openRun() before the runs were listed
     QString m_workspacePath;

@@ -155,6 +155,10 @@ void DiagnosisBuilder::handleServerEvent(const ServerEvent &event, const LogRead
         seg.startLine = hit.line;
         seg.startTime = time;
         seg.framework = event.framework;
+        // SGLang's server_args names the model: model_path='Qwen/Qwen3-30B-A3B' (K and top-k come from it).
+        static const QRegularExpression modelPath(u"\\bmodel_path='([^']{1,512})'"_s);
+        if (const auto m = modelPath.match(QString::fromUtf8(hit.text)); m.hasMatch())
+            seg.model = m.captured(1);
     } else {
         Segment &seg = m_segments.back();
         if (seg.servingLine == 0)
@@ -506,6 +510,7 @@ void DiagnosisBuilder::absorbSegment(Segment &mine, const Segment &later) {
     if (later.startLine > 0) { // the later start line names the start that the lines belong to
         mine.startLine = later.startLine;
         mine.startTime = later.startTime;
+        mine.model = later.model;
     }
     if (mine.framework == Framework::Unknown || later.startLine > 0)
         mine.framework = later.framework != Framework::Unknown ? later.framework : mine.framework;
@@ -761,6 +766,7 @@ void DiagnosisBuilder::describeStarts(Diagnosis &d) {
         start.line = seg.startLine;
         start.time = seg.startTime ? seg.startTime->text : QString();
         start.framework = seg.framework;
+        start.model = seg.model;
         start.readyLine = seg.readyLine;
         start.readyTime = seg.readyTime ? seg.readyTime->text : QString();
         start.readyTimeFromEarlierLine = seg.readyTimeFromEarlierLine;

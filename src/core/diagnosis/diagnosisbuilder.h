@@ -62,6 +62,7 @@ private:
         bool readyTimeFromEarlierLine = false; // the ready line has no time: that of a line before it
         QSet<QString> loadedFolders;           // folders a tuned config was loaded from
         QList<MoeKernelSighting> kernels;      // lines naming the MoE kernel, one per distinct fact
+        QString model;                         // the served model as its start line names it
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);

@@ -23,6 +23,7 @@ struct ServerStart {
     bool readyTimeFromEarlierLine = false;
     std::optional<qint64> secondsToReady; // from the start line's time to the ready line's
     QList<MoeKernelUse> moeKernels;       // the MoE kernels its log names (empty: it names none)
+    QString model; // the served model as the start line names it (SGLang's model_path), "" = not named
 
     bool operator==(const ServerStart &) const = default;
 };

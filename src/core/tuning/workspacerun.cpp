@@ -19,6 +19,15 @@ namespace moetune {
 
 namespace {
 
+// A workspace shipped with moetune (resources/demo-workspace: "bundled": true in its workspace.json) is
+// read, never written: no result cache lands in a source tree or a package's folder.
+bool inBundledWorkspace(const QString &runDir) {
+    QFile f(QDir(runDir).filePath(u"../workspace.json"_s));
+    if (f.size() > 65536 || !f.open(QIODevice::ReadOnly))
+        return false;
+    return QJsonDocument::fromJson(f.readAll()).object().value("bundled"_L1).toBool();
+}
+
 bool fail(QString *error, const QString &message) {
     if (error)
         *error = message;
@@ -119,7 +128,8 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
         if (result) {
             run.result = std::move(*result);
             run.hasResultFile = true;
-            SweepResultCache::write(run.dir, run.result); // best effort; a miss only costs the parse
+            if (!inBundledWorkspace(run.dir))
+                SweepResultCache::write(run.dir, run.result); // best effort; a miss only costs the parse
         }
     }
     if (!why.isEmpty()) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""TEST DOUBLE: a fake SGLang server for moetune's end-to-end tests (tests/support/fakeserver.py).
+"""PRACTICE / TEST DOUBLE: a fake SGLang server (resources/practice/fake_sglang_server.py).
 
-It is NOT an inference server. It stands in for `python -m sglang.launch_server` on a machine without
-GPUs: installed as `sglang/launch_server.py` of a fake SGLang tree, started through a server profile's
+It is NOT an inference server. The app installs it into its practice server (the sandbox host of the Hosts
+page, src/remote/practiceserver.cpp) and moetune's end-to-end tests use the same tree. It stands in for
+`python -m sglang.launch_server` on a machine without GPUs: installed as `sglang/launch_server.py` of a fake SGLang tree, started through a server profile's
 start command, it writes an SGLang-style startup log whose MoE config lines follow SGLang's lookup over
 the config files that really exist on disk (FORMATS.md section 1, newest SGLang), once per tensor-
 parallel rank, then the readiness line, and then idles until SIGTERM. Its pid file (--pid-file or
@@ -29,7 +30,8 @@ import signal
 import sys
 import time
 
-LABEL = "moetune TEST DOUBLE: fake SGLang server (tests/support/fakeserver.py), not a real inference server"
+LABEL = ("moetune PRACTICE DOUBLE: fake SGLang server of moetune's practice server (sandbox) and tests, not a real "
+         "inference server")
 READY = "The server is fired up and ready to roll!"
 TAIL = ", you can create them with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton"
 
@@ -149,7 +151,7 @@ def startup(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="TEST DOUBLE of sglang.launch_server (see the module docstring)")
+    p = argparse.ArgumentParser(description="PRACTICE / TEST DOUBLE of sglang.launch_server (see the module docstring)")
     p.add_argument("--model-path", required=True)
     p.add_argument("--tp", "--tp-size", type=int, default=1)
     p.add_argument("--port", type=int, default=30000)
