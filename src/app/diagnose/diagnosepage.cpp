@@ -924,17 +924,17 @@ bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
             }
         }
     }
+    if (!edit->hasLine(target) && m_lineIndex) {
+        // A big file: read the window around the line (on a worker), then show it.
+        loadWindowAround(line, expectedText);
+        emit statusMessage(tr("Reading the part of the file around line %1...").arg(line), 3000);
+        return true;
+    }
     if (!edit->hasLine(target) && isLoading() && target > edit->lastLineNumber()) {
         emit statusMessage(tr("Line %1 is not in the log view yet: it is still loading.").arg(line), 5000);
         return false;
     }
     if (!edit->hasLine(target)) {
-        if (m_lineIndex && !isLoading()) {
-            // A big file: read the window around the line (on a worker), then show it.
-            loadWindowAround(line, expectedText);
-            emit statusMessage(tr("Reading the part of the file around line %1...").arg(line), 3000);
-            return true;
-        }
         emit statusMessage(tr("Line %1 is not in the log view.").arg(line), 8000);
         return false;
     }
