@@ -97,6 +97,7 @@ void SpeedupChart::setResult(const SweepResult &result) {
     y->setRange(qMax(0.0, qMin(lo, 1.0) - span * 0.35), hi + span * 0.3);
     y->setLabelFormat(u"%.2fx"_s);
     y->setTickCount(6);
+    y->applyNiceNumbers(); // 0.80x, 1.00x, 1.20x... rather than 0.99x, 1.18x
     y->setTitleText(tr("speedup over the default"));
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(lineX, Qt::AlignTop);
