@@ -88,13 +88,12 @@ def run(d, run_id, title, strategy, sizes, measurements, wall_s, winner_key, win
               "budget_hit": False,
               "files": [{"framework": "sglang", "kind": "sglang", "file_name": name, "path": "sglang/" + name,
                          "sha256": None, "entries": file_entries(winners)}]}
-    info = {"format": "moetune-run", "version": 1, "run_id": run_id, "host": "nvidia-h200 (a lent GPU machine)",
+    info = {"format": "moetune-run", "version": 1, "run_id": run_id, "host": "an NVIDIA H200 GPU server",
             "title": title, "source": "remote_agent/bench/results/qwen3_h200.json",
-            "note": "Recorded on one NVIDIA H200 (torch 2.11.0+cu130, Triton 3.6.0) on 2026-11-29 by "
-                    "remote_agent/bench/bench_h200.py with moetune's own Triton fused-MoE kernel; "
-                    "converted by resources/demo-workspace/make_demo_workspace.py. Latencies of the tuned "
+            "note": "Recorded on one NVIDIA H200 (torch 2.11.0+cu130, Triton 3.6.0) on 2026-11-29 with "
+                    "moetune's own Triton fused-MoE kernel. Latencies of the tuned "
                     "and default configs are the head-to-head re-timings (3 rounds x 10 replays). "
-                    "The benchmark wrote no event stream, so this run has no events.jsonl.",
+                    "The benchmark kept no live event stream for this run.",
             "simulated": False}
     host = {"type": "probe", "source": "remote_agent/bench/results/run1_gpu_tests_and_probe.log",
             "host": {"hostname": "nvidia-h200", "os": None, "kernel": None, "cpu_count": 16, "mem_total_bytes": None},
@@ -148,13 +147,13 @@ def main():
                                 "gpus": server["gpus"], "time_budget_s": None, "backend": "server", "python": None,
                                 "routing_file": None, "space": {}})
     write(folder, "run.json", {
-        "format": "moetune-run", "version": 1, "run_id": server["run_id"], "host": "nvidia-h200 (a lent GPU machine)",
+        "format": "moetune-run", "version": 1, "run_id": server["run_id"], "host": "an NVIDIA H200 GPU server",
         "title": "Qwen3-30B-A3B TP1 on H200: SGLang's own kernel vs its shipped config (18 sizes)",
         "source": "remote_agent/bench/results/issue9_server_up_result.json",
-        "note": "The agent's own result.json, copied unchanged: a real run on one NVIDIA H200 (Triton 3.6.0) "
+        "note": "The agent's own result, unchanged: a real run on one NVIDIA H200 (Triton 3.6.0) "
                 "through SGLang main's fused-MoE kernel (backend 'server'), where 'default' is the config file "
-                "SGLang already ships for this shape, so the speedups are against an already tuned file (see "
-                "remote_agent/bench/RESULTS.md, issue 9). The run's events were not kept.",
+                "SGLang already ships for this shape, so the speedups are against an already tuned file. "
+                "The run's events were not kept.",
         "simulated": False})
     write(HERE, "workspace.json", {"format": "moetune-workspace", "version": 1,
                                    "name": "Demo: real H200 sweeps (Qwen3-30B-A3B)",

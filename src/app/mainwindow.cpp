@@ -69,6 +69,12 @@ MainWindow::MainWindow(QWidget *parent)
         u"QListWidget#navigation::item { border-radius: 6px; padding: 4px; }"
         u"QListWidget#navigation::item:selected { background: palette(highlight); color: palette(highlighted-text); }"_s);
     connect(m_navigation, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    // A click on a page's icon hands the keyboard to the page (its shortcuts, Ctrl+F, work at once);
+    // the arrow keys in the sidebar still move between pages.
+    connect(m_navigation, &QListWidget::itemClicked, this, [this] {
+        if (QWidget *page = m_stack->currentWidget())
+            page->setFocus(Qt::MouseFocusReason);
+    });
     layout->addWidget(m_navigation);
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);

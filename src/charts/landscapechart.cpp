@@ -186,11 +186,16 @@ void LandscapeChart::rebuild() {
         xAxis = axis;
     }
     auto *yAxis = new QLogValueAxis();
-    // Base 2 labels a narrow latency range (one config space spans ~2-5x) with more than one tick.
-    yAxis->setBase(hi / lo > 20 ? 10 : 2);
+    // Base 2 labels a narrow latency range (one config space spans ~2-5x) with more than one tick; the
+    // range reaches out to the powers of the base around the points, so there are always two or more
+    // labelled ticks (412-900 µs alone would show only 512).
+    const double base = hi / lo > 20 ? 10 : 2;
+    yAxis->setBase(base);
     yAxis->setLabelFormat(u"%g"_s);
     yAxis->setMinorTickCount(8);
-    const double y0 = lo / 1.08, y1 = hi * 1.08;
+    const double logBase = std::log(base);
+    const double y0 = std::pow(base, std::floor(std::log(lo / 1.08) / logBase));
+    const double y1 = std::pow(base, std::ceil(std::log(hi * 1.08) / logBase));
     yAxis->setRange(y0, y1);
     yAxis->setTitleText(tr("latency (µs, log scale)"));
     m_chart->addAxis(xAxis, Qt::AlignBottom);

@@ -64,11 +64,14 @@ void LatencyChart::setResult(const SweepResult &result) {
     tuned->setMarkerSize(5);
     auto *dflt = new QLineSeries();
     dflt->setName(tr("default config"));
-    QPen dp(ChartStyle::defaultConfig());
-    dp.setWidthF(2);
+    // Wide and pale under the tuned line: where the two are equal the default still shows on both sides.
+    QColor pale = ChartStyle::defaultConfig();
+    pale.setAlphaF(0.55f);
+    QPen dp(pale);
+    dp.setWidthF(6);
     dflt->setPen(dp);
     dflt->setPointsVisible(true);
-    dflt->setMarkerSize(4);
+    dflt->setMarkerSize(8);
     auto *floor = new QLineSeries();
     floor->setName(tr("HBM floor"));
     QPen fp(ChartStyle::floor());
@@ -105,7 +108,13 @@ void LatencyChart::setResult(const SweepResult &result) {
             m_labelAnchors.append(QPointF(b.m, known(b.defaultUs) ? qMax(b.bestUs, b.defaultUs) : b.bestUs));
         }
     }
-    for (auto *s : {floor, dflt, tuned})
+    // The floor is in the legend only when the run measured it (a legend entry with no line misleads).
+    QList<QLineSeries *> shown{dflt, tuned};
+    if (floor->count() > 0)
+        shown.prepend(floor);
+    else
+        delete floor;
+    for (auto *s : std::as_const(shown))
         m_chart->addSeries(s);
     m_tuned = tuned;
 
@@ -118,13 +127,13 @@ void LatencyChart::setResult(const SweepResult &result) {
     y->setBase(10);
     y->setLabelFormat(u"%g"_s);
     y->setMinorTickCount(8);
-    y->setTitleText(tr("µs per MoE call (log)"));
+    y->setTitleText(tr("µs per call (log)"));
     if (hi > 0)
         y->setRange(std::pow(10.0, std::floor(std::log10(lo * 0.9))),
                     std::pow(10.0, std::ceil(std::log10(hi * 1.25))));
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
-    for (auto *s : {floor, dflt, tuned}) {
+    for (auto *s : std::as_const(shown)) {
         s->attachAxis(x);
         s->attachAxis(y);
     }
@@ -142,15 +151,32 @@ void LatencyChart::setResult(const SweepResult &result) {
 void LatencyChart::placeLabels() {
     if (!m_tuned)
         return;
+    // Left to right; a label that would overlap the last one shown is left out (the speedup chart and
+    // the table have every value), so neighbouring sizes (1536, 2048) never print over each other.
+    QRectF last;
     for (qsizetype i = 0; i < m_labels.size(); ++i) {
         const QPointF at = m_chart->mapToPosition(m_labelAnchors.at(i), m_tuned);
-        const QRectF box = m_labels.at(i)->boundingRect();
-        m_labels.at(i)->setPos(at.x() - box.width() / 2, at.y() - box.height() - 6);
+        QGraphicsSimpleTextItem *label = m_labels.at(i);
+        const QRectF box = label->boundingRect();
+        label->setPos(at.x() - box.width() / 2, at.y() - box.height() - 6);
+        const QRectF placed = label->sceneBoundingRect().adjusted(-2, 0, 2, 0);
+        const bool overlaps = !last.isNull() && placed.intersects(last);
+        label->setVisible(!overlaps);
+        if (!overlaps)
+            last = placed;
     }
 }
 
 void LatencyChart::renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize) {
     ChartRender::render(m_chart, painter, rect, layoutSize);
+}
+
+QList<QRectF> LatencyChart::visibleLabelRects() const {
+    QList<QRectF> out;
+    for (const auto *l : m_labels)
+        if (l->isVisible())
+            out.append(l->sceneBoundingRect());
+    return out;
 }
 
 QStringList LatencyChart::speedupLabels() const {

@@ -5,6 +5,7 @@
 #include "core/tuning/sweepresult.h"
 
 #include <QList>
+#include <QRectF>
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
@@ -35,7 +36,8 @@ public:
     void renderTo(QPainter *painter, const QRectF &rect, const QSizeF &layoutSize = {});
 
     QChart *chart() const;
-    QStringList speedupLabels() const; // as drawn, in batch size order ("1.40x")
+    QStringList speedupLabels() const;       // every label, in batch size order ("1.40x")
+    QList<QRectF> visibleLabelRects() const; // those drawn (overlapping ones are left out)
     int pointCount(const QString &seriesName) const;
 
 private:

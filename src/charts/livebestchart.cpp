@@ -90,6 +90,7 @@ void LiveBestChart::reset() {
     m_series.clear();
     m_steps.clear();
     m_opBest.clear();
+    m_partialOp.clear();
     m_ops.clear();
     m_plannedSizes.clear();
     m_evaluations = 0;
@@ -160,13 +161,27 @@ void LiveBestChart::addEvent(const AgentEvent &event) {
         if (std::isnan(us) || us <= 0)
             return;
         m_opBest.insert(opKey(op, m), us);
+        // Like with like: the up + down total once both GEMMs have a best; until then the GEMM that has
+        // one on its own curve ("M=16 (up only)"), so an up+down run's chart fills from its first best.
         double total = 0;
+        int partialOp = -1;
         const QList<int> ops = m_ops.isEmpty() ? QList<int>{op} : m_ops;
         for (int each : ops) {
             const auto it = m_opBest.constFind(opKey(each, m));
-            if (it == m_opBest.cend())
-                return; // the other GEMM has no best yet: no total to show
+            if (it == m_opBest.cend()) {
+                partialOp = op;
+                break;
+            }
             total += *it;
+        }
+        if (partialOp >= 0) {
+            const auto first = m_partialOp.constFind(m);
+            if (first != m_partialOp.cend() && *first != op)
+                return; // that size's curve is of the other GEMM until the total exists
+            m_partialOp.insert(m, op);
+            total = us;
+        } else if (m_partialOp.remove(m) > 0) {
+            m_steps.remove(m); // the curve changes meaning: up+down from here on
         }
         QList<Step> &steps = m_steps[m];
         if (!steps.isEmpty() && steps.last().us == total)
@@ -192,12 +207,17 @@ QLineSeries *LiveBestChart::seriesFor(int m) {
     if (auto *s = m_series.value(m))
         return s;
     auto *s = new QLineSeries();
-    s->setName(u"M=%1"_s.arg(m));
     s->setPointsVisible(false);
-    m_chart->addSeries(s);
-    s->attachAxis(m_x);
-    s->attachAxis(m_y);
     m_series.insert(m, s);
+    // The legend lists the series in the order they were added: re-add them all by batch size.
+    for (auto *each : std::as_const(m_series))
+        if (each != s)
+            m_chart->removeSeries(each);
+    for (auto *each : std::as_const(m_series)) { // QMap: ascending batch size
+        m_chart->addSeries(each);
+        each->attachAxis(m_x);
+        each->attachAxis(m_y);
+    }
     // Colours follow the planned sizes so a batch size keeps its colour while others appear.
     QList<int> sizes = m_plannedSizes;
     for (auto it = m_steps.cbegin(); it != m_steps.cend(); ++it)
@@ -216,8 +236,22 @@ QLineSeries *LiveBestChart::seriesFor(int m) {
     return s;
 }
 
+QString LiveBestChart::seriesName(int m) const {
+    const auto it = m_partialOp.constFind(m);
+    if (it == m_partialOp.cend())
+        return u"M=%1"_s.arg(m);
+    return tr("M=%1 (%2 only)").arg(m).arg(*it == 1 ? u"up"_s : u"down"_s);
+}
+
 QList<int> LiveBestChart::batchSizes() const {
     return m_steps.keys();
+}
+
+QStringList LiveBestChart::legendNames() const {
+    QStringList names;
+    for (const auto *s : m_chart->series())
+        names.append(s->name());
+    return names;
 }
 
 double LiveBestChart::bestUs(int m) const {
@@ -253,7 +287,16 @@ void LiveBestChart::redraw() {
         const QList<QPointF> points = curve(it.key());
         if (points.isEmpty())
             continue;
-        seriesFor(it.key())->replace(points);
+        QLineSeries *series = seriesFor(it.key());
+        series->replace(points);
+        series->setName(seriesName(it.key()));
+        // The batch size at the curve's end too: 18 shades of one ramp are hard to match to a legend.
+        series->setPointLabelsFormat(u"M=%1"_s.arg(it.key()));
+        series->setPointLabelsClipping(false);
+        series->setPointLabelsColor(series->pen().color().darker(120));
+        series->clearPointsConfiguration();
+        series->setPointConfiguration(int(points.size()) - 1, QXYSeries::PointConfiguration::LabelVisibility,
+                                      true);
         for (const auto &p : points) {
             lo = qMin(lo, p.y());
             hi = qMax(hi, p.y());

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QMap>
 #include <QPointF>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -33,7 +34,8 @@ namespace moetune {
 //   run_started        first one resets the chart and reads the batch sizes and ops from its spec
 //                      (a resumed run's later run_started keeps the curves);
 //   measurement / candidate_error   count one evaluation (x axis "evaluations");
-//   best               moves that batch size's curve (up + down summed when tuned separately);
+//   best               moves that batch size's curve (up + down summed when tuned separately, once
+//                      both have a best; until then the one GEMM's curve, named "M=16 (up only)");
 //   done               freezes the curves at the run's end;
 //   any event with "simulated": true marks the chart SIMULATED (title, in red).
 // Events with a seq at or below the last seen are dropped, so re-attaching from the last event seen
@@ -58,6 +60,7 @@ public:
 
     // What is shown, for tests and for the Tune page's own labels.
     QList<int> batchSizes() const;     // those with a curve, ascending
+    QStringList legendNames() const;   // the series' names in legend order
     QList<QPointF> curve(int m) const; // (x, best µs) steps in the current x axis, as drawn
     double bestUs(int m) const;        // current best total at m, NaN if none
     int evaluations() const { return m_evaluations; }
@@ -79,6 +82,7 @@ private:
     void redraw();
     double elapsed(const QJsonObject &o) const;
     QLineSeries *seriesFor(int m);
+    QString seriesName(int m) const;
 
     QChartView *m_view;
     QChart *m_chart;
@@ -88,6 +92,7 @@ private:
     QMap<int, QLineSeries *> m_series;
     QMap<int, QList<Step>> m_steps;  // per m, each improvement
     QHash<quint64, double> m_opBest; // (op << 32 | m) -> best µs of that op
+    QMap<int, int> m_partialOp;      // m -> the one GEMM its curve shows until the total exists
     QList<int> m_ops;                // op ids from run_started; empty: sum what was seen
     QList<int> m_plannedSizes;       // from run_started, for colours
     XAxis m_xAxis = XAxis::Evaluations;

@@ -307,7 +307,7 @@ JobId AgentClient::followLog() {
     const LogSource &src = m_host.logSource;
     QString cmd;
     if (src.kind == LogSource::Kind::File)
-        cmd = u"tail -n 0 -F -- %1"_s.arg(shellQuotePath(src.value));
+        cmd = u"tail -n 1000 -F -- %1"_s.arg(shellQuotePath(src.value)); // the latest lines first
     else if (src.kind == LogSource::Kind::Command)
         cmd = u"{ %1 ; } 2>&1"_s.arg(src.value);
     return startCommand({}, [cmd](Command &c) {

@@ -4,6 +4,7 @@
 
 #include "charts/landscapechart.h"
 #include "charts/latencychart.h"
+#include "charts/speedupchart.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
 #include "core/tuning/workspacerun.h"
@@ -111,16 +112,21 @@ QString tableHtml(const Report &r) {
     return h;
 }
 
+QString ratioText(const Report &r) {
+    if (r.simulated) // the synthetic backend's seconds time no GPU: a ratio to them means nothing
+        return u"- (a simulated run: its wall time is not that of a GPU)"_s;
+    if (std::isnan(r.wallSeconds) || std::isnan(r.referenceSeconds) || r.wallSeconds <= 0)
+        return u"-"_s;
+    return u"%1x less wall time"_s.arg(r.referenceSeconds / r.wallSeconds, 0, 'f', 0);
+}
+
 QString tailHtml(const Report &r) {
     QString h = css() + u"<h2>Tuning cost</h2>"_s;
-    h += pairsTable(
-        {{u"Wall time"_s, ReportText::duration(r.wallSeconds)},
-         {u"Units timed"_s, u"%1 (%2 failed)"_s.arg(r.unitsMeasured).arg(r.unitsFailed)},
-         {u"Distinct configs"_s, QString::number(r.distinctConfigs)},
-         {u"Reference method (estimate)"_s, ReportText::duration(r.referenceSeconds)},
-         {u"Ratio"_s, std::isnan(r.wallSeconds) || std::isnan(r.referenceSeconds) || r.wallSeconds <= 0
-                          ? u"-"_s
-                          : u"%1x less wall time"_s.arg(r.referenceSeconds / r.wallSeconds, 0, 'f', 0)}});
+    h += pairsTable({{u"Wall time"_s, ReportText::duration(r.wallSeconds)},
+                     {u"Units timed"_s, u"%1 (%2 failed)"_s.arg(r.unitsMeasured).arg(r.unitsFailed)},
+                     {u"Distinct configs"_s, QString::number(r.distinctConfigs)},
+                     {u"Reference method (estimate)"_s, ReportText::duration(r.referenceSeconds)},
+                     {u"Ratio"_s, ratioText(r)}});
     h += u"<p class='muted'>Reference estimate: %1.</p>"_s.arg(esc(r.referenceBasis));
     h += u"<h2>Files</h2>"_s;
     if (!r.resultFiles.isEmpty()) {
@@ -295,6 +301,14 @@ bool PdfReport::write(const WorkspaceRun &run, const QString &path, const Option
     latency.setResult(run.result);
     flow.block(chartHeight,
                [&](const QRectF &rect) { latency.renderTo(&painter, rect, options.chartLayout); });
+    // The speedup itself: a few percent is invisible on the log-latency chart above.
+    SpeedupChart speedup;
+    speedup.setResult(run.result);
+    if (!speedup.batchSizes().isEmpty())
+        flow.block(chartHeight * 0.8, [&](const QRectF &rect) {
+            speedup.renderTo(&painter, rect,
+                             QSizeF(options.chartLayout.width(), options.chartLayout.height() * 0.8));
+        });
     flow.text(tableHtml(report));
 
     // One landscape: where tuning mattered most, unless asked for another size.

@@ -15,6 +15,7 @@
 #include "app/widgets/wrappingdelegate.h"
 
 #include "core/diagnosis/coreresources.h"
+#include "core/diagnosis/loglineindex.h"
 #include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
 #include "core/tuning/hostmismatch.h"
@@ -36,7 +37,9 @@
 #include <QKeyEvent>
 #include <QLocale>
 #include <QMenu>
+#include <QScrollBar>
 #include <QTextBlock>
+#include <QToolButton>
 
 using namespace Qt::StringLiterals;
 
@@ -63,10 +66,12 @@ DiagnosePage::DiagnosePage(QWidget *parent)
     , m_findingsModel(new FindingsModel(this))
     , m_filterModel(new FindingsFilterModel(this))
     , m_evidenceModel(new EvidenceModel(this))
-    , m_targetModel(new TargetFieldsModel(this)) {
+    , m_targetModel(new TargetFieldsModel(this))
+    , m_windowJobs(new JobRunner(this)) {
     m_ui->setupUi(this);
     setObjectName(u"diagnosePage"_s);
     m_jobs->setObjectName(u"diagnosisJobs"_s);
+    m_windowJobs->setObjectName(u"logWindowJobs"_s);
     m_findingsModel->setObjectName(u"findingsModel"_s);
     m_evidenceModel->setObjectName(u"evidenceModel"_s);
     m_targetModel->setObjectName(u"targetModel"_s);
@@ -159,6 +164,16 @@ void DiagnosePage::setupViews() {
     connect(ui.diagnoseButton, &QPushButton::clicked, this, &DiagnosePage::diagnoseNow);
 
     LogEdit *edit = ui.logEdit;
+    // Ctrl+F and the arrows work once the page is chosen in the sidebar (MainWindow focuses the page).
+    setFocusProxy(edit);
+    // Long lines are cut at the pane's edge unless wrapped: a toggle, remembered with the page's state.
+    auto *wrap = new QToolButton(ui.logPane);
+    wrap->setObjectName(u"wrapButton"_s);
+    wrap->setText(tr("Wrap lines"));
+    wrap->setToolTip(tr("Wrap long log lines at the pane's width instead of cutting them"));
+    wrap->setCheckable(true);
+    ui.logBar->insertWidget(1, wrap);
+    connect(wrap, &QToolButton::toggled, edit, &LogEdit::setWrapLines);
     connect(edit, &LogEdit::textPasted, this, &DiagnosePage::setLogText);
     connect(edit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
     connect(edit, &LogEdit::loaded, this, &DiagnosePage::logLoaded);
@@ -361,6 +376,8 @@ bool DiagnosePage::openFileFrom(const QString &path, const QString &hostAlias, c
     m_filePath = info.absoluteFilePath();
     m_fileSize = size;
     m_preview = big;
+    if (big)
+        m_lineIndex = std::make_shared<LogLineIndex>(m_filePath);
     // The file is read from disk so the line numbers are the file's own; the findings come first.
     m_ui->logEdit->loadText(displayLogText(QString::fromUtf8(head)), true);
     holdRestBriefly();
@@ -415,6 +432,8 @@ void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel
     m_filePath.clear();
     m_fileSize = 0;
     m_preview = false;
+    m_windowJobs->cancel();
+    m_lineIndex.reset();
     m_demo = false;
     m_rawText = QByteArray();
     updateStale();
@@ -804,6 +823,11 @@ void DiagnosePage::selectAdjacentFinding(int step) {
 
 void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
+    // Another finding opens at its top, not where the last one was scrolled to.
+    if (const QString id = f ? f->id : QString(); id != m_shownFindingId) {
+        m_shownFindingId = id;
+        m_ui->detailsScroll->verticalScrollBar()->setValue(0);
+    }
     m_copyFindingAction->setEnabled(f != nullptr);
     m_ui->tuneButton->setVisible(f && f->target && f->target->isTunable());
     m_ui->headroomButton->setVisible(f && f->target && f->target->isTunable());
@@ -815,6 +839,7 @@ void DiagnosePage::showFinding(int row) {
                         : tr("<p style='color:gray'>Paste a server log on the left: its findings "
                              "appear above, their details here.</p>"));
         m_targetModel->setTarget(std::nullopt);
+        m_ui->tuneSpecLabel->hide(); // the last finding's next step is not this page's any more
         m_evidenceModel->setEvidence({});
         m_ui->targetHeader->setText(tr("Tuning target"));
         m_ui->evidenceHeader->setText(tr("Evidence"));
@@ -886,18 +911,13 @@ void DiagnosePage::requestTune() {
 
 bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
     LogEdit *edit = m_ui->logEdit;
-    const int blocks = edit->blockCount();
     if (line < 1)
         return false;
     qint64 target = line;
     // Logical lines can differ from the view's (joined terminal wraps, CR progress bars): look near
     // the reported line for the matched text before trusting the number.
     const QString needle = expectedText.left(60);
-    auto has = [&](qint64 l) {
-        if (l < 1 || l > blocks)
-            return false;
-        return edit->document()->findBlockByNumber(int(l - 1)).text().contains(needle);
-    };
+    auto has = [&](qint64 l) { return edit->hasLine(l) && edit->lineText(l).contains(needle); };
     if (!needle.isEmpty() && !has(line)) {
         for (qint64 d = 1; d <= 2000; ++d) {
             if (has(line - d)) {
@@ -910,26 +930,64 @@ bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
             }
         }
     }
-    if (target > blocks && isLoading()) {
+    if (!edit->hasLine(target) && m_lineIndex) {
+        // A big file: read the window around the line (on a worker), then show it.
+        loadWindowAround(line, expectedText);
+        emit statusMessage(tr("Reading the part of the file around line %1...").arg(line), 3000);
+        return true;
+    }
+    if (!edit->hasLine(target) && isLoading() && target > edit->lastLineNumber()) {
         emit statusMessage(tr("Line %1 is not in the log view yet: it is still loading.").arg(line), 5000);
         return false;
     }
-    if (target > blocks) {
-        emit statusMessage(m_preview
-                               ? tr("Line %1 is past the preview (first %2 shown); open the file in a pager "
-                                    "to read it there.")
-                                     .arg(line)
-                                     .arg(humanBytes(previewBytes))
-                               : tr("Line %1 is not in the log view.").arg(line),
-                           8000);
+    if (!edit->hasLine(target)) {
+        emit statusMessage(tr("Line %1 is not in the log view.").arg(line), 8000);
         return false;
     }
-    const QString text = edit->document()->findBlockByNumber(int(target - 1)).text();
+    const QString text = edit->lineText(target);
     const qsizetype at = expectedText.isEmpty() ? -1 : text.indexOf(expectedText);
     const bool ok = edit->jumpToLine(target, int(at), int(at >= 0 ? expectedText.size() : 0));
     if (ok)
         emit statusMessage(tr("Line %1").arg(target), 3000);
     return ok;
+}
+
+void DiagnosePage::loadWindowAround(qint64 line, const QString &expectedText) {
+    const std::shared_ptr<LogLineIndex> index = m_lineIndex;
+    const quint64 serial = m_inputSerial;
+    m_windowJobs->start([index, line](JobControl &job) { return index->window(line, previewBytes, &job); },
+                        [this, serial, line, expectedText](const LogWindow &w) {
+                            if (serial != m_inputSerial)
+                                return; // another log by now
+                            if (!w.error.isEmpty()) {
+                                showError(w.error);
+                                return;
+                            }
+                            LogEdit *edit = m_ui->logEdit;
+                            edit->loadText(displayLogText(QString::fromUtf8(w.bytes)), false, w.firstLine);
+                            updateFindingLines();
+                            m_ui->noteBanner->showMessage(
+                                Banner::Kind::Info,
+                                tr("Showing lines %L1-%L2 of %3 (%4 around line %L5). Click any evidence "
+                                   "line to show its part of the file; the diagnosis reads the whole file.")
+                                    .arg(edit->firstLineNumber())
+                                    .arg(edit->lastLineNumber())
+                                    .arg(humanBytes(m_fileSize))
+                                    .arg(humanBytes(w.bytes.size()))
+                                    .arg(line));
+                            m_ui->noteBanner->setAction(tr("Clear"));
+                            auto jump = [this, serial, line, expectedText] {
+                                if (serial != m_inputSerial)
+                                    return;
+                                if (m_ui->logEdit->hasLine(line)) // else the file ends before it: its end
+                                    showLogLine(line, expectedText);
+                                emit logWindowLoaded();
+                            };
+                            if (edit->isLoading()) // the window goes in by chunks; the line is mid-way
+                                connect(edit, &LogEdit::loaded, this, jump, Qt::SingleShotConnection);
+                            else
+                                jump();
+                        });
 }
 
 void DiagnosePage::showFindBar() {
@@ -982,7 +1040,8 @@ void DiagnosePage::copyDiagnosisMarkdown() {
 QByteArray DiagnosePage::saveState() const {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << quint32(2) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState();
+    out << quint32(3) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState()
+        << m_ui->logEdit->wrapsLines();
     return state;
 }
 
@@ -992,8 +1051,13 @@ void DiagnosePage::restoreState(const QByteArray &state) {
     QByteArray mainState;
     QByteArray rightState;
     in >> version >> mainState >> rightState; // version 1 had a third splitter after these: ignored
-    if (in.status() != QDataStream::Ok || (version != 1 && version != 2))
+    if (in.status() != QDataStream::Ok || version < 1 || version > 3)
         return;
+    bool wrap = false;
+    if (version == 3)
+        in >> wrap;
+    if (auto *button = findChild<QToolButton *>(u"wrapButton"_s))
+        button->setChecked(wrap && in.status() == QDataStream::Ok);
     m_ui->mainSplitter->restoreState(mainState);
     m_ui->rightSplitter->restoreState(rightState);
 }

@@ -25,6 +25,7 @@ class EvidenceModel;
 class FindingsFilterModel;
 class FindingsModel;
 class JobRunner;
+class LogLineIndex;
 class TargetFieldsModel;
 struct TuningTarget;
 
@@ -110,7 +111,8 @@ public:
 signals:
     void fileOpened(const QString &path);
     void diagnosisFinished();
-    void logLoaded(); // a text loaded by chunks is complete in the log view
+    void logLoaded();       // a text loaded by chunks is complete in the log view
+    void logWindowLoaded(); // a big file's window around a line is in the log view
     void statusMessage(const QString &text, int timeoutMs);
     // "Tune this": the target of the selected finding, on the host its log came from ("" = none known).
     void tuneRequested(const QString &hostAlias, const moetune::TuningTarget &target);
@@ -146,6 +148,7 @@ private:
     void updateFindingLines();
     void showError(const QString &text);
     void runFind(bool backward);
+    void loadWindowAround(qint64 line, const QString &expectedText);
     QString tuneSpecText(const TuningTarget &target) const;
     QString sourceText() const;
 
@@ -185,6 +188,10 @@ private:
     std::optional<HostProbe> m_hostProbe;
     bool m_following = false;
     qint64 m_followedLines = 0;
+    // A big file: the view holds a window of it; another window is read around a line it lacks.
+    std::shared_ptr<LogLineIndex> m_lineIndex;
+    JobRunner *m_windowJobs;
+    QString m_shownFindingId; // the details scroll back to the top when another finding is shown
 };
 
 } // namespace moetune

@@ -147,6 +147,8 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const {
 }
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ColOther)
+        return m_otherLabel; // the whole label (a path) here; the header itself stays narrow
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
         return {};
     const QString sim = m_simulated ? tr(" (simulated)") : QString();
@@ -156,7 +158,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
     case ColThis:
         return tr("this run");
     case ColOther:
-        return m_otherLabel.isEmpty() ? tr("other file") : m_otherLabel;
+        return tr("other file");
     case ColDiff:
         return tr("differences (other → this run)");
     case ColThisUs:

@@ -8,6 +8,7 @@
 
 #include "charts/landscapechart.h"
 #include "charts/latencychart.h"
+#include "charts/speedupchart.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
 #include "core/tuning/kernelconfigjson.h"
@@ -55,6 +56,9 @@ ResultsPage::ResultsPage(QWidget *parent)
     setObjectName(u"resultsPage"_s);
     m_latency = new LatencyChart(m_ui->latencyHolder);
     fill(m_ui->latencyHolder, m_latency);
+    // The speedup itself, on its own tab: a few percent is invisible on the log-latency chart.
+    m_speedup = new SpeedupChart(m_ui->tabs);
+    m_ui->tabs->insertTab(1, m_speedup, tr("Speedup"));
     m_landscape = new LandscapeChart(m_ui->landscapeHolder);
     fill(m_ui->landscapeHolder, m_landscape);
     m_ui->configTable->setModel(m_configModel);
@@ -64,8 +68,13 @@ ResultsPage::ResultsPage(QWidget *parent)
     m_ui->compareTable->setModel(m_compareModel);
     m_ui->compareTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_ui->compareTable->verticalHeader()->setVisible(false);
-    m_ui->overviewSplitter->setStretchFactor(0, 3);
-    m_ui->overviewSplitter->setStretchFactor(1, 2);
+    // The chart gets the height (its axis titles and labels are cut below ~260 px); the table scrolls.
+    m_ui->overviewSplitter->setStretchFactor(0, 1);
+    m_ui->overviewSplitter->setStretchFactor(1, 0);
+    m_ui->overviewSplitter->setChildrenCollapsible(false);
+    m_ui->latencyHolder->setMinimumHeight(260);
+    m_ui->configTable->setMinimumHeight(110);
+    m_ui->overviewSplitter->setSizes({560, 200});
 
     m_ui->landscapeX->addItem(tr("rank (fastest first)"), -1);
     for (auto p : kParameters) {
@@ -204,6 +213,7 @@ void ResultsPage::showRun(const QString &runId) {
     const SweepResult &r = run.result;
     m_ui->simulatedBanner->setVisible(r.simulated);
     m_latency->setResult(r);
+    m_speedup->setResult(r);
     m_configModel->setResult(r);
     m_ui->exportButton->setEnabled(true);
     m_ui->compareOpenButton->setEnabled(true);
@@ -268,10 +278,26 @@ void ResultsPage::rebuildCompareSources() {
     for (const auto &other : m_workspace->runs()) {
         if (other.runId == run->runId)
             continue;
+        bool listed = false;
         for (const auto &f : other.result.files)
-            if (!f.config.entries.isEmpty())
+            if (!f.config.entries.isEmpty()) {
                 m_sources.append(CompareSource{tr("Run %1: %2").arg(other.runId, f.fileName), f.config,
                                                f.kind == "sglang_down"_L1});
+                listed = true;
+            }
+        if (listed)
+            continue;
+        // A run whose files were not kept (followed from its events, cancelled): its winners are its file.
+        for (const SweepOp op : other.result.ops) {
+            ConfigFile file;
+            for (const SweepEntry &w : other.result.winners)
+                if (w.op == op)
+                    file.entries.insert(w.m, w.config);
+            if (!file.entries.isEmpty())
+                m_sources.append(
+                    CompareSource{tr("Run %1: its winners (%2)").arg(other.runId, sweepOpName(op)), file,
+                                  op == SweepOp::Down});
+        }
     }
     m_sources += m_localSources;
     m_ui->compareSource->clear();

@@ -22,6 +22,7 @@ class ChosenConfigModel;
 class CompareModel;
 class LandscapeChart;
 class LatencyChart;
+class SpeedupChart;
 
 // The Results page: a workspace of tuning runs (or one run folder), its tuned-vs-default chart and
 // table, the landscape of one batch size, a comparison with other config files, and the PDF export.
@@ -81,6 +82,7 @@ private:
 
     std::unique_ptr<Ui::ResultsPage> m_ui;
     LatencyChart *m_latency;
+    SpeedupChart *m_speedup = nullptr;
     LandscapeChart *m_landscape;
     ChosenConfigModel *m_configModel;
     CompareModel *m_compareModel;

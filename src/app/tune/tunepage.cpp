@@ -26,6 +26,7 @@
 #include <QJsonDocument>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -55,6 +56,20 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     m_ui->bestTable->verticalHeader()->hide();
     m_ui->splitter->setStretchFactor(0, 0);
     m_ui->splitter->setStretchFactor(1, 1);
+    // The sentences change as one types: each sits in a box of fixed height (scrolling when longer), so
+    // the fields and buttons below never move under the pointer.
+    const int line = m_ui->validationLabel->fontMetrics().lineSpacing();
+    for (auto [label, lines] : {std::pair{m_ui->validationLabel, 4}, std::pair{m_ui->fileNamesLabel, 4}}) {
+        auto *box = new QScrollArea(m_ui->jobPane);
+        box->setObjectName(label->objectName() + u"Box"_s);
+        box->setFrameShape(QFrame::NoFrame);
+        box->setWidgetResizable(true);
+        box->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        box->setFixedHeight(lines * line + 4);
+        label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        delete m_ui->jobPane->layout()->replaceWidget(label, box);
+        box->setWidget(label);
+    }
     setupForm();
     // Events may stream at 1000/s: the labels and the table are refreshed at most 10 times a second.
     auto *refresh = new QTimer(this);
@@ -417,13 +432,33 @@ void TunePage::applyRunEvent(const QJsonObject &e) {
 void TunePage::refreshView() {
     m_viewDirty = false;
     const RunProgress &p = m_progress;
-    m_ui->progressBar->setMaximum(int(qMax<qint64>(1, p.total)));
-    m_ui->progressBar->setValue(int(qMin(p.done, qMax<qint64>(1, p.total))));
+    // The bar and the per-GPU counts count the same units: journal + each GPU's timed and failed ones.
+    const qint64 units = p.unitsDone();
+    const qint64 total = qMax<qint64>(1, qMax(p.total, units));
+    m_ui->progressBar->setMaximum(int(total));
+    m_ui->progressBar->setValue(int(units));
     m_ui->progressBar->setFormat(p.progressLine());
     QStringList gpus;
     for (auto it = p.gpus.begin(); it != p.gpus.end(); ++it)
-        gpus.append(tr("GPU %1: %2 measured, %3 failed").arg(it.key()).arg(it->measured).arg(it->failed));
-    m_ui->gpuLabel->setText(gpus.join(u"   "_s));
+        gpus.append(tr("GPU %1: %2 units (%3 timed, %4 failed)")
+                        .arg(it.key())
+                        .arg(it->measured + it->failed)
+                        .arg(it->measured)
+                        .arg(it->failed));
+    if (p.journalUnits > 0)
+        gpus.append(tr("%1 from the journal").arg(p.journalUnits));
+    QString gpuText = gpus.join(u"   "_s);
+    if (p.failures > 0)
+        gpuText += u"\n"_s + tr("Failed configs (skipped, never fatal): %1.").arg(p.failureText());
+    m_ui->gpuLabel->setText(gpuText);
+    m_ui->gpuLabel->setToolTip(
+        p.failures > 0
+            ? tr("A failed unit is a candidate config that could not run at that batch size: it did "
+                 "not compile, needed more shared memory or registers than the GPU has, ran out "
+                 "of memory, gave results that differ from the reference, or crashed its worker. "
+                 "It is skipped; the others are still timed.")
+            : QString());
+    m_ui->progressBar->setToolTip(p.failures > 0 ? p.failureText() : QString());
     m_bestModel->setProgress(p);
     QString line = tr("Run %1 on %2: %3").arg(p.runId, m_ui->hostCombo->currentText(), p.state);
     if (!p.doneStatus.isEmpty())

@@ -55,7 +55,7 @@ LogEdit::LogEdit(QWidget *parent)
 
 int LogEdit::lineNumberAreaWidth() const {
     int digits = 1;
-    for (int max = qMax(1, blockCount()); max >= 10; max /= 10)
+    for (qint64 max = qMax<qint64>(1, lastLineNumber()); max >= 10; max /= 10)
         ++digits;
     digits = qMax(digits, 4);
     return 12 + fontMetrics().horizontalAdvance(u'9') * digits;
@@ -91,15 +91,16 @@ void LogEdit::paintLineNumbers(QPaintEvent *event) {
     const int current = textCursor().blockNumber();
     while (block.isValid() && top <= event->rect().bottom()) {
         if (block.isVisible() && bottom >= event->rect().top()) {
-            const bool marked = number + 1 == m_markedLine;
-            if (const auto it = m_findingLines.constFind(number + 1); it != m_findingLines.constEnd())
+            const qint64 fileLine = m_firstLine + number;
+            const bool marked = fileLine == m_markedLine;
+            if (const auto it = m_findingLines.constFind(fileLine); it != m_findingLines.constEnd())
                 painter.fillRect(0, int(top), 4, int(bottom - top), *it);
             QFont f = font();
             f.setBold(marked || number == current);
             painter.setFont(f);
             painter.setPen(marked ? pal.color(QPalette::Highlight) : pal.color(QPalette::PlaceholderText));
             painter.drawText(0, int(top), m_lineNumberArea->width() - 6, fontMetrics().height(),
-                             Qt::AlignRight, QString::number(number + 1));
+                             Qt::AlignRight, QString::number(fileLine));
         }
         block = block.next();
         top = bottom;
@@ -109,13 +110,22 @@ void LogEdit::paintLineNumbers(QPaintEvent *event) {
 }
 
 qint64 LogEdit::cursorLine() const {
-    return textCursor().blockNumber() + 1;
+    return m_firstLine + textCursor().blockNumber();
+}
+
+QString LogEdit::lineText(qint64 line) const {
+    return hasLine(line) ? document()->findBlockByNumber(int(line - m_firstLine)).text() : QString();
+}
+
+void LogEdit::setWrapLines(bool wrap) {
+    setLineWrapMode(wrap ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
+    setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere); // paths have no spaces to break at
 }
 
 bool LogEdit::jumpToLine(qint64 line, int matchStart, int matchLength) {
-    if (line < 1 || line > blockCount())
+    if (!hasLine(line))
         return false;
-    const QTextBlock block = document()->findBlockByNumber(int(line - 1));
+    const QTextBlock block = document()->findBlockByNumber(int(line - m_firstLine));
     if (!block.isValid())
         return false;
     m_matchStart = matchStart >= 0 && matchStart < block.length() ? matchStart : -1;
@@ -129,9 +139,9 @@ bool LogEdit::jumpToLine(qint64 line, int matchStart, int matchLength) {
 }
 
 QString LogEdit::highlightedText() const {
-    if (m_markedLine < 1 || m_markedLine > blockCount() || m_matchStart < 0)
+    if (!hasLine(m_markedLine) || m_matchStart < 0)
         return {};
-    return document()->findBlockByNumber(int(m_markedLine - 1)).text().mid(m_matchStart, m_matchLength);
+    return lineText(m_markedLine).mid(m_matchStart, m_matchLength);
 }
 
 void LogEdit::setMarkedLine(qint64 line) {
@@ -147,15 +157,16 @@ void LogEdit::setFindingLines(const QHash<qint64, QColor> &lines) {
     QList<MarkedScrollBar::Mark> marks;
     const double total = qMax(1, blockCount());
     for (auto it = lines.cbegin(); it != lines.cend(); ++it)
-        marks.append({qBound(0.0, double(it.key() - 1) / total, 1.0), it.value()});
+        if (hasLine(it.key())) // a window of a big file marks the lines it holds
+            marks.append({qBound(0.0, double(it.key() - m_firstLine) / total, 1.0), it.value()});
     m_scrollBar->setMarks(marks);
     m_lineNumberArea->update();
 }
 
 void LogEdit::updateExtraSelections() {
     QList<QTextEdit::ExtraSelection> selections;
-    if (m_markedLine > 0 && m_markedLine <= blockCount()) {
-        const QTextBlock block = document()->findBlockByNumber(int(m_markedLine - 1));
+    if (m_markedLine > 0 && hasLine(m_markedLine)) {
+        const QTextBlock block = document()->findBlockByNumber(int(m_markedLine - m_firstLine));
         QTextEdit::ExtraSelection mark;
         QColor color = palette().color(QPalette::Highlight);
         color.setAlpha(40);
@@ -177,8 +188,9 @@ void LogEdit::updateExtraSelections() {
     setExtraSelections(selections);
 }
 
-void LogEdit::loadText(const QString &text, bool holdRest) {
+void LogEdit::loadText(const QString &text, bool holdRest, qint64 firstLine) {
     m_loadTimer.stop();
+    m_firstLine = qMax<qint64>(1, firstLine);
     m_pendingText.clear();
     m_pendingPos = 0;
     m_markedLine = 0;

@@ -25,9 +25,19 @@ public:
     // Replaces the text (no undo entry). A text above loadChunkChars goes in by chunks between events;
     // holdRest: only the first chunk now, the rest after resumeLoading() (the page lets the findings
     // come first). loaded() once all of it is in.
-    void loadText(const QString &text, bool holdRest = false);
+    // firstLine: the file's number of the text's first line (a window of a big file; 1 otherwise). Every
+    // line number this view takes or gives is the file's.
+    void loadText(const QString &text, bool holdRest = false, qint64 firstLine = 1);
     void resumeLoading();
     bool isLoading() const { return !m_pendingText.isEmpty(); }
+    qint64 firstLineNumber() const { return m_firstLine; }
+    qint64 lastLineNumber() const { return m_firstLine + blockCount() - 1; }
+    bool hasLine(qint64 line) const { return line >= m_firstLine && line <= lastLineNumber(); }
+    // The text of the file's line, "" when the view does not hold it.
+    QString lineText(qint64 line) const;
+    // Long lines wrapped at the view's width, or cut (scrolled sideways).
+    void setWrapLines(bool wrap);
+    bool wrapsLines() const { return lineWrapMode() != QPlainTextEdit::NoWrap; }
     // Lines that arrived later (Follow Live): appended; the view follows the end only if it was there.
     void appendLines(const QStringList &lines);
 
@@ -78,6 +88,7 @@ private:
     QWidget *m_lineNumberArea = nullptr;
     MarkedScrollBar *m_scrollBar = nullptr;
     qint64 m_markedLine = 0;
+    qint64 m_firstLine = 1;
     int m_matchStart = -1;
     int m_matchLength = 0;
     QHash<qint64, QColor> m_findingLines;

@@ -17,6 +17,13 @@ WrappingDelegate::WrappingDelegate(QTreeView *view)
 }
 
 QSize WrappingDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const {
+    // A column sized to its contents is as wide as its one line: wrapping it at its current width would
+    // size it to that width (a "Where" of four lines). Only the stretched column wraps.
+    if (m_view->header()->sectionResizeMode(index.column()) == QHeaderView::ResizeToContents) {
+        QStyleOptionViewItem single = option;
+        single.features &= ~QStyleOptionViewItem::WrapText;
+        return QStyledItemDelegate::sizeHint(single, index);
+    }
     QStyleOptionViewItem opt = option;
     opt.features |= QStyleOptionViewItem::WrapText;
     int width = m_view->header()->sectionSize(index.column());

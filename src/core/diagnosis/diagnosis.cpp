@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/diagnosis.h"
 
+#include "core/diagnosis/evidencegroups.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -32,6 +34,17 @@ const Finding *Diagnosis::find(const QString &id) const {
     }
     return nullptr;
 }
+
+namespace {
+
+QString joinLines(const QList<qint64> &lines) {
+    QStringList parts;
+    for (qint64 l : lines)
+        parts.append(QString::number(l));
+    return parts.join(u", "_s);
+}
+
+} // namespace
 
 QString Diagnosis::findingMarkdown(const Finding &f) const {
     QString md = u"### "_s + severityName(f.severity).toUpper() + u": "_s + f.title + u"\n\n"_s;
@@ -64,13 +77,28 @@ QString Diagnosis::findingMarkdown(const Finding &f) const {
                   (t.downFellBack ? u" (fell back)"_s : QString()) + u" |\n"_s;
     }
     if (!f.evidence.isEmpty()) {
+        // The same line from 8 ranks is one line with a count: a pasted diagnosis stays readable.
+        auto write = [&md](const QList<Evidence> &lines) {
+            for (const EvidenceGroup &g : groupRankEvidence(lines)) {
+                md += QString::number(g.first.line).rightJustified(7) + u": "_s + g.first.text + u'\n';
+                if (g.lines.size() > 1)
+                    md += u"         (x"_s + QString::number(g.lines.size()) +
+                          u": the same line on other ranks at lines "_s +
+                          (g.lines.size() <= 4
+                               ? joinLines(g.lines.mid(1))
+                               : QString::number(g.lines.at(1)) + u"-"_s + QString::number(g.lines.last())) +
+                          u")\n"_s;
+            }
+        };
         md += u"\n```\n"_s;
-        for (qsizetype i = 0; i < f.evidence.size(); ++i) {
-            if (i == Finding::headEvidence && f.evidenceOmitted > 0)
-                md += u"    ... "_s + QString::number(f.evidenceOmitted) +
-                      (f.evidenceOmitted == 1 ? u" line left out\n"_s : u" lines left out\n"_s);
-            const Evidence &e = f.evidence[i];
-            md += QString::number(e.line).rightJustified(7) + u": "_s + e.text + u'\n';
+        const qsizetype head = f.evidenceOmitted > 0
+                                   ? qMin<qsizetype>(Finding::headEvidence, f.evidence.size())
+                                   : f.evidence.size();
+        write(f.evidence.mid(0, head));
+        if (head < f.evidence.size() || f.evidenceOmitted > 0) {
+            md += u"    ... "_s + QString::number(f.evidenceOmitted) +
+                  (f.evidenceOmitted == 1 ? u" line left out\n"_s : u" lines left out\n"_s);
+            write(f.evidence.mid(head));
         }
         md += u"```\n"_s;
     }

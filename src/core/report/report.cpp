@@ -170,8 +170,18 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
         rep.referenceBasis = ReferenceCost::basis();
     }
 
-    for (const auto &f : r.files)
-        rep.resultFiles.append({f.fileName, f.path});
+    for (const auto &f : r.files) {
+        // The job's framework only (the agent writes a vLLM copy of an SGLang job's file too), and
+        // where in the run folder, not the recording host's absolute path.
+        if (!r.framework.isEmpty() && !f.framework.isEmpty() && f.framework != r.framework)
+            continue;
+        QString where = f.path;
+        if (const qsizetype at = where.indexOf(QString(u'/' + r.runId + u'/')); !r.runId.isEmpty() && at >= 0)
+            where = where.mid(at + r.runId.size() + 2);
+        else if (where.startsWith(u'/'))
+            where = (f.framework.isEmpty() ? f.kind : f.framework) + u'/' + f.fileName;
+        rep.resultFiles.append({f.fileName, where});
+    }
     if (run.push) {
         rep.installFolder = run.push->value("target_folder"_L1).toString();
         for (const auto &v : run.push->value("installed"_L1).toArray()) {

@@ -23,7 +23,7 @@ double ReferenceCost::estimateSeconds(const QList<int> &batchSizes, int configs)
 
 QString ReferenceCost::basis() {
     return u"the reference tuners brute-force %1 configs for each batch size on one GPU: %2 s compile "
-           u"plus %3-%4 s timing per config and size (one H200, shared/FORMATS.md section 7)"_s.arg(kConfigs)
+           u"plus %3-%4 s timing per config and size, as measured on one H200"_s.arg(kConfigs)
                .arg(kCompileSeconds)
                .arg(kTimeAtM1)
                .arg(kTimeAtM4096);

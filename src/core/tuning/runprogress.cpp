@@ -4,6 +4,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -30,6 +32,12 @@ bool RunProgress::apply(const QJsonObject &e) {
         backend = e.value("backend"_L1).toString();
         strategy = e.value("strategy"_L1).toString();
         deviceName = e.value("device_name"_L1).toString();
+        const QJsonObject spec = e.value("spec"_L1).toObject();
+        if (spec.contains("ops"_L1))
+            ops = spec.value("ops"_L1).toString() == "up+down"_L1 ? QStringList{u"up"_s, u"down"_s}
+                                                                  : QStringList{u"both"_s};
+        // A resumed run's journal holds units timed before: those seen in this replay are not counted twice.
+        journalUnits = qMax(0, e.value("journal_entries"_L1).toInt() - unitsSeen);
         state = u"running"_s;
     } else if (type == "phase"_L1) {
         phase = e.value("name"_L1).toString();
@@ -40,14 +48,18 @@ bool RunProgress::apply(const QJsonObject &e) {
         etaS = e.value("eta_s"_L1).isDouble() ? e.value("eta_s"_L1).toDouble() : -1;
     } else if (type == "measurement"_L1) {
         ++measurements;
+        ++unitsSeen;
         ++gpus[e.value("gpu"_L1).toInt()].measured;
         if (e.value("round"_L1).toInt() == -1) {
             const int m = e.value("m"_L1).toInt();
             defaultUs[m] += e.value("median_us"_L1).toDouble();
+            defaultPerOp.insert({e.value("op"_L1).toString(), m}, e.value("median_us"_L1).toDouble());
         }
     } else if (type == "candidate_error"_L1) {
         ++failures;
+        ++unitsSeen;
         ++gpus[e.value("gpu"_L1).toInt()].failed;
+        ++failureKinds[e.value("kind"_L1).toString(u"other"_s)];
     } else if (type == "best"_L1) {
         Best b;
         b.op = e.value("op"_L1).toString();
@@ -74,15 +86,89 @@ bool RunProgress::apply(const QJsonObject &e) {
 
 QMap<int, double> RunProgress::bestPerBatch() const {
     QMap<int, double> out;
-    for (const Best &b : best)
-        out[b.m] += b.medianUs;
+    for (const Row &r : rows())
+        if (r.complete)
+            out.insert(r.m, r.bestUs);
     return out;
 }
 
+QList<RunProgress::Row> RunProgress::rows() const {
+    QList<int> sizes;
+    for (const Best &b : best)
+        if (!sizes.contains(b.m))
+            sizes.append(b.m);
+    std::sort(sizes.begin(), sizes.end());
+    QStringList runOps = ops;
+    if (runOps.isEmpty()) // no run_started seen: the GEMMs that have a best
+        for (const Best &b : best)
+            if (!runOps.contains(b.op))
+                runOps.append(b.op);
+    auto defaultOf = [this](const QString &op, int m) {
+        const double d = defaultPerOp.value({op, m});
+        if (d > 0)
+            return d;
+        const auto it = best.constFind({op, m});
+        return it != best.cend() ? it->defaultUs : 0.0;
+    };
+    QList<Row> out;
+    for (int m : std::as_const(sizes)) {
+        Row row;
+        row.m = m;
+        QStringList have;
+        for (const QString &op : std::as_const(runOps))
+            if (best.contains({op, m}))
+                have.append(op);
+        if (have.isEmpty())
+            continue; // a GEMM the spec did not name
+        row.complete = have.size() == runOps.size();
+        if (row.complete) {
+            row.op = u"up+down"_s;
+            bool allDefaults = true;
+            for (const QString &op : std::as_const(runOps)) {
+                row.bestUs += best.value({op, m}).medianUs;
+                const double d = defaultOf(op, m);
+                allDefaults = allDefaults && d > 0;
+                row.defaultUs += d;
+            }
+            if (!allDefaults)
+                row.defaultUs = 0;
+        } else {
+            row.op = have.first(); // the GEMM measured first, against its own default
+            row.bestUs = best.value({row.op, m}).medianUs;
+            row.defaultUs = defaultOf(row.op, m);
+        }
+        out.append(row);
+    }
+    return out;
+}
+
+QString RunProgress::failureText() const {
+    QStringList parts;
+    for (auto it = failureKinds.cbegin(); it != failureKinds.cend(); ++it) {
+        const QString &k = it.key();
+        const int n = it.value();
+        if (k == "compile"_L1)
+            parts.append(u"%1 did not compile"_s.arg(n));
+        else if (k == "resources"_L1)
+            parts.append(u"%1 out of shared memory or registers"_s.arg(n));
+        else if (k == "oom"_L1)
+            parts.append(u"%1 out of GPU memory"_s.arg(n));
+        else if (k == "mismatch"_L1)
+            parts.append(u"%1 gave wrong results"_s.arg(n));
+        else if (k == "crash"_L1)
+            parts.append(u"%1 crashed or hung a worker"_s.arg(n));
+        else
+            parts.append(u"%1 %2"_s.arg(n).arg(k == "other"_L1 ? u"other errors"_s : k));
+    }
+    return parts.join(u", "_s);
+}
+
 QString RunProgress::progressLine() const {
-    QString s = u"%1/%2"_s.arg(done).arg(total);
-    if (total > 0)
-        s += u" (%1%)"_s.arg(int(100.0 * double(done) / double(total)));
+    const qint64 units = unitsDone();
+    const qint64 all = qMax(total, units);
+    QString s = u"%1/%2"_s.arg(units).arg(all);
+    if (all > 0)
+        s += u" (%1%)"_s.arg(int(100.0 * double(units) / double(all)));
     if (etaS >= 0 && !finished())
         s += u", ETA %1 s"_s.arg(qRound(etaS));
     if (failures > 0)

@@ -27,6 +27,15 @@ struct RunProgress {
         int measured = 0;
         int failed = 0;
     };
+    // One batch size as the live table shows it: like compared with like. Up + down summed only when
+    // both GEMMs have a best; until then the GEMM that has one, against that GEMM's own default.
+    struct Row {
+        int m = 0;
+        QString op;            // "up+down" (all GEMMs of the run), "up" or "down" (that GEMM alone)
+        double bestUs = 0;     // of op
+        double defaultUs = 0;  // of op; 0 = not measured
+        bool complete = false; // every GEMM of the run has a best at m
+    };
 
     QString runId;
     QString runDir;
@@ -46,9 +55,14 @@ struct RunProgress {
     int failures = 0;
     int duplicatesDropped = 0;
     QMap<int, PerGpu> gpus;
-    QMap<QPair<QString, int>, Best> best; // (op, m)
-    QMap<int, double> defaultUs;          // summed over ops per m, from the default phase
-    QStringList files;                    // result_written paths of config files
+    QMap<QPair<QString, int>, Best> best;           // (op, m)
+    QMap<int, double> defaultUs;                    // summed over ops per m, from the default phase
+    QMap<QPair<QString, int>, double> defaultPerOp; // (op, m) -> the default config's latency
+    QStringList ops;                 // the run's GEMMs from its spec: {"up", "down"} or {"both"}
+    QMap<QString, int> failureKinds; // candidate_error kind -> count
+    int journalUnits = 0;            // units a resumed run took from its journal, not timed again
+    int unitsSeen = 0;               // measurement + candidate_error events applied
+    QStringList files;               // result_written paths of config files
     QString resultPath;
     QString doneStatus; // the run's own done: ok / failed / cancelled
     QString error;      // the run's error event message
@@ -57,8 +71,15 @@ struct RunProgress {
     // Applies one run event. Returns false when it was dropped (duplicate or older seq, another run).
     bool apply(const QJsonObject &event);
     bool finished() const { return !doneStatus.isEmpty(); }
-    // Best so far per batch size, summed over ops (up + down when tuned separately): m -> us.
+    // Best so far per batch size, summed over ops (up + down when tuned separately): m -> us. Only the
+    // batch sizes where every GEMM of the run has a best (a sum of some of them is no total).
     QMap<int, double> bestPerBatch() const;
+    // Per batch size, the comparable best and default (see Row), ascending m.
+    QList<Row> rows() const;
+    // Units done as the GPUs count them: from the journal + timed + failed (the progress bar's units).
+    qint64 unitsDone() const { return qMax<qint64>(done, journalUnits + unitsSeen); }
+    // What failed, by kind: "12 compile errors, 8 out of shared memory"; "" when nothing failed.
+    QString failureText() const;
     // "412/480 (85%), ETA 12 s, 3 failed" for a terminal line or a label.
     QString progressLine() const;
 };
