@@ -167,6 +167,7 @@ QJsonObject headJson(const Diagnosis &d) {
             {u"seconds_to_ready"_s, s.secondsToReady ? QJsonValue(*s.secondsToReady) : QJsonValue()}});
     }
     root.insert(u"starts"_s, ss);
+    root.insert(u"starts_omitted"_s, d.startsOmitted);
     root.insert(u"findings"_s, QJsonArray());
     root.insert(u"targets"_s, QJsonArray());
     return root;
