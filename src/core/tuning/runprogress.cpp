@@ -77,8 +77,10 @@ bool RunProgress::apply(const QJsonObject &e, QString *problem) {
     const QString type = e.value("type"_L1).toString();
     if (type == "run_started"_L1) {
         const QString dir = e.value("run_dir"_L1).toString();
-        if (!plainAbsolute(dir) ||
-            (!rid.isEmpty() && dir.section(u'/', -1, -1, QString::SectionSkipEmpty) != rid))
+        // none given: result paths must then lie in a folder named after the run (insideRunFolder)
+        if (!dir.isEmpty() &&
+            (!plainAbsolute(dir) ||
+             (!rid.isEmpty() && dir.section(u'/', -1, -1, QString::SectionSkipEmpty) != rid)))
             return refuse(u"a run_dir that is not an absolute folder named after the run: %1"_s.arg(dir));
     } else if (type == "measurement"_L1) {
         if (!finitePositive(e.value("median_us"_L1)))
