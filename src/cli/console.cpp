@@ -4,6 +4,8 @@
 
 #include <QString>
 
+using namespace Qt::StringLiterals;
+
 #include <cstdio>
 #include <unistd.h>
 
@@ -17,8 +19,37 @@ void write(std::FILE *stream, QByteArrayView bytes) {
 }
 } // namespace
 
+namespace {
+bool hidden(QChar c) {
+    const char16_t u = c.unicode();
+    if (u == u'\n' || u == u'\t')
+        return false;
+    if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0))
+        return true;
+    const auto cat = c.category();
+    return cat == QChar::Other_Format || cat == QChar::Separator_Line || cat == QChar::Separator_Paragraph;
+}
+} // namespace
+
+QString Console::safe(QStringView text) {
+    qsizetype i = 0;
+    while (i < text.size() && !hidden(text[i]))
+        ++i;
+    if (i == text.size())
+        return text.toString();
+    QString out = text.first(i).toString();
+    for (; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (hidden(c))
+            out += u"\\u"_s + QString::number(c.unicode(), 16).toUpper().rightJustified(4, u'0');
+        else
+            out += c;
+    }
+    return out;
+}
+
 void Console::out(const QString &text) {
-    write(stdout, text.toUtf8());
+    write(stdout, safe(text).toUtf8());
 }
 
 void Console::outBytes(QByteArrayView bytes) {
@@ -26,7 +57,11 @@ void Console::outBytes(QByteArrayView bytes) {
 }
 
 void Console::err(const QString &text) {
-    write(stderr, text.toUtf8());
+    write(stderr, safe(text).toUtf8());
+}
+
+void Console::errControl(const QString &sequence) {
+    write(stderr, sequence.toUtf8());
 }
 
 bool Console::stdoutIsTerminal() {

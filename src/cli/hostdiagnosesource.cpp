@@ -28,8 +28,10 @@ QList<QCommandLineOption> HostDiagnoseSource::options() const {
                            u"N[K|M|G]"_s, u"64M"_s),
         QCommandLineOption(
             u"log"_s,
-            u"With --host: the log source, a file path on the host or a command that prints the "
-            u"log (default: the host's setting in the app)."_s,
+            u"With --host: the log source, a file on the host (/path, ~/path; one word without spaces is "
+            u"a file too: relative to the current folder for 'local', refused for other hosts) or a "
+            u"command that prints the log, with at least one space (default: the host's setting in the "
+            u"app)."_s,
             u"SOURCE"_s),
         QCommandLineOption(
             u"accept-new-host-key"_s,
@@ -42,14 +44,49 @@ bool HostDiagnoseSource::isSelected(const QCommandLineParser &parser) const {
     return parser.isSet(u"host"_s);
 }
 
+std::optional<LogSource> HostDiagnoseSource::logSourceOption(const QString &text, bool local,
+                                                             QString *error) {
+    const QString t = text.trimmed();
+    if (t.isEmpty()) {
+        *error = u"--log is empty: give a file on the host or a command that prints the log."_s;
+        return std::nullopt;
+    }
+    if (t.startsWith(u'/') || t.startsWith(u"~/"_s))
+        return LogSource{LogSource::Kind::File, t};
+    static const QRegularExpression space(u"\\s"_s);
+    const qsizetype firstSpace = t.indexOf(space);
+    const QString firstWord = firstSpace < 0 ? t : t.left(firstSpace);
+    // One word, or a first word that is a relative path: a file, never run (a relative path as a command
+    // would execute that file).
+    if (firstSpace < 0 || firstWord.contains(u'/')) {
+        if (firstSpace >= 0) {
+            *error = u"--log '%1' would run the file %2 as a command. Give a log file as /path or ~/path, "
+                     u"or a command that starts with a program name (journalctl, docker, cat -- FILE)."_s.arg(
+                         t, firstWord);
+            return std::nullopt;
+        }
+        if (local) // the Local machine: relative to where moetune-cli runs, like any local path
+            return LogSource{LogSource::Kind::File, QDir::current().absoluteFilePath(t)};
+        *error = u"--log '%1' is a relative path, and moetune does not guess the folder it is relative to "
+                 u"on the host. Give it as /path or ~/%1 (a command needs a space, e.g. 'journalctl -u "
+                 u"sglang')."_s.arg(t);
+        return std::nullopt;
+    }
+    return LogSource{LogSource::Kind::Command, t};
+}
+
 std::optional<Diagnosis> HostDiagnoseSource::diagnose(const QCommandLineParser &parser,
                                                       const Diagnoser &diagnoser, QString *label,
                                                       QString *error) {
     auto host = resolveHost(parser.value(u"host"_s), error);
     if (!host)
         return std::nullopt;
-    if (parser.isSet(u"log"_s))
-        host->logSource = LogSource::fromString(parser.value(u"log"_s));
+    if (parser.isSet(u"log"_s)) {
+        const auto source = logSourceOption(parser.value(u"log"_s), host->local, error);
+        if (!source)
+            return std::nullopt;
+        host->logSource = *source;
+    }
     if (parser.isSet(u"python"_s))
         host->python = parser.value(u"python"_s);
     static const QRegularExpression sizeRe(u"^(\\d+)([KkMmGg]?)[Bb]?$"_s);

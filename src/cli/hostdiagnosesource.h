@@ -3,6 +3,9 @@
 #pragma once
 
 #include "cli/diagnosesource.h"
+#include "remote/hostconfig.h"
+
+#include <optional>
 
 namespace moetune::cli {
 
@@ -15,6 +18,10 @@ public:
     bool isSelected(const QCommandLineParser &parser) const override;
     std::optional<Diagnosis> diagnose(const QCommandLineParser &parser, const Diagnoser &diagnoser,
                                       QString *label, QString *error) override;
+    // --log SOURCE: /path or ~/path is a file; one word without spaces is a file too (relative to the
+    // current folder on the Local machine, refused with a sentence elsewhere); a command has a space and
+    // does not start with a relative path (that would run the file). Never a file run as a command.
+    static std::optional<LogSource> logSourceOption(const QString &text, bool local, QString *error);
 };
 
 } // namespace moetune::cli

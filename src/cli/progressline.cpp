@@ -26,7 +26,7 @@ ProgressLine::ProgressLine(QString label)
 
 ProgressLine::~ProgressLine() {
     if (m_drawn)
-        Console::err(u"\r\x1b[2K"_s);
+        Console::errControl(u"\r\x1b[2K"_s);
 }
 
 bool ProgressLine::update(qint64 done, qint64 total) {
@@ -37,13 +37,14 @@ bool ProgressLine::update(qint64 done, qint64 total) {
         return true;
     m_lastDraw = now;
     const QLocale c = QLocale::c();
-    QString text = u"\r\x1b[2Kdiagnosing "_s + m_label + u": "_s;
+    QString text = u"diagnosing "_s + m_label + u": "_s;
     if (total > 0)
         text += QString::number(std::clamp<qint64>(done * 100 / total, 0, 100)) + u"% ("_s +
                 c.formattedDataSize(done, 1, QLocale::DataSizeTraditionalFormat) + u" of "_s +
                 c.formattedDataSize(total, 1, QLocale::DataSizeTraditionalFormat) + u')';
     else
         text += c.formattedDataSize(done, 1, QLocale::DataSizeTraditionalFormat) + u" read"_s;
+    Console::errControl(u"\r\x1b[2K"_s);
     Console::err(text);
     m_drawn = true;
     return true;

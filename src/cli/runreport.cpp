@@ -3,6 +3,7 @@
 #include "cli/runreport.h"
 
 #include "cli/console.h"
+#include "core/tuning/hosttext.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -52,7 +53,7 @@ QJsonObject RunReport::preflightJson(const Preflight &p) {
 }
 
 QString RunReport::summaryText(const RunProgress &r) {
-    QString s = u"Run %1: %2%3\n"_s.arg(r.runId, r.state,
+    QString s = u"Run %1: %2%3\n"_s.arg(hostText(r.runId), hostText(r.state),
                                         r.simulated ? u" [SIMULATED: synthetic backend]"_s : QString());
     s += u"  %1 measured, %2 failed, %3 events%4\n"_s.arg(r.measurements)
              .arg(r.failures)
@@ -75,9 +76,9 @@ QString RunReport::summaryText(const RunProgress &r) {
                  .arg(r.simulated ? u"  simulated"_s : QString());
     }
     for (const QString &f : r.files)
-        s += u"  file: %1%2\n"_s.arg(f, r.simulated ? u" (simulated)"_s : QString());
+        s += u"  file: %1%2\n"_s.arg(hostText(f), r.simulated ? u" (simulated)"_s : QString());
     if (!r.error.isEmpty())
-        s += u"  error: "_s + r.error + u'\n';
+        s += u"  error: "_s + hostText(r.error, 4096) + u'\n';
     return s;
 }
 
@@ -124,20 +125,21 @@ void RunProgressLine::update(const RunProgress &r) {
         if (now - m_lastDraw < 200)
             return;
         m_lastDraw = now;
-        Console::err(u"\r\x1b[K"_s + r.runId + u": "_s + r.progressLine());
+        Console::errControl(u"\r\x1b[K"_s);
+        Console::err(hostText(r.runId, 64) + u": "_s + r.progressLine());
         m_drawn = true;
         return;
     }
     const int decile = r.total > 0 ? int(10 * r.done / r.total) : 0;
     if (decile != m_lastDecile) {
         m_lastDecile = decile;
-        Console::err(r.runId + u": "_s + r.progressLine() + u'\n');
+        Console::err(hostText(r.runId, 64) + u": "_s + r.progressLine() + u'\n');
     }
 }
 
 void RunProgressLine::finish() {
     if (m_drawn)
-        Console::err(u"\r\x1b[K"_s);
+        Console::errControl(u"\r\x1b[K"_s);
     m_drawn = false;
 }
 

@@ -5,6 +5,7 @@
 #include "cli/commandregistry.h"
 #include "cli/console.h"
 #include "cli/flowhost.h"
+#include "core/tuning/hosttext.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -71,18 +72,19 @@ int RunsCommand::run(const QStringList &args) {
     for (const QJsonObject &r : runs) {
         const QJsonObject spec = r.value("spec"_L1).toObject();
         const QString shape =
-            u"%1 E=%2 N=%3 K=%4 top-k %5%6"_s.arg(spec.value("framework"_L1).toString())
+            u"%1 E=%2 N=%3 K=%4 top-k %5%6"_s.arg(hostText(spec.value("framework"_L1).toString(), 32))
                 .arg(spec.value("E"_L1).toInt())
                 .arg(spec.value("N"_L1).toInt())
                 .arg(spec.value("K"_L1).toInt())
                 .arg(spec.value("topk"_L1).toInt())
-                .arg(spec.value("dtype"_L1).isString() ? u" "_s + spec.value("dtype"_L1).toString()
-                                                       : QString());
+                .arg(spec.value("dtype"_L1).isString()
+                         ? u" "_s + hostText(spec.value("dtype"_L1).toString(), 32)
+                         : QString());
         const QString created =
             QDateTime::fromMSecsSinceEpoch(qint64(r.value("created_at"_L1).toDouble() * 1000), Qt::UTC)
                 .toString(u"yyyy-MM-dd HH:mm:ss"_s);
-        Console::out(u"%1 %2 %3 %4  %5%6\n"_s.arg(r.value("run_id"_L1).toString(), -24)
-                         .arg(r.value("state"_L1).toString(), -10)
+        Console::out(u"%1 %2 %3 %4  %5%6\n"_s.arg(hostText(r.value("run_id"_L1).toString(), 64), -24)
+                         .arg(hostText(r.value("state"_L1).toString(), 32), -10)
                          .arg(r.value("measured"_L1).toInt(), 8)
                          .arg(created, -19)
                          .arg(shape, r.value("simulated"_L1).toBool() ? u"  [SIMULATED]"_s : QString()));

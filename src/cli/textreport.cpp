@@ -63,7 +63,8 @@ QString TextReport::printable(QStringView text) {
         const char16_t u = c.unicode();
         if (u == u'\t')
             out += u' ';
-        else if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0))
+        else if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || c.category() == QChar::Other_Format ||
+                 u == 0x2028 || u == 0x2029) // bidi overrides (U+202E) and line separators too
             out += QChar(0xfffd);
         else
             out += c;

@@ -19,6 +19,21 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
+namespace {
+constexpr qsizetype kStderrLineChars = 4096; // a longer stderr line of the agent is cut, saying so
+
+bool isAbsoluteLogPath(const QString &path) {
+    return path.startsWith(u'/') || path.startsWith(u"~/"_s);
+}
+
+// A log file is always read as a file: a relative one is refused on the host (its folder would be a guess).
+QString relativeLogRefusal(const QString &path) {
+    return u"printf '%s\\n' "_s +
+           shellQuote(u"The log file %1 is a relative path; give it as /path or ~/path."_s.arg(path)) +
+           u" >&2; exit 2"_s;
+}
+} // namespace
+
 struct AgentClient::Command {
     enum class Kind { Agent, Deploy, FetchLog, FollowLog };
     Kind kind = Kind::Agent;
@@ -285,7 +300,9 @@ JobId AgentClient::run(const QString &command, const QStringList &args) {
 JobId AgentClient::fetchLog(qint64 maxBytes, const QString &localFile) {
     const LogSource &src = m_host.logSource;
     QString cmd;
-    if (src.kind == LogSource::Kind::File) {
+    if (src.kind == LogSource::Kind::File && !isAbsoluteLogPath(src.value)) {
+        cmd = relativeLogRefusal(src.value);
+    } else if (src.kind == LogSource::Kind::File) {
         cmd = u"tail -c %1 -- %2"_s.arg(maxBytes).arg(shellQuotePath(src.value));
     } else if (src.kind == LogSource::Kind::Command) {
         // The user's own command, run as they wrote it; only its last maxBytes are kept. Its exit status
@@ -306,7 +323,9 @@ JobId AgentClient::fetchLog(qint64 maxBytes, const QString &localFile) {
 JobId AgentClient::followLog() {
     const LogSource &src = m_host.logSource;
     QString cmd;
-    if (src.kind == LogSource::Kind::File)
+    if (src.kind == LogSource::Kind::File && !isAbsoluteLogPath(src.value))
+        cmd = relativeLogRefusal(src.value);
+    else if (src.kind == LogSource::Kind::File)
         cmd = u"tail -n 1000 -F -- %1"_s.arg(shellQuotePath(src.value)); // the latest lines first
     else if (src.kind == LogSource::Kind::Command)
         cmd = u"{ %1 ; } 2>&1"_s.arg(src.value);
@@ -339,7 +358,17 @@ void AgentClient::onStderrLines(JobId tid, const QStringList &lines) {
     const auto c = m_commands.value(m_byTransport.value(tid));
     if (!c)
         return;
-    c->stderrTail += lines;
+    // Only the tail is kept, each line cut to kStderrLineChars with a sentence: 300 MB of stderr without
+    // a newline cost what is shown, not what was sent.
+    for (const QString &line : lines) {
+        if (line.size() <= kStderrLineChars)
+            c->stderrTail.append(line);
+        else
+            c->stderrTail.append(
+                line.left(kStderrLineChars) +
+                u" [... stderr line cut at %1 characters; %2 more not kept]"_s.arg(kStderrLineChars)
+                    .arg(line.size() - kStderrLineChars));
+    }
     if (c->stderrTail.size() > 20)
         c->stderrTail = c->stderrTail.mid(c->stderrTail.size() - 20);
 }

@@ -5,6 +5,8 @@
 #include "remote/agentclient.h"
 #include "remote/transport.h"
 
+#include <QSet>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -70,7 +72,17 @@ HostCalls::HostCalls(Transport *transport, AgentClient *agent, QObject *parent)
         auto it = m_agentJobs.find(id);
         if (it == m_agentJobs.end())
             return;
-        it->agent.events.append(e);
+        // A run's stream (measurements, progress, ...) goes to `each` only: a job keeps what its caller
+        // reads afterwards (probe, run, result, error, ...), at most kMaxKeptEvents of them.
+        static const QSet<QString> streamed{u"measurement"_s,   u"candidate_error"_s, u"progress"_s,
+                                            u"best"_s,          u"phase"_s,           u"log"_s,
+                                            u"result_written"_s};
+        if (!streamed.contains(e.type) || e.isError()) {
+            if (it->agent.events.size() < kMaxKeptEvents)
+                it->agent.events.append(e);
+            else
+                ++it->agent.eventsDropped;
+        }
         if (it->each)
             it->each(e);
     });
@@ -81,8 +93,12 @@ HostCalls::HostCalls(Transport *transport, AgentClient *agent, QObject *parent)
                     return;
                 PendingAgent p = it.value();
                 m_agentJobs.erase(it);
-                p.agent.ok = ok;
+                p.agent.ok = ok && p.agent.eventsDropped == 0;
                 p.agent.error = error;
+                if (p.agent.eventsDropped > 0 && error.isEmpty())
+                    p.agent.error = u"The agent sent more than %1 answer lines for one command (%2 more were "
+                                    u"not kept); moetune keeps at most that many."_s.arg(kMaxKeptEvents)
+                                        .arg(p.agent.eventsDropped);
                 p.agent.status = status;
                 p.done(p.agent);
             });

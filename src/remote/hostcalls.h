@@ -33,8 +33,11 @@ public:
         bool ok() const { return error.isEmpty() && exitStatus == 0; }
         QString failure() const; // a sentence: the error, or the exit status and the last stderr lines
     };
+    // Answer lines one agent job keeps (a run's streamed events are never kept, only passed to `each`).
+    static constexpr qsizetype kMaxKeptEvents = 10000;
     struct Agent {
-        QList<AgentEvent> events;
+        QList<AgentEvent> events; // not the streamed run events; at most kMaxKeptEvents
+        qint64 eventsDropped = 0; // over the limit: the job fails, saying so
         bool ok = false;
         QString error;
         QString status;

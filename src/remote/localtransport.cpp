@@ -18,6 +18,10 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
+namespace {
+constexpr qsizetype kLineCutBytes = 1 << 20; // a longer line is delivered in pieces of this size
+} // namespace
+
 LocalTransport::LocalTransport(QString homeDir, QObject *parent)
     : Transport(parent)
     , m_home(homeDir.isEmpty() ? QDir::homePath() : std::move(homeDir)) {
@@ -86,6 +90,17 @@ JobId LocalTransport::exec(const ExecRequest &request) {
             if (end > start && buf[end - 1] == '\r')
                 --end;
             lines.append(QString::fromUtf8(buf.constData() + start, end - start));
+        }
+        // A line without end is delivered in pieces of kLineCutBytes (at a UTF-8 boundary), as SshSession
+        // does: memory and the search for '\n' stay bounded whatever the command prints.
+        while (buf.size() - start > kLineCutBytes) {
+            qsizetype cut = start + kLineCutBytes;
+            while (cut > start && (uchar(buf[cut]) & 0xC0) == 0x80)
+                --cut;
+            if (cut == start)
+                cut = start + kLineCutBytes;
+            lines.append(QString::fromUtf8(buf.constData() + start, cut - start));
+            start = cut;
         }
         buf.remove(0, start);
         if (final && !buf.isEmpty()) {

@@ -2,10 +2,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/tuneflow.h"
 
+#include "core/tuning/hosttext.h"
 #include "remote/agentclient.h"
 #include "remote/transport.h"
 
+#include <QJsonDocument>
 #include <QTimer>
+
+#include <memory>
 
 using namespace Qt::StringLiterals;
 
@@ -62,15 +66,20 @@ void TuneFlow::attachOnce(const QString &runId, RunProgress *progress,
         args << u"--from"_s << QString::number(progress->lastSeq + 1);
     if (!untilDone)
         args << u"--no-follow"_s;
+    if (progress->runId.isEmpty())
+        progress->runId = runId; // an event of another run is refused, not counted
     const JobId id = m_calls->agent()->run(u"attach"_s, args);
     m_followJob = id;
     QPointer<TuneFlow> self(this);
+    auto refused = std::make_shared<QString>(); // the first event the stream should not have sent
     m_calls->agentJob(
         id,
-        [self, runId, progress, done, untilDone](const HostCalls::Agent &a) {
+        [self, runId, progress, done, untilDone, refused](const HostCalls::Agent &a) {
             if (!self)
                 return;
             self->m_followJob = 0;
+            if (!refused->isEmpty())
+                return done(false, *refused);
             if (progress->finished())
                 return done(true, QString());
             if (!untilDone && a.status == "interrupted"_L1)
@@ -118,14 +127,22 @@ void TuneFlow::attachOnce(const QString &runId, RunProgress *progress,
             });
             timer->start(self->m_reconnectWaitMs);
         },
-        [self, progress](const AgentEvent &e) {
-            if (!self || e.isError() || e.type == "hello"_L1)
+        [self, progress, refused, id](const AgentEvent &e) {
+            if (!self || e.isError() || e.type == "hello"_L1 || !refused->isEmpty())
                 return;
             // the command's own final done (after the run's done) carries no seq and is not a run event
             if (!e.object.contains("seq"_L1))
                 return;
-            if (progress->apply(e.object))
+            QString problem;
+            if (progress->apply(e.object, &problem)) {
                 emit self->runEvent(e.object);
+            } else if (!problem.isEmpty()) {
+                *refused = u"Protocol error: agent output line %1 is %2: %3"_s.arg(e.lineNumber)
+                               .arg(problem, hostText(QString::fromUtf8(QJsonDocument(e.object).toJson(
+                                                          QJsonDocument::Compact)),
+                                                      300));
+                self->m_calls->agent()->cancel(id); // nothing more of this stream is believed
+            }
         });
 }
 

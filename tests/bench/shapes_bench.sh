@@ -5,7 +5,7 @@
 # and memory grow with the square of the number of distinct shapes (32k shapes: 18 s, 560 MB)").
 # For each count N it writes a log with N different "Config file not found ... E=..,N=.." warnings (each
 # printed by 2 ranks), runs `moetune-cli diagnose LOG --format FORMAT` under GNU time and prints wall time,
-# peak RSS, the number of targets found (must be N), and the growth exponent between consecutive counts
+# peak RSS, the number of targets found (N, at most 256 since issue 23), and the growth exponent between consecutive counts
 # (time ~ N^k: k = 1 is linear, 2 quadratic).
 # usage: tests/bench/shapes_bench.sh [BUILD_DIR] [--counts "2000 4000 8000 16000 32000"] [--format json|text|markdown]
 set -euo pipefail
@@ -64,7 +64,9 @@ a=sys.argv[1:]
 print('-' if not a[0] else '%.2f' % (math.log(max(float(a[3]),0.01)/max(float(a[1]),0.01))/math.log(float(a[2])/float(a[0]))))" \
       "$prev_n" "${prev_t:-0}" "$n" "$t")
   printf '%8d %10.2f %10.1f %9d %8s\n' "$n" "$t" "$(python3 -c "print($rss/1024)")" "$targets" "$k"
-  [ "$targets" -eq "$n" ] || { echo "shapes_bench: $targets targets for $n shapes" >&2; exit 1; }
+  # A diagnosis lists at most 256 shapes per start (the rest in one "and N more" finding, issue 23).
+  want=$(( n < 256 ? n : 256 ))
+  [ "$targets" -eq "$want" ] || { echo "shapes_bench: $targets targets for $n shapes (want $want)" >&2; exit 1; }
   prev_n=$n; prev_t=$t
   rm -f "$log"
 done

@@ -239,6 +239,39 @@ private slots:
         s.topk = 2;
         QCOMPARE(s.validate(), QString());
     }
+
+    // Issue 23: a device name that becomes part of a file name is refused at validation (the shared
+    // check of the CLI and the app), not after the whole sweep when writing the result fails.
+    void tuneSpecDeviceName_data() {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("error"); // "" = valid
+        QTest::newRow("ordinary") << u"NVIDIA_H200"_s << QString();
+        QTest::newRow("long real name") << u"NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"_s << QString();
+        QTest::newRow("200 characters")
+            << QString(200, u'A') << u"shorten the device name (200 characters)"_s;
+        QTest::newRow("right-to-left override") << u"NVIDIA_H200\u202Egpj.exe"_s << u"U+202E"_s;
+        QTest::newRow("escape") << u"NVIDIA\x1b]0;pwned\x07"_s << u"U+001B"_s;
+        QTest::newRow("slash") << u"../../etc"_s << u"slashes"_s;
+        QTest::newRow("newline") << u"H200\nX"_s << u"U+000A"_s;
+    }
+    void tuneSpecDeviceName() {
+        QFETCH(QString, device);
+        QFETCH(QString, error);
+        TuneSpec s;
+        s.framework = Framework::SGLang;
+        s.experts = 257;
+        s.n = 256;
+        s.hiddenSize = 7168;
+        s.topk = 8;
+        s.dtype = u"fp8_w8a8"_s;
+        s.blockShape = std::array<int, 2>{128, 128};
+        s.upAndDown = true;
+        s.deviceName = device;
+        if (error.isEmpty())
+            QCOMPARE(s.validate(), QString());
+        else
+            QVERIFY2(s.validate().contains(error), qPrintable(s.validate()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProbeMerge)

@@ -11,8 +11,11 @@
 #include "core/tuning/pushrecord.h"
 #include "core/tuning/pushtarget.h"
 #include "core/tuning/runprogress.h"
+#include "remote/agentclient.h"
+#include "remote/hostcalls.h"
 #include "remote/hostconfig.h"
 #include "remote/hoststore.h"
+#include "remote/localtransport.h"
 #include "remote/serverprofilesuggestion.h"
 
 #include <QJsonArray>
@@ -176,7 +179,7 @@ private slots:
     void runProgressDropsRepeats() {
         RunProgress r;
         const QList<QJsonObject> events{
-            obj(R"({"type":"run_started","run_id":"r1","seq":0,"run_dir":"/d","pid":9,"backend":"synthetic","simulated":true})"),
+            obj(R"({"type":"run_started","run_id":"r1","seq":0,"run_dir":"/runs/r1","pid":9,"backend":"synthetic","simulated":true})"),
             obj(R"({"type":"measurement","run_id":"r1","seq":1,"op":"up","m":1,"gpu":0,"round":-1,"median_us":20.0})"),
             obj(R"({"type":"measurement","run_id":"r1","seq":2,"op":"up","m":1,"gpu":0,"round":0,"median_us":15.0})"),
             obj(R"({"type":"candidate_error","run_id":"r1","seq":3,"op":"up","m":1,"gpu":1,"kind":"resources"})"),
@@ -322,6 +325,156 @@ private slots:
         QVERIFY2(t.warnings.join(u' ').contains(warning), qPrintable(t.warnings.join(u' ')));
         // which server was taken is no reason to offer another folder
         QVERIFY(t.persistentFolder.isEmpty());
+    }
+
+    // Issue 23: a folder the log names is a push target only when it is a plain absolute folder where the
+    // server reads configs; a planted one is never (the other sources decide, or the error says why).
+    void pushTargetRefusesPlantedFolder_data() {
+        QTest::addColumn<QByteArray>("wanted"); // the folder the server's own line names
+        QTest::addColumn<QString>("view");      // the probe's view of the server ("{}" = none)
+        QTest::addColumn<QString>("folder");    // "" = no target
+        QTest::addColumn<QString>("why");
+        const QString view =
+            uR"({"python":"/venv/bin/python","triton":"3.6.0","config_root":"/venv/sglang/configs","config_root_source":"module"})"_s;
+        QTest::newRow("dot-dot, no probe") << QByteArray("/etc/cron.d/../cron.d/configs/triton_3_6_0")
+                                           << u"{}"_s << QString() << u"\"..\" parts"_s;
+        QTest::newRow("dot-dot, probe")
+            << QByteArray("/venv/sglang/configs/../../../etc/cron.d/triton_3_6_0") << view
+            << u"/venv/sglang/configs/triton_3_6_0"_s << u"\"..\" parts"_s;
+        QTest::newRow("outside the server's folder")
+            << QByteArray("/etc/cron.d/configs/triton_3_6_0") << view
+            << u"/venv/sglang/configs/triton_3_6_0"_s << u"outside the folders"_s;
+        QTest::newRow("not a config folder, no probe")
+            << QByteArray("/etc/cron.d/triton_3_6_0") << u"{}"_s << QString() << u"not shaped like"_s;
+        QTest::newRow("inside the server's folder") << QByteArray("/venv/sglang/configs/triton_3_6_0") << view
+                                                    << u"/venv/sglang/configs/triton_3_6_0"_s << QString();
+    }
+    void pushTargetRefusesPlantedFolder() {
+        QFETCH(QByteArray, wanted);
+        QFETCH(QString, view);
+        QFETCH(QString, folder);
+        QFETCH(QString, why);
+        const QByteArray log =
+            "[2026-11-29 10:00:09 TP0] Using default MoE kernel config. Performance might be "
+            "sub-optimal! Config file not found at " +
+            wanted + "/E=128,N=384,device_name=NVIDIA_H200.json\n";
+        const Diagnosis before = Diagnoser().diagnoseText(log);
+        QCOMPARE(before.targets.size(), 1); // the server's own line: a finding, its folder to be checked
+        const HostProbe probe = probeWithServer("{}", view.toUtf8().constData());
+        const ConfigName shape = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200.json"_s);
+        const PushTarget t = PushTarget::choose(Framework::SGLang, shape, &before, &probe, {});
+        QCOMPARE(t.folder, folder);
+        const QString said = t.warnings.join(u' ') + t.error;
+        if (why.isEmpty()) {
+            QVERIFY2(t.source.contains(u"logged as wanted"_s), qPrintable(t.source));
+        } else {
+            QVERIFY2(said.contains(why), qPrintable(said));
+            QVERIFY2(said.contains(u"never a push target"_s), qPrintable(said));
+            QVERIFY(!t.source.contains(u"logged as wanted"_s));
+        }
+        if (folder.isEmpty())
+            QVERIFY(!t.error.isEmpty());
+    }
+
+    // Issue 23: attach must not believe a stream that lies. Each event is refused with a sentence; what
+    // came before it stands.
+    void runProgressRefusesLies_data() {
+        QTest::addColumn<QString>("event");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("another run")
+            << uR"({"type":"measurement","run_id":"r2","seq":2,"op":"up","m":1,"gpu":0,"round":0,"median_us":15.0})"_s
+            << u"an event of run r2 while following run r1"_s;
+        QTest::newRow("no run id") << uR"({"type":"progress","seq":2,"done":1,"total":2})"_s
+                                   << u"without a run_id"_s;
+        QTest::newRow("negative best")
+            << uR"({"type":"best","run_id":"r1","seq":2,"op":"up","m":1,"median_us":-10.0,"default_us":20.0})"_s
+            << u"median_us is not a finite number > 0"_s;
+        QTest::newRow("zero measurement")
+            << uR"({"type":"measurement","run_id":"r1","seq":2,"op":"up","m":1,"gpu":0,"round":0,"median_us":0})"_s
+            << u"median_us is not a finite number > 0"_s;
+        QTest::newRow("negative default")
+            << uR"({"type":"best","run_id":"r1","seq":2,"op":"up","m":1,"median_us":10.0,"default_us":-1})"_s
+            << u"default_us"_s;
+        QTest::newRow("result outside the run")
+            << uR"({"type":"result_written","run_id":"r1","seq":2,"kind":"sglang","path":"/etc/passwd"})"_s
+            << u"outside the run's folder: /etc/passwd"_s;
+        QTest::newRow("result via dot-dot")
+            << uR"({"type":"result_written","run_id":"r1","seq":2,"kind":"sglang","path":"/runs/r1/../../etc/passwd"})"_s
+            << u"outside the run's folder"_s;
+        QTest::newRow("seq jump")
+            << uR"({"type":"progress","run_id":"r1","seq":10000000,"done":1,"total":2})"_s
+            << u"seq 10000000 jumps ahead of the last event seen (1)"_s;
+        QTest::newRow("fractional seq")
+            << uR"({"type":"progress","run_id":"r1","seq":2.5,"done":1,"total":2})"_s
+            << u"not a whole number"_s;
+        QTest::newRow("huge gpu")
+            << uR"({"type":"measurement","run_id":"r1","seq":2,"op":"up","m":1,"gpu":99999999,"round":0,"median_us":1.0})"_s
+            << u"gpu is not an index"_s;
+    }
+    void runProgressRefusesLies() {
+        QFETCH(QString, event);
+        QFETCH(QString, why);
+        RunProgress r;
+        r.runId = u"r1"_s; // TuneFlow::follow sets the run it follows
+        QString problem;
+        QVERIFY(r.apply(obj(R"({"type":"run_started","run_id":"r1","seq":0,"run_dir":"/runs/r1","pid":9})"),
+                        &problem));
+        QVERIFY(r.apply(
+            obj(R"({"type":"measurement","run_id":"r1","seq":1,"op":"up","m":1,"gpu":0,"round":0,"median_us":15.0})"),
+            &problem));
+        QCOMPARE(problem, QString());
+        QVERIFY(!r.apply(obj(event.toUtf8().constData()), &problem));
+        QVERIFY2(problem.contains(why), qPrintable(problem));
+        QCOMPARE(r.lastSeq, 1);
+        QCOMPARE(r.measurements, 1);
+        QVERIFY(r.best.isEmpty());
+        QVERIFY(r.files.isEmpty());
+        // a file inside the run's folder is fine
+        QVERIFY(r.apply(
+            obj(R"({"type":"result_written","run_id":"r1","seq":2,"kind":"sglang","path":"/runs/r1/sglang/E=8.json"})"),
+            &problem));
+    }
+
+    // Issue 23: a job keeps what its caller reads afterwards, not the run's stream: 30000 measurements
+    // of an attach pass through `each` and are not kept (the CLI held every event: 3 M events, 1.64 GB).
+    // TEST DOUBLE: a Python script in place of moetune-agent.pyz that prints a long run stream.
+    void agentJobKeepsNoStream() {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const QString fake = home.filePath(u"fake-agent.py"_s);
+        {
+            QFile f(fake);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("# TEST DOUBLE of moetune-agent.pyz\n"
+                    "import sys\n"
+                    "w = sys.stdout.write\n"
+                    "w('{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"fake\"}\\n')\n"
+                    "for i in range(30000):\n"
+                    "    "
+                    "w('{\"type\":\"measurement\",\"run_id\":\"r1\",\"seq\":%d,\"median_us\":1.0,\"gpu\":0,"
+                    "\"m\":1}\\n' % i)\n"
+                    "w('{\"type\":\"done\",\"status\":\"ok\"}\\n')\n");
+        }
+        LocalTransport transport(home.path());
+        HostConfig host;
+        host.local = true;
+        AgentClient agent(&transport, host, fake);
+        HostCalls calls(&transport, &agent);
+        qint64 seen = 0;
+        bool finished = false;
+        HostCalls::Agent result;
+        calls.agentJob(
+            agent.run(u"attach"_s, {u"r1"_s}),
+            [&](const HostCalls::Agent &a) {
+                result = a;
+                finished = true;
+            },
+            [&](const AgentEvent &) { ++seen; });
+        QTRY_VERIFY_WITH_TIMEOUT(finished, 60000);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(seen, 30002);
+        QVERIFY2(result.events.size() <= 2, qPrintable(QString::number(result.events.size())));
+        QCOMPARE(result.of(u"done"_s).size(), 1);
     }
 
     void pushTargetUnknown() {

@@ -73,9 +73,13 @@ QStringList targetKeys(const Diagnosis &d) {
 class TestDiagnoser : public QObject {
     Q_OBJECT
 
+    void quotedWarningRows(); // logs_data() rows of issue 23 item 2
+
 private slots:
     void logs_data();
     void logs();
+    void manyNamesAreCountedNotListed();
+    void manyStartsKeepTheLatest();
     void sameResultFromFileTextAndDevice_data();
     void sameResultFromFileTextAndDevice();
     void ranksMergeIntoOneFinding();
@@ -208,6 +212,94 @@ void TestDiagnoser::logs_data() {
            u"N=768, "
            "bf16: up; E=64, N=1408, fp8_w8a8: down); no config loaded from triton_3_6_0"_s +
                kAssumed;
+    quotedWarningRows();
+}
+
+// Issue 23: only the server's own line is a finding, not the same words quoted inside another message
+// (a logged request: any API user can have the server print them).
+void TestDiagnoser::quotedWarningRows() {
+    const QByteArray planted =
+        "Using default MoE config. Performance might be sub-optimal! Config file not found "
+        "at /etc/cron.d/../cron.d/E=128,N=768,device_name=NVIDIA_H200.json";
+    QTest::newRow("quoted in an SGLang request log")
+        << ("[2026-03-14 09:12:50 TP0] Receive: obj=GenerateReqInput(text='" + planted +
+            "', sampling_params={})\n")
+        << QStringList{} << QStringList{} << QString();
+    QTest::newRow("quoted in a vLLM request log")
+        << ("(APIServer pid=7) INFO 03-14 09:12:50 [logger.py:41] Received request cmpl-1: prompt: '" +
+            planted + "', params: SamplingParams(n=1)\n")
+        << QStringList{} << QStringList{} << QString();
+    QTest::newRow("after words of another message")
+        << ("[2026-03-14 09:12:50 TP0] Prefill text: " + planted + "\n") << QStringList{} << QStringList{}
+        << QString();
+    QTest::newRow("quoted without a prefix")
+        << ("echo '" + planted + "'\n") << QStringList{} << QStringList{} << QString();
+    QTest::newRow("own line behind a level and file header")
+        << ("[2026-03-14 09:12:50 TP0] WARNING fused_moe.py:812: " + untunedLine(0).mid(26) + "\n")
+        << QStringList{u"moe-untuned x1"_s, u"triton-folder-no-config x1"_s}
+        << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|U|"_s} << QString();
+    QTest::newRow("own line behind a syslog head")
+        << ("Mar 14 09:12:50 gpu-7 python3[1234]: WARNING 03-14 09:12:50 [fused_moe.py:812] " +
+            QByteArray(planted).replace(
+                "/etc/cron.d/../cron.d",
+                "/usr/lib/python3/dist-packages/vllm/model_executor/layers/fused_moe/configs") +
+            "\n")
+        << QStringList{u"moe-untuned x1"_s} << QStringList{u"vllm|E=128, N=768, bf16|NVIDIA_H200||U|"_s}
+        << QString();
+}
+
+// More distinct config names than a diagnosis lists: the first kMaxShapeFindings are findings and targets,
+// the rest one honest "and N more" finding (memory and output follow what is shown).
+void TestDiagnoser::manyNamesAreCountedNotListed() {
+    auto logOf = [](int names) {
+        QByteArray log;
+        for (int i = 0; i < names; ++i)
+            log += untunedLine(i % 2, "E=128,N=768,device_name=GPU_" + QByteArray::number(i)) + '\n';
+        return log;
+    };
+    auto jsonOf = [](const Diagnosis &d) {
+        QByteArray json;
+        d.writeJson([&](QByteArrayView piece) { json += piece; });
+        return json;
+    };
+    constexpr int names = 2000;
+    const QByteArray log = logOf(names);
+    const Diagnosis d = Diagnoser().diagnoseText(log);
+    QCOMPARE(d.targets.size(), 256);
+    const Finding *more = d.find(u"moe-shapes-not-listed"_s);
+    QVERIFY(more);
+    QCOMPARE(more->occurrences, names - 256);
+    QVERIFY2(more->title.contains(u"1744 more"_s), qPrintable(more->title));
+    QCOMPARE(more->severity, Severity::Warning);
+    QVERIFY(!more->evidence.isEmpty());
+    QVERIFY(d.findings.size() < 300);
+    // The JSON grows with what is listed, not with the log: twice the names, (nearly) the same output.
+    const qsizetype size2000 = jsonOf(d).size();
+    const qsizetype size4000 = jsonOf(Diagnoser().diagnoseText(logOf(2 * names))).size();
+    QVERIFY2(size4000 < size2000 + size2000 / 10, qPrintable(u"%1 -> %2"_s.arg(size2000).arg(size4000)));
+}
+
+// 100 server starts: the latest kMaxStartsKept in detail, the earlier ones counted; numbers and the
+// summary still speak of the whole log.
+void TestDiagnoser::manyStartsKeepTheLatest() {
+    QByteArray log;
+    for (int s = 0; s < 100; ++s) {
+        log += "[2026-03-14 09:12:50] server_args=ServerArgs(model_path='/m', tp_size=1)\n";
+        log += untunedLine(0) + '\n';
+        log += "[2026-03-14 09:13:50] The server is fired up and ready to roll!\n";
+    }
+    const Diagnosis d = Diagnoser().diagnoseText(log);
+    QCOMPARE(d.starts.size(), 16);
+    QCOMPARE(d.startsOmitted, 84);
+    QVERIFY2(d.summary.startsWith(u"Latest of 100 server starts (from line 298)"_s), qPrintable(d.summary));
+    QCOMPARE(d.targets.size(), 1);
+    int earlier = 0;
+    for (const Finding &f : d.findings) {
+        QVERIFY(f.start >= 1 && f.start <= 16);
+        if (f.title.contains(u"(earlier start 85 of 100)"_s))
+            ++earlier;
+    }
+    QVERIFY(earlier > 0);
 }
 
 void TestDiagnoser::logs() {

@@ -207,6 +207,7 @@ QJsonObject headJson(const Diagnosis &d) {
             {u"moe_kernels"_s, moeKernelsJson(s.moeKernels)}});
     }
     root.insert(u"starts"_s, ss);
+    root.insert(u"starts_omitted"_s, d.startsOmitted);
     root.insert(u"findings"_s, QJsonArray());
     root.insert(u"targets"_s, QJsonArray());
     return root;

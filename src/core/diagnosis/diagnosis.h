@@ -20,6 +20,7 @@ struct Diagnosis {
     QList<Finding> findings;     // sorted: severity desc, then first line
     QList<TuningTarget> targets; // one per shape: up+down merged, of the latest start
     QList<ServerStart> starts;   // in log order (one when the log shows no restart); the last is the latest
+    int startsOmitted = 0;       // earlier starts before those (only the latest ones are kept in detail)
     QString summary;             // one line a person can act on
     qint64 bytesRead = 0;
     qint64 linesRead = 0;

@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <limits>
 
 using namespace Qt::StringLiterals;
 
@@ -111,7 +112,14 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
             after = after.sliced(nl + 1);
         }
         QString text = QString::fromUtf8(joined);
-        std::optional<MoeMessage> msg = MoeMessage::parse(text);
+        // Only the server's own line counts, not the same words quoted inside another message.
+        auto ownMessage = [](const QByteArray &bytes, const QString &str) {
+            std::optional<MoeMessage> m = MoeMessage::parse(str);
+            if (m && !MoeMessage::isServerMessage(bytes, str, *m))
+                m.reset();
+            return m;
+        };
+        std::optional<MoeMessage> msg = ownMessage(joined, text);
         qint64 line = hit.line;
         if (!msg) { // the message may have started on a line the terminal wrapped before this one
             const QList<QByteArray> previous = lastLines(hit.before, 3);
@@ -120,7 +128,7 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
                 prefix = prefix.isNull() ? previous[k] : MoeMessage::joinWrapped(previous[k], prefix);
                 const QByteArray candidate = MoeMessage::joinWrapped(prefix, LogPrefix::continuation(joined));
                 const QString candidateText = QString::fromUtf8(candidate);
-                msg = MoeMessage::parse(candidateText);
+                msg = ownMessage(candidate, candidateText);
                 if (msg) {
                     line = hit.line - (previous.size() - k);
                     joined = candidate;
@@ -151,6 +159,8 @@ void DiagnosisBuilder::handleServerEvent(const ServerEvent &event, const LogRead
         fromEarlierLine = time.has_value();
     }
     if (event.kind == ServerEvent::Kind::Start) {
+        if (m_segments.size() > 2 * kMaxStartsKept + 1)
+            pruneSegments(true); // memory follows the starts shown, not the restarts read
         Segment &seg = m_segments.emplace_back();
         seg.startLine = hit.line;
         seg.startTime = time;
@@ -431,11 +441,33 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
         if (target && !target->installFolder().isEmpty())
             id += u'@' + target->installFolder();
     }
+    // One finding per file name, up to kMaxShapeFindings per start: beyond that the names are counted.
+    const bool perName =
+        msg.kind != MoeMessage::Kind::Deterministic && msg.kind != MoeMessage::Kind::DefaultNoPath;
+    Segment &seg = m_segments.back();
+    const int segment = int(m_segments.size()) - 1;
+    if (perName && seg.moeEntries >= kMaxShapeFindings && !m_index.contains({id, segment})) {
+        ++seg.omittedLines;
+        if (seg.omittedEvidence.isEmpty()) {
+            Entry first;
+            addEvidence(first, line, text, msg.matchStart, msg.matchLength, prefix.source);
+            seg.omittedEvidence = first.finding.evidence;
+        }
+        if (seg.omittedSources.size() < 64)
+            seg.omittedSources.insert(prefix.source);
+        if (seg.omittedNames.size() < kMaxOmittedNamesCounted)
+            seg.omittedNames.insert(qHash(id));
+        else if (!seg.omittedNames.contains(qHash(id)))
+            seg.omittedNamesCapped = true;
+        return;
+    }
     bool created = false;
     Entry &e = entry(id, ruleId, severity, &created);
     if (created) {
         e.message = msg;
         e.finding.target = target;
+        if (perName)
+            ++seg.moeEntries;
     }
     if (target && e.finding.target) {
         // Every occurrence: one entry can see the up and the down file of its shape.
@@ -523,6 +555,20 @@ void DiagnosisBuilder::absorbSegment(Segment &mine, const Segment &later) {
         mine.readyTimeFromEarlierLine = later.readyTimeFromEarlierLine;
     }
     mine.loadedFolders.unite(later.loadedFolders);
+    mine.moeEntries += later.moeEntries;
+    mine.omittedLines += later.omittedLines;
+    mine.omittedNamesCapped = mine.omittedNamesCapped || later.omittedNamesCapped;
+    if (mine.omittedEvidence.isEmpty())
+        mine.omittedEvidence = later.omittedEvidence;
+    if (mine.omittedSources.size() < 64)
+        mine.omittedSources.unite(later.omittedSources);
+    for (const size_t h : later.omittedNames) {
+        if (mine.omittedNames.size() >= kMaxOmittedNamesCounted) {
+            mine.omittedNamesCapped = mine.omittedNamesCapped || !mine.omittedNames.contains(h);
+            continue;
+        }
+        mine.omittedNames.insert(h);
+    }
     for (const MoeKernelSighting &k : later.kernels)
         addKernel(mine, k);
 }
@@ -560,6 +606,8 @@ void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
         seg.readyLine = shift(seg.readyLine);
         for (MoeKernelSighting &kernel : seg.kernels)
             kernel.line = shift(kernel.line);
+        for (Evidence &ev : seg.omittedEvidence)
+            ev.line += lineOffset;
         if (k == 0)
             absorbSegment(m_segments.back(), seg);
         else
@@ -582,6 +630,7 @@ void DiagnosisBuilder::merge(DiagnosisBuilder &&later, qint64 lineOffset) {
     }
     for (size_t i = 0; i < m_frameworkVotes.size(); ++i)
         m_frameworkVotes[i] += later.m_frameworkVotes[i];
+    m_startsOmitted += later.m_startsOmitted;
     later.m_entries.clear();
     later.m_index.clear();
 }
@@ -629,6 +678,57 @@ void DiagnosisBuilder::foldSegments() {
     m_segments = std::move(folded);
 }
 
+void DiagnosisBuilder::pruneSegments(bool keepFirst) {
+    foldSegments();
+    const qsizetype from = keepFirst ? 1 : 0;
+    const qsizetype drop = m_segments.size() - from - kMaxStartsKept;
+    if (drop <= 0)
+        return;
+    QList<Entry> kept;
+    for (Entry &e : m_entries) {
+        if (e.segment >= from && e.segment < from + drop)
+            continue;
+        if (e.segment >= from + drop)
+            e.segment -= int(drop);
+        kept.append(std::move(e));
+    }
+    m_entries = std::move(kept);
+    m_segments.remove(from, drop);
+    m_startsOmitted += drop;
+    m_index.clear();
+    for (qsizetype i = 0; i < m_entries.size(); ++i)
+        m_index.insert({m_entries[i].finding.id, m_entries[i].segment}, i);
+}
+
+void DiagnosisBuilder::addOmittedShapesFindings() {
+    for (int s = 0; s < int(m_segments.size()); ++s) {
+        const Segment &seg = m_segments[s];
+        if (seg.omittedLines == 0)
+            continue;
+        Entry &e = m_entries.emplace_back();
+        e.segment = s;
+        e.firstLine = std::numeric_limits<qint64>::max(); // after the findings it stands for
+        e.finding.id = u"moe-shapes-not-listed"_s;
+        e.finding.rule = e.finding.id;
+        e.finding.severity = Severity::Warning;
+        e.finding.occurrences = int(std::min<qint64>(seg.omittedLines, std::numeric_limits<int>::max()));
+        e.finding.evidence = seg.omittedEvidence;
+        e.sourceSet = seg.omittedSources;
+        const QString names = seg.omittedNamesCapped ? u"more than %1"_s.arg(kMaxOmittedNamesCounted)
+                                                     : QString::number(seg.omittedNames.size());
+        e.finding.title = u"…and %1 more MoE config file names, not listed one by one"_s.arg(names);
+        e.finding.explanation =
+            u"This start's log names more than %1 different MoE config files (distinct shapes or device "
+            u"names); moetune lists the first %1 as findings and counts the rest: %2 more names in %3 "
+            u"lines."_s.arg(kMaxShapeFindings)
+                .arg(names)
+                .arg(seg.omittedLines);
+        e.finding.advice = u"So many distinct names rarely come from one server: check that the log is one "
+                           u"server's, and tune the shapes listed first."_s;
+        m_index.insert({e.finding.id, s}, m_entries.size() - 1);
+    }
+}
+
 void DiagnosisBuilder::joinFindings() {
     // Per start: a rule whose finding joins another's (Rule::joins) adds its text to that title.
     QList<qsizetype> drop;
@@ -674,7 +774,8 @@ Diagnosis DiagnosisBuilder::finish(qint64 bytesRead, qint64 linesRead, bool canc
     d.bytesRead = bytesRead;
     d.linesRead = linesRead;
     d.cancelled = cancelled;
-    foldSegments();
+    pruneSegments(false);
+    addOmittedShapesFindings();
     joinFindings();
     const int latest = int(m_segments.size()) - 1;
     for (int s = 0; s <= latest; ++s) {
@@ -760,7 +861,9 @@ void DiagnosisBuilder::describeEntries(int segment, const QList<TuningTarget> &t
 }
 
 void DiagnosisBuilder::describeStarts(Diagnosis &d) {
-    const int total = int(m_segments.size());
+    const int omitted = int(std::min<qint64>(m_startsOmitted, std::numeric_limits<int>::max() / 2));
+    const int total = int(m_segments.size()) + omitted;
+    d.startsOmitted = omitted;
     for (const Segment &seg : std::as_const(m_segments)) {
         ServerStart start;
         start.line = seg.startLine;
@@ -775,7 +878,7 @@ void DiagnosisBuilder::describeStarts(Diagnosis &d) {
         d.starts.append(start);
     }
     for (Entry &e : m_entries) {
-        const int number = e.segment + 1;
+        const int number = omitted + e.segment + 1; // in the whole log, dropped starts counted
         if (e.serverStart)
             FindingWording::describeStart(e.finding, d.starts[e.segment], number, total);
         if (number < total) {

@@ -25,6 +25,12 @@ namespace moetune {
 // Turns the reader's hit lines into merged findings and tuning targets (one Diagnosis).
 class DiagnosisBuilder {
 public:
+    // What one diagnosis lists one by one; the rest is counted ("and N more"), so that memory, time and
+    // output follow what is shown, not what the log holds (issue 23: 10^6 device names, 10^5 restarts).
+    static constexpr int kMaxShapeFindings = 256; // MoE config findings (one per file name) per start
+    static constexpr int kMaxStartsKept = 16;     // server starts kept in detail, the latest ones
+    static constexpr int kMaxOmittedNamesCounted = 1 << 16; // distinct names beyond the cap counted exactly
+
     explicit DiagnosisBuilder(const RuleSet &rules);
 
     // The literals the reader must find: the MoE messages' and every rule's prefilter.
@@ -63,6 +69,12 @@ private:
         QSet<QString> loadedFolders;           // folders a tuned config was loaded from
         QList<MoeKernelSighting> kernels;      // lines naming the MoE kernel, one per distinct fact
         QString model;                         // the served model as its start line names it
+        int moeEntries = 0;                    // MoE config findings listed (at most kMaxShapeFindings)
+        qint64 omittedLines = 0;               // MoE lines of shapes beyond that, only counted
+        QSet<size_t> omittedNames;             // their distinct file names (hashes, bounded)
+        bool omittedNamesCapped = false;       // more distinct names than kMaxOmittedNamesCounted
+        QList<Evidence> omittedEvidence;       // the first such line
+        QSet<QString> omittedSources;          // ranks that printed them (bounded: ranks repeat)
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
@@ -77,6 +89,10 @@ private:
     // Starts that hold nothing of their own (a start line right after another, or lines before the first
     // start line that say nothing) join the next one; entries of a joined start merge.
     void foldSegments();
+    // Folds, then drops the details of all but the latest kMaxStartsKept starts (counted in
+    // m_startsOmitted); keepFirst keeps segment 0 (a part of a split file continues the one before).
+    void pruneSegments(bool keepFirst);
+    void addOmittedShapesFindings();
     void joinFindings(); // rules that join another rule's finding (Rule::joins)
     static void addKernel(Segment &seg, const MoeKernelSighting &sighting);
     // Per start: the kernel finding's words, its lookups' urgency (MoeKernelVerdict); the starts' kernels.
@@ -104,6 +120,7 @@ private:
     QHash<std::pair<QString, int>, qsizetype> m_index; // (finding id, segment) -> entry
     QList<Segment> m_segments{Segment{}};
     qint64 m_consumedThrough = 0;
+    qint64 m_startsOmitted = 0;               // earlier server starts whose details were dropped
     std::array<qint64, 3> m_frameworkVotes{}; // by Framework, from line prefixes
 };
 

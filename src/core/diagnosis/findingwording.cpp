@@ -363,11 +363,12 @@ QString FindingWording::summary(const Diagnosis &d) {
             summary += u"; "_s + QString::number(infos) + (infos == 1 ? u" fact noted"_s : u" facts noted"_s);
     }
     summary += MoeKernelVerdict::summaryNote(d, !jobs.isEmpty());
-    if (d.starts.size() > 1) {
+    if (d.starts.size() + d.startsOmitted > 1) {
         // A followed log across restarts: the summary speaks of the server as it runs now.
         const ServerStart &latest = d.starts.back();
-        summary =
-            u"Latest of %1 server starts (from line %2): "_s.arg(d.starts.size()).arg(latest.line) + summary;
+        summary = u"Latest of %1 server starts (from line %2): "_s.arg(d.starts.size() + d.startsOmitted)
+                      .arg(latest.line) +
+                  summary;
     }
     if (d.cancelled)
         summary = u"Cancelled after "_s + QString::number(d.linesRead) + u" lines; so far: "_s + summary;

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/moemessage.h"
+#include "core/diagnosis/logprefix.h"
 #include "core/moe/precompiledregex.h"
 
 #include <QRegularExpression>
@@ -102,6 +103,61 @@ std::optional<MoeMessage> MoeMessage::parse(const QString &line) {
         return msg;
     }
     return std::nullopt;
+}
+
+namespace {
+
+// What the server's own formats put between the prefix and the message, token by token.
+bool isServerHeader(const QString &gap) {
+    static const QRegularExpression header = precompiledRegex(
+        u"^\\s*(?:[A-Z][a-z]{2} {1,2}\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\S+ [^\\s:\\[]+(?:\\[\\d+\\])?: )?"
+        u"(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|TRACE):?"
+        u"|\\d{2,4}-\\d{2}(?:-\\d{2})?"
+        u"|\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?"
+        u"|\\[[^\\]\\s'\"=()]*\\]:?"
+        u"|[\\w.\\-/]+\\.py:\\d+[\\]:]?"
+        u"|[-|:]"
+        u")?(?:\\s+(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|TRACE):?"
+        u"|\\d{2,4}-\\d{2}(?:-\\d{2})?"
+        u"|\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?"
+        u"|\\[[^\\]\\s'\"=()]*\\]:?"
+        u"|[\\w.\\-/]+\\.py:\\d+[\\]:]?"
+        u"|[-|:]))*\\s*$"_s);
+    return gap.isEmpty() || header.match(gap).hasMatch();
+}
+
+} // namespace
+
+bool MoeMessage::isServerMessage(QByteArrayView bytes, const QString &text, const MoeMessage &msg) {
+    const LogPrefix prefix = LogPrefix::scan(bytes);
+    const qsizetype prefixBytes = std::min(prefix.messageStart, bytes.size());
+    // UTF-16 units of the prefix (decoded alone: it ends at an ASCII byte, so as within the line).
+    const qsizetype start = QString::fromUtf8(bytes.first(prefixBytes)).size();
+    if (msg.matchStart >= start && isServerHeader(text.mid(start, msg.matchStart - start)))
+        return true;
+    if (prefix.recognised)
+        return false; // the line is another message of the server's: the warning is quoted inside it
+    // A line that does not start with a prefix: the server's own prefix glued after output without a
+    // newline (a progress bar, dots), with nothing in that output that quotes ('"=( ).
+    for (qsizetype at = msg.matchStart - 1; at >= 0 && msg.matchStart - at <= 512; --at) {
+        if (text[at] != u'[' && text[at] != u'(')
+            continue;
+        const QByteArray tail = QStringView(text).sliced(at, msg.matchStart - at).toUtf8();
+        const LogPrefix glued = LogPrefix::scan(tail);
+        if (!glued.recognised)
+            continue;
+        const qsizetype gluedStart =
+            at + QString::fromUtf8(tail.first(std::min(glued.messageStart, tail.size()))).size();
+        if (gluedStart > msg.matchStart || !isServerHeader(text.mid(gluedStart, msg.matchStart - gluedStart)))
+            continue;
+        for (qsizetype i = 0; i < at; ++i) {
+            const QChar c = text[i];
+            if (c == u'\'' || c == u'"' || c == u'=' || c == u'(')
+                return false;
+        }
+        return true;
+    }
+    return false;
 }
 
 bool MoeMessage::looksIncomplete(QByteArrayView cleaned) {

@@ -34,6 +34,11 @@ struct MoeMessage {
     qsizetype matchLength = 0;
 
     static std::optional<MoeMessage> parse(const QString &line);
+    // Whether the message parsed from `text` (the cleaned line `bytes`) is the server's own log line: it
+    // starts the message after the line's prefix (FORMATS.md 6), with only the server's header in between
+    // (level, date, time, "[file.py:123]", a syslog head), not text quoted inside another message (a
+    // logged request: "Receive: obj=GenerateReqInput(text='Using default MoE config...").
+    static bool isServerMessage(QByteArrayView bytes, const QString &text, const MoeMessage &msg);
     // The byte literals that every such line contains one of (the reader's prefilter).
     static const QList<QByteArray> &literals();
     // Whether a cleaned line stops inside one of these messages (a terminal wrapped it).

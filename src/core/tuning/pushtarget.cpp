@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/pushtarget.h"
 
+#include "core/tuning/hosttext.h"
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -15,6 +17,62 @@ bool sameShape(const ConfigName &a, const ConfigName &b) {
 
 QString join(const QString &a, const QString &b) {
     return a.endsWith(u'/') ? QString(a + b) : QString(a + u'/' + b);
+}
+
+// Absolute, without "." / ".." parts, control or invisible characters: a folder named as it is.
+bool plainFolder(const QString &path) {
+    if (!path.startsWith(u'/'))
+        return false;
+    for (const QChar c : path) {
+        const auto cat = c.category();
+        if (c.unicode() < 0x20 || cat == QChar::Other_Control || cat == QChar::Other_Format)
+            return false;
+    }
+    const QStringList parts = path.split(u'/', Qt::SkipEmptyParts);
+    return !parts.contains(u"."_s) && !parts.contains(u".."_s);
+}
+
+bool under(const QString &path, QString root) {
+    while (root.size() > 1 && root.endsWith(u'/'))
+        root.chop(1);
+    return !root.isEmpty() && (path == root || path.startsWith(root + u'/'));
+}
+
+// Why a folder the log names is not where this server reads configs ("" = it is): a log line is text
+// anyone who can reach the server may have had it print, so it must agree with what the host says.
+QString loggedFolderProblem(const TuningTarget &tt, Framework framework, const HostProbe *probe,
+                            const ServerProfile &profile) {
+    const QString folder = tt.installFolder();
+    if (!plainFolder(folder) || !plainFolder(tt.configRoot))
+        return u"it is not an absolute folder without \".\" or \"..\" parts and control characters"_s;
+    QStringList roots;
+    const QString envName =
+        framework == Framework::VLLM ? u"VLLM_TUNED_CONFIG_FOLDER"_s : u"SGLANG_MOE_CONFIG_DIR"_s;
+    if (probe) {
+        for (const ServerProcess &s : probe->servers) {
+            if (s.framework != framework)
+                continue;
+            roots << s.launch.serverConfigRoot << s.launch.environment.value(envName);
+        }
+        if (probe->framework == framework)
+            roots << probe->configRoot << probe->userConfigFolder;
+    }
+    roots << profile.persistentConfigDir;
+    roots.removeAll(QString());
+    if (!roots.isEmpty()) {
+        for (const QString &r : std::as_const(roots)) {
+            if (plainFolder(r) && under(folder, r))
+                return {};
+        }
+        return u"it is outside the folders the host's probe shows the server reading (%1)"_s.arg(
+            roots.join(u", "_s));
+    }
+    // No view of the host: at least the shape of a server's config folder (FORMATS.md 1).
+    const bool shaped = framework == Framework::VLLM ? folder.endsWith(u"/fused_moe/configs"_s)
+                                                     : tt.configRoot.endsWith(u"/configs"_s);
+    return shaped ? QString()
+                  : u"it is not shaped like a config folder of the server and no probe of the host "
+                    u"confirms it"_s;
 }
 
 } // namespace
@@ -43,6 +101,11 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
     if (before) {
         for (const TuningTarget &tt : before->targets) {
             if (tt.framework == framework && sameShape(tt.name, shape) && !tt.configRoot.isEmpty()) {
+                if (const QString why = loggedFolderProblem(tt, framework, probe, profile); !why.isEmpty()) {
+                    t.warnings.append(u"The log names %1 as the wanted folder, but %2: it is never a push "
+                                      u"target."_s.arg(hostText(tt.installFolder()), why));
+                    continue;
+                }
                 t.folder = tt.installFolder();
                 t.source = u"the path the server itself logged as wanted (%1)"_s.arg(tt.upPath());
                 break;
@@ -85,6 +148,8 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
     if (t.folder.isEmpty()) {
         t.error = u"moetune cannot tell where this server reads its configs: diagnose its log (the warning "
                   u"names the wanted path) or set the host's python to the server's interpreter."_s;
+        if (!t.warnings.isEmpty())
+            t.error += u' ' + t.warnings.join(u' ');
         return t;
     }
     const bool inContainer =

@@ -5,19 +5,118 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-bool RunProgress::apply(const QJsonObject &e) {
-    const QString rid = e.value("run_id"_L1).toString();
-    if (!runId.isEmpty() && !rid.isEmpty() && rid != runId)
+namespace {
+
+bool finitePositive(const QJsonValue &v) {
+    return v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() > 0;
+}
+
+bool wholeNumberIn(const QJsonValue &v, double lo, double hi) {
+    const double d = v.toDouble(-1);
+    return v.isDouble() && std::floor(d) == d && d >= lo && d <= hi;
+}
+
+// An absolute path without "." or ".." parts or control characters.
+bool plainAbsolute(const QString &path) {
+    if (!path.startsWith(u'/'))
         return false;
-    const qint64 seq = e.contains("seq"_L1) ? qint64(e.value("seq"_L1).toDouble()) : -1;
+    for (QChar c : path) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            return false;
+    }
+    const QStringList parts = path.split(u'/', Qt::SkipEmptyParts);
+    return !parts.contains(u"."_s) && !parts.contains(u".."_s);
+}
+
+// A file the agent says it wrote must lie in the run's folder (attach --from N saw no run_started: a
+// folder named after the run).
+bool insideRunFolder(const QString &path, const QString &runDir, const QString &runId) {
+    if (!plainAbsolute(path))
+        return false;
+    if (!runDir.isEmpty()) {
+        QString dir = runDir;
+        while (dir.size() > 1 && dir.endsWith(u'/'))
+            dir.chop(1);
+        return path.startsWith(dir + u'/');
+    }
+    const QStringList parts = path.split(u'/', Qt::SkipEmptyParts);
+    return !runId.isEmpty() && parts.mid(0, parts.size() - 1).contains(runId);
+}
+
+} // namespace
+
+bool RunProgress::apply(const QJsonObject &e, QString *problem) {
+    auto refuse = [problem](const QString &why) {
+        if (problem)
+            *problem = why;
+        return false;
+    };
+    const QString rid = e.value("run_id"_L1).toString();
+    if (!runId.isEmpty() && rid != runId)
+        return refuse(rid.isEmpty() ? u"an event without a run_id while following run %1"_s.arg(runId)
+                                    : u"an event of run %1 while following run %2"_s.arg(rid, runId));
+    qint64 seq = -1;
+    if (e.contains("seq"_L1)) {
+        if (!wholeNumberIn(e.value("seq"_L1), 0, 9007199254740992.0))
+            return refuse(u"a seq that is not a whole number >= 0"_s);
+        seq = qint64(e.value("seq"_L1).toDouble());
+    }
     if (seq >= 0 && seq <= lastSeq) {
         ++duplicatesDropped;
         return false;
+    }
+    // seq is the line of the run's journal: each event follows the last one (an agent may skip a few
+    // damaged lines, never thousands).
+    if (seq > lastSeq + 1 + kMaxSeqGap)
+        return refuse(u"seq %1 jumps ahead of the last event seen (%2)"_s.arg(seq).arg(lastSeq));
+    const QString type = e.value("type"_L1).toString();
+    if (type == "run_started"_L1) {
+        const QString dir = e.value("run_dir"_L1).toString();
+        // none given: result paths must then lie in a folder named after the run (insideRunFolder)
+        if (!dir.isEmpty() &&
+            (!plainAbsolute(dir) ||
+             (!rid.isEmpty() && dir.section(u'/', -1, -1, QString::SectionSkipEmpty) != rid)))
+            return refuse(u"a run_dir that is not an absolute folder named after the run: %1"_s.arg(dir));
+    } else if (type == "measurement"_L1) {
+        if (!finitePositive(e.value("median_us"_L1)))
+            return refuse(u"a measurement whose median_us is not a finite number > 0"_s);
+        for (const auto key : {"min_us"_L1, "max_us"_L1}) {
+            if (e.contains(key) && !e.value(key).isNull() && !finitePositive(e.value(key)))
+                return refuse(u"a measurement whose %1 is not a finite number > 0"_s.arg(key));
+        }
+        if (!wholeNumberIn(e.value("gpu"_L1), 0, kMaxGpuIndex))
+            return refuse(u"a measurement whose gpu is not an index 0..%1"_s.arg(kMaxGpuIndex));
+        if (!wholeNumberIn(e.value("m"_L1), 1, kMaxBatchSize))
+            return refuse(u"a measurement whose batch size m is not 1..%1"_s.arg(kMaxBatchSize));
+        if (e.value("round"_L1).toInt() == -1 && defaultUs.size() >= kMaxBestEntries &&
+            !defaultUs.contains(e.value("m"_L1).toInt()))
+            return refuse(u"default measurements of more than %1 batch sizes"_s.arg(kMaxBestEntries));
+    } else if (type == "candidate_error"_L1) {
+        if (!wholeNumberIn(e.value("gpu"_L1), 0, kMaxGpuIndex))
+            return refuse(u"a candidate_error whose gpu is not an index 0..%1"_s.arg(kMaxGpuIndex));
+    } else if (type == "best"_L1) {
+        if (!finitePositive(e.value("median_us"_L1)))
+            return refuse(u"a best whose median_us is not a finite number > 0"_s);
+        const QJsonValue def = e.value("default_us"_L1);
+        if (!def.isNull() && !def.isUndefined() && !finitePositive(def))
+            return refuse(u"a best whose default_us is not a finite number > 0"_s);
+        if (!wholeNumberIn(e.value("m"_L1), 1, kMaxBatchSize))
+            return refuse(u"a best whose batch size m is not 1..%1"_s.arg(kMaxBatchSize));
+        if (best.size() >= kMaxBestEntries &&
+            !best.contains({e.value("op"_L1).toString(), e.value("m"_L1).toInt()}))
+            return refuse(u"more than %1 (op, batch size) pairs"_s.arg(kMaxBestEntries));
+    } else if (type == "result_written"_L1) {
+        const QString path = e.value("path"_L1).toString();
+        if (!insideRunFolder(path, runDir, runId.isEmpty() ? rid : runId))
+            return refuse(u"a result_written path outside the run's folder: %1"_s.arg(path));
+        if (e.value("kind"_L1).toString() != "result"_L1 && files.size() >= kMaxFiles)
+            return refuse(u"more than %1 result files"_s.arg(kMaxFiles));
     }
     if (seq >= 0)
         lastSeq = seq;
@@ -25,7 +124,6 @@ bool RunProgress::apply(const QJsonObject &e) {
         runId = rid;
     if (e.value("simulated"_L1).toBool())
         simulated = true;
-    const QString type = e.value("type"_L1).toString();
     if (type == "run_started"_L1) {
         runDir = e.value("run_dir"_L1).toString();
         pid = qint64(e.value("pid"_L1).toDouble());

@@ -68,8 +68,18 @@ struct RunProgress {
     QString error;      // the run's error event message
     double wallS = 0;
 
-    // Applies one run event. Returns false when it was dropped (duplicate or older seq, another run).
-    bool apply(const QJsonObject &event);
+    // Limits on what a stream may make this hold (memory bounded by what is shown, not by what was sent).
+    static constexpr qint64 kMaxSeqGap = 64;      // lines an agent may skip (a damaged journal line)
+    static constexpr int kMaxBestEntries = 4096;  // distinct (op, batch size) pairs
+    static constexpr int kMaxFiles = 256;         // result_written config files
+    static constexpr int kMaxGpuIndex = 1023;     // "gpu" of a measurement
+    static constexpr int kMaxBatchSize = 1 << 20; // "m" of a measurement or best
+
+    // Applies one run event. Returns false when it was dropped (duplicate or older seq) or refused. A
+    // refused event (another run's, a seq that jumps ahead, a latency <= 0 or not finite, a result path
+    // outside the run folder, a limit above exceeded) sets *problem to a sentence: the stream is not to be
+    // trusted, and the caller stops with a protocol error naming the line.
+    bool apply(const QJsonObject &event, QString *problem = nullptr);
     bool finished() const { return !doneStatus.isEmpty(); }
     // Best so far per batch size, summed over ops (up + down when tuned separately): m -> us. Only the
     // batch sizes where every GEMM of the run has a best (a sum of some of them is no total).

@@ -41,6 +41,9 @@ struct TuneSpec {
     // Fills what a diagnosis and a probe know; the caller checks validate() before running.
     static TuneSpec fromTarget(const TuningTarget &target, const HostProbe *probe = nullptr);
 
+    // The longest config file name a run may write (255 bytes less room for the agent's backup and
+    // temporary suffixes, ".bak-<stamp>-<n>" and ".<name>.moetune-tmp-<pid>-<hex>").
+    static constexpr qsizetype kMaxConfigNameBytes = 191;
     QString validate() const; // empty when runnable, else a sentence naming the bad field
     // "E=128, N=768, K=2048, top-k 8, bf16" (K and top-k left out while unknown), for tables and lines.
     QString shapeText() const;
