@@ -100,6 +100,7 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     run.diagnosisBefore = optional(u"diagnosis-before.json"_s);
     run.diagnosisAfter = optional(u"diagnosis-after.json"_s);
     run.push = optional(u"push.json"_s);
+    run.serving = optional(u"serving.json"_s);
 
     QFile events(d.filePath(u"events.jsonl"_s));
     if (events.exists()) {
@@ -175,7 +176,8 @@ bool WorkspaceRun::save(QString *error) const {
         {u"host.json", &hostFacts},
         {u"diagnosis-before.json", &diagnosisBefore},
         {u"diagnosis-after.json", &diagnosisAfter},
-        {u"push.json", &push}};
+        {u"push.json", &push},
+        {u"serving.json", &serving}};
     for (const auto &[name, part] : parts)
         if (*part && !writeFile(d.filePath(QString::fromUtf16(name)), jsonBytes(**part), error))
             return false;

@@ -23,6 +23,8 @@ namespace moetune {
 //   diagnosis-before.json  the server log's diagnosis before the push ("moetune.diagnosis/1")
 //   diagnosis-after.json   ... after the restart (the proof)
 //   push.json              {"installed":[installed events], "target_folder":..}: where the files went
+//   serving.json           the serving benchmark before and after the push ("moetune-serving",
+//   ServingComparison)
 // Everything but one of spec/events/result is optional. An agent's own run folder (spec.json,
 // events.jsonl, result.json) copied from the host opens as it is.
 struct WorkspaceRun {
@@ -40,6 +42,7 @@ struct WorkspaceRun {
     std::optional<QJsonObject> diagnosisBefore;
     std::optional<QJsonObject> diagnosisAfter;
     std::optional<QJsonObject> push;
+    std::optional<QJsonObject> serving; // ServingComparison::toJson()
     QStringList warnings; // problems that lost nothing (an unreadable optional file, a bad event line)
 
     static bool looksLikeRun(const QString &dir);
