@@ -79,6 +79,21 @@ public:
 
     ~FakeServerHost() { stopServer(); }
 
+    // The serving benchmark's test doubles: the fake server answers its OpenAI-compatible API on port
+    // (its latency follows the config file it loaded, see fakeserver.py; tpotMs per token and 2 x tpotMs
+    // to the first token at factor 1)
+    // and tests/support/fakebenchserving.py becomes the tree's sglang/bench_serving.py.
+    bool enableServing(const QString &fakeBenchPy, int port, int tpotMs, QString *error) {
+        m_port = port;
+        m_tpotMs = tpotMs;
+        QFile::remove(benchTool());
+        if (!QFile::copy(fakeBenchPy, benchTool()))
+            return fail(error, QStringLiteral("cannot install the fake bench tool as ") + benchTool());
+        return true;
+    }
+    QString benchTool() const { return site() + QStringLiteral("/sglang/bench_serving.py"); }
+    int port() const { return m_port; }
+
     // The profile a user would write for this server (kind Command: nohup + log file + pid file).
     ServerProfile profile() const {
         ServerProfile p;
@@ -87,10 +102,11 @@ public:
         p.startCommand =
             QStringLiteral("cd ") + shellQuote(root()) + QStringLiteral(" && { PYTHONPATH=") +
             shellQuote(site()) + QStringLiteral(" FAKESERVER_PID_FILE=") + shellQuote(pidFile()) +
-            QStringLiteral(
-                " FAKESERVER_EXIT_AFTER_S=600 setsid nohup python3 -m sglang.launch_server --model-path ") +
-            shellQuote(model()) + QStringLiteral(" --tp 2 >> ") + shellQuote(log()) +
-            QStringLiteral(" 2>&1 < /dev/null & }");
+            QStringLiteral(" FAKESERVER_EXIT_AFTER_S=600 FAKESERVER_TPOT_MS=") + QString::number(m_tpotMs) +
+            QStringLiteral(" FAKESERVER_TTFT_MS=") + QString::number(2 * m_tpotMs) +
+            QStringLiteral(" setsid nohup python3 -m sglang.launch_server --model-path ") +
+            shellQuote(model()) + QStringLiteral(" --tp 2") + servingArgs() + QStringLiteral(" >> ") +
+            shellQuote(log()) + QStringLiteral(" 2>&1 < /dev/null & }");
         p.stopCommand = QStringLiteral("kill -TERM \"$(cat ") + shellQuote(pidFile()) + QStringLiteral(")\"");
         p.readyLine = QStringLiteral("The server is fired up and ready to roll!");
         p.readyTimeoutS = 60;
@@ -147,6 +163,9 @@ public:
     QString pidFile() const { return root() + QStringLiteral("/server.pid"); }
 
 private:
+    QString servingArgs() const {
+        return m_port > 0 ? QStringLiteral(" --port %1 --serve-http").arg(m_port) : QString();
+    }
     static bool fail(QString *error, const QString &message) {
         if (error)
             *error = message;
@@ -169,6 +188,8 @@ private:
     }
 
     QTemporaryDir m_dir;
+    int m_port = 0;
+    int m_tpotMs = 4;
 };
 
 } // namespace moetune::test

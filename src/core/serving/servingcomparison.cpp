@@ -130,7 +130,7 @@ QString ServingComparison::verdictSentence() const {
             parts.append(
                 u"concurrency %1: TTFT %2 ms, TPOT %3 ms, %4 tok/s"_s.arg(c).arg(fig(f), fig(t), fig(x)));
         }
-        return u"The server as it is: "_s + parts.join(u"; "_s) + u'.';
+        return u"the server as it is: "_s + parts.join(u"; "_s) + u'.';
     }
     const QList<Row> rs = rows();
     // The row that decided: the largest change on the side of the verdict.
@@ -154,9 +154,9 @@ QString ServingComparison::verdictSentence() const {
         return s;
     };
     if (v == Verdict::Faster)
-        return u"Faster: "_s + describe(*decide) + u'.';
+        return describe(*decide) + u'.';
     if (v == Verdict::Slower)
-        return u"Slower: "_s + describe(*decide) +
+        return describe(*decide) +
                u". The pushed files made the server slower here: Undo push puts back the old ones."_s;
     bool intervals = false;
     for (const Row &r : rs)
@@ -168,11 +168,11 @@ QString ServingComparison::verdictSentence() const {
                 (!largest || std::abs(r.change.changePct) > std::abs(largest->change.changePct)))
                 largest = &r;
         }
-        return u"No measurable change: one boot each (largest difference: %1) cannot tell a change from "
+        return u"one boot each (largest difference: %1) cannot tell a change from "
                u"the few percent servers vary between boots; the rigorous mode (order-balanced pairs, a "
                u"restart per leg) gives a 95% interval."_s.arg(largest ? describe(*largest) : u"none"_s);
     }
-    return u"No measurable change: every metric's 95% interval includes 0."_s;
+    return u"every metric's 95% interval includes 0."_s;
 }
 
 QStringList ServingComparison::manualCommands() const {
