@@ -22,6 +22,7 @@ class ChosenConfigModel;
 class CompareModel;
 class LandscapeChart;
 class LatencyChart;
+class ServingResultsView;
 
 // The Results page: a workspace of tuning runs (or one run folder), its tuned-vs-default chart and
 // table, the landscape of one batch size, a comparison with other config files, and the PDF export.
@@ -84,6 +85,7 @@ private:
     LandscapeChart *m_landscape;
     ChosenConfigModel *m_configModel;
     CompareModel *m_compareModel;
+    ServingResultsView *m_serving = nullptr;
     int m_job = 0;
     int m_pending = 0;
     std::optional<Workspace> m_workspace;
