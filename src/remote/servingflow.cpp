@@ -25,9 +25,9 @@ struct ServingFlow::Run {
 };
 
 QString ServingFlow::Plan::validate() const {
-    if (const QString w = workload.validate(); !w.isEmpty())
+    if (QString w = workload.validate(); !w.isEmpty())
         return w;
-    if (const QString b = bench.validate(); !b.isEmpty())
+    if (QString b = bench.validate(); !b.isEmpty())
         return b;
     if (rigorous && (pairs < 1 || pairs > 50))
         return u"The rigorous mode runs 1 to 50 order-balanced pairs (got %1); 4 is usual."_s.arg(pairs);
