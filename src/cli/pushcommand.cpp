@@ -5,6 +5,7 @@
 #include "cli/commandregistry.h"
 #include "cli/console.h"
 #include "cli/flowhost.h"
+#include "cli/servingoptions.h"
 #include "core/diagnosis/diagnoser.h"
 
 #include <QJsonArray>
@@ -82,6 +83,7 @@ int PushCommand::run(const QStringList &args) {
         {u"before-log"_s,
          u"The server's log before the push (default: fetched through the server profile)."_s, u"FILE"_s},
     });
+    p.addOptions(ServingOptions::options());
     if (!p.parse(args) || p.positionalArguments().size() != 2) {
         Console::err(u"moetune-cli push: "_s +
                      (p.errorText().isEmpty() ? u"give HOST and RUN."_s : p.errorText()) + u'\n');
@@ -90,6 +92,11 @@ int PushCommand::run(const QStringList &args) {
     const Framework fw = frameworkFromString(p.value(u"framework"_s));
     if (fw == Framework::Unknown) {
         Console::err(u"moetune-cli push: --framework is sglang or vllm.\n"_s);
+        return FlowExitUsage;
+    }
+    if (ServingOptions::wanted(p) && !p.isSet(u"restart"_s) && !p.isSet(u"dry-run"_s)) {
+        Console::err(u"moetune-cli push: --bench needs --restart (the benchmark after the push runs on the "
+                     u"restarted server).\n"_s);
         return FlowExitUsage;
     }
     const QString runId = p.positionalArguments().value(1);
@@ -164,6 +171,10 @@ int PushCommand::run(const QStringList &args) {
         emitJson();
         return preview.refused.isEmpty() ? FlowExitOk : FlowExitRefused;
     }
+    // --bench: the serving benchmark before, then push, restart (the log proof) and after (ServingFlow).
+    if (ServingOptions::wanted(p))
+        return ServingOptions::runPush(host, p, preview, before, tmp.filePath(u"after.log"_s),
+                                       error.isEmpty() ? &probe : nullptr, out);
     PushRecord record;
     host.push()->push(preview, [&](const PushRecord &r, const QString &e) {
         record = r;

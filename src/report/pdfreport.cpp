@@ -8,6 +8,7 @@
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
 #include "core/tuning/workspacerun.h"
+#include "report/servingreportpage.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QDir>
@@ -333,6 +334,14 @@ bool PdfReport::write(const WorkspaceRun &run, const QString &path, const Option
                    [&](const QRectF &rect) { landscape.renderTo(&painter, rect, options.chartLayout); });
     }
     flow.text(tailHtml(report));
+    // The serving benchmark before and after the push, on a page of its own.
+    if (const auto serving = run.serving ? ServingComparison::fromJson(*run.serving) : std::nullopt) {
+        flow.newPage();
+        flow.text(css() + ServingReportPage::html(*serving));
+        flow.block(chartHeight * 0.8, [&](const QRectF &rect) {
+            ServingReportPage::drawChart(*serving, &painter, rect, options.chartLayout);
+        });
+    }
     if (!painter.end()) {
         if (error)
             *error = u"Could not finish %1."_s.arg(path);

@@ -39,8 +39,39 @@ public:
 
     ~FakeServerHost() { stopServer(); }
 
+    // The serving benchmark's test doubles: the fake server answers its OpenAI-compatible API on port
+    // (its latency follows the config file it loaded, see fakeserver.py; tpotMs per token and 2 x tpotMs
+    // to the first token at factor 1)
+    // and tests/support/fakebenchserving.py becomes the tree's sglang/bench_serving.py.
+    bool enableServing(const QString &fakeBenchPy, int port, int tpotMs, QString *error) {
+        m_port = port;
+        m_tpotMs = tpotMs;
+        QFile::remove(benchTool());
+        if (!QFile::copy(fakeBenchPy, benchTool()))
+            return fail(error, QStringLiteral("cannot install the fake bench tool as ") + benchTool());
+        return true;
+    }
+    QString benchTool() const { return site() + QStringLiteral("/sglang/bench_serving.py"); }
+    int port() const { return m_port; }
+
     // The profile a user would write for this server (kind Command: nohup + log file + pid file).
-    ServerProfile profile() const { return m_practice.profile(); }
+    // The practice server's own profile; with serving enabled, the server also answers its HTTP API on
+    // m_port with the test's per-token latency (the same start command otherwise).
+    ServerProfile profile() const {
+        ServerProfile p = m_practice.profile();
+        if (m_port > 0) {
+            p.kind = ServerProfile::Kind::Command;
+            p.startCommand =
+                QStringLiteral("cd ") + shellQuote(root()) + QStringLiteral(" && { PYTHONPATH=") +
+                shellQuote(site()) + QStringLiteral(" FAKESERVER_PID_FILE=") + shellQuote(pidFile()) +
+                QStringLiteral(" FAKESERVER_EXIT_AFTER_S=600 FAKESERVER_TPOT_MS=") + QString::number(m_tpotMs) +
+                QStringLiteral(" FAKESERVER_TTFT_MS=") + QString::number(2 * m_tpotMs) +
+                QStringLiteral(" setsid nohup python3 -m sglang.launch_server --model-path ") +
+                shellQuote(model()) + QStringLiteral(" --tp 2") + servingArgs() + QStringLiteral(" >> ") +
+                shellQuote(log()) + QStringLiteral(" 2>&1 < /dev/null & }");
+        }
+        return p;
+    }
 
     // Starts the server the way the profile does and waits for its readiness line.
     bool startServer(QString *error) {
@@ -90,6 +121,9 @@ public:
     QString pidFile() const { return m_practice.pidFile(); }
 
 private:
+    QString servingArgs() const {
+        return m_port > 0 ? QStringLiteral(" --port %1 --serve-http").arg(m_port) : QString();
+    }
     static bool fail(QString *error, const QString &message) {
         if (error)
             *error = message;
@@ -113,6 +147,8 @@ private:
 
     QTemporaryDir m_dir;
     PracticeServer m_practice{m_dir.path()};
+    int m_port = 0;
+    int m_tpotMs = 4;
 };
 
 } // namespace moetune::test

@@ -4,6 +4,7 @@
 
 #include "app/results/chosenconfigmodel.h"
 #include "app/results/comparemodel.h"
+#include "app/results/servingresultsview.h"
 #include "ui_resultspage.h"
 
 #include "charts/landscapechart.h"
@@ -69,6 +70,8 @@ ResultsPage::ResultsPage(QWidget *parent)
     m_ui->compareTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_ui->compareTable->verticalHeader()->setVisible(false);
     // The chart gets the height (its axis titles and labels are cut below ~260 px); the table scrolls.
+    m_serving = new ServingResultsView(this); // a tab while the run has a serving benchmark
+    m_serving->hide();
     m_ui->overviewSplitter->setStretchFactor(0, 1);
     m_ui->overviewSplitter->setStretchFactor(1, 0);
     m_ui->overviewSplitter->setChildrenCollapsible(false);
@@ -236,6 +239,14 @@ void ResultsPage::showRun(const QString &runId) {
     m_ui->landscapeBatch->setCurrentIndex(bestIndex);
     refreshLandscape();
 
+    const int servingTab = m_ui->tabs->indexOf(m_serving);
+    if (m_serving->setRun(run) && servingTab < 0)
+        m_ui->tabs->addTab(m_serving, tr("Serving before/after"));
+    else if (!run.serving && servingTab >= 0) {
+        m_ui->tabs->removeTab(servingTab);
+        m_serving->setParent(this);
+        m_serving->hide();
+    }
     const Report report = Report::fromRun(run);
     m_ui->runDetails->setMarkdown(ReportText::toMarkdown(report));
     rebuildCompareSources();

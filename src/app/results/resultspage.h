@@ -23,6 +23,7 @@ class CompareModel;
 class LandscapeChart;
 class LatencyChart;
 class SpeedupChart;
+class ServingResultsView;
 
 // The Results page: a workspace of tuning runs (or one run folder), its tuned-vs-default chart and
 // table, the landscape of one batch size, a comparison with other config files, and the PDF export.
@@ -86,6 +87,7 @@ private:
     LandscapeChart *m_landscape;
     ChosenConfigModel *m_configModel;
     CompareModel *m_compareModel;
+    ServingResultsView *m_serving = nullptr;
     int m_job = 0;
     int m_pending = 0;
     std::optional<Workspace> m_workspace;

@@ -6,6 +6,7 @@
 #include "app/hosts/serverprofiledialog.h"
 #include "app/tune/agentsentence.h"
 #include "app/tune/headroombox.h"
+#include "app/tune/servingbenchbox.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "charts/livebestchart.h"
@@ -71,6 +72,7 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
         box->setWidget(label);
     }
     setupForm();
+    setupServingBox();
     // Events may stream at 1000/s: the labels and the table are refreshed at most 10 times a second.
     auto *refresh = new QTimer(this);
     refresh->setInterval(100);
@@ -704,6 +706,8 @@ void TunePage::onPreviewPush() {
                 t.insert(1, tr("Push is off for this run: %1").arg(p.refused));
             m_ui->pushText->setPlainText(t.join(u'\n'));
             m_ui->pushButton->setEnabled(p.canPush());
+            m_bench->suggest(p.framework, m_probe ? &*m_probe : nullptr,
+                             m_server ? m_server->profile() : ServerProfile{});
             emit previewReady(runId, QString());
         });
 }
@@ -875,6 +879,38 @@ void TunePage::saveRunPart(const QString &file, const QJsonObject &json) {
     const QByteArray bytes = QJsonDocument(json).toJson();
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
         appendOutput(tr("Could not write %1: %2").arg(f.fileName(), f.errorString()));
+}
+
+// The serving benchmark box of the push tab (app/tune/servingbenchbox): the page hands it the host's
+// flows and the preview when it asks, keeps its result with the run, and takes over its push.
+void TunePage::setupServingBox() {
+    m_bench = new ServingBenchBox(this);
+    m_bench->setObjectName(u"servingBenchBox"_s);
+    m_ui->pushPane->layout()->addWidget(m_bench);
+    m_bench->setProvider([this]() -> std::optional<ServingBenchBox::Context> {
+        if (!ensureFlows())
+            return std::nullopt;
+        ServingBenchBox::Context c{m_calls,   m_push,   m_server, spec().framework,
+                                   m_preview, m_before, m_probe,  {}};
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+        QDir().mkpath(dir);
+        c.afterLogFile =
+            QDir(dir).filePath(u"after-restart-%1.log"_s.arg(m_preview ? m_preview->runId : m_runId));
+        return c;
+    });
+    connect(m_bench, &ServingBenchBox::finished, this, [this](const ServingComparison &c) {
+        if (!m_runFolder.isEmpty() && !c.runId.isEmpty() && c.runId == QDir(m_runFolder).dirName())
+            saveRunPart(u"serving.json"_s, c.toJson());
+    });
+    connect(m_bench, &ServingBenchBox::pushedByComparison, this,
+            [this](const PushRecord &r, bool, const QString &summary) {
+                m_pushedTargets.clear();
+                for (const PushRecord::File &f : r.files)
+                    m_pushedTargets.append(f.target);
+                m_ui->proofLabel->setText(summary);
+                emit pushed(r.runId, QString());
+            });
+    connect(m_bench, &ServingBenchBox::undoRequested, this, &TunePage::onUndo);
 }
 
 } // namespace moetune

@@ -28,6 +28,7 @@ class HostRegistry;
 class HostSession;
 class LiveBestChart;
 class ServerControl;
+class ServingBenchBox;
 class TuneBestModel;
 class TuneFlow;
 
@@ -64,6 +65,7 @@ public:
     const RunProgress &progress() const { return m_progress; }
     TuneBestModel *bestModel() const { return m_bestModel; }
     LiveBestChart *liveChart() const { return m_chart; }
+    ServingBenchBox *servingBox() const { return m_bench; } // the push tab's serving benchmark
     // Feeds one run event (the flows do this; the benchmark feeds synthetic ones).
     void applyRunEvent(const QJsonObject &event);
     // Where followed runs are kept locally (a workspace: a folder per run, reopened by the Results
@@ -127,6 +129,8 @@ private:
     TuneBestModel *m_bestModel;
     LiveBestChart *m_chart;
     HeadroomBox *m_headroom;
+    ServingBenchBox *m_bench = nullptr;
+    void setupServingBox();
     bool m_viewDirty = false;
     bool m_following = false;
     bool m_serverStopped = false;   // stopped by Stop server and not started since

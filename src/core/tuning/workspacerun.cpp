@@ -110,6 +110,7 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     run.diagnosisAfter = optional(u"diagnosis-after.json"_s);
     run.push = optional(u"push.json"_s);
     run.headroom = optional(u"headroom.json"_s);
+    run.serving = optional(u"serving.json"_s);
 
     QFile events(d.filePath(u"events.jsonl"_s));
     if (events.exists()) {
@@ -187,7 +188,8 @@ bool WorkspaceRun::save(QString *error) const {
         {u"diagnosis-before.json", &diagnosisBefore},
         {u"diagnosis-after.json", &diagnosisAfter},
         {u"push.json", &push},
-        {u"headroom.json", &headroom}};
+        {u"headroom.json", &headroom},
+        {u"serving.json", &serving}};
     for (const auto &[name, part] : parts)
         if (*part && !writeFile(d.filePath(QString::fromUtf16(name)), jsonBytes(**part), error))
             return false;

@@ -24,6 +24,8 @@ namespace moetune {
 //   diagnosis-after.json   ... after the restart (the proof)
 //   push.json              {"installed":[installed events], "target_folder":..}: where the files went
 //   headroom.json          the headroom check before the tune (the agent's `headroom` event, issue 19)
+//   serving.json           the serving benchmark before and after the push ("moetune-serving",
+//   ServingComparison)
 // Everything but one of spec/events/result is optional. An agent's own run folder (spec.json,
 // events.jsonl, result.json) copied from the host opens as it is.
 struct WorkspaceRun {
@@ -42,6 +44,7 @@ struct WorkspaceRun {
     std::optional<QJsonObject> diagnosisAfter;
     std::optional<QJsonObject> push;
     std::optional<QJsonObject> headroom; // HeadroomResult::fromJson reads it
+    std::optional<QJsonObject> serving; // ServingComparison::toJson()
     QStringList warnings; // problems that lost nothing (an unreadable optional file, a bad event line)
 
     static bool looksLikeRun(const QString &dir);

@@ -1,0 +1,259 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/tune/servingbenchbox.h"
+
+#include "charts/servingchart.h"
+
+#include "ui_servingbenchbox.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+ServingBenchBox::ServingBenchBox(QWidget *parent)
+    : QGroupBox(parent)
+    , m_ui(std::make_unique<Ui::ServingBenchBox>())
+    , m_chart(new ServingChart(this)) {
+    m_ui->setupUi(this);
+    m_ui->chartLayout->addWidget(m_chart);
+    for (const QString &id : ServingWorkload::presetIds())
+        m_ui->presetCombo->addItem(id, id);
+    m_ui->presetCombo->addItem(tr("custom"), u"custom"_s);
+    m_ui->hostEdit->setText(u"127.0.0.1"_s);
+    m_ui->portSpin->setValue(30000);
+    applyPreset(u"decode"_s);
+    connect(m_ui->presetCombo, &QComboBox::currentIndexChanged, this, [this] {
+        const QString id = m_ui->presetCombo->currentData().toString();
+        if (!m_loading && id != "custom"_L1)
+            applyPreset(id);
+    });
+    const auto edited = [this] {
+        if (!m_loading) {
+            m_loading = true;
+            m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(u"custom"_s));
+            m_loading = false;
+        }
+        updateValidation();
+    };
+    for (QSpinBox *s : {m_ui->inputSpin, m_ui->outputSpin, m_ui->promptsSpin, m_ui->seedSpin})
+        connect(s, &QSpinBox::valueChanged, this, edited);
+    connect(m_ui->concurrencyEdit, &QLineEdit::textEdited, this, edited);
+    const auto typed = [this] {
+        m_addressTyped = true;
+        updateValidation();
+    };
+    connect(m_ui->hostEdit, &QLineEdit::textEdited, this, typed);
+    connect(m_ui->portSpin, &QSpinBox::valueChanged, this, [this] { updateValidation(); });
+    connect(m_ui->rigorousCheck, &QCheckBox::toggled, m_ui->pairsSpin, &QSpinBox::setEnabled);
+    m_ui->pairsSpin->setEnabled(false);
+    connect(m_ui->benchButton, &QPushButton::clicked, this, &ServingBenchBox::benchmarkNow);
+    connect(m_ui->compareButton, &QPushButton::clicked, this, &ServingBenchBox::compare);
+    connect(m_ui->cancelButton, &QPushButton::clicked, this, [this] {
+        if (m_flow) {
+            m_flow->cancel();
+            m_ui->legLabel->setText(tr("Cancelling after the command that runs now..."));
+        }
+    });
+    connect(m_ui->undoButton, &QPushButton::clicked, this, &ServingBenchBox::undoRequested);
+    m_ui->undoButton->setVisible(false);
+    m_ui->legBar->setRange(0, 1);
+    m_ui->legBar->setValue(0);
+    m_ui->legLabel->setText(tr("Preview push, then \"Push, restart and compare\": the server's own serving "
+                               "benchmark before the push and after the restart."));
+    m_ui->benchText->setPlaceholderText(tr("The figures of each leg and the exact commands appear here."));
+    setRunning(false);
+    updateValidation();
+}
+
+ServingBenchBox::~ServingBenchBox() = default;
+
+void ServingBenchBox::applyPreset(const QString &id) {
+    const auto w = ServingWorkload::fromPreset(id);
+    if (!w)
+        return;
+    m_loading = true;
+    m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(id));
+    m_ui->inputSpin->setValue(w->inputLen);
+    m_ui->outputSpin->setValue(w->outputLen);
+    m_ui->promptsSpin->setValue(w->numPrompts);
+    QStringList cs;
+    for (int c : w->concurrencies)
+        cs.append(QString::number(c));
+    m_ui->concurrencyEdit->setText(cs.join(u','));
+    m_ui->seedSpin->setValue(w->seed);
+    m_ui->presetCombo->setToolTip(ServingWorkload::presetDescription(id));
+    m_loading = false;
+    updateValidation();
+}
+
+void ServingBenchBox::suggest(Framework framework, const HostProbe *probe, const ServerProfile &profile) {
+    const ServingBenchCommand c = ServingBenchCommand::suggest(framework, probe, profile);
+    if (!m_addressTyped) {
+        m_ui->hostEdit->setText(c.host);
+        m_ui->portSpin->setValue(c.port);
+    }
+    updateValidation();
+}
+
+ServingFlow::Plan ServingBenchBox::plan() const {
+    ServingFlow::Plan p;
+    p.workload.preset = m_ui->presetCombo->currentData().toString();
+    p.workload.inputLen = m_ui->inputSpin->value();
+    p.workload.outputLen = m_ui->outputSpin->value();
+    p.workload.numPrompts = m_ui->promptsSpin->value();
+    p.workload.seed = m_ui->seedSpin->value();
+    p.workload.concurrencies =
+        ServingWorkload::parseConcurrencies(m_ui->concurrencyEdit->text()).value_or(QList<int>{});
+    p.bench.host = m_ui->hostEdit->text().trimmed();
+    p.bench.port = m_ui->portSpin->value();
+    p.bench.tool = m_ui->toolEdit->text().trimmed();
+    p.rigorous = m_ui->rigorousCheck->isChecked();
+    p.pairs = m_ui->pairsSpin->value();
+    return p;
+}
+
+QString ServingBenchBox::validation() const {
+    QString err;
+    if (!ServingWorkload::parseConcurrencies(m_ui->concurrencyEdit->text(), &err))
+        return err;
+    return plan().validate();
+}
+
+void ServingBenchBox::updateValidation() {
+    const QString v = validation();
+    m_ui->validationLabel->setText(v);
+    m_ui->validationLabel->setVisible(!v.isEmpty());
+    m_ui->benchButton->setEnabled(v.isEmpty() && !m_flow);
+    m_ui->compareButton->setEnabled(v.isEmpty() && !m_flow);
+}
+
+void ServingBenchBox::setRunning(bool running) {
+    m_ui->cancelButton->setEnabled(running);
+    updateValidation();
+}
+
+ServingFlow *ServingBenchBox::makeFlow(const Context &c) {
+    auto *flow = new ServingFlow(c.calls, c.push, c.server, this);
+    connect(flow, &ServingFlow::legStarted, this, [this](int i, int total, QChar arm) {
+        m_ui->legBar->setRange(0, total);
+        m_ui->legBar->setValue(i);
+        m_ui->legLabel->setText(
+            tr("Leg %1 of %2 (%3): %4")
+                .arg(i + 1)
+                .arg(total)
+                .arg(arm)
+                .arg(arm == u'A' ? tr("the files the server had") : tr("the pushed files")));
+    });
+    connect(flow, &ServingFlow::status, this,
+            [this](const QString &line) { m_ui->benchText->appendPlainText(line); });
+    connect(flow, &ServingFlow::legFinished, this, [this](int i, const ServingComparison &soFar) {
+        m_ui->legBar->setValue(i + 1);
+        const ServingComparison::Leg &l = soFar.legs.last();
+        QStringList parts;
+        for (const ServingResult &r : l.results)
+            parts.append(tr("c=%1: TTFT %2 ms, TPOT %3 ms, %4 tok/s")
+                             .arg(r.concurrency)
+                             .arg(r.medianTtftMs, 0, 'f', 2)
+                             .arg(r.medianTpotMs, 0, 'f', 2)
+                             .arg(r.outputThroughput, 0, 'f', 1));
+        m_ui->benchText->appendPlainText(
+            tr("Leg %1 (%2) %3").arg(i + 1).arg(l.arm).arg(l.ok() ? parts.join(u"; "_s) : l.error));
+        m_chart->setComparison(soFar);
+    });
+    return flow;
+}
+
+void ServingBenchBox::benchmarkNow() {
+    if (m_flow || !m_provider)
+        return;
+    const auto c = m_provider();
+    if (!c || !c->calls) {
+        m_ui->verdictLabel->setText(
+            tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
+        return;
+    }
+    suggest(c->framework, c->probe ? &*c->probe : nullptr,
+            c->server ? c->server->profile() : ServerProfile{});
+    m_ui->benchText->clear();
+    m_ui->undoButton->setVisible(false);
+    m_ui->verdictLabel->setText(tr("Benchmarking the server as it is..."));
+    m_flow = makeFlow(*c);
+    setRunning(true);
+    ServingFlow::Plan p = plan();
+    const ServingBenchCommand suggested = ServingBenchCommand::suggest(
+        c->framework, c->probe ? &*c->probe : nullptr, c->server ? c->server->profile() : ServerProfile{});
+    p.bench.framework = suggested.framework;
+    p.bench.model = suggested.model;
+    p.bench.python = suggested.python;
+    p.bench.container = suggested.container;
+    p.bench.environment = suggested.environment;
+    m_flow->benchmark(p, [this](const ServingComparison &cmp) {
+        m_flow->deleteLater();
+        m_flow = nullptr;
+        setRunning(false);
+        showComparison(cmp);
+        emit finished(cmp);
+    });
+}
+
+void ServingBenchBox::compare() {
+    if (m_flow || !m_provider)
+        return;
+    const auto c = m_provider();
+    if (!c || !c->calls) {
+        m_ui->verdictLabel->setText(
+            tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
+        return;
+    }
+    if (!c->preview || !c->preview->ok()) {
+        m_ui->verdictLabel->setText(
+            tr("Preview push first: the comparison pushes exactly the files the preview shows."));
+        return;
+    }
+    suggest(c->preview->framework, c->probe ? &*c->probe : nullptr,
+            c->server ? c->server->profile() : ServerProfile{});
+    m_ui->benchText->clear();
+    m_ui->undoButton->setVisible(false);
+    m_chart->clear();
+    m_ui->verdictLabel->setText(tr("Benchmark before the push, then push, restart and benchmark again..."));
+    m_flow = makeFlow(*c);
+    setRunning(true);
+    ServingFlow::Plan p = plan();
+    const ServingBenchCommand suggested =
+        ServingBenchCommand::suggest(c->preview->framework, c->probe ? &*c->probe : nullptr,
+                                     c->server ? c->server->profile() : ServerProfile{});
+    p.bench.framework = suggested.framework;
+    p.bench.model = suggested.model;
+    p.bench.python = suggested.python;
+    p.bench.container = suggested.container;
+    p.bench.environment = suggested.environment;
+    m_flow->compare(p, *c->preview, c->before.value_or(Diagnosis{}), c->afterLogFile,
+                    [this](const ServingFlow::Outcome &o) {
+                        m_flow->deleteLater();
+                        m_flow = nullptr;
+                        setRunning(false);
+                        showComparison(o.comparison, o.pushed);
+                        if (!o.record.files.isEmpty())
+                            emit pushedByComparison(o.record, o.proof.ok,
+                                                    o.proof.ok ? o.proof.proof.summary() : o.proof.message);
+                        emit finished(o.comparison);
+                    });
+}
+
+void ServingBenchBox::showComparison(const ServingComparison &cmp, bool pushed) {
+    m_comparison = cmp;
+    m_ui->undoButton->setVisible(pushed && cmp.verdict() == ServingComparison::Verdict::Slower);
+    m_chart->setComparison(cmp);
+    const ServingComparison::Verdict v = cmp.verdict();
+    const QString colour = v == ServingComparison::Verdict::Faster   ? u"#1a7f37"_s
+                           : v == ServingComparison::Verdict::Slower ? u"#c0392b"_s
+                           : v == ServingComparison::Verdict::Failed ? u"#c0392b"_s
+                                                                     : u"#333333"_s;
+    m_ui->verdictLabel->setStyleSheet(u"color: %1;"_s.arg(colour));
+    m_ui->verdictLabel->setText(ServingComparison::verdictName(v) + u": "_s + cmp.verdictSentence());
+    m_ui->legLabel->setText(tr("%1 leg(s): %2").arg(cmp.legs.size()).arg(cmp.workload.summary()));
+    m_ui->benchText->appendPlainText(u"\n"_s + cmp.text() + tr("Commands:\n") +
+                                     cmp.manualCommands().join(u'\n'));
+}
+
+} // namespace moetune
