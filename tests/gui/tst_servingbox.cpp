@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The push tab's serving benchmark in the main window on the Local machine, against the fake SGLang
-// server (TEST DOUBLE, tests/support/fakeserver.py: an OpenAI-compatible API whose latency follows the
+// server (TEST DOUBLE, resources/practice/fake_sglang_server.py: an OpenAI-compatible API whose latency follows the
 // config file it loaded) and the fake sglang.bench_serving (TEST DOUBLE, fakebenchserving.py): a
 // synthetic run (SIMULATED configs), Preview push, "Push, restart and compare" in rigorous mode (A B B A,
 // a restart per leg), the verdict and the chart with intervals, the result kept with the run (Results
@@ -77,7 +77,7 @@ private slots:
     void pushRestartCompare() {
         test::FakeServerHost fake;
         QString error;
-        QVERIFY2(fake.create(QStringLiteral(MOETUNE_FAKESERVER_PY), &error), qPrintable(error));
+        QVERIFY2(fake.create(&error), qPrintable(error));
         QTcpServer probePort;
         QVERIFY(probePort.listen(QHostAddress::LocalHost, 0));
         const int port = probePort.serverPort();

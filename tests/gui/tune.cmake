@@ -18,7 +18,7 @@ if(TARGET moetune_app_private AND TARGET moetune_charts AND TARGET moetune_agent
   moetune_add_qtest(tst_servingbox SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_servingbox.cpp
                     LIBS moetune_app_private Qt6::Widgets LABELS gui)
   target_compile_definitions(tst_servingbox PRIVATE MOETUNE_AGENT_PYZ="${MOETUNE_AGENT_PYZ}"
-                             MOETUNE_FAKESERVER_PY="${CMAKE_SOURCE_DIR}/tests/support/fakeserver.py"
+                             MOETUNE_FAKESERVER_PY="${CMAKE_SOURCE_DIR}/resources/practice/fake_sglang_server.py"
                              MOETUNE_FAKEBENCH_PY="${CMAKE_SOURCE_DIR}/tests/support/fakebenchserving.py")
   add_dependencies(tst_servingbox moetune_agent_pyz)
   set_tests_properties(tst_servingbox PROPERTIES TIMEOUT 600 RESOURCE_LOCK local_fake_servers)

@@ -40,7 +40,7 @@ public:
     ~FakeServerHost() { stopServer(); }
 
     // The serving benchmark's test doubles: the fake server answers its OpenAI-compatible API on port
-    // (its latency follows the config file it loaded, see fakeserver.py; tpotMs per token and 2 x tpotMs
+    // (its latency follows the config file it loaded, see resources/practice/fake_sglang_server.py; tpotMs per token and 2 x tpotMs
     // to the first token at factor 1)
     // and tests/support/fakebenchserving.py becomes the tree's sglang/bench_serving.py.
     bool enableServing(const QString &fakeBenchPy, int port, int tpotMs, QString *error) {

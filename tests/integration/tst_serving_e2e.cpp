@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The serving proof end to end over a real sshd on 127.0.0.1, against a fake SGLang host (TEST DOUBLES:
-// tests/support/fakeserver.py as the server, now answering an OpenAI-compatible API whose latency
+// resources/practice/fake_sglang_server.py as the server, now answering an OpenAI-compatible API whose latency
 // follows the config file it loaded; tests/support/fakebenchserving.py as sglang.bench_serving; a
 // scripted nvidia-smi; see fakeserverhost.h). The agent, install-config, the profile's shell commands,
 // the HTTP traffic and every file are real. Through moetune-cli (bench; push --restart --bench with the
@@ -118,7 +118,7 @@ private slots:
         qunsetenv("SSH_AUTH_SOCK");
         QString error;
         QVERIFY2(m_sshd.start(&error), qPrintable(error));
-        QVERIFY2(m_host.create(QStringLiteral(MOETUNE_FAKESERVER_PY), &error), qPrintable(error));
+        QVERIFY2(m_host.create(&error), qPrintable(error));
         const int port = freePort();
         QVERIFY(port > 0);
         // 20 ms a token at factor 1: the 25% the fake server's rule gives stands well above timer noise.
