@@ -90,7 +90,8 @@ QString sentence(const MoeKernelUse &u, const QString &note) {
             "moe_backends list)."_s;
         break;
     }
-    s = capitalised(s);
+    if (u.kernel != u.backend) // a printed name keeps its case ("flashinfer_trtllm")
+        s = capitalised(s);
     if (!note.isEmpty())
         s += u' ' + note;
     return s;
