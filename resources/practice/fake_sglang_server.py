@@ -129,13 +129,18 @@ def remember_loaded(path):
 
 
 def latency_factor(m):
-    """The test double's rule (module docstring): 1.0 with a row for M, up to 1.25 without one."""
+    """The test double's rule (module docstring): 1.0 with a row for M, up to 1.25 without one. While the
+    file FAKESERVER_INVERT_FILE names exists (a test knob: a serving-level regression that no kernel
+    timing shows), the rule is turned round: a row for M makes it slower (1.25), none faster (1.0)."""
     keys = LOADED["keys"]
     if not keys:
-        return 1.25
-    m = 1 << (max(1, m) - 1).bit_length()  # padded up to a power of two
-    nearest = min(keys, key=lambda k: abs(k - m))
-    return 1.0 + 0.25 * min(1.0, abs(math.log2(max(1, nearest)) - math.log2(m)) / 4.0)
+        f = 1.25
+    else:
+        m = 1 << (max(1, m) - 1).bit_length()  # padded up to a power of two
+        nearest = min(keys, key=lambda k: abs(k - m))
+        f = 1.0 + 0.25 * min(1.0, abs(math.log2(max(1, nearest)) - math.log2(m)) / 4.0)
+    invert = os.environ.get("FAKESERVER_INVERT_FILE")
+    return 2.25 - f if invert and os.path.exists(invert) else f
 
 
 class Api(http.server.BaseHTTPRequestHandler):

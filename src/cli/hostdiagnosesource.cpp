@@ -55,10 +55,16 @@ std::optional<LogSource> HostDiagnoseSource::logSourceOption(const QString &text
         return LogSource{LogSource::Kind::File, t};
     static const QRegularExpression space(u"\\s"_s);
     const qsizetype firstSpace = t.indexOf(space);
-    const QString firstWord = firstSpace < 0 ? t : t.left(firstSpace);
+    QString firstWord = firstSpace < 0 ? t : t.left(firstSpace);
+    // A quoted first word is the program the shell runs: judge it without its quotes.
+    if (firstWord.startsWith(u'\'') || firstWord.startsWith(u'"')) {
+        const qsizetype close = t.indexOf(t.at(0), 1);
+        firstWord = close > 0 ? t.mid(1, close - 1) : t.mid(1);
+    }
+    const bool absoluteProgram = firstWord.startsWith(u'/') || firstWord.startsWith(u"~/"_s);
     // One word, or a first word that is a relative path: a file, never run (a relative path as a command
     // would execute that file).
-    if (firstSpace < 0 || firstWord.contains(u'/')) {
+    if (firstSpace < 0 || (firstWord.contains(u'/') && !absoluteProgram)) {
         if (firstSpace >= 0) {
             *error = u"--log '%1' would run the file %2 as a command. Give a log file as /path or ~/path, "
                      u"or a command that starts with a program name (journalctl, docker, cat -- FILE)."_s.arg(

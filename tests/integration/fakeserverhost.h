@@ -40,9 +40,9 @@ public:
     ~FakeServerHost() { stopServer(); }
 
     // The serving benchmark's test doubles: the fake server answers its OpenAI-compatible API on port
-    // (its latency follows the config file it loaded, see resources/practice/fake_sglang_server.py; tpotMs per token and 2 x tpotMs
-    // to the first token at factor 1)
-    // and tests/support/fakebenchserving.py becomes the tree's sglang/bench_serving.py.
+    // (its latency follows the config file it loaded, see resources/practice/fake_sglang_server.py; tpotMs
+    // per token and 2 x tpotMs to the first token at factor 1) and tests/support/fakebenchserving.py becomes
+    // the tree's sglang/bench_serving.py.
     bool enableServing(const QString &fakeBenchPy, int port, int tpotMs, QString *error) {
         m_port = port;
         m_tpotMs = tpotMs;
@@ -53,6 +53,9 @@ public:
     }
     QString benchTool() const { return site() + QStringLiteral("/sglang/bench_serving.py"); }
     int port() const { return m_port; }
+    // While this file exists the fake server's latency rule is turned round (a regression at the serving
+    // level that the kernel numbers do not show: the only way a row-merged push can serve slower).
+    QString invertFile() const { return root() + QStringLiteral("/invert-latency"); }
 
     // The profile a user would write for this server (kind Command: nohup + log file + pid file).
     // The practice server's own profile; with serving enabled, the server also answers its HTTP API on
@@ -64,8 +67,10 @@ public:
             p.startCommand =
                 QStringLiteral("cd ") + shellQuote(root()) + QStringLiteral(" && { PYTHONPATH=") +
                 shellQuote(site()) + QStringLiteral(" FAKESERVER_PID_FILE=") + shellQuote(pidFile()) +
-                QStringLiteral(" FAKESERVER_EXIT_AFTER_S=600 FAKESERVER_TPOT_MS=") + QString::number(m_tpotMs) +
-                QStringLiteral(" FAKESERVER_TTFT_MS=") + QString::number(2 * m_tpotMs) +
+                QStringLiteral(" FAKESERVER_EXIT_AFTER_S=600 FAKESERVER_TPOT_MS=") +
+                QString::number(m_tpotMs) + QStringLiteral(" FAKESERVER_TTFT_MS=") +
+                QString::number(2 * m_tpotMs) + QStringLiteral(" FAKESERVER_INVERT_FILE=") +
+                shellQuote(invertFile()) +
                 QStringLiteral(" setsid nohup python3 -m sglang.launch_server --model-path ") +
                 shellQuote(model()) + QStringLiteral(" --tp 2") + servingArgs() + QStringLiteral(" >> ") +
                 shellQuote(log()) + QStringLiteral(" 2>&1 < /dev/null & }");

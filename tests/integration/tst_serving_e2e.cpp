@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The serving proof end to end over a real sshd on 127.0.0.1, against a fake SGLang host (TEST DOUBLES:
-// resources/practice/fake_sglang_server.py as the server, now answering an OpenAI-compatible API whose latency
-// follows the config file it loaded; tests/support/fakebenchserving.py as sglang.bench_serving; a
+// resources/practice/fake_sglang_server.py as the server, now answering an OpenAI-compatible API whose
+// latency follows the config file it loaded; tests/support/fakebenchserving.py as sglang.bench_serving; a
 // scripted nvidia-smi; see fakeserverhost.h). The agent, install-config, the profile's shell commands,
 // the HTTP traffic and every file are real. Through moetune-cli (bench; push --restart --bench with the
 // tool missing, then slower, then undo-push) and through the flows the app drives (ServingFlow over
@@ -44,11 +44,6 @@ struct CliResult {
 int freePort() {
     QTcpServer s;
     return s.listen(QHostAddress::LocalHost, 0) ? s.serverPort() : 0;
-}
-
-QByteArray readAll(const QString &path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 } // namespace
@@ -293,23 +288,18 @@ private slots:
         QVERIFY(!QFile::exists(m_host.wantedFolder() + u'/' + m_host.upName()));
     }
 
-    // moetune-cli push --restart --bench with rigorous pairs: a file already at the target (a row for
-    // M = 16) is replaced by a run tuned without one: slower, exit 1, Undo offered; undo-push --restart
-    // puts the file back byte for byte.
+    // moetune-cli push --restart --bench with rigorous pairs, against a server that serves slower with the
+    // pushed rows (the fake's inverted rule: a regression at the serving level, since the row merge never
+    // replaces a measured-faster row with a slower one): slower, exit 1, Undo offered; undo-push --restart
+    // removes the file the push created.
     void cliSlowerThenUndo() {
         const QString up = m_host.wantedFolder() + u'/' + m_host.upName();
-        QDir().mkpath(m_host.wantedFolder());
-        const QByteArray shipped =
-            "{\"1\": {\"BLOCK_SIZE_M\": 16, \"BLOCK_SIZE_N\": 32, \"BLOCK_SIZE_K\": 64, "
-            "\"GROUP_SIZE_M\": 1, \"num_warps\": 4, \"num_stages\": 3}, "
-            "\"16\": {\"BLOCK_SIZE_M\": 16, \"BLOCK_SIZE_N\": 64, \"BLOCK_SIZE_K\": 64, "
-            "\"GROUP_SIZE_M\": 1, \"num_warps\": 4, \"num_stages\": 3}}\n";
+        QFile::remove(up);
         {
-            QFile f(up);
+            QFile f(m_host.invertFile());
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(shipped);
         }
-        CliResult r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{m_slowRun, u"--restart"_s} +
+        CliResult r = cli(QStringList{u"push"_s} + hostArgs() + QStringList{m_goodRun, u"--restart"_s} +
                           QStringList{u"--bench"_s, u"standard"_s, u"--bench-pairs"_s, u"2"_s} +
                           workloadArgs() + QStringList{u"--format"_s, u"json"_s});
         QVERIFY2(r.exitCode == 1, qPrintable(r.err + QString::fromUtf8(r.out)));
@@ -319,11 +309,12 @@ private slots:
         QCOMPARE(s.value("legs"_L1).toArray().size(), 4);
         QVERIFY(r.json().value("pushed"_L1).toBool());
         QVERIFY2(r.err.contains(u"Undo with: moetune-cli undo-push"_s), qPrintable(r.err));
-        QVERIFY(readAll(up) != shipped); // the slower file is what the server runs now
+        QVERIFY(QFile::exists(up)); // the slower file is what the server runs now
 
-        r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{m_slowRun, u"--restart"_s});
+        r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{m_goodRun, u"--restart"_s});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + QString::fromUtf8(r.out)));
-        QCOMPARE(readAll(up), shipped);
+        QVERIFY(!QFile::exists(up));
+        QFile::remove(m_host.invertFile());
     }
 };
 

@@ -375,22 +375,21 @@ QString ResultsPage::exportReport(const QString &path) {
         return {};
     }
     // The name the user chose is the name written; a simulated report says SIMULATED on every page.
-    const QString target = path;
     QElapsedTimer timer;
     timer.start();
     QString error;
-    if (!PdfReport::write(*run, target, &error)) {
+    if (!PdfReport::write(*run, path, &error)) {
         showMessage(error, true);
         return {};
     }
     showMessage(run->result.simulated
                     ? tr("Wrote %1 (%2 ms): a SIMULATED run's report, marked SIMULATED on every page.")
-                          .arg(QDir::toNativeSeparators(target))
+                          .arg(QDir::toNativeSeparators(path))
                           .arg(timer.elapsed())
-                    : tr("Wrote %1 (%2 ms).").arg(QDir::toNativeSeparators(target)).arg(timer.elapsed()),
+                    : tr("Wrote %1 (%2 ms).").arg(QDir::toNativeSeparators(path)).arg(timer.elapsed()),
                 false);
-    Q_EMIT statusMessage(tr("Report written: %1").arg(QDir::toNativeSeparators(target)), 5000);
-    return target;
+    Q_EMIT statusMessage(tr("Report written: %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return path;
 }
 
 void ResultsPage::chooseExport() {
