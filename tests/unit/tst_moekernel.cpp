@@ -498,7 +498,8 @@ void TestMoeKernel::brokenBackendEntries() {
     QVERIFY2(error.contains(u"give its moe_kernel"_s), qPrintable(error));
     // Every built-in name is well formed and unique per scheme.
     QSet<QString> seen;
-    for (const MoeBackend &m : RuleSet::builtin().moeBackends()) {
+    const RuleSet builtin = RuleSet::builtin(); // held: moeBackends() refers into it
+    for (const MoeBackend &m : builtin.moeBackends()) {
         QVERIFY2(!seen.contains(m.name + u'/' + m.scheme), qPrintable(m.name));
         seen.insert(m.name + u'/' + m.scheme);
         QVERIFY(m.configs != MoeBackend::Configs::Unknown);
