@@ -33,7 +33,9 @@ public:
     int rowCount() const { return m_rows; }
     int intervalCount() const { return m_intervals; } // rows drawn with an interval bar
     // Improvement in percent (positive = better) of a change of a metric.
-    static double improvement(double changePct, bool lowerIsBetter) { return lowerIsBetter ? -changePct : changePct; }
+    static double improvement(double changePct, bool lowerIsBetter) {
+        return lowerIsBetter ? -changePct : changePct;
+    }
 
 private:
     QChartView *m_view;

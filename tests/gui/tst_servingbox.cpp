@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The push tab's serving benchmark in the main window on the Local machine, against the fake SGLang
-// server (TEST DOUBLE, resources/practice/fake_sglang_server.py: an OpenAI-compatible API whose latency follows the
-// config file it loaded) and the fake sglang.bench_serving (TEST DOUBLE, fakebenchserving.py): a
+// server (TEST DOUBLE, resources/practice/fake_sglang_server.py: an OpenAI-compatible API whose latency
+// follows the config file it loaded) and the fake sglang.bench_serving (TEST DOUBLE, fakebenchserving.py): a
 // synthetic run (SIMULATED configs), Preview push, "Push, restart and compare" in rigorous mode (A B B A,
 // a restart per leg), the verdict and the chart with intervals, the result kept with the run (Results
 // page tab, PDF page), Undo offered for a slower result. MOETUNE_SERVING_SCREENSHOTS=DIR saves pictures.

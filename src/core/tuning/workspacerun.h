@@ -44,7 +44,7 @@ struct WorkspaceRun {
     std::optional<QJsonObject> diagnosisAfter;
     std::optional<QJsonObject> push;
     std::optional<QJsonObject> headroom; // HeadroomResult::fromJson reads it
-    std::optional<QJsonObject> serving; // ServingComparison::toJson()
+    std::optional<QJsonObject> serving;  // ServingComparison::toJson()
     QStringList warnings; // problems that lost nothing (an unreadable optional file, a bad event line)
 
     static bool looksLikeRun(const QString &dir);
