@@ -36,6 +36,21 @@ quint64 opKey(int op, int m) {
 
 } // namespace
 
+double LiveBestChart::niceTickStep(double span) {
+    if (!(span > 5))
+        return 1;
+    const double raw = span / 5;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double f : {1.0, 2.0, 5.0})
+        if (f * power >= raw)
+            return f * power;
+    return 10 * power;
+}
+
+namespace {
+
+} // namespace
+
 LiveBestChart::LiveBestChart(QWidget *parent)
     : QWidget(parent)
     , m_view(new QChartView(this))
@@ -44,14 +59,16 @@ LiveBestChart::LiveBestChart(QWidget *parent)
     , m_y(new QLogValueAxis(m_chart))
     , m_timer(new QTimer(this)) {
     setObjectName(u"liveBestChart"_s);
-    m_chart->setTitle(tr("Best so far per batch size"));
+    m_chart->setTitle(tr("Best so far per batch size (log scale)"));
     m_chart->legend()->setAlignment(Qt::AlignRight);
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x->setTitleText(tr("evaluations"));
     m_x->setLabelFormat(u"%d"_s);
     m_x->setRange(0, 1);
     m_y->setBase(10);
-    m_y->setTitleText(tr("latency (µs, log)"));
+    // Short: the axis title runs along the plot's height, which is about 150 px at the minimum window size;
+    // the chart's title says the scale is logarithmic.
+    m_y->setTitleText(tr("µs"));
     m_y->setLabelFormat(u"%g"_s);
     m_y->setMinorTickCount(8);
     m_y->setRange(1, 1000);
@@ -303,11 +320,18 @@ void LiveBestChart::redraw() {
         }
         xmax = qMax(xmax, points.last().x());
     }
-    m_x->setRange(0, xmax);
+    // Whole-number ticks at 1, 2 or 5 times a power of ten, at most six of them: the default five ticks
+    // over 0..1 evaluations (or seconds) printed "0" twice with a whole-number label format.
+    const double step = niceTickStep(xmax);
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    m_x->setTickInterval(step);
+    m_x->setRange(0, std::ceil(xmax / step) * step);
     if (hi > 0)
         m_y->setRange(std::pow(10.0, std::floor(std::log10(lo * 0.95))),
                       std::pow(10.0, std::ceil(std::log10(hi * 1.05))));
-    QString title = m_finished ? tr("Best per batch size (run ended)") : tr("Best so far per batch size");
+    QString title = m_finished ? tr("Best per batch size (run ended, log scale)")
+                               : tr("Best so far per batch size (log scale)");
     if (m_simulated) {
         m_chart->setTitleBrush(ChartStyle::simulated());
         title = ChartStyle::simulatedBanner() + u" - "_s + title;

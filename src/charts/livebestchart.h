@@ -68,6 +68,9 @@ public:
     bool isFinished() const { return m_finished; }
     int redraws() const { return m_redraws; }
     QChart *chart() const;
+    // The x axis' tick step for a span of `span` evaluations or seconds: 1, 2 or 5 times a power of ten,
+    // at least 1, so that at most six whole-number ticks are labelled and no label repeats.
+    static double niceTickStep(double span);
 
 Q_SIGNALS:
     void redrawn(); // after the series were rebuilt

@@ -51,6 +51,7 @@
 #include <QTextBlock>
 #include <QToolButton>
 #include <QTreeView>
+#include <QValueAxis>
 #include <QXYSeries>
 
 #include <cmath>
@@ -226,6 +227,50 @@ private slots:
         for (const auto *s : chart.chart()->series())
             names.append(s->name());
         QCOMPARE(names, (QStringList{u"M=1"_s, u"M=16"_s}));
+    }
+
+    // Point 6, the live chart at the minimum window size: its y title fits along the plot (it was cut at
+    // 1024x640), and no x label repeats (two "0" ticks over 0..1 evaluations).
+    void liveChartAxesAtMinimumSize() {
+        newWindow({1024, 640});
+        auto *tune = m_window->findChild<TunePage *>();
+        QVERIFY(tune);
+        showPage(tune);
+        auto *chart = tune->findChild<LiveBestChart *>();
+        QVERIFY(chart);
+        chart->setRedrawInterval(0);
+        int seq = 0;
+        auto feed = [&](const QString &body) {
+            AgentEvent ev;
+            ev.object = obj(u"{\"run_id\":\"a\",\"seq\":%1,%2}"_s.arg(seq++).arg(body));
+            ev.type = ev.object.value("type"_L1).toString();
+            chart->addEvent(ev);
+        };
+        feed(uR"("type":"run_started","spec":{"ops":"up","batch_sizes":[1,64]})"_s);
+        feed(uR"("type":"measurement","op":"both","m":1,"round":0)"_s);
+        feed(uR"("type":"best","op":"both","m":1,"median_us":12.5)"_s);
+        QSignalSpy redrawn(chart, &LiveBestChart::redrawn);
+        QTRY_VERIFY(redrawn.count() > 0 || !chart->chart()->series().isEmpty());
+        QCoreApplication::processEvents();
+        const auto axes = chart->chart()->axes(Qt::Horizontal);
+        QCOMPARE(axes.size(), 1);
+        auto *x = qobject_cast<QValueAxis *>(axes.first());
+        QVERIFY(x);
+        QStringList labels;
+        for (double v = x->min(); v <= x->max() + 1e-9; v += x->tickType() == QValueAxis::TicksDynamic
+                                                               ? x->tickInterval()
+                                                               : (x->max() - x->min()) / (x->tickCount() - 1))
+            labels.append(QString::asprintf("%d", int(std::lround(v))));
+        QVERIFY2(labels.removeDuplicates() == 0, qPrintable(labels.join(u' ')));
+        QVERIFY(labels.size() >= 2);
+        const auto *y = chart->chart()->axes(Qt::Vertical).value(0);
+        QVERIFY(y);
+        const QFontMetrics fm(y->titleFont());
+        const int need = fm.horizontalAdvance(y->titleText());
+        const qreal room = chart->chart()->plotArea().height();
+        QVERIFY2(need <= room, qPrintable(u"y title %1 px, plot %2 px"_s.arg(need).arg(room)));
+        for (int span : {0, 1, 3, 6, 17, 99, 240, 1234})
+            QVERIFY(span / LiveBestChart::niceTickStep(span) <= 6);
     }
 
     // "Also": the progress bar and the per-GPU counts count the same units; "N failed" says what failed.
