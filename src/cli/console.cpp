@@ -11,6 +11,11 @@ using namespace Qt::StringLiterals;
 
 namespace moetune::cli {
 
+int Console::fail(const QString &command, const QString &message, int code) {
+    err(u"moetune-cli "_s + command + u": "_s + message + u'\n');
+    return code;
+}
+
 namespace {
 void write(std::FILE *stream, QByteArrayView bytes) {
     if (!bytes.isEmpty())

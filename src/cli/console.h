@@ -18,6 +18,8 @@ public:
     static void err(const QString &text);
     static void errControl(const QString &sequence); // "\r\x1b[K" of a progress line, nothing from a host
     static QString safe(QStringView text);
+    // "moetune-cli <command>: <message>" on stderr; returns `code` (a usage error unless said otherwise).
+    static int fail(const QString &command, const QString &message, int code = 2);
     static bool stdoutIsTerminal();
     static bool stderrIsTerminal();
     static bool stdinIsTerminal();

@@ -33,11 +33,6 @@ namespace {
 
 enum class Format { Text, Json, Markdown };
 
-int fail(const QString &message) {
-    Console::err(u"moetune-cli diagnose: "_s + message + u'\n');
-    return ExitUsage;
-}
-
 } // namespace
 
 QString DiagnoseCommand::name() const {
@@ -80,7 +75,7 @@ int DiagnoseCommand::run(const QStringList &args) {
         parser.addOptions(source->options());
 
     if (!parser.parse(args))
-        return fail(parser.errorText() + u". Run 'moetune-cli diagnose --help'."_s);
+        return Console::fail(u"diagnose"_s, parser.errorText() + u". Run 'moetune-cli diagnose --help'."_s);
     if (parser.isSet(u"help"_s)) {
         // QCommandLineParser names argv[0] alone; show the subcommand too.
         QString help = parser.helpText();
@@ -98,18 +93,18 @@ int DiagnoseCommand::run(const QStringList &args) {
     else if (formatName == u"markdown"_s || formatName == u"md"_s)
         format = Format::Markdown;
     else if (formatName != u"text"_s)
-        return fail(u"unknown --format '"_s + parser.value(formatOption) +
+        return Console::fail(u"diagnose"_s, u"unknown --format '"_s + parser.value(formatOption) +
                     u"'; use text, json or markdown."_s);
 
     bool evidenceOk = false;
     const int maxEvidence = parser.value(evidenceOption).toInt(&evidenceOk);
     if (!evidenceOk || maxEvidence < 0)
-        return fail(u"--evidence wants a number of lines (0 for all), not '"_s +
+        return Console::fail(u"diagnose"_s, u"--evidence wants a number of lines (0 for all), not '"_s +
                     parser.value(evidenceOption) + u"'."_s);
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1)
-        return fail(u"give one log at a time (got %1 arguments: %2)."_s.arg(positional.size())
+        return Console::fail(u"diagnose"_s, u"give one log at a time (got %1 arguments: %2)."_s.arg(positional.size())
                         .arg(positional.join(u' ')));
 
     // Rules: built-in, the user's own folder, and --rules DIR. A broken rule file is reported, not fatal.
@@ -118,7 +113,7 @@ int DiagnoseCommand::run(const QStringList &args) {
     if (parser.isSet(rulesOption)) {
         const QString dir = parser.value(rulesOption);
         if (!QFileInfo(dir).isDir())
-            return fail(u"--rules "_s + dir + u": no such directory."_s);
+            return Console::fail(u"diagnose"_s, u"--rules "_s + dir + u": no such directory."_s);
         const QDir rulesDir(dir);
         for (const QString &fileName : rulesDir.entryList({u"*.json"_s}, QDir::Files, QDir::Name)) {
             QFile file(rulesDir.filePath(fileName));
@@ -150,53 +145,53 @@ int DiagnoseCommand::run(const QStringList &args) {
     }
     if (selected) {
         if (!positional.isEmpty())
-            return fail(u"give either a FILE or a remote source, not both."_s);
+            return Console::fail(u"diagnose"_s, u"give either a FILE or a remote source, not both."_s);
         auto result = selected->diagnose(parser, diagnoser, &label, &error);
         if (!result)
-            return fail(error);
+            return Console::fail(u"diagnose"_s, error);
         diagnosis = std::move(*result);
     } else if (positional.isEmpty() || positional.first() == u"-"_s) {
         if (positional.isEmpty() && Console::stdinIsTerminal())
-            return fail(
+            return Console::fail(u"diagnose"_s, 
                 u"no log given. Pass a FILE, or pipe a log in: 'moetune-cli diagnose - < server.log'. "
                 u"Run 'moetune-cli diagnose --help' for more."_s);
         label = u"stdin"_s;
         FdDevice in(STDIN_FILENO, false);
         if (const LogSniff sniff = LogSniff::check(in.head(LogSniff::headBytes)); !sniff.isText())
-            return fail(sniff.problem(label));
+            return Console::fail(u"diagnose"_s, sniff.problem(label));
         diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
     } else {
         const QString &path = positional.first();
         label = path;
         const QFileInfo info(path);
         if (!info.exists())
-            return fail(u"cannot read '"_s + path + u"': no such file."_s);
+            return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': no such file."_s);
         if (info.isDir())
-            return fail(u"'"_s + path + u"' is a directory; pass a log file inside it."_s);
+            return Console::fail(u"diagnose"_s, u"'"_s + path + u"' is a directory; pass a log file inside it."_s);
         if (info.isFile()) {
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly))
-                return fail(u"cannot read '"_s + path + u"': "_s + file.errorString() +
+                return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': "_s + file.errorString() +
                             (info.isReadable() ? QString() : u" (check its permissions)"_s) + u'.');
             if (const LogSniff sniff = LogSniff::check(file.read(LogSniff::headBytes)); !sniff.isText())
-                return fail(sniff.problem(u"'"_s + path + u"'"_s));
+                return Console::fail(u"diagnose"_s, sniff.problem(u"'"_s + path + u"'"_s));
             file.close();
             diagnosis = diagnoser.diagnoseFile(path, progressFor(label), &error);
         } else {
             // A FIFO or /dev/fd/N from `<(...)`: it can be read once, so stream it from one descriptor.
             const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
             if (fd < 0)
-                return fail(u"cannot read '"_s + path + u"': "_s +
+                return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': "_s +
                             QString::fromLocal8Bit(std::strerror(errno)) + u'.');
             FdDevice in(fd, true);
             if (const LogSniff sniff = LogSniff::check(in.head(LogSniff::headBytes)); !sniff.isText())
-                return fail(sniff.problem(u"'"_s + path + u"'"_s));
+                return Console::fail(u"diagnose"_s, sniff.problem(u"'"_s + path + u"'"_s));
             diagnosis = diagnoser.diagnoseDevice(&in, progressFor(label), &error);
         }
     }
     progressLine.reset();
     if (!error.isEmpty())
-        return fail(u"reading "_s + label + u" failed: "_s + error);
+        return Console::fail(u"diagnose"_s, u"reading "_s + label + u" failed: "_s + error);
 
     // Printed in pieces of about 1 MB: the report of a log with many shapes is never whole in memory.
     QByteArray buffer;

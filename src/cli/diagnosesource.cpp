@@ -5,19 +5,19 @@
 namespace moetune::cli {
 
 namespace {
-std::vector<DiagnoseSource::Factory> &factories() {
+std::vector<DiagnoseSource::Factory> &sourceFactories() {
     static std::vector<DiagnoseSource::Factory> list;
     return list;
 }
 } // namespace
 
 void DiagnoseSource::add(Factory factory) {
-    factories().push_back(std::move(factory));
+    sourceFactories().push_back(std::move(factory));
 }
 
 std::vector<std::unique_ptr<DiagnoseSource>> DiagnoseSource::all() {
     std::vector<std::unique_ptr<DiagnoseSource>> sources;
-    for (const Factory &factory : factories())
+    for (const Factory &factory : sourceFactories())
         sources.push_back(factory());
     return sources;
 }

@@ -20,11 +20,6 @@ MOETUNE_REGISTER_COMMAND(ProbeCommand)
 
 namespace {
 
-int fail(const QString &message) {
-    Console::err(u"moetune-cli probe: "_s + message + u'\n');
-    return ExitUsage;
-}
-
 QString orNone(const QString &s, const QString &none) {
     return s.isEmpty() ? none : s;
 }
@@ -132,7 +127,7 @@ int ProbeCommand::run(const QStringList &args) {
                                      u"120"_s);
     parser.addOptions({python, format, accept, timeout});
     if (!parser.parse(args))
-        return fail(parser.errorText() + u". Run 'moetune-cli probe --help'."_s);
+        return Console::fail(u"probe"_s, parser.errorText() + u". Run 'moetune-cli probe --help'."_s);
     if (parser.isSet(u"help"_s)) {
         QString help = parser.helpText();
         const qsizetype options = help.indexOf(u" [options]"_s);
@@ -143,20 +138,20 @@ int ProbeCommand::run(const QStringList &args) {
     }
     const QString fmt = parser.value(format).toLower();
     if (fmt != u"text"_s && fmt != u"json"_s)
-        return fail(u"unknown --format '%1'; use text or json."_s.arg(parser.value(format)));
+        return Console::fail(u"probe"_s, u"unknown --format '%1'; use text or json."_s.arg(parser.value(format)));
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return fail(positional.isEmpty() ? u"no HOST given. Example: moetune-cli probe gpu-7 (or 'local')."_s
+        return Console::fail(u"probe"_s, positional.isEmpty() ? u"no HOST given. Example: moetune-cli probe gpu-7 (or 'local')."_s
                                          : u"give one HOST (got %1)."_s.arg(positional.join(u' ')));
     bool ok = false;
     const int seconds = parser.value(timeout).toInt(&ok);
     if (!ok || seconds <= 0)
-        return fail(u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
+        return Console::fail(u"probe"_s, u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
 
     QString error;
     auto host = resolveHost(positional.first(), &error);
     if (!host)
-        return fail(error);
+        return Console::fail(u"probe"_s, error);
     if (parser.isSet(python))
         host->python = parser.value(python);
     HostSessionSync::Options options;
@@ -165,14 +160,14 @@ int ProbeCommand::run(const QStringList &args) {
     options.askSecret = terminalSecretPrompt();
     HostSessionSync session(*host, options);
     if (!session.connect(&error))
-        return fail(error);
+        return Console::fail(u"probe"_s, error);
     if (!session.acceptedFingerprint().isEmpty())
         Console::err(u"moetune-cli probe: recorded the %1 host key %2 of %3 in known_hosts.\n"_s.arg(
             session.seenKeyType(), session.acceptedFingerprint(), host->label()));
     const auto probe = session.probe(&error);
     session.disconnect();
     if (!probe)
-        return fail(u"the probe of %1 failed: %2"_s.arg(host->label(), error));
+        return Console::fail(u"probe"_s, u"the probe of %1 failed: %2"_s.arg(host->label(), error));
 
     if (fmt == u"json"_s) {
         QJsonObject o = probe->raw;

@@ -22,14 +22,6 @@ namespace moetune::cli {
 
 MOETUNE_REGISTER_COMMAND(ReportCommand)
 
-namespace {
-
-int fail(const QString &message, int code = ExitUsage) {
-    Console::err(u"moetune-cli report: "_s + message + u'\n');
-    return code;
-}
-
-} // namespace
 
 QString ReportCommand::name() const {
     return u"report"_s;
@@ -56,7 +48,7 @@ int ReportCommand::run(const QStringList &args) {
                                           u"FORMAT"_s, u"text"_s);
     parser.addOptions({runOption, pdfOption, formatOption});
     if (!parser.parse(args))
-        return fail(parser.errorText() + u". Run 'moetune-cli report --help'."_s);
+        return Console::fail(u"report"_s, parser.errorText() + u". Run 'moetune-cli report --help'."_s);
     if (parser.isSet(u"help"_s)) {
         QString help = parser.helpText();
         const qsizetype options = help.indexOf(u" [options]"_s);
@@ -67,21 +59,21 @@ int ReportCommand::run(const QStringList &args) {
     }
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return fail(u"give one RUN or WORKSPACE folder."_s);
+        return Console::fail(u"report"_s, u"give one RUN or WORKSPACE folder."_s);
     const QString format = parser.value(formatOption);
     if (format != "text"_L1 && format != "markdown"_L1)
-        return fail(u"--format must be text or markdown, not '%1'."_s.arg(format));
+        return Console::fail(u"report"_s, u"--format must be text or markdown, not '%1'."_s.arg(format));
 
     const bool demo = positional.first() == "demo"_L1;
     const QString where = demo ? DemoWorkspace::path() : positional.first();
     QString error;
     const auto ws = Workspace::open(where, &error);
     if (!ws)
-        return fail(error);
+        return Console::fail(u"report"_s, error);
     for (const auto &w : ws->warnings())
         Console::err(u"moetune-cli report: note: "_s + w + u'\n');
     if (ws->runs().isEmpty())
-        return fail(u"%1 holds no runs yet."_s.arg(QDir::toNativeSeparators(where)));
+        return Console::fail(u"report"_s, u"%1 holds no runs yet."_s.arg(QDir::toNativeSeparators(where)));
     const WorkspaceRun *run = &ws->runs().first();
     // The demo's first report is its headline run, the one the app opens on (not the newest).
     if (demo && ws->run(DemoWorkspace::headlineRun()))
@@ -92,7 +84,7 @@ int ReportCommand::run(const QStringList &args) {
             QStringList ids;
             for (const auto &r : ws->runs())
                 ids.append(r.runId);
-            return fail(u"no run '%1' in %2; it has: %3."_s.arg(
+            return Console::fail(u"report"_s, u"no run '%1' in %2; it has: %3."_s.arg(
                 parser.value(runOption), QDir::toNativeSeparators(where), ids.join(u", "_s)));
         }
     } else if (ws->runs().size() > 1) {
@@ -119,7 +111,7 @@ int ReportCommand::run(const QStringList &args) {
     QElapsedTimer timer;
     timer.start();
     if (!PdfReport::write(*run, path, &error))
-        return fail(error, ExitFindings);
+        return Console::fail(u"report"_s, error, ExitFindings);
     Console::out(u"Wrote %1 (%2 ms)\n"_s.arg(QDir::toNativeSeparators(path)).arg(timer.elapsed()));
     return ExitClean;
 }

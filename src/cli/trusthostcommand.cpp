@@ -14,12 +14,6 @@ namespace moetune::cli {
 
 MOETUNE_REGISTER_COMMAND(TrustHostCommand)
 
-namespace {
-int fail(const QString &message) {
-    Console::err(u"moetune-cli trust-host: "_s + message + u'\n');
-    return ExitUsage;
-}
-} // namespace
 
 QString TrustHostCommand::name() const {
     return u"trust-host"_s;
@@ -44,7 +38,7 @@ int TrustHostCommand::run(const QStringList &args) {
                                          u"The SHA256 fingerprint you expect (SHA256:...)."_s, u"FP"_s);
     parser.addOption(fingerprint);
     if (!parser.parse(args))
-        return fail(parser.errorText() + u". Run 'moetune-cli trust-host --help'."_s);
+        return Console::fail(u"trust-host"_s, parser.errorText() + u". Run 'moetune-cli trust-host --help'."_s);
     if (parser.isSet(u"help"_s)) {
         QString help = parser.helpText();
         const qsizetype options = help.indexOf(u" [options]"_s);
@@ -55,13 +49,13 @@ int TrustHostCommand::run(const QStringList &args) {
     }
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return fail(u"give one HOST."_s);
+        return Console::fail(u"trust-host"_s, u"give one HOST."_s);
     QString error;
     const auto host = resolveHost(positional.first(), &error);
     if (!host)
-        return fail(error);
+        return Console::fail(u"trust-host"_s, error);
     if (host->local || host->isPractice())
-        return fail(u"'local' is this machine; it has no host key to trust."_s);
+        return Console::fail(u"trust-host"_s, u"'local' is this machine; it has no host key to trust."_s);
     HostSessionSync::Options options;
     options.expectFingerprint = parser.value(fingerprint);
     options.acceptNewHostKey = options.expectFingerprint.isEmpty();
@@ -76,13 +70,13 @@ int TrustHostCommand::run(const QStringList &args) {
         return ExitClean;
     }
     if (unknown)
-        return fail(u"%1 offers the %2 key %3, not %4; nothing was recorded."_s.arg(
+        return Console::fail(u"trust-host"_s, u"%1 offers the %2 key %3, not %4; nothing was recorded."_s.arg(
             host->label(), session.seenKeyType(), session.seenFingerprint(), options.expectFingerprint));
     if (ok) {
         Console::out(u"The host key of %1 is already known; nothing to do.\n"_s.arg(host->label()));
         return ExitClean;
     }
-    return fail(error);
+    return Console::fail(u"trust-host"_s, error);
 }
 
 } // namespace moetune::cli

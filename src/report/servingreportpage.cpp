@@ -12,7 +12,8 @@ namespace moetune {
 
 namespace {
 
-QString esc(const QString &s) {
+// Text into the page's HTML as text.
+QString asHtml(const QString &s) {
     return s.toHtmlEscaped();
 }
 
@@ -35,13 +36,13 @@ QString ServingReportPage::html(const ServingComparison &c) {
     if (c.configsSimulated)
         h += u"<p class='sim'>The pushed configs are SIMULATED (synthetic backend); the serving figures were "
              u"measured against the server the host runs.</p>"_s;
-    h += u"<p class='%1'>%2: %3</p>"_s.arg(cls, esc(ServingComparison::verdictName(v)),
-                                           esc(c.verdictSentence()));
+    h += u"<p class='%1'>%2: %3</p>"_s.arg(cls, asHtml(ServingComparison::verdictName(v)),
+                                           asHtml(c.verdictSentence()));
     if (!c.note.isEmpty())
-        h += u"<p class='muted'>%1</p>"_s.arg(esc(c.note));
+        h += u"<p class='muted'>%1</p>"_s.arg(asHtml(c.note));
     h += u"<table>"_s;
     const auto row = [&h](const QString &k, const QString &val) {
-        h += u"<tr><th>%1</th><td>%2</td></tr>"_s.arg(esc(k), esc(val));
+        h += u"<tr><th>%1</th><td>%2</td></tr>"_s.arg(asHtml(k), asHtml(val));
     };
     row(u"Workload"_s,
         c.workload.summary() + u" (" + ServingWorkload::presetDescription(c.workload.preset) + u')');
@@ -70,7 +71,7 @@ QString ServingReportPage::html(const ServingComparison &c) {
                                                                          : u"no measurable change"_s;
         h += u"<tr><td class='n'>%1</td><td>%2</td><td class='n'>%3 %4</td><td class='n'>%5 %4</td>"
              u"<td class='n'>%6</td><td class='n'>%7</td><td>%8</td></tr>"_s.arg(r.concurrency)
-                 .arg(esc(ServingResult::metricName(r.metric)), fig(r.change.medianA), unit,
+                 .arg(asHtml(ServingResult::metricName(r.metric)), fig(r.change.medianA), unit,
                       fig(r.change.medianB), pct(r.change.changePct),
                       r.change.hasInterval() ? pct(r.change.lowPct) + u" to "_s + pct(r.change.highPct)
                                              : u"none"_s,
@@ -79,9 +80,9 @@ QString ServingReportPage::html(const ServingComparison &c) {
     h += u"</table>"_s;
     h += u"<p><b>Commands</b> (as run on the host for each leg; to repeat by hand)</p>"_s;
     for (const QString &cmd : c.manualCommands())
-        h += u"<p style='font-family: DejaVu Sans Mono; font-size: 7pt;'>%1</p>"_s.arg(esc(cmd));
+        h += u"<p style='font-family: DejaVu Sans Mono; font-size: 7pt;'>%1</p>"_s.arg(asHtml(cmd));
     if (!c.error.isEmpty())
-        h += u"<p class='bad'>%1</p>"_s.arg(esc(c.error));
+        h += u"<p class='bad'>%1</p>"_s.arg(asHtml(c.error));
     return h;
 }
 

@@ -33,7 +33,8 @@ if [ "${MOETUNE_BENCH_BUILD:-0}" = 1 ]; then
           bash packaging/run.sh --startup-time 2>"$clone/run.log")
   shown=$(awk '/^first_shown_ms/ {print $2}' <<<"$out")
   [ -n "$shown" ] || { echo "first_window_bench: run.sh showed no window:" >&2; tail -n 30 "$clone/run.log" >&2; exit 1; }
-  steps=$(grep -c '^\[[0-9]*/[0-9]*\]' "$clone/run.log" || true)
+  # ninja's progress lines go to run.sh's standard output (the app prints its times there too).
+  steps=$(grep -c '^\[[0-9]*/[0-9]*\]' <<<"$out" || true)
   echo "fresh clone, bash packaging/run.sh to the first window shown: $(( shown - start )) ms ($(nproc) cores, ccache off, $steps build steps)"
   echo "load after: $(uptime)"
   app="$clone/moetune/build/dev/src/app/moetune"

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/rule.h"
+#include "core/util/errorout.h"
 #include "core/moe/precompiledregex.h"
 
 #include <QJsonValue>
@@ -11,25 +12,19 @@ namespace moetune {
 
 namespace {
 
-bool fail(QString *error, const QString &message) {
-    if (error)
-        *error = message;
-    return false;
-}
-
 bool readString(const QJsonObject &o, QLatin1StringView key, bool required, QString *out, QString *error,
                 const QString &where) {
     const QJsonValue v = o.value(key);
     if (v.isUndefined() || v.isNull()) {
         if (required)
-            return fail(error, where + u": the field \""_s + key + u"\" is missing."_s);
+            return failWith(error, where + u": the field \""_s + key + u"\" is missing."_s);
         return true;
     }
     if (!v.isString())
-        return fail(error, where + u": the field \""_s + key + u"\" must be a string."_s);
+        return failWith(error, where + u": the field \""_s + key + u"\" must be a string."_s);
     *out = v.toString();
     if (required && out->trimmed().isEmpty())
-        return fail(error, where + u": the field \""_s + key + u"\" is empty."_s);
+        return failWith(error, where + u": the field \""_s + key + u"\" is empty."_s);
     return true;
 }
 
@@ -43,7 +38,7 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
     where = u"rule \""_s + r.id + u'"';
     static const QRegularExpression idRe = precompiledRegex(u"^[A-Za-z0-9][A-Za-z0-9_.\\-]*$"_s);
     if (!idRe.match(r.id).hasMatch()) {
-        fail(error, where + u": an id may hold only letters, digits, '-', '_' and '.'."_s);
+        failWith(error, where + u": an id may hold only letters, digits, '-', '_' and '.'."_s);
         return std::nullopt;
     }
     QString pattern, prefilter, severity, quote;
@@ -65,14 +60,14 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         return std::nullopt;
     r.pattern = QRegularExpression(pattern);
     if (!r.pattern.isValid()) {
-        fail(error, where + u": the pattern is not a valid regular expression ("_s + r.pattern.errorString() +
+        failWith(error, where + u": the pattern is not a valid regular expression ("_s + r.pattern.errorString() +
                         u" at offset "_s + QString::number(r.pattern.patternErrorOffset()) + u")."_s);
         return std::nullopt;
     }
     r.prefilter = prefilter.toUtf8();
     // The prefilter is what keeps a 1 GB log fast: too short a literal matches nearly every line.
     if (r.prefilter.size() < 4) {
-        fail(
+        failWith(
             error,
             where + u": the prefilter \""_s + prefilter +
                 u"\" is too short; give a literal of at least 4 characters that every matching line contains."_s);
@@ -83,7 +78,7 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
     } else if (const auto s = severityFromString(severity)) {
         r.severity = *s;
     } else {
-        fail(error, where + u": severity \""_s + severity + u"\" is not one of info, warning, error."_s);
+        failWith(error, where + u": severity \""_s + severity + u"\" is not one of info, warning, error."_s);
         return std::nullopt;
     }
     if (quote.isEmpty() || quote == u"first"_s) {
@@ -91,16 +86,16 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
     } else if (quote == u"last"_s) {
         r.quoteLast = true;
     } else {
-        fail(error, where + u": quote \""_s + quote + u"\" is not one of first, last."_s);
+        failWith(error, where + u": quote \""_s + quote + u"\" is not one of first, last."_s);
         return std::nullopt;
     }
     if (!kernelRule && (!r.moeScheme.isEmpty() || !r.moeLayers.isEmpty() || !r.moeN.isEmpty())) {
-        fail(error, where + u": moe_scheme, moe_layers and moe_n describe a \"moe_kernel\" rule; give its "
+        failWith(error, where + u": moe_scheme, moe_layers and moe_n describe a \"moe_kernel\" rule; give its "
                             "moe_kernel (the backend name, e.g. \"{1}\")."_s);
         return std::nullopt;
     }
     if (!r.joins.isEmpty() && r.joinText.isEmpty()) {
-        fail(error, where + u": a rule that joins \""_s + r.joins +
+        failWith(error, where + u": a rule that joins \""_s + r.joins +
                         u"\" needs a \"join_text\" to add to that finding's title."_s);
         return std::nullopt;
     }

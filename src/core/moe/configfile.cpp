@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/moe/configfile.h"
+#include "core/util/errorout.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -41,15 +42,9 @@ QString position(const QByteArray &json, qsizetype offset) {
     return u"line "_s + QString::number(line) + u", column "_s + QString::number(offset - lastNl);
 }
 
-bool fail(QString *error, const QString &message) {
-    if (error)
-        *error = message;
-    return false;
-}
-
 bool parseEntry(const QString &key, const QJsonValue &value, KernelConfig *out, QString *error) {
     if (!value.isObject())
-        return fail(error,
+        return failWith(error,
                     u"The value of batch size \""_s + key + u"\" is not an object of kernel parameters."_s);
     const QJsonObject o = value.toObject();
     struct Field {
@@ -66,19 +61,19 @@ bool parseEntry(const QString &key, const QJsonValue &value, KernelConfig *out, 
         const QJsonValue v = o.value(f.name);
         const QString where = u"batch size \""_s + key + u"\": "_s + f.name;
         if (v.isUndefined())
-            return fail(error, u"Missing field "_s + f.name + u" in batch size \""_s + key + u"\"."_s);
+            return failWith(error, u"Missing field "_s + f.name + u" in batch size \""_s + key + u"\"."_s);
         const std::optional<int> i = toInt(v);
         if (!i)
-            return fail(error,
+            return failWith(error,
                         where + u" must be an integer, not "_s +
                             QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
                                 .mid(1)
                                 .chopped(1) +
                             u'.');
         if (*i < 1)
-            return fail(error, where + u" must be at least 1, not "_s + QString::number(*i) + u'.');
+            return failWith(error, where + u" must be at least 1, not "_s + QString::number(*i) + u'.');
         if (f.powerOfTwo && !isPowerOfTwo(*i))
-            return fail(error, where + u" must be a power of two, not "_s + QString::number(*i) + u'.');
+            return failWith(error, where + u" must be a power of two, not "_s + QString::number(*i) + u'.');
         *f.target = *i;
     }
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -90,7 +85,7 @@ bool parseEntry(const QString &key, const QJsonValue &value, KernelConfig *out, 
             continue;
         if (k == "USE_TMA"_L1) {
             if (!it.value().isBool())
-                return fail(error, u"batch size \""_s + key + u"\": USE_TMA must be true or false."_s);
+                return failWith(error, u"batch size \""_s + key + u"\": USE_TMA must be true or false."_s);
             out->useTma = it.value().toBool();
             continue;
         }
@@ -125,12 +120,12 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        fail(error,
+        failWith(error,
              u"Not valid JSON ("_s + pe.errorString() + u" at "_s + position(json, pe.offset) + u")."_s);
         return std::nullopt;
     }
     if (!doc.isObject()) {
-        fail(error, u"A config file must be a JSON object mapping batch sizes to kernel parameters."_s);
+        failWith(error, u"A config file must be a JSON object mapping batch sizes to kernel parameters."_s);
         return std::nullopt;
     }
     ConfigFile file;
@@ -139,7 +134,7 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
         const QString &key = it.key();
         if (key == kTritonVersionKey) {
             if (!it.value().isString()) {
-                fail(error, u"\"triton_version\" must be a string such as \"3.6.0\"."_s);
+                failWith(error, u"\"triton_version\" must be a string such as \"3.6.0\"."_s);
                 return std::nullopt;
             }
             file.tritonVersion = it.value().toString();
@@ -148,7 +143,7 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
         bool ok = false;
         const int m = key.toInt(&ok);
         if (!ok || m < 1 || key != QString::number(m)) {
-            fail(error, u"Key \""_s + key +
+            failWith(error, u"Key \""_s + key +
                             u"\" is not a batch size (a positive decimal integer such as \"64\")."_s);
             return std::nullopt;
         }
@@ -158,7 +153,7 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
         file.entries.insert(m, config);
     }
     if (file.entries.isEmpty()) {
-        fail(error, u"The config file has no batch-size entries."_s);
+        failWith(error, u"The config file has no batch-size entries."_s);
         return std::nullopt;
     }
     return file;

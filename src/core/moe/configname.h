@@ -45,6 +45,12 @@ struct ConfigName {
     int logicalN(Framework server) const;
 
     bool operator==(const ConfigName &) const = default;
+    // The same layer shape on the same GPU: everything but the up/_down half. A push, a proof and a
+    // finding all ask "is this the file of that shape" this one way.
+    bool sameShape(const ConfigName &other) const {
+        return experts == other.experts && n == other.n && deviceName == other.deviceName &&
+               dtype == other.dtype && blockShape == other.blockShape && perChannelQuant == other.perChannelQuant;
+    }
 };
 
 } // namespace moetune

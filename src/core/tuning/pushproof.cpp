@@ -14,16 +14,11 @@ namespace moetune {
 
 namespace {
 
-bool sameShape(const ConfigName &a, const ConfigName &b) {
-    return a.experts == b.experts && a.n == b.n && a.deviceName == b.deviceName && a.dtype == b.dtype &&
-           a.blockShape == b.blockShape && a.perChannelQuant == b.perChannelQuant;
-}
-
 bool aboutPushed(const Finding &f, const QList<ConfigName> &pushed) {
     if (!f.target)
         return false;
     for (const ConfigName &p : pushed) {
-        if (sameShape(f.target->name, p))
+        if (f.target->name.sameShape(p))
             return true;
     }
     return false;

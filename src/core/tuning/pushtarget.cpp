@@ -10,11 +10,6 @@ namespace moetune {
 
 namespace {
 
-bool sameShape(const ConfigName &a, const ConfigName &b) {
-    return a.experts == b.experts && a.n == b.n && a.deviceName == b.deviceName && a.dtype == b.dtype &&
-           a.blockShape == b.blockShape && a.perChannelQuant == b.perChannelQuant;
-}
-
 QString join(const QString &a, const QString &b) {
     return a.endsWith(u'/') ? QString(a + b) : QString(a + u'/' + b);
 }
@@ -100,7 +95,7 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
     // 1. The server's own warning names the path it wanted.
     if (before) {
         for (const TuningTarget &tt : before->targets) {
-            if (tt.framework == framework && sameShape(tt.name, shape) && !tt.configRoot.isEmpty()) {
+            if (tt.framework == framework && tt.name.sameShape(shape) && !tt.configRoot.isEmpty()) {
                 if (const QString why = loggedFolderProblem(tt, framework, probe, profile); !why.isEmpty()) {
                     t.warnings.append(u"The log names %1 as the wanted folder, but %2: it is never a push "
                                       u"target."_s.arg(hostText(tt.installFolder()), why));

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/sweepresult.h"
+#include "core/util/errorout.h"
 
 #include "core/tuning/kernelconfigjson.h"
 
@@ -38,18 +39,8 @@ std::optional<SweepOp> sweepOpFromName(QStringView name) {
 
 namespace {
 
-double number(const QJsonValue &v) {
-    return v.isDouble() ? v.toDouble() : kUnknown;
-}
-
 QJsonValue orNull(double v) {
     return known(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
-}
-
-bool fail(QString *error, const QString &message) {
-    if (error)
-        *error = message;
-    return false;
 }
 
 QList<int> intList(const QJsonValue &v) {
@@ -77,7 +68,7 @@ bool parseEntries(const QJsonValue &v, const QString &what, QList<SweepEntry> *o
         SweepEntry e;
         const auto op = sweepOpFromName(o.value("op"_L1).toString());
         if (!op)
-            return fail(error,
+            return failWith(error,
                         u"result.json: %1[%2].op must be \"both\", \"up\" or \"down\""_s.arg(what).arg(i));
         e.op = *op;
         e.m = o.value("m"_L1).toInt();
@@ -85,11 +76,11 @@ bool parseEntries(const QJsonValue &v, const QString &what, QList<SweepEntry> *o
             QString why;
             const auto c = KernelConfigJson::fromJson(o.value("config"_L1).toObject(), &why);
             if (!c)
-                return fail(error, u"result.json: %1[%2]: %3"_s.arg(what).arg(i).arg(why));
+                return failWith(error, u"result.json: %1[%2]: %3"_s.arg(what).arg(i).arg(why));
             e.config = *c;
-            e.medianUs = number(o.value("median_us"_L1));
+            e.medianUs = numberOrUnknown(o.value("median_us"_L1));
         } else {
-            e.medianUs = number(o.value("us"_L1));
+            e.medianUs = numberOrUnknown(o.value("us"_L1));
         }
         out->append(e);
     }
@@ -115,11 +106,11 @@ QJsonArray entriesJson(const QList<SweepEntry> &entries, bool withConfig) {
 
 std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *error) {
     if (o.value("format"_L1).toString() != "moetune-result"_L1) {
-        fail(error, u"not a moetune result: its \"format\" is not \"moetune-result\""_s);
+        failWith(error, u"not a moetune result: its \"format\" is not \"moetune-result\""_s);
         return std::nullopt;
     }
     if (o.value("version"_L1).toInt() != 1) {
-        fail(error, u"result.json has version %1; this build reads version 1 (update moetune)"_s.arg(
+        failWith(error, u"result.json has version %1; this build reads version 1 (update moetune)"_s.arg(
                         o.value("version"_L1).toVariant().toString()));
         return std::nullopt;
     }
@@ -139,7 +130,7 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
     for (const auto &v : o.value("ops"_L1).toArray()) {
         const auto op = sweepOpFromName(v.toString());
         if (!op) {
-            fail(error, u"result.json: unknown op \"%1\" in \"ops\""_s.arg(v.toString()));
+            failWith(error, u"result.json: unknown op \"%1\" in \"ops\""_s.arg(v.toString()));
             return std::nullopt;
         }
         r.ops.append(*op);
@@ -173,7 +164,7 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
         QString why;
         const auto c = KernelConfigJson::fromJson(mo.value("config"_L1).toObject(), &why);
         if (!c) {
-            fail(error, u"result.json: measurements[%1]: %2"_s.arg(i).arg(why));
+            failWith(error, u"result.json: measurements[%1]: %2"_s.arg(i).arg(why));
             return std::nullopt;
         }
         m.config = *c;
@@ -182,10 +173,10 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
             m.configDown = KernelConfigJson::fromJson(down.toObject());
         m.round = mo.value("round"_L1).toInt();
         m.replays = mo.value("replays"_L1).toInt();
-        m.medianUs = number(mo.value("median_us"_L1));
-        m.minUs = number(mo.value("min_us"_L1));
-        m.maxUs = number(mo.value("max_us"_L1));
-        m.spread = number(mo.value("spread"_L1));
+        m.medianUs = numberOrUnknown(mo.value("median_us"_L1));
+        m.minUs = numberOrUnknown(mo.value("min_us"_L1));
+        m.maxUs = numberOrUnknown(mo.value("max_us"_L1));
+        m.spread = numberOrUnknown(mo.value("spread"_L1));
         m.gpu = mo.value("gpu"_L1).toInt();
         m.errorKind = mo.value("error_kind"_L1).toString();
         m.error = mo.value("error"_L1).toString();
@@ -203,11 +194,11 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
         const QJsonObject b = v.toObject();
         BatchSummary s;
         s.m = b.value("m"_L1).toInt();
-        s.bestUs = number(b.value("best_us"_L1));
-        s.defaultUs = number(b.value("default_us"_L1));
-        s.speedup = number(b.value("speedup"_L1));
-        s.rooflineUs = number(b.value("roofline_us"_L1));
-        s.rooflineFraction = number(b.value("roofline_fraction"_L1));
+        s.bestUs = numberOrUnknown(b.value("best_us"_L1));
+        s.defaultUs = numberOrUnknown(b.value("default_us"_L1));
+        s.speedup = numberOrUnknown(b.value("speedup"_L1));
+        s.rooflineUs = numberOrUnknown(b.value("roofline_us"_L1));
+        s.rooflineFraction = numberOrUnknown(b.value("roofline_fraction"_L1));
         s.decision = b.value("decision"_L1).toString();
         s.chosenDefault = b.value("chosen_default"_L1).toBool();
         r.perBatch.append(s);
@@ -219,7 +210,7 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
             r.batchSizes.append(b.m);
 
     const QJsonObject t = o.value("timings"_L1).toObject();
-    r.wallSeconds = number(t.value("wall_s"_L1));
+    r.wallSeconds = numberOrUnknown(t.value("wall_s"_L1));
     r.unitsMeasured = t.value("units_measured"_L1).toInt();
     r.unitsFailed = t.value("units_failed"_L1).toInt();
     r.unitsFromJournal = t.value("units_from_journal"_L1).toInt();

@@ -6,6 +6,7 @@
 #include "core/moe/kernelconfig.h"
 
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
 
@@ -25,6 +26,10 @@ std::optional<SweepOp> sweepOpFromName(QStringView name);
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 inline bool known(double v) {
     return !std::isnan(v);
+}
+// A JSON number as is, anything else (null, missing, text) as kUnknown.
+inline double numberOrUnknown(const QJsonValue &v) {
+    return v.isDouble() ? v.toDouble() : kUnknown;
 }
 
 // One timed (or failed) unit: a config at one batch size.

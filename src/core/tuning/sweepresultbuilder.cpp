@@ -11,14 +11,6 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-namespace {
-
-double number(const QJsonValue &v) {
-    return v.isDouble() ? v.toDouble() : kUnknown;
-}
-
-} // namespace
-
 void SweepResultBuilder::setEntry(QList<SweepEntry> &list, const SweepEntry &entry) {
     for (auto &e : list) {
         if (e.op == entry.op && e.m == entry.m) {
@@ -105,10 +97,10 @@ SweepResultBuilder::Change SweepResultBuilder::add(const AgentEvent &event) {
         m.replays = o.value("replays"_L1).toInt();
         m.gpu = o.value("gpu"_L1).toInt();
         if (type == "measurement"_L1) {
-            m.medianUs = number(o.value("median_us"_L1));
-            m.minUs = number(o.value("min_us"_L1));
-            m.maxUs = number(o.value("max_us"_L1));
-            m.spread = number(o.value("spread"_L1));
+            m.medianUs = numberOrUnknown(o.value("median_us"_L1));
+            m.minUs = numberOrUnknown(o.value("min_us"_L1));
+            m.maxUs = numberOrUnknown(o.value("max_us"_L1));
+            m.spread = numberOrUnknown(o.value("spread"_L1));
             if (!known(m.medianUs))
                 m.errorKind = u"other"_s;
         } else {
@@ -128,9 +120,9 @@ SweepResultBuilder::Change SweepResultBuilder::add(const AgentEvent &event) {
         const auto config = KernelConfigJson::fromJson(o.value("config"_L1).toObject());
         if (!op || !config)
             return change;
-        SweepEntry w{*op, o.value("m"_L1).toInt(), *config, number(o.value("median_us"_L1))};
+        SweepEntry w{*op, o.value("m"_L1).toInt(), *config, numberOrUnknown(o.value("median_us"_L1))};
         setEntry(m_result.winners, w);
-        const double d = number(o.value("default_us"_L1));
+        const double d = numberOrUnknown(o.value("default_us"_L1));
         if (known(d) && !m_result.defaultEntry(*op, w.m)) {
             // The best event knows the default's latency before (or without) its measurement line.
             KernelConfig none;
@@ -163,7 +155,7 @@ SweepResultBuilder::Change SweepResultBuilder::add(const AgentEvent &event) {
         else if (status != "detached"_L1 && status != "interrupted"_L1)
             m_result.status = u"failed"_s; // unknown statuses count as failed (PROTOCOL.md 1)
         if (o.contains("wall_s"_L1))
-            m_result.wallSeconds = number(o.value("wall_s"_L1));
+            m_result.wallSeconds = numberOrUnknown(o.value("wall_s"_L1));
         if (ts > 0 && status != "detached"_L1 && status != "interrupted"_L1)
             m_result.finishedAt = ts;
         change.finished = status != "detached"_L1 && status != "interrupted"_L1;

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/workspace.h"
+#include "core/util/errorout.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,20 +16,11 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-namespace {
-
-bool fail(QString *error, const QString &message) {
-    if (error)
-        *error = message;
-    return false;
-}
-
-} // namespace
 
 std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
     const QDir d(path);
     if (!d.exists()) {
-        fail(error, u"%1 does not exist"_s.arg(QDir::toNativeSeparators(path)));
+        failWith(error, u"%1 does not exist"_s.arg(QDir::toNativeSeparators(path)));
         return std::nullopt;
     }
     Workspace ws;
@@ -38,7 +30,7 @@ std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
         QString why;
         auto run = WorkspaceRun::open(path, &why);
         if (!run) {
-            fail(error, why);
+            failWith(error, why);
             return std::nullopt;
         }
         ws.m_runs.append(std::move(*run));
@@ -66,7 +58,7 @@ std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
             ws.m_warnings.append(why);
     }
     if (ws.m_runs.isEmpty() && !marker.exists()) {
-        fail(error,
+        failWith(error,
              u"%1 holds no tuning runs (no folder with a result.json, events.jsonl or spec.json)"_s.arg(
                  QDir::toNativeSeparators(path)));
         return std::nullopt;
@@ -79,7 +71,7 @@ std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
 
 std::optional<Workspace> Workspace::create(const QString &path, const QString &name, QString *error) {
     if (!QDir().mkpath(path)) {
-        fail(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(path)));
+        failWith(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(path)));
         return std::nullopt;
     }
     const QString markerPath = QDir(path).filePath(u"workspace.json"_s);
@@ -90,7 +82,7 @@ std::optional<Workspace> Workspace::create(const QString &path, const QString &n
                 QJsonObject{{"format"_L1, u"moetune-workspace"_s}, {"version"_L1, 1}, {"name"_L1, name}})
                 .toJson();
         if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
-            fail(error,
+            failWith(error,
                  u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(markerPath), f.errorString()));
             return std::nullopt;
         }
@@ -111,7 +103,7 @@ const WorkspaceRun *Workspace::run(const QString &runId) const {
 
 bool Workspace::addRun(WorkspaceRun run, QString *error) {
     if (run.runId.isEmpty())
-        return fail(error, u"A run needs an id to be saved into a workspace."_s);
+        return failWith(error, u"A run needs an id to be saved into a workspace."_s);
     run.dir = QDir(m_path).filePath(run.runId);
     if (!run.save(error))
         return false;

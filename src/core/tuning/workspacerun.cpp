@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tuning/workspacerun.h"
+#include "core/util/errorout.h"
 
 #include "core/tuning/sweepresultbuilder.h"
 #include "core/tuning/sweepresultcache.h"
@@ -28,12 +29,6 @@ bool inBundledWorkspace(const QString &runDir) {
     return QJsonDocument::fromJson(f.readAll()).object().value("bundled"_L1).toBool();
 }
 
-bool fail(QString *error, const QString &message) {
-    if (error)
-        *error = message;
-    return false;
-}
-
 // Missing -> nullopt and no error; unreadable or not a JSON object -> nullopt and a sentence.
 std::optional<QJsonObject> readObject(const QString &path, QString *error) {
     QFile f(path);
@@ -59,7 +54,7 @@ std::optional<QJsonObject> readObject(const QString &path, QString *error) {
 bool writeFile(const QString &path, const QByteArray &bytes, QString *error) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return fail(error, u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString()));
+        return failWith(error, u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString()));
     return true;
 }
 
@@ -78,11 +73,11 @@ bool WorkspaceRun::looksLikeRun(const QString &dir) {
 std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *error) {
     const QDir d(dir);
     if (!d.exists()) {
-        fail(error, u"%1 does not exist"_s.arg(QDir::toNativeSeparators(dir)));
+        failWith(error, u"%1 does not exist"_s.arg(QDir::toNativeSeparators(dir)));
         return std::nullopt;
     }
     if (!looksLikeRun(dir)) {
-        fail(error, u"%1 is not a tuning run: it has no result.json, events.jsonl or spec.json"_s.arg(
+        failWith(error, u"%1 is not a tuning run: it has no result.json, events.jsonl or spec.json"_s.arg(
                         QDir::toNativeSeparators(dir)));
         return std::nullopt;
     }
@@ -142,7 +137,7 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
         run.warnings.append(builder.addEventsFile(run.events));
         run.result = builder.result();
         if (run.events.isEmpty() && run.spec.isEmpty()) {
-            fail(error, why.isEmpty() ? u"%1 holds no readable result, events or spec"_s.arg(
+            failWith(error, why.isEmpty() ? u"%1 holds no readable result, events or spec"_s.arg(
                                             QDir::toNativeSeparators(dir))
                                       : why);
             return std::nullopt;
@@ -158,9 +153,9 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
 
 bool WorkspaceRun::save(QString *error) const {
     if (dir.isEmpty())
-        return fail(error, u"The run has no folder to save into."_s);
+        return failWith(error, u"The run has no folder to save into."_s);
     if (!QDir().mkpath(dir))
-        return fail(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(dir)));
+        return failWith(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(dir)));
     const QDir d(dir);
     QJsonObject info{{"format"_L1, u"moetune-run"_s},
                      {"version"_L1, 1},
@@ -198,10 +193,10 @@ bool WorkspaceRun::save(QString *error) const {
 
 bool WorkspaceRun::appendEvents(const QString &dir, const QByteArray &lines, QString *error) {
     if (!QDir().mkpath(dir))
-        return fail(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(dir)));
+        return failWith(error, u"Could not create %1"_s.arg(QDir::toNativeSeparators(dir)));
     QFile f(QDir(dir).filePath(u"events.jsonl"_s));
     if (!f.open(QIODevice::WriteOnly | QIODevice::Append) || f.write(lines) != lines.size())
-        return fail(error, u"Could not append to %1: %2"_s.arg(QDir::toNativeSeparators(f.fileName()),
+        return failWith(error, u"Could not append to %1: %2"_s.arg(QDir::toNativeSeparators(f.fileName()),
                                                                f.errorString()));
     return true;
 }
