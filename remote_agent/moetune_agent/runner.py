@@ -125,7 +125,8 @@ class Run(object):
                 precompile = max(0, ncpu - 1 - len(gpus))
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
                 precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
-            self.sched = Scheduler(desc, gpus, cache_dir, precompile)
+            self.sched = Scheduler(desc, gpus, cache_dir, precompile,
+                                   home=os.path.dirname(os.path.dirname(self.run_dir)))
             self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:
                 info = self.sched.info(ops, sizes)
@@ -159,6 +160,8 @@ class Run(object):
         cache_dir = os.path.join(self.run_dir, "triton_cache")
         os.makedirs(cache_dir, exist_ok=True)
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
+        assert self.sched is not None
+        cache_files_before = runs.count_files(self.sched.cache_dir) if self.sched.host_cache else None
         simulated = backend == "synthetic"
         ev.simulated = simulated
         journal = runs.Journal(self.run_dir, simulated)
@@ -373,7 +376,11 @@ class Run(object):
                "routing": routing, "server": extra.get("describe")}
         timings = {"wall_s": round(time.time() - t0, 3), "units_measured": len(journal), "units_failed": failed,
                    "units_from_journal": state.get("from_journal", 0), "worker_crashes": self.sched.crashes,
-                   "precompile": dict(self.sched.precompile_stats)}
+                   "precompile": dict(self.sched.precompile_stats),
+                   "compile_cache": {"host": self.sched.host_cache, "dir": self.sched.cache_dir,
+                                     "files_at_start": cache_files_before,
+                                     "files_at_end": runs.count_files(self.sched.cache_dir)
+                                     if self.sched.host_cache else None}}
         defaults = {k: (defaults_cfg[k], op_us.get((k[0], k[1], defaults_cfg[k].key()))) for k in defaults_cfg}
         winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}
         result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings,

@@ -195,11 +195,18 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
-    def __init__(self, desc, gpus, cache_dir, precompile_workers=0):
-        # type: (Dict[str, Any], Sequence[int], Optional[str], int) -> None
+    def __init__(self, desc, gpus, cache_dir, precompile_workers=0, home=None):
+        # type: (Dict[str, Any], Sequence[int], Optional[str], int, Optional[str]) -> None
+        """cache_dir: the caller's private compile folder, used only where the host has no persistent
+        compile cache (runs.host_compile_cache: tune and the headroom check both come through here, so
+        both reuse every kernel either compiled before on this host with this Triton)."""
         self.desc = desc
         self.gpus = list(gpus)
-        self.cache_dir = cache_dir
+        from .runs import host_compile_cache
+        shared = host_compile_cache(desc, home)
+        self.private_cache_dir = cache_dir
+        self.cache_dir = shared or cache_dir
+        self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
         self.workers = {}  # type: Dict[int, Tuple[Any, Any]]
         self.busy = {}  # type: Dict[int, Tuple[int, str, Any]]
