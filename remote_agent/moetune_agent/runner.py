@@ -39,6 +39,26 @@ def pick_strategy(name):
     return strategies.make_strategy, name
 
 
+def headroom_seeds(shape, sizes, ops, space, defaults):
+    # type: (Any, Any, Any, Dict[Tuple[str, int], Any], Dict[Tuple[str, int], KernelConfig]) -> Dict[Tuple[str, int], list]
+    """The headroom check's screened candidates per (op, m), the fast strategy's quality guard: a tune
+    measures at least what the check times, so it never ends slower than the check's screen (issue 22).
+    A pure function of the shape, the space and the defaults (a resumed run derives the same seeds);
+    {} with a headroom module that does not offer its screen."""
+    try:
+        from . import headroom
+    except ImportError:
+        return {}
+    fn = getattr(headroom, "screened_candidates", None)
+    try:
+        if fn is not None:
+            return dict(fn(shape, sizes, ops, space, defaults))
+        plan = headroom.HeadroomPlan(shape, sizes, ops, space, defaults)
+        return {(op, m): plan.candidates(op, m) for op in ops for m in sizes}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return {}
+
+
 class Run(object):
     def __init__(self, run_dir, echo=None):
         self.run_dir = os.path.abspath(run_dir)
@@ -172,7 +192,6 @@ class Run(object):
         spec_mod.check_file_names(spec, device, self.run_dir)
         smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
         space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
-        strategy = make_strategy(strategy_name, space, sizes, ops, shape)
         t_info = info.get("triton_version")
         routing = extra.get("routing_info") or {"kind": "random", "path": None, "tokens": None}
         if spec.get("routing_file") and routing.get("kind") != "recorded":
@@ -212,6 +231,10 @@ class Run(object):
             for m in sizes:
                 defaults_cfg[(op, m)] = info["defaults"]["%s|%d" % ("both" if op == "both" else op, m)]
         default_us = {}  # type: Dict[Tuple[str, int], Optional[float]]
+        options = {}  # type: Dict[str, Any]
+        if strategy_name == "fast":
+            options["extra_seeds"] = headroom_seeds(shape, sizes, ops, space, defaults_cfg)
+        strategy = make_strategy(strategy_name, space, sizes, ops, shape, **options)
 
         def record(meas):
             # type: (Measurement) -> None

@@ -48,7 +48,7 @@ def runs_dir(home=None):
 # batch size, run and headroom check on a host; a run compiled each kernel again in a private folder
 # before (~0.8 s a kernel on an H200 host's core). One folder per Triton version keeps a Triton upgrade
 # from mixing with the old entries and lets the old version's folder be dropped whole.
-COMPILE_CACHE = "compile_cache"
+COMPILE_CACHE = "triton_cache"     # the headroom check's folder name too (issue 19's helper): one cache
 COMPILE_CACHE_KEEP = 3             # Triton versions kept side by side (the newest used)
 TRITON_DISTS = ("triton", "pytorch-triton", "pytorch-triton-rocm", "triton-nightly")
 

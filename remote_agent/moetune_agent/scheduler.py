@@ -301,6 +301,17 @@ class Scheduler(object):
         # type: (Sequence[Unit]) -> None
         if not self.precompiling:
             return
+        if self.precompile_per_m:
+            # The first size of every config first: submitted in the phase's order, one config at several
+            # sizes went to several pool processes at once, each compiling the same kernel before any had
+            # written it to the shared cache (the server's kernel: the headroom check's 41 s, issue 19);
+            # behind the first compiles the other sizes mostly find their kernel there.
+            first, rest, seen = [], [], set()
+            for u in units:
+                k = (u.op, u.cfg.key(), u.cfg_down.key() if u.cfg_down else None)
+                (rest if k in seen else first).append(u)
+                seen.add(k)
+            units = first + rest
         for u in units:
             for c in (u.cfg, u.cfg_down):
                 if c is None:

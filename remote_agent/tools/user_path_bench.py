@@ -186,7 +186,7 @@ def spec_of(row, synthetic, sizes_override=None):
 def cache_entries(home):
     """Files in the agent's persistent compile cache under home (0 for an agent without one)."""
     n = 0
-    top = os.path.join(home, "compile_cache")
+    top = os.path.join(home, "triton_cache")
     for _dp, _dn, fns in os.walk(top):
         n += len(fns)
     return n
