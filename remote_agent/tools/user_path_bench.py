@@ -63,8 +63,37 @@ def build_pyz(src_root, out):
     return out
 
 
+def prebuilt_before(ref=None):
+    """A .before/<sha>/moetune-agent.pyz built earlier (a device checkout has no git history: build it
+    where there is one with --build-before-only and carry .before): the one whose sha starts with ref,
+    or the only one there."""
+    top = os.path.join(REPO, ".before")
+    try:
+        found = sorted(d for d in os.listdir(top) if os.path.isfile(os.path.join(top, d, "moetune-agent.pyz")))
+    except OSError:
+        found = []
+    if ref:
+        found = [d for d in found if d.startswith(ref[:12]) or ref.startswith(d)]
+    if len(found) == 1:
+        return os.path.join(top, found[0], "moetune-agent.pyz"), found[0]
+    return None, None
+
+
 def build_before(ref=None):
     """.before/<ref>/moetune-agent.pyz from `git archive ref` (kept: a second call reuses it)."""
+    if ref:
+        pyz, sha = prebuilt_before(ref)
+        if pyz is not None:
+            return pyz, sha
+    try:
+        return _build_before_git(ref)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit("--before: cannot build the pyz of %s here (%s) and there is no prebuilt "
+                         ".before/<sha>/moetune-agent.pyz: build one with --build-before-only where the git history "
+                         "is, and carry .before" % (ref or "the merge base", e))
+
+
+def _build_before_git(ref=None):
     if ref is None:
         ref = subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=REPO, stdout=subprocess.PIPE,
                              check=True).stdout.decode().strip()
@@ -234,6 +263,7 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     out = {"row": row, "spec": spec, "run_id": run_id, "wall_s": round(t_end - t_spawn, 2), "capped": capped,
            "cap_s": cap_s if capped else None, "status": done[-1].get("status") if done else None,
            "units": units, "stages_s": breakdown(t_spawn, t_end, run_dir, evs),
+           "result_path": rp if os.path.isfile(rp) else None,
            "compile_cache_files_before": cache_before, "simulated": synthetic,
            "errors": [e.get("message", "")[:300] for e in evs if e.get("type") == "error"],
            "logs": [e.get("message", "")[:200] for e in evs if e.get("type") == "log"][:8]}
