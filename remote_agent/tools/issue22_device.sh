@@ -72,6 +72,13 @@ if [ "${ISSUE22_SYNTHETIC:-0}" != 1 ] && fits 60 "int4 GPU tests"; then
   echo "int4 GPU tests rc=$?: $(tail -n 3 "$OUT/gpu_int4.log" | tr '\n' ' ')"
 fi
 
+# 2b. vLLM's CPU precompile: the kernels the GPU worker runs are the ones precompiled (cache hits)
+if [ "${ISSUE22_SYNTHETIC:-0}" != 1 ] && [ -d .upstream/vllm_head ] && fits 80 "vLLM precompile check"; then
+  PYTHONPATH=.upstream/vllm_head timeout 150 python3 remote_agent/tools/vllm_precompile_check.py \
+    > "$OUT/vllm_precompile.log" 2>&1
+  echo "vLLM precompile check rc=$?: $(grep VLLM_PRECOMPILE "$OUT/vllm_precompile.log")"
+fi
+
 # 3. repeatability: a second, independent fast run (same host: its compile cache is warm, the user's second
 #    tune), then both runs' files re-timed against each other, interleaved
 if [ -n "$R1" ] && fits 70 "repeatability"; then
@@ -101,5 +108,6 @@ grep -h -E "^(own_up|own_updown|sglang_up|vllm_up|int4_3|bf16_3) |int4_w4a16 /|^
   "$OUT/after.log" "$OUT/after_run2.log" "$OUT/before.log" 2>/dev/null
 grep -h -E "^(REGRET|REPEAT)" "$OUT/regret22.log" "$OUT/repeat22.log" 2>/dev/null
 [ -f "$OUT/gpu_int4.log" ] && echo "int4 GPU tests: $(tail -n 1 "$OUT/gpu_int4.log")"
+[ -f "$OUT/vllm_precompile.log" ] && grep -h -E "^(precompile|GPU measure|VLLM_PRECOMPILE)" "$OUT/vllm_precompile.log"
 for s in "${SKIPPED[@]}"; do echo "skipped: $s"; done
 echo "== wall $(( $(date +%s) - T0 )) s; files in $OUT"
