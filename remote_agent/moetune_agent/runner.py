@@ -244,6 +244,8 @@ class Run(object):
             ev.emit(out)
             state["done"] += 1
             u = meas.unit
+            if meas.ok and u.round == DEFAULT_ROUND and u.cfg_down is None:
+                default_us[(u.op, u.m)] = meas.median_us  # the search's figures while the defaults time
             if meas.ok and 0 <= u.round < H2H_ROUND and u.cfg_down is None and not u.op.startswith("check:"):
                 key = "%s|%d" % (u.op, u.m)
                 cur = state["best"].get(key)
@@ -258,14 +260,19 @@ class Run(object):
                 state["last_progress"] = now
                 self._progress(state, t0)
 
-        def run_phase(name, units):
-            todo = [u for u in units if u.ident() not in journal.idents]
-            state["total"] += len(todo)
-            ev.emit({"type": "phase", "index": state["phase"], "name": name, "units": len(units),
-                     "already_measured": len(units) - len(todo)})
-            state["phase"] += 1
-            self.sched.precompile(todo)
-            self.sched.measure(todo, record, simulated)
+        def run_phase(name, units, also=()):
+            """also: (name, units) of phases measured in the same scheduler call (their phase events
+            first): the scheduler then times whichever unit's kernels are compiled first."""
+            todo_all = []
+            for nm, us in list(also) + [(name, units)]:
+                todo = [u for u in us if u.ident() not in journal.idents]
+                state["total"] += len(todo)
+                ev.emit({"type": "phase", "index": state["phase"], "name": nm, "units": len(us),
+                         "already_measured": len(us) - len(todo)})
+                state["phase"] += 1
+                todo_all.extend(todo)
+            self.sched.precompile(todo_all)
+            self.sched.measure(todo_all, record, simulated)
             self._progress(state, t0)
 
         # The first strategy phase's kernels go to the precompile pool now, so they compile while the GPU
@@ -278,11 +285,17 @@ class Run(object):
         self.sched.precompile([u for u in default_units + list(first or []) if u.ident() not in journal.idents])
 
         # Phase: the server's default config at every size (the speedup figures shown while searching;
-        # the final figures come from the head-to-head).
-        run_phase("default", default_units)
-        for op in ops:
-            for m in sizes:
-                default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
+        # the final figures come from the head-to-head), measured in one scheduler call with the first
+        # strategy phase (issue 22): a phase of its own had the GPU wait for the defaults' compiles while
+        # the strategy's first kernels were already compiled. The strategy never reads the defaults'
+        # timings (round -1), so its plan is the same either way.
+        defaults_pending = [True]
+
+        def finish_defaults():
+            defaults_pending[0] = False
+            for op in ops:
+                for m in sizes:
+                    default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
 
         def strategy_view():
             return [x for x in journal.measurements if 0 <= x.unit.round < H2H_ROUND
@@ -304,7 +317,15 @@ class Run(object):
                 ev.emit({"type": "log", "level": "warning",
                          "message": "strategy proposed only units already measured; stopping the search"})
                 break
-            run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
+            if defaults_pending[0]:
+                run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase,
+                          also=[("default", default_units)])
+                finish_defaults()
+            else:
+                run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
+        if defaults_pending[0]:  # a strategy with nothing (left) to measure: the defaults alone
+            run_phase("default", default_units)
+            finish_defaults()
 
         searched = [r for r in journal.records if 0 <= r["round"] < H2H_ROUND and not r["op"].startswith("check:")]
         if searched and not any(r["type"] == "measurement" for r in searched):
