@@ -110,6 +110,7 @@ def _build_before_git(ref=None):
                           stdout=subprocess.PIPE, check=True).stdout
     subprocess.run(["tar", "-x", "-C", tree], input=arch, check=True)
     build_pyz(tree, pyz)
+    shutil.rmtree(tree, ignore_errors=True)  # the pyz is all a run needs (and what the device call carries)
     return pyz, sha
 
 
