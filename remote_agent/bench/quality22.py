@@ -9,7 +9,7 @@ Triton backend, one GPU, E=128 N=768 K=2048 topk=8 bf16, op "both" as an `ops: u
       stages 2-5, pruned by shared memory and batch size) with GROUP_SIZE_M fixed to the value the fast
       strategy screens with (1 while an expert has at most one M tile, else 16; space.py/fast.py): it is
       a runtime argument that only refines (FORMATS.md 7), and fixing it cuts the landscape 4x so that
-      the 6 sizes fit in ~2 minutes of one H200. Each config is timed once (3 replays after 3 warm-ups);
+      the 6 sizes fit in ~2 minutes of one H200. Each config is timed once (2 replays after 2 warm-ups);
       then the landscape's 5 best and the fast run's choice are re-timed in 3 interleaved rounds of 10
       replays (one cheap timing is noisy: the winner's curse). regret(m) = fast's re-timed median / the
       best re-timed median (>= 1 by construction; a fast choice outside the restricted space that beats
@@ -44,7 +44,7 @@ from moetune_agent.work import Unit  # noqa: E402
 
 SHAPE = Shape(E=128, N=768, K=2048, topk=8, dtype="bf16")
 OP = "both"
-LANDSCAPE_REPLAYS = 3
+LANDSCAPE_REPLAYS = 2
 RETIME_TOP = 5
 RETIME_ROUNDS = 3
 RETIME_REPLAYS = 10
