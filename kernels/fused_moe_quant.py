@@ -15,7 +15,9 @@ and SiLU-and-mul):
                          K (low nibble = even k), unsigned with offset 8, one scale per (output channel,
                          group); every loaded weight is scaled by its own group's scale before the dot
                          (the servers' separate wna16 Triton kernel, which is why no tile size is tied to
-                         the group size). With zero points (GPTQ/AWQ asymmetric, the servers' has_zp):
+                         the group size); a K tile inside one group (group % BLOCK_SIZE_K == 0) loads one
+                         scale per output channel and scales the tile's dot instead (same values, fewer
+                         loads). With zero points (GPTQ/AWQ asymmetric, the servers' has_zp):
                          unsigned 4-bit weights, one 4-bit zero point per (output channel, group), two
                          output channels per byte (low nibble = even channel), as the wna16 kernels read
                          them: weight = (q - zero) * scale instead of (q - 8) * scale.
@@ -83,7 +85,7 @@ def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorte
                 stride_bse, stride_bsn, stride_bsk,
                 stride_bze, stride_bzn, stride_bzk,
                 GROUP_SIZE_M,
-                QGROUP: tl.constexpr, HAS_ZP: tl.constexpr,
+                QGROUP: tl.constexpr, HAS_ZP: tl.constexpr, ONE_GROUP: tl.constexpr,
                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                 A_ROW_DIV: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr, QMODE: tl.constexpr,
                 EVEN_K: tl.constexpr):
@@ -121,7 +123,20 @@ def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorte
             kmask = offs_k < K - k * BLOCK_SIZE_K
             a = tl.load(a_ptrs, mask=row_mask[:, None] & kmask[None, :], other=0.0)
             b = tl.load(b_ptrs, mask=kmask[:, None], other=0)
-        if QMODE == 4:
+        if QMODE == 4 and ONE_GROUP:
+            # The K tile lies in one group (QGROUP % BLOCK_SIZE_K == 0): one scale (and zero point) per
+            # output channel for the whole tile, a [1, BLOCK_SIZE_N] load instead of one per weight, and the
+            # scale applied to the tile's dot product (issue 22: the per-weight scale gather made int4
+            # units several times slower than bf16 ones).
+            grp1 = (k * BLOCK_SIZE_K) // QGROUP
+            s1 = tl.load(bs_ptrs + grp1 * stride_bsk).to(tl.float32)
+            if HAS_ZP:
+                z1 = ((tl.load(bz_ptrs + grp1 * stride_bzk) >> zshift) & 0xF).to(tl.float32)
+            else:
+                z1 = 8.0
+            wq = ((b >> shift) & 0xF).to(tl.float32) - z1   # small integers: exact in bf16/fp16
+            acc += tl.dot(a, wq.to(a.dtype)) * s1
+        elif QMODE == 4:
             grp = (k * BLOCK_SIZE_K + offs_k[:, None]) // QGROUP
             if EVEN_K:
                 s = tl.load(bs_ptrs + grp * stride_bsk).to(tl.float32)
@@ -392,7 +407,8 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
             bufs.expert_ids, bufs.ntpp, zp if zp is not None else b_scale, N, K, EM, num_valid,
             a.stride(0), a.stride(1), b.stride(0), b.stride(1), b.stride(2), c.stride(0), c.stride(1),
             bss[0], bss[1], bss[2], bzs[0], bzs[1], bzs[2], cfg["GROUP_SIZE_M"])
-    meta = dict(QGROUP=max(1, w.group), HAS_ZP=zp is not None, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
+    meta = dict(QGROUP=max(1, w.group), HAS_ZP=zp is not None,
+                ONE_GROUP=bool(w.qmode == INT4_GROUP and w.group % BK == 0), BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
                 MUL_ROUTED_WEIGHT=mul_routed_weight, QMODE=w.qmode, EVEN_K=(K % BK == 0),
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     _base.launch_gemm(_moe_gemm_q, grid, args, meta, compile_only, CPU_COMPILE_SMEM_LIMIT)
