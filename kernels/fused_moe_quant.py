@@ -15,7 +15,12 @@ and SiLU-and-mul):
                          K (low nibble = even k), unsigned with offset 8, one scale per (output channel,
                          group); every loaded weight is scaled by its own group's scale before the dot
                          (the servers' separate wna16 Triton kernel, which is why no tile size is tied to
-                         the group size).
+                         the group size); a K tile inside one group (group % BLOCK_SIZE_K == 0) loads one
+                         scale per output channel and scales the tile's dot instead (same values, fewer
+                         loads). With zero points (GPTQ/AWQ asymmetric, the servers' has_zp):
+                         unsigned 4-bit weights, one 4-bit zero point per (output channel, group), two
+                         output channels per byte (low nibble = even channel), as the wna16 kernels read
+                         them: weight = (q - zero) * scale instead of (q - 8) * scale.
 
 The config keys mean what they mean to that server kernel: BLOCK_SIZE_M/N/K the tile of one program,
 GROUP_SIZE_M the program-id swizzle, num_warps/num_stages launch options; batch-dependent sizes are
@@ -74,11 +79,13 @@ def qmode_of(dtype: str) -> int:
 # ----------------------------------------------------------------------------------------------
 @triton.jit(do_not_specialize=["EM", "num_valid", "GROUP_SIZE_M"])
 def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorted_ptr, expert_ids_ptr, ntpp_ptr,
+                b_zp_ptr,
                 N, K, EM, num_valid,
                 stride_am, stride_ak, stride_be, stride_bn, stride_bk, stride_cm, stride_cn,
                 stride_bse, stride_bsn, stride_bsk,
+                stride_bze, stride_bzn, stride_bzk,
                 GROUP_SIZE_M,
-                QGROUP: tl.constexpr,
+                QGROUP: tl.constexpr, HAS_ZP: tl.constexpr, ONE_GROUP: tl.constexpr,
                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                 A_ROW_DIV: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr, QMODE: tl.constexpr,
                 EVEN_K: tl.constexpr):
@@ -101,6 +108,9 @@ def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorte
         b_ptrs = b_ptr + expert * stride_be + (offs_k[:, None] // 2) * stride_bk + offs_n[None, :] * stride_bn
         shift = (offs_k[:, None] % 2) * 4
         bs_ptrs = b_scale_ptr + expert * stride_bse + offs_n[None, :] * stride_bsn
+        if HAS_ZP:  # two output channels per zero-point byte
+            bz_ptrs = b_zp_ptr + expert * stride_bze + (offs_n[None, :] // 2) * stride_bzn
+            zshift = (offs_n[None, :] % 2) * 4
     else:
         b_ptrs = b_ptr + expert * stride_be + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
 
@@ -113,13 +123,34 @@ def _moe_gemm_q(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_w_ptr, sorte
             kmask = offs_k < K - k * BLOCK_SIZE_K
             a = tl.load(a_ptrs, mask=row_mask[:, None] & kmask[None, :], other=0.0)
             b = tl.load(b_ptrs, mask=kmask[:, None], other=0)
-        if QMODE == 4:
+        if QMODE == 4 and ONE_GROUP:
+            # The K tile lies in one group (QGROUP % BLOCK_SIZE_K == 0): one scale (and zero point) per
+            # output channel for the whole tile, a [1, BLOCK_SIZE_N] load instead of one per weight, and the
+            # scale applied to the tile's dot product (issue 22: the per-weight scale gather made int4
+            # units several times slower than bf16 ones).
+            grp1 = (k * BLOCK_SIZE_K) // QGROUP
+            s1 = tl.load(bs_ptrs + grp1 * stride_bsk).to(tl.float32)
+            if HAS_ZP:
+                z1 = ((tl.load(bz_ptrs + grp1 * stride_bzk) >> zshift) & 0xF).to(tl.float32)
+            else:
+                z1 = 8.0
+            wq = ((b >> shift) & 0xF).to(tl.float32) - z1   # small integers: exact in bf16/fp16
+            acc += tl.dot(a, wq.to(a.dtype)) * s1
+        elif QMODE == 4:
             grp = (k * BLOCK_SIZE_K + offs_k[:, None]) // QGROUP
             if EVEN_K:
                 s = tl.load(bs_ptrs + grp * stride_bsk).to(tl.float32)
             else:
                 s = tl.load(bs_ptrs + grp * stride_bsk, mask=kmask[:, None], other=0.0).to(tl.float32)
-            w = (((b >> shift) & 0xF).to(tl.float32) - 8.0) * s
+            if HAS_ZP:
+                if EVEN_K:
+                    zb = tl.load(bz_ptrs + grp * stride_bzk)
+                else:
+                    zb = tl.load(bz_ptrs + grp * stride_bzk, mask=kmask[:, None], other=0)
+                z = ((zb >> zshift) & 0xF).to(tl.float32)
+            else:
+                z = 8.0
+            w = (((b >> shift) & 0xF).to(tl.float32) - z) * s
             acc = tl.dot(a, w.to(a.dtype), acc=acc)
         elif QMODE == 3:
             acc = tl.dot(a, b.to(a.dtype), acc=acc)
@@ -197,13 +228,45 @@ def quantize_int4_group(w: torch.Tensor, group: int, scale_dtype=torch.bfloat16)
     return packed.contiguous(), s.contiguous()
 
 
-def dequantize_int4_group(packed: torch.Tensor, s: torch.Tensor, group: int) -> torch.Tensor:
+def quantize_int4_group_zp(w: torch.Tensor, group: int, scale_dtype=torch.bfloat16):
+    """w [E, rows, cols] float -> (packed uint8 [E, rows, cols/2], scales [E, rows, cols/group],
+    zero points uint8 [E, rows/2, cols/group]). Asymmetric 4-bit (GPTQ/AWQ style): per group
+    s = (max - min) / 15, zero = round(-min / s) in [0, 15], q = round(w / s) + zero in [0, 15]; weights
+    pack along cols as in quantize_int4_group, zero points along rows (low nibble = even row)."""
+    E, R, C = w.shape
+    if C % group or C % 2 or R % 2:
+        raise ValueError("int4_w4a16 with zero points: %d x %d does not pack (group %d)" % (R, C, group))
+    wg = w.float().view(E, R, C // group, group)
+    lo = wg.amin(dim=3).clamp(max=0.0)
+    hi = wg.amax(dim=3).clamp(min=0.0)
+    s = ((hi - lo).clamp(min=1e-10) / 15.0).to(scale_dtype)
+    sf = s.float()
+    z = (-lo / sf).round().clamp(0, 15)
+    q = ((wg / sf[..., None]).round() + z[..., None]).clamp(0, 15).to(torch.int16).view(E, R, C)
+    packed = (q[:, :, 0::2] | (q[:, :, 1::2] << 4)).to(torch.uint8)
+    zi = z.to(torch.int16)
+    zp = (zi[:, 0::2, :] | (zi[:, 1::2, :] << 4)).to(torch.uint8)
+    return packed.contiguous(), s.contiguous(), zp.contiguous()
+
+
+def unpack_zero_points(zp: torch.Tensor) -> torch.Tensor:
+    """uint8 [E, rows/2, G] -> float [E, rows, G]."""
+    E, half, G = zp.shape
+    p = zp.to(torch.int16)
+    z = torch.empty(E, half * 2, G, dtype=torch.float32, device=zp.device)
+    z[:, 0::2, :] = (p & 0xF).float()
+    z[:, 1::2, :] = ((p >> 4) & 0xF).float()
+    return z
+
+
+def dequantize_int4_group(packed: torch.Tensor, s: torch.Tensor, group: int, zp=None) -> torch.Tensor:
     E, R, half = packed.shape
     p = packed.to(torch.int16)
     q = torch.empty(E, R, half * 2, dtype=torch.float32, device=packed.device)
-    q[:, :, 0::2] = (p & 0xF).float() - 8.0
-    q[:, :, 1::2] = ((p >> 4) & 0xF).float() - 8.0
-    return q * s.float().repeat_interleave(group, dim=2)
+    q[:, :, 0::2] = (p & 0xF).float()
+    q[:, :, 1::2] = ((p >> 4) & 0xF).float()
+    z = 8.0 if zp is None else unpack_zero_points(zp).repeat_interleave(group, dim=2)
+    return (q - z) * s.float().repeat_interleave(group, dim=2)
 
 
 class MoEWeights(_base.MoEWeights):
@@ -211,7 +274,7 @@ class MoEWeights(_base.MoEWeights):
     with their scales; E, N, K are the logical sizes."""
 
     def __init__(self, w1, w2, dtype: str, block_shape, w1_scale, w2_scale, E: int, N: int, K: int,
-                 act_dtype=torch.bfloat16):
+                 act_dtype=torch.bfloat16, w1_zp=None, w2_zp=None):
         # Not the base constructor: the sizes cannot be read off packed tensors.
         self.w1, self.w2 = w1, w2
         self.dtype = dtype
@@ -223,16 +286,36 @@ class MoEWeights(_base.MoEWeights):
         self.group = self.block_shape[1] if dtype == "int4_w4a16" else 0
         self._act = act_dtype
         self._deq = None
+        self.w1_zp, self.w2_zp = w1_zp, w2_zp  # int4 zero points (None: symmetric, offset 8)
+
+    @property
+    def has_zp(self) -> bool:
+        return self.w1_zp is not None
+
+    def zp_of(self, b):
+        """The zero points of weight tensor b (w1 or w2), None without."""
+        return self.w1_zp if b is self.w1 else (self.w2_zp if b is self.w2 else None)
 
     @property
     def act_dtype(self):
         return self._act
 
     @staticmethod
-    def random(E: int, N: int, K: int, dtype: str, block_shape=None, device="cuda", seed: int = 0) -> "MoEWeights":
+    def random(E: int, N: int, K: int, dtype: str, block_shape=None, device="cuda", seed: int = 0,
+               zero_points: bool = False) -> "MoEWeights":
         g = torch.Generator(device=device).manual_seed(seed)
         w1 = torch.randn(E, 2 * N, K, device=device, generator=g, dtype=torch.float32) / K ** 0.5
         w2 = torch.randn(E, K, N, device=device, generator=g, dtype=torch.float32) / N ** 0.5
+        if zero_points:
+            if dtype != "int4_w4a16":
+                raise ValueError("zero points are for int4_w4a16 only (got %r)" % dtype)
+            # an offset per expert and row, so the groups are not centred on zero (what zero points are for)
+            w1 = w1 + 0.5 * w1.std() * torch.rand(E, 2 * N, 1, device=device, generator=g)
+            w2 = w2 + 0.5 * w2.std() * torch.rand(E, K, 1, device=device, generator=g)
+            q1, s1, z1 = quantize_int4_group_zp(w1, block_shape[1])
+            del w1
+            q2, s2, z2 = quantize_int4_group_zp(w2, block_shape[1])
+            return MoEWeights(q1, q2, dtype, block_shape, s1, s2, E, N, K, w1_zp=z1, w2_zp=z2)
         if dtype == "int4_w4a16":
             group = block_shape[1]
             q1, s1 = quantize_int4_group(w1, group)
@@ -247,7 +330,8 @@ class MoEWeights(_base.MoEWeights):
         return MoEWeights(q1, q2, dtype, block_shape, s1, s2, E, N, K)
 
     @staticmethod
-    def uninitialized(E: int, N: int, K: int, dtype: str, block_shape=None, device="cuda") -> "MoEWeights":
+    def uninitialized(E: int, N: int, K: int, dtype: str, block_shape=None, device="cuda",
+                      zero_points: bool = False) -> "MoEWeights":
         """The right layout and no values (torch.empty: no kernel runs): for compiling only."""
         f32 = torch.float32
         if dtype == "int4_w4a16":
@@ -256,6 +340,10 @@ class MoEWeights(_base.MoEWeights):
             w2 = torch.empty(E, K, N // 2, dtype=torch.uint8, device=device)
             s1 = torch.empty(E, 2 * N, K // group, dtype=torch.bfloat16, device=device)
             s2 = torch.empty(E, K, N // group, dtype=torch.bfloat16, device=device)
+            if zero_points:
+                z1 = torch.empty(E, N, K // group, dtype=torch.uint8, device=device)
+                z2 = torch.empty(E, K // 2, N // group, dtype=torch.uint8, device=device)
+                return MoEWeights(w1, w2, dtype, block_shape, s1, s2, E, N, K, w1_zp=z1, w2_zp=z2)
         else:
             t = torch.float8_e4m3fn if dtype == "fp8_w8a8" else torch.int8
             w1 = torch.empty(E, 2 * N, K, dtype=t, device=device)
@@ -268,8 +356,8 @@ class MoEWeights(_base.MoEWeights):
         """(w1, w2) in float32 for the reference (kept: the reference runs once per batch size)."""
         if self._deq is None:
             if self.qmode == INT4_GROUP:
-                self._deq = (dequantize_int4_group(self.w1, self.w1_scale, self.group),
-                             dequantize_int4_group(self.w2, self.w2_scale, self.group))
+                self._deq = (dequantize_int4_group(self.w1, self.w1_scale, self.group, self.w1_zp),
+                             dequantize_int4_group(self.w2, self.w2_scale, self.group, self.w2_zp))
             else:
                 self._deq = (self.w1.float() * self.w1_scale[:, :, None], self.w2.float() * self.w2_scale[:, :, None])
         return self._deq
@@ -312,12 +400,15 @@ def invoke_gemm(a, b, c, a_scale, b_scale, topk_weights, bufs: AlignBuffers, num
     assert BM == bufs.BM, "alignment was done for another BLOCK_SIZE_M"
     EM = bufs.max_padded
     bss = (b_scale.stride(0), b_scale.stride(1), b_scale.stride(2) if b_scale.dim() == 3 else 0)
+    zp = w.zp_of(b) if w.qmode == INT4_GROUP else None
+    bzs = (zp.stride(0), zp.stride(1), zp.stride(2)) if zp is not None else (0, 0, 0)
     grid = (triton.cdiv(EM, BM) * triton.cdiv(N, BN),)
     args = (a, b, c, a_scale if a_scale is not None else b_scale, b_scale, topk_weights, bufs.sorted_ids,
-            bufs.expert_ids, bufs.ntpp, N, K, EM, num_valid,
+            bufs.expert_ids, bufs.ntpp, zp if zp is not None else b_scale, N, K, EM, num_valid,
             a.stride(0), a.stride(1), b.stride(0), b.stride(1), b.stride(2), c.stride(0), c.stride(1),
-            bss[0], bss[1], bss[2], cfg["GROUP_SIZE_M"])
-    meta = dict(QGROUP=max(1, w.group), BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
+            bss[0], bss[1], bss[2], bzs[0], bzs[1], bzs[2], cfg["GROUP_SIZE_M"])
+    meta = dict(QGROUP=max(1, w.group), HAS_ZP=zp is not None,
+                ONE_GROUP=bool(w.qmode == INT4_GROUP and w.group % BK == 0), BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, A_ROW_DIV=a_row_div,
                 MUL_ROUTED_WEIGHT=mul_routed_weight, QMODE=w.qmode, EVEN_K=(K % BK == 0),
                 num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     _base.launch_gemm(_moe_gemm_q, grid, args, meta, compile_only, CPU_COMPILE_SMEM_LIMIT)

@@ -129,6 +129,81 @@ class QuantKernel(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_GPU, "needs a CUDA GPU with torch and triton")
+class Int4ZeroPoints(unittest.TestCase):
+    """int4_w4a16 with zero points (GPTQ/AWQ asymmetric, issue 22): packing, then the kernel against the
+    float32 torch reference on the dequantised weights; a reference that ignores the zero points must
+    fail (the check can fail)."""
+
+    def test_zero_point_packing(self):
+        # one group of 8 in 2 rows: row 0 spans [-1, 2] -> s = 3/15, zero = 5; row 1 spans [0, 1.5]
+        w = torch.tensor([[[-1.0, 2.0, 0.0, 1.0, -0.2, 0.4, 1.6, -1.0],
+                           [0.0, 1.5, 0.3, 0.6, 0.9, 1.2, 0.1, 0.0]]], device="cuda")
+        q, s, z = fq.quantize_int4_group_zp(w, 8, torch.float32)
+        self.assertEqual(tuple(q.shape), (1, 2, 4))
+        self.assertEqual(tuple(z.shape), (1, 1, 1))
+        self.assertAlmostEqual(float(s[0, 0, 0]), 3.0 / 15.0, places=6)
+        self.assertEqual(int(z[0, 0, 0]) & 0xF, 5)        # row 0 (even): low nibble
+        self.assertEqual(int(z[0, 0, 0]) >> 4, 0)         # row 1: its minimum is 0
+        self.assertEqual(int(q[0, 0, 0]) & 0xF, 0)        # -1.0 / 0.2 + 5 = 0
+        self.assertEqual(int(q[0, 0, 0]) >> 4, 15)        # 2.0 / 0.2 + 5 = 15
+        back = fq.dequantize_int4_group(q, s, 8, z)
+        self.assertLessEqual(float((back - w).abs().max()), float(s.max()) / 2 + 1e-6)
+        big = torch.randn(3, 64, 256, device="cuda") + 0.7
+        q, s, z = fq.quantize_int4_group_zp(big, 64)
+        err = (fq.dequantize_int4_group(q, s, 64, z) - big).abs()
+        # bf16 scales: the grid can end a hair short of the group maximum, which then clamps to 15
+        self.assertTrue(bool((err <= s.float().repeat_interleave(64, dim=2) * 0.6 + 1e-3).all()))
+        sym_q, sym_s = fq.quantize_int4_group(big, 64)   # asymmetric is the finer grid for offset groups
+        sym_err = (fq.dequantize_int4_group(sym_q, sym_s, 64) - big).abs().mean()
+        self.assertLess(float(err.mean()), float(sym_err))
+
+    def test_kernel_matches_reference_with_zero_points(self):
+        for shape in (Shape(E=16, N=256, K=640, topk=4, dtype="int4_w4a16", block_shape=(0, 128)),
+                      Shape(E=8, N=128, K=512, topk=2, dtype="int4_w4a16", block_shape=(0, 32))):
+            w = fq.MoEWeights.random(shape.E, shape.N, shape.K, shape.dtype, shape.block_shape, "cuda", 7,
+                                     zero_points=True)
+            self.assertTrue(w.has_zp)
+            for cfg, m in itertools.product(CONFIGS, BATCHES):
+                with self.subTest(shape=shape, cfg=cfg.key(), m=m):
+                    try:
+                        moe = fq.FusedMoE(w, m, shape.topk, cfg.as_dict())
+                    except ValueError:
+                        continue
+                    moe.x.normal_()
+                    moe.logits.normal_()
+                    moe.poison()
+                    try:
+                        moe()
+                    except Exception as e:  # noqa: BLE001 - a tile that does not fit this GPU's shared memory
+                        if "OutOfResources" in type(e).__name__ or "out of resource" in str(e):
+                            continue
+                        raise
+                    torch.cuda.synchronize()
+                    err = fq.rel_error(moe.out, fq.reference(moe.x, w, moe.topk_w, moe.topk_ids))
+                    self.assertLessEqual(err, fq.TOLERANCE["int4_w4a16"])
+                    if m == 64:  # the same output against a reference that drops the zero points
+                        saved = w._deq  # pylint: disable=protected-access
+                        w._deq = (fq.dequantize_int4_group(w.w1, w.w1_scale, w.group),  # pylint: disable=protected-access
+                                  fq.dequantize_int4_group(w.w2, w.w2_scale, w.group))
+                        bad = fq.rel_error(moe.out, fq.reference(moe.x, w, moe.topk_w, moe.topk_ids))
+                        w._deq = saved  # pylint: disable=protected-access
+                        self.assertGreater(bad, 5 * fq.TOLERANCE["int4_w4a16"])
+
+    def test_symmetric_path_unchanged(self):
+        shape = Shape(E=8, N=128, K=512, topk=2, dtype="int4_w4a16", block_shape=(0, 32))
+        w = fq.MoEWeights.random(shape.E, shape.N, shape.K, shape.dtype, shape.block_shape, "cuda", 7)
+        self.assertFalse(w.has_zp)
+        moe = fq.FusedMoE(w, 64, shape.topk, KernelConfig(16, 64, 64, 1, 4, 3).as_dict())
+        moe.x.normal_()
+        moe.logits.normal_()
+        moe.poison()
+        moe()
+        torch.cuda.synchronize()
+        self.assertLessEqual(fq.rel_error(moe.out, fq.reference(moe.x, w, moe.topk_w, moe.topk_ids)),
+                             fq.TOLERANCE["int4_w4a16"])
+
+
+@unittest.skipUnless(HAVE_GPU, "needs a CUDA GPU with torch and triton")
 class QuantTune(unittest.TestCase):
     """A short tune per dtype through the agent's CLI and the triton backend: the run finishes, every
     winner passed its correctness check, and the files carry each server's name for the dtype."""

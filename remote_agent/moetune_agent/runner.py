@@ -39,6 +39,26 @@ def pick_strategy(name):
     return strategies.make_strategy, name
 
 
+def headroom_seeds(shape, sizes, ops, space, defaults):
+    # type: (Any, Any, Any, Dict[Tuple[str, int], Any], Dict[Tuple[str, int], KernelConfig]) -> Dict[Tuple[str, int], list]
+    """The headroom check's screened candidates per (op, m), the fast strategy's quality guard: a tune
+    measures at least what the check times, so it never ends slower than the check's screen (issue 22).
+    A pure function of the shape, the space and the defaults (a resumed run derives the same seeds);
+    {} with a headroom module that does not offer its screen."""
+    try:
+        from . import headroom
+    except ImportError:
+        return {}
+    fn = getattr(headroom, "screened_candidates", None)
+    try:
+        if fn is not None:
+            return dict(fn(shape, sizes, ops, space, defaults))
+        plan = headroom.HeadroomPlan(shape, sizes, ops, space, defaults)
+        return {(op, m): plan.candidates(op, m) for op in ops for m in sizes}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return {}
+
+
 class Run(object):
     def __init__(self, run_dir, echo=None):
         self.run_dir = os.path.abspath(run_dir)
@@ -125,7 +145,8 @@ class Run(object):
                 precompile = max(0, ncpu - 1 - len(gpus))
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
                 precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
-            self.sched = Scheduler(desc, gpus, cache_dir, precompile)
+            self.sched = Scheduler(desc, gpus, cache_dir, precompile,
+                                   home=os.path.dirname(os.path.dirname(self.run_dir)))
             self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:
                 info = self.sched.info(ops, sizes)
@@ -159,6 +180,8 @@ class Run(object):
         cache_dir = os.path.join(self.run_dir, "triton_cache")
         os.makedirs(cache_dir, exist_ok=True)
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
+        assert self.sched is not None
+        cache_files_before = runs.count_files(self.sched.cache_dir) if self.sched.host_cache else None
         simulated = backend == "synthetic"
         ev.simulated = simulated
         journal = runs.Journal(self.run_dir, simulated)
@@ -169,7 +192,6 @@ class Run(object):
         spec_mod.check_file_names(spec, device, self.run_dir)
         smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
         space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
-        strategy = make_strategy(strategy_name, space, sizes, ops, shape)
         t_info = info.get("triton_version")
         routing = extra.get("routing_info") or {"kind": "random", "path": None, "tokens": None}
         if spec.get("routing_file") and routing.get("kind") != "recorded":
@@ -209,6 +231,10 @@ class Run(object):
             for m in sizes:
                 defaults_cfg[(op, m)] = info["defaults"]["%s|%d" % ("both" if op == "both" else op, m)]
         default_us = {}  # type: Dict[Tuple[str, int], Optional[float]]
+        options = {}  # type: Dict[str, Any]
+        if strategy_name == "fast":
+            options["extra_seeds"] = headroom_seeds(shape, sizes, ops, space, defaults_cfg)
+        strategy = make_strategy(strategy_name, space, sizes, ops, shape, **options)
 
         def record(meas):
             # type: (Measurement) -> None
@@ -218,6 +244,8 @@ class Run(object):
             ev.emit(out)
             state["done"] += 1
             u = meas.unit
+            if meas.ok and u.round == DEFAULT_ROUND and u.cfg_down is None:
+                default_us[(u.op, u.m)] = meas.median_us  # the search's figures while the defaults time
             if meas.ok and 0 <= u.round < H2H_ROUND and u.cfg_down is None and not u.op.startswith("check:"):
                 key = "%s|%d" % (u.op, u.m)
                 cur = state["best"].get(key)
@@ -232,14 +260,19 @@ class Run(object):
                 state["last_progress"] = now
                 self._progress(state, t0)
 
-        def run_phase(name, units):
-            todo = [u for u in units if u.ident() not in journal.idents]
-            state["total"] += len(todo)
-            ev.emit({"type": "phase", "index": state["phase"], "name": name, "units": len(units),
-                     "already_measured": len(units) - len(todo)})
-            state["phase"] += 1
-            self.sched.precompile(todo)
-            self.sched.measure(todo, record, simulated)
+        def run_phase(name, units, also=()):
+            """also: (name, units) of phases measured in the same scheduler call (their phase events
+            first): the scheduler then times whichever unit's kernels are compiled first."""
+            todo_all = []
+            for nm, us in list(also) + [(name, units)]:
+                todo = [u for u in us if u.ident() not in journal.idents]
+                state["total"] += len(todo)
+                ev.emit({"type": "phase", "index": state["phase"], "name": nm, "units": len(us),
+                         "already_measured": len(us) - len(todo)})
+                state["phase"] += 1
+                todo_all.extend(todo)
+            self.sched.precompile(todo_all)
+            self.sched.measure(todo_all, record, simulated)
             self._progress(state, t0)
 
         # The first strategy phase's kernels go to the precompile pool now, so they compile while the GPU
@@ -252,11 +285,17 @@ class Run(object):
         self.sched.precompile([u for u in default_units + list(first or []) if u.ident() not in journal.idents])
 
         # Phase: the server's default config at every size (the speedup figures shown while searching;
-        # the final figures come from the head-to-head).
-        run_phase("default", default_units)
-        for op in ops:
-            for m in sizes:
-                default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
+        # the final figures come from the head-to-head), measured in one scheduler call with the first
+        # strategy phase (issue 22): a phase of its own had the GPU wait for the defaults' compiles while
+        # the strategy's first kernels were already compiled. The strategy never reads the defaults'
+        # timings (round -1), so its plan is the same either way.
+        defaults_pending = [True]
+
+        def finish_defaults():
+            defaults_pending[0] = False
+            for op in ops:
+                for m in sizes:
+                    default_us[(op, m)] = latest_score(journal.measurements, op, m, defaults_cfg[(op, m)])
 
         def strategy_view():
             return [x for x in journal.measurements if 0 <= x.unit.round < H2H_ROUND
@@ -278,7 +317,15 @@ class Run(object):
                 ev.emit({"type": "log", "level": "warning",
                          "message": "strategy proposed only units already measured; stopping the search"})
                 break
-            run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
+            if defaults_pending[0]:
+                run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase,
+                          also=[("default", default_units)])
+                finish_defaults()
+            else:
+                run_phase(getattr(strategy, "phase_name", None) or strategy_name, phase)
+        if defaults_pending[0]:  # a strategy with nothing (left) to measure: the defaults alone
+            run_phase("default", default_units)
+            finish_defaults()
 
         searched = [r for r in journal.records if 0 <= r["round"] < H2H_ROUND and not r["op"].startswith("check:")]
         if searched and not any(r["type"] == "measurement" for r in searched):
@@ -373,7 +420,11 @@ class Run(object):
                "routing": routing, "server": extra.get("describe")}
         timings = {"wall_s": round(time.time() - t0, 3), "units_measured": len(journal), "units_failed": failed,
                    "units_from_journal": state.get("from_journal", 0), "worker_crashes": self.sched.crashes,
-                   "precompile": dict(self.sched.precompile_stats)}
+                   "precompile": dict(self.sched.precompile_stats),
+                   "compile_cache": {"host": self.sched.host_cache, "dir": self.sched.cache_dir,
+                                     "files_at_start": cache_files_before,
+                                     "files_at_end": runs.count_files(self.sched.cache_dir)
+                                     if self.sched.host_cache else None}}
         defaults = {k: (defaults_cfg[k], op_us.get((k[0], k[1], defaults_cfg[k].key()))) for k in defaults_cfg}
         winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}
         result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings,

@@ -195,11 +195,18 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
-    def __init__(self, desc, gpus, cache_dir, precompile_workers=0):
-        # type: (Dict[str, Any], Sequence[int], Optional[str], int) -> None
+    def __init__(self, desc, gpus, cache_dir, precompile_workers=0, home=None):
+        # type: (Dict[str, Any], Sequence[int], Optional[str], int, Optional[str]) -> None
+        """cache_dir: the caller's private compile folder, used only where the host has no persistent
+        compile cache (runs.host_compile_cache: tune and the headroom check both come through here, so
+        both reuse every kernel either compiled before on this host with this Triton)."""
         self.desc = desc
         self.gpus = list(gpus)
-        self.cache_dir = cache_dir
+        from .runs import host_compile_cache
+        shared = host_compile_cache(desc, home)
+        self.private_cache_dir = cache_dir
+        self.cache_dir = shared or cache_dir
+        self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
         self.workers = {}  # type: Dict[int, Tuple[Any, Any]]
         self.busy = {}  # type: Dict[int, Tuple[int, str, Any]]
@@ -294,6 +301,17 @@ class Scheduler(object):
         # type: (Sequence[Unit]) -> None
         if not self.precompiling:
             return
+        if self.precompile_per_m:
+            # The first size of every config first: submitted in the phase's order, one config at several
+            # sizes went to several pool processes at once, each compiling the same kernel before any had
+            # written it to the shared cache (the server's kernel: the headroom check's 41 s, issue 19);
+            # behind the first compiles the other sizes mostly find their kernel there.
+            first, rest, seen = [], [], set()
+            for u in units:
+                k = (u.op, u.cfg.key(), u.cfg_down.key() if u.cfg_down else None)
+                (rest if k in seen else first).append(u)
+                seen.add(k)
+            units = first + rest
         for u in units:
             for c in (u.cfg, u.cfg_down):
                 if c is None:

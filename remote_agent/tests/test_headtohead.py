@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from agenttest import small_spec  # noqa: E402
 from moetune_agent import configjson  # noqa: E402
 from moetune_agent.backends.base import KernelConfig  # noqa: E402
-from moetune_agent.strategies.headtohead import FIRST_ROUNDS, H2H_ROUND, MAX_ROUNDS, MIN_ROUNDS, HeadToHead  # noqa: E402
+from moetune_agent.strategies.headtohead import (EARLY_ROUNDS, FIRST_ROUNDS, H2H_ROUND, MAX_ROUNDS,  # noqa: E402
+                                                 MIN_ROUNDS, HeadToHead)
 from moetune_agent.work import Measurement  # noqa: E402
 from test_runs import RunCase  # noqa: E402
 from test_strategies_replay import DATA, load_recording  # noqa: E402
@@ -77,11 +78,31 @@ class Decisions(unittest.TestCase):
         row = h.report(meas)[0]
         self.assertEqual(row["rounds"], MIN_ROUNDS)
         self.assertEqual(row["decision"], "tuned_faster")
-        # 10% faster in every round: decided after FIRST_ROUNDS
+        # 5% faster in every round: decided after FIRST_ROUNDS
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 47.5}, 0.01))
+        row = h.report(meas)[0]
+        self.assertEqual((row["rounds"], row["decision"]), (FIRST_ROUNDS, "tuned_faster"))
+        # 10% faster, every round apart by more than BIG_MARGIN: certain after EARLY_ROUNDS (issue 22)
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
         meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01))
         row = h.report(meas)[0]
-        self.assertEqual((row["rounds"], row["decision"]), (FIRST_ROUNDS, "tuned_faster"))
+        self.assertEqual((row["rounds"], row["decision"]), (EARLY_ROUNDS, "tuned_faster"))
+        # ... and the same with the default 12% faster
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 40.0, ("both", A.key(), 1): 45.0,
+                               ("both", B.key(), 1): 47.0}, 0.01))
+        row = h.report(meas)[0]
+        self.assertEqual((row["rounds"], row["decision"]), (EARLY_ROUNDS, "default_fastest"))
+        # ... but not when one tuned contender is within the margin of the default
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 40.0, ("both", A.key(), 1): 42.0,
+                               ("both", B.key(), 1): 47.0}, 0.01))
+        self.assertGreaterEqual(h.report(meas)[0]["rounds"], FIRST_ROUNDS)
+        # the old schedule (early_rounds=0): FIRST_ROUNDS at least
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]}, early_rounds=0)
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01))
+        self.assertEqual(h.report(meas)[0]["rounds"], FIRST_ROUNDS)
         # one failed round of the challenger: never decided early
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
         base = noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01)
@@ -113,6 +134,35 @@ class Decisions(unittest.TestCase):
         self.assertEqual(row["rounds"], MAX_ROUNDS)
         self.assertEqual(row["decision"], "tie_default_kept")
         self.assertEqual(h.winners(meas), {("both", 1): D})
+
+    def test_clear_loser_drops_out_after_the_early_rounds(self):
+        # B 6% behind A in both early rounds: not timed after them; A and the default keep every round
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0,
+                               ("both", B.key(), 1): 52.0}, 0.003))
+        row = h.report(meas)[0]
+        per = {}
+        for mm in meas:
+            per.setdefault(mm.unit.cfg.key(), set()).add(mm.unit.round - H2H_ROUND)
+        self.assertEqual(per[B.key()], set(range(EARLY_ROUNDS)))
+        self.assertEqual(per[A.key()], per[D.key()])
+        self.assertGreater(len(per[A.key()]), EARLY_ROUNDS)
+        self.assertEqual(row["dropped"], [B.key()])
+        self.assertEqual(row["challenger"]["configs"]["both"], A.as_dict())
+        # resumed from the same measurements: the same drop, nothing more to run
+        again = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        self.assertIsNone(again.next_units(meas))
+        self.assertEqual(again.report(meas)[0]["dropped"], [B.key()])
+
+    def test_close_tuned_contenders_both_stay(self):
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A, B]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0,
+                               ("both", B.key(), 1): 49.5}, 0.003))
+        rounds = {}
+        for mm in meas:
+            rounds.setdefault(mm.unit.round, set()).add(mm.unit.cfg.key())
+        self.assertTrue(all(v == {D.key(), A.key(), B.key()} for v in rounds.values()))
+        self.assertEqual(h.report(meas)[0]["dropped"], [])
 
     def test_tie_within_threshold_is_default(self):
         h = HeadToHead(("both",), [4], {("both", 4): D}, {("both", 4): [A]})
@@ -213,7 +263,7 @@ class WholeRuns(RunCase):
             res = json.load(f)
         self.assertEqual([h["m"] for h in res["head_to_head"]], [1, 64, 512])
         for h in res["head_to_head"]:
-            self.assertGreaterEqual(h["rounds"], FIRST_ROUNDS)
+            self.assertGreaterEqual(h["rounds"], EARLY_ROUNDS)
             self.assertIn(h["decision"], ("tuned_faster", "default_fastest", "tie_default_kept"))
             self.assertGreaterEqual(h["speedup"], 1.0)
             self.assertIsNotNone(h["default"]["spread"])

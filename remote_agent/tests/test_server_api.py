@@ -131,9 +131,16 @@ def vllm_tree(kind, calls=None):
                                   block_shape=None):
         return ("fp8-quant-config", w1_scale, w2_scale, block_shape, per_act_token_quant)
 
+    def dispatch_fused_moe_kernel(A, B, C, A_scale, B_scale, B_zp, topk_weights, sorted_token_ids, expert_ids,
+                                  num_tokens_post_padded, mul_routed_weight, top_k, config, compute_type,
+                                  use_fp8_w8a8, use_int8_w8a8, use_int8_w8a16, use_int4_w4a16, per_channel_quant,
+                                  block_shape=None, B_bias=None):
+        calls.append(("dispatch", config, mul_routed_weight, top_k))
+
+    gemm = {"dispatch_fused_moe_kernel": dispatch_fused_moe_kernel} if kind == "head" else {}
     return fake_modules({
         VL: mod(VL, fused_experts=fused_experts, override_config=oc, get_config=get_config),
-        VL + ".fused_moe": mod("k", fused_experts=fused_experts,
+        VL + ".fused_moe": mod("k", fused_experts=fused_experts, **gemm,
                                get_moe_configs=lambda E, N, dtype, block_n=None, block_k=None: None,
                                get_config_file_name=lambda E, N, dtype, block_shape=None: "E=%d,N=%d.json" % (E, N),
                                get_default_config=lambda M, E, N, K, topk, dtype, block_shape=None:
@@ -259,6 +266,29 @@ class Defaults(unittest.TestCase):
     def test_nearest_key_ties_go_to_the_first_in_file_order(self):
         self.assertEqual(nearest({2: "a", 6: "b"}, 4), "a")
         self.assertEqual(nearest({6: "b", 2: "a"}, 4), "b")
+
+    def test_vllm_precompiles_its_two_gemms_but_keeps_one_config(self):
+        """vLLM main's one-GEMM entry point is found for the CPU precompile (issue 22) without making vLLM
+        look like a server with separate up/down files; quantised dtypes (activations quantised on the
+        GPU first) and a vLLM without that entry point have no precompile."""
+        imp, _c, _s = vllm_tree("head")
+        api = server_api.detect("vllm", imp, "x")
+        self.assertIsNotNone(api.extras["precompile_gemm"])
+        self.assertFalse(api.supports_separate)
+        self.assertTrue(ServerBackend(self.SHAPE, framework="vllm", api=api).can_cpu_precompile())
+        fp8 = dataclasses.replace(self.SHAPE, dtype="fp8_w8a8")
+        self.assertFalse(ServerBackend(fp8, framework="vllm", api=api).can_cpu_precompile())
+        imp, _c, _s = vllm_tree("compat")
+        api = server_api.detect("vllm", imp, "x")
+        self.assertIsNone(api.extras["precompile_gemm"])
+        self.assertFalse(ServerBackend(self.SHAPE, framework="vllm", api=api).can_cpu_precompile())
+
+    def test_vllm_sorted_ids_rows(self):
+        # moe_align_block_size's allocation (vLLM main): numel + E*(BM-1), capped at numel*BM below E tokens
+        self.assertEqual(ServerBackend.vllm_padded(8 * 8, 16, 128), 64 * 16)
+        self.assertEqual(ServerBackend.vllm_padded(2048 * 8, 64, 128), 16384 + 128 * 63)
+        self.assertEqual(ServerBackend.vllm_padded(127, 2, 128), 127 * 2)  # the cap: 254 < 127 + 128
+        self.assertEqual(ServerBackend.vllm_padded(128, 2, 128), 128 + 128)  # E tokens: no cap
 
     def test_separate_ops_refused_for_vllm_with_a_sentence(self):
         imp, _c, _s = vllm_tree("head")

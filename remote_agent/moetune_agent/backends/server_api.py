@@ -281,7 +281,13 @@ def _detect_vllm(import_module, vtext, version):
             "vLLM %s: fused_experts(%s) takes neither quant_config= nor use_fp8_w8a8=; this agent knows "
             "fused_experts(..., quant_config=) (2025-2026, with or without inplace=) and "
             "fused_experts(..., inplace=, use_fp8_w8a8=, w1_scale=, ...) (older)" % (vtext, ", ".join(p[:12])))
-    extras = {"quant_builders": builders, "get_config": getattr(pkg, "get_config", None)}
+    extras = {"quant_builders": builders, "get_config": getattr(pkg, "get_config", None),
+              # The one-GEMM entry point vLLM's fused_experts calls twice (up, then down), for the CPU
+              # precompile only: vLLM reads one config for both GEMMs, so tuning stays on the whole call.
+              "precompile_gemm": (getattr(kern, "dispatch_fused_moe_kernel", None)
+                                  or getattr(kern, "invoke_fused_moe_triton_kernel", None)
+                                  or getattr(kern, "invoke_fused_moe_kernel", None)) if kern is not None else None,
+              "prepare_assignment": getattr(kern, "_prepare_expert_assignment", None) if kern is not None else None}
     return ServerApi("vllm", gen, version, fe, oc, kern, cfg, extras)
 
 

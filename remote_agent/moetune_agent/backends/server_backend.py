@@ -292,6 +292,9 @@ class ServerBackend(TritonBackend):
         api = self.api()
         self._check_op(op, cfg)
         if not api.supports_separate:
+            if self._vllm_precompile_ok():
+                self._precompile_vllm(cfg, m)
+                return
             raise CandidateError("other", "%s %s: no GEMM entry point to compile ahead" % (api.framework, api.version))
         import importlib
 
@@ -335,6 +338,11 @@ class ServerBackend(TritonBackend):
                                              torch.empty(m, s.topk, s.K, dtype=at, device=dev), s2, tw, ids,
                                              sorted_ids, expert_ids, ntpp, True, 1, six, tma=bool(cfg.USE_TMA),
                                              router_topk=s.topk))
+        self._compile_gemms(fns, gemms)
+
+    def _compile_gemms(self, fns, gemms) -> None:
+        """Run each GEMM call until Triton has compiled its kernel (the hook stops it before the launch);
+        a compile error is the candidate's, anything else a failed precompile."""
         for gemm in gemms:
             before = {id(k) for k in cpu_mod.compiled_kernels(fns)}
             err = None
@@ -356,6 +364,76 @@ class ServerBackend(TritonBackend):
                 cpu_mod.check_shared(new, int(self.cpu_compile.get("smem") or 0))
             except Exception as e:  # noqa: BLE001
                 raise classify(e)
+
+    # -- vLLM: its two GEMMs as its fused_experts calls them ---------------------------------------------
+    def _vllm_precompile_ok(self) -> bool:
+        """vLLM has no separate up/down tuning, but its fused_experts is two calls of one GEMM entry point
+        with tensors whose shapes follow from the batch size alone: compiled ahead here they are cache hits
+        on the GPU worker (issue 22: without it each kernel compiled on the GPU worker, ~1.1 s a unit).
+        Unquantised dtypes only: the quantised paths quantise the activations on the GPU first."""
+        api = self.api()
+        return api.framework == "vllm" and api.extras.get("precompile_gemm") is not None and \
+            self.shape.dtype in ("bf16", "fp16")
+
+    @staticmethod
+    def vllm_padded(numel: int, bm: int, E: int) -> int:
+        """Rows of vLLM's sorted_token_ids for numel routed tokens (moe_align_block_size's allocation,
+        pad_sorted_ids off, as fused_experts calls it): a GPU op fills it, its size is set on the host."""
+        padded = numel + E * (bm - 1)
+        if numel < E:
+            padded = min(numel * bm, padded)
+        return padded
+
+    def _vllm_assignment(self, ids, bm: int):
+        """(sorted_token_ids or None, expert_ids, num_tokens_post_padded) as vLLM's fused_experts builds
+        them for these ids: its own _prepare_expert_assignment where it runs on the host (the naive
+        small-batch path; the stand-in trees), else tensors of the sizes its align op allocates."""
+        api, torch, s = self.api(), self._torch, self.shape
+        prep = api.extras.get("prepare_assignment")
+        numel = ids.numel()
+        if prep is not None:
+            try:
+                return server_api.call_filtered(prep, ids, {"BLOCK_SIZE_M": bm}, ids.shape[0], s.topk, s.E, None,
+                                                ignore_invalid_experts=True)
+            except Exception:  # noqa: BLE001 - the align op is a GPU kernel on a real vLLM
+                pass
+            if numel * 4 <= s.E:  # the naive path's rule, should the call above have failed for another reason
+                return None, ids.view(-1), torch.empty(1, dtype=torch.int32, device=ids.device)
+        padded = self.vllm_padded(numel, bm, s.E)
+        return (torch.empty(padded, dtype=torch.int32, device=ids.device),
+                torch.empty(-(-padded // bm), dtype=torch.int32, device=ids.device),
+                torch.empty(1, dtype=torch.int32, device=ids.device))
+
+    def _precompile_vllm(self, cfg: KernelConfig, m: int) -> None:
+        import importlib
+        import triton.language as tl
+
+        api, torch, s = self.api(), self._torch, self.shape
+        fn = api.extras["precompile_gemm"]
+        fns = cpu_mod.jit_functions_of(importlib.import_module(fn.__module__))
+        dev = torch.device("cpu")
+        at = torch.float16 if s.dtype == "fp16" else torch.bfloat16
+        numel = m * s.topk
+        ids = torch.zeros(m, s.topk, dtype=torch.int32, device=dev)
+        tw = torch.empty(m, s.topk, dtype=torch.float32, device=dev)
+        sorted_ids, expert_ids, ntpp = self._vllm_assignment(ids, cfg.BLOCK_SIZE_M)
+        # fused_experts_impl's buffers: one flat cache for the up output (M, topk, 2N) and the down output
+        # (M, topk, K), the activation's output (M*topk, N) apart
+        cache13 = torch.empty(numel * max(2 * s.N, s.K), dtype=at, device=dev)
+        c1 = cache13[: numel * 2 * s.N].view(m, s.topk, 2 * s.N)
+        c3 = cache13[: numel * s.K].view(m, s.topk, s.K)
+        c2 = torch.empty(numel, s.N, dtype=at, device=dev)
+        w1 = torch.empty(s.E, 2 * s.N, s.K, dtype=at, device=dev)
+        w2 = torch.empty(s.E, s.K, s.N, dtype=at, device=dev)
+        common = dict(A_scale=None, B_scale=None, B_zp=None, topk_weights=tw, sorted_token_ids=sorted_ids,
+                      expert_ids=expert_ids, num_tokens_post_padded=ntpp, config=_six(cfg),
+                      compute_type=tl.float16 if s.dtype == "fp16" else tl.bfloat16, use_fp8_w8a8=False,
+                      use_int8_w8a8=False, use_int8_w8a16=False, use_int4_w4a16=False, per_channel_quant=False,
+                      block_shape=None, B_bias=None)
+        x = torch.empty(m, s.K, dtype=at, device=dev)
+        self._compile_gemms(fns, [
+            lambda: server_api.call_filtered(fn, A=x, B=w1, C=c1, mul_routed_weight=False, top_k=s.topk, **common),
+            lambda: server_api.call_filtered(fn, A=c2, B=w2, C=c3, mul_routed_weight=True, top_k=1, **common)])
 
     # -- what the server runs with no new file ------------------------------------------------------------
     def _server_lookup(self) -> Dict[str, Any]:
@@ -444,4 +522,4 @@ class ServerBackend(TritonBackend):
         return self.api().describe()
 
     def can_cpu_precompile(self) -> bool:
-        return self.api().supports_separate
+        return self.api().supports_separate or self._vllm_precompile_ok()

@@ -15,6 +15,15 @@ Rounds: 3 first; a key whose outcome is unmistakable by then (one side faster in
 or more in the median) is decided there, which is most keys where tuning gains 1.4x (issue 13: the
 head-to-head was the largest block of GPU time left); every other key gets at least 5.
 
+Stopping as soon as a decision is certain (issue 22: on the user's path the head-to-head was still ~15%
+of the wall): the first two rounds run alone, and a key whose sides are apart by more than BIG_MARGIN
+in both (the slowest round of the faster side 10% under the fastest of the other: per-round medians of
+10 replays vary by at most a few percent even at M=1) is decided there; a tuned contender that lost
+both of those rounds to another tuned one by CLEAR_MARGIN is dropped from the later rounds (it cannot
+become the challenger: the decision is between the default and the best tuned contender); after the
+minimum, keys are re-judged every STEP_ROUNDS rounds instead of four. The drop is judged on rounds 0
+and 1 only, so it never changes once made and a resumed run repeats it.
+
 With separate up/down ops the decision is per batch size on the sum of the two GEMMs of a pair that
 shares BLOCK_SIZE_M (the servers share one alignment between them), against the default pair.
 
@@ -35,7 +44,9 @@ H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the str
 FIRST_ROUNDS = 3       # a key whose outcome is already unmistakable is decided here (issue 13)
 CLEAR_MARGIN = 0.03    # ... when every round of one side beat every round of the other by this much
 MIN_ROUNDS = 5
-STEP_ROUNDS = 4
+STEP_ROUNDS = 2
+EARLY_ROUNDS = 2       # rounds after which a key apart by BIG_MARGIN is decided and clear losers drop out
+BIG_MARGIN = 0.10
 MAX_ROUNDS = 13
 REPLAYS = 10
 TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
@@ -95,9 +106,11 @@ class HeadToHead(object):
     def __init__(self, ops: Sequence[str], sizes: Sequence[int], defaults: Dict[Tuple[str, int], KernelConfig],
                  contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
                  min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
-                 first_rounds: int = FIRST_ROUNDS):
-        """contenders: per (op, m) the tuned configs to try (the default is added here)."""
+                 first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS):
+        """contenders: per (op, m) the tuned configs to try (the default is added here). early_rounds 0
+        turns off the decisions and drops after the first two rounds (the agent before issue 22)."""
         self.first_rounds = min(first_rounds, min_rounds)
+        self.early_rounds = min(early_rounds, self.first_rounds - 1) if early_rounds > 0 else 0
         self.ops = tuple(ops)
         self.sizes = list(sizes)
         self.defaults = dict(defaults)
@@ -116,8 +129,36 @@ class HeadToHead(object):
                 self.cfgs[(op, m)] = seen
 
     # -- the work ----------------------------------------------------------------------------------
-    def units(self, m: int, rnd: int) -> List[Unit]:
-        return [Unit(op, c, m, self.replays, H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]]
+    def units(self, m: int, rnd: int, times=None) -> List[Unit]:
+        """Round rnd at m: the default and every config of a contender still in the race."""
+        live = None
+        if times is not None and self.early_rounds and rnd >= self.early_rounds:
+            keep = [c for c in self._contenders(m) if c.is_default or c.key() not in self._dropped(m, times)]
+            live = {op: {cfg for c in keep for o, cfg in zip(self.ops, c.cfgs) if o == op} for op in self.ops}
+        return [Unit(op, c, m, self.replays, H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]
+                if live is None or c in live[op] or c == self.defaults[(op, m)]]
+
+    def _dropped(self, m: int, times) -> set:
+        """Keys of the tuned contenders out of the race at m: slower than another tuned contender in each
+        of the first early_rounds rounds by CLEAR_MARGIN (judged on those rounds only: stable)."""
+        if not self.early_rounds:
+            return set()
+        first = list(range(self.early_rounds))
+        series = []
+        for c in self._contenders(m):
+            if c.is_default:
+                continue
+            sr = self._series(m, c, times)
+            if all(r in sr for r in first):
+                vals = [sr[r] for r in first]
+                series.append((c.key(), min(vals), max(vals), median(vals)))
+        out = set()
+        for k, lo, _hi, med in series:
+            for k2, _lo2, hi2, med2 in series:
+                if k2 != k and hi2 < lo and med2 * (1.0 + CLEAR_MARGIN) <= med:
+                    out.add(k)
+                    break
+        return out
 
     def next_units(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
         """The next rounds for every undecided batch size (interleaved: round r of every size and
@@ -129,14 +170,16 @@ class HeadToHead(object):
             if dec["final"]:
                 continue
             n = dec["rounds"]
-            if n < self.first_rounds:
+            if self.early_rounds and n < self.early_rounds:
+                target = self.early_rounds
+            elif n < self.first_rounds:
                 target = self.first_rounds
             elif n < self.min_rounds:
                 target = self.min_rounds
             else:
                 target = min(self.max_rounds, n + self.step_rounds)
             for rnd in range(n, target):
-                todo.extend(self.units(m, rnd))
+                todo.extend(self.units(m, rnd, times))
         if not todo:
             return None
         todo.sort(key=lambda u: (u.round, self.sizes.index(u.m)))
@@ -193,11 +236,18 @@ class HeadToHead(object):
                           "min": min(vals) if vals else None, "max": max(vals) if vals else None})
         dflt = stats[0]
         rounds = len(times.get(("attempted", m, ""), {}))  # rounds run, whatever failed in them
-        ranked = sorted(stats[1:], key=lambda st: (st["median"], st["contender"].key()))
+        dropped = self._dropped(m, times) if rounds > self.early_rounds else set()
+        ranked = sorted((st for st in stats[1:] if st["contender"].key() not in dropped),
+                        key=lambda st: (st["median"], st["contender"].key()))
         chal = ranked[0] if ranked and ranked[0]["values"] else None
-        out = {"m": m, "rounds": rounds, "stats": stats, "default": dflt, "challenger": chal}
+        out = {"m": m, "rounds": rounds, "stats": stats, "default": dflt, "challenger": chal,
+               "dropped": sorted(dropped)}
         if rounds < self.min_rounds:
-            clear = self._clear(dflt, chal) if rounds >= self.first_rounds else None
+            clear = None
+            if rounds >= self.first_rounds:
+                clear = self._clear(dflt, chal)
+            elif self.early_rounds and rounds >= self.early_rounds:
+                clear = self._clear(dflt, chal, BIG_MARGIN, others=stats[1:])
             if clear is not None:
                 out.update(final=True, chosen=chal if clear == "tuned_faster" else dflt, decision=clear)
             else:
@@ -221,11 +271,21 @@ class HeadToHead(object):
         return out
 
     @staticmethod
-    def _clear(dflt: dict, chal: Optional[dict]) -> Optional[str]:
+    def _clear(dflt: dict, chal: Optional[dict], big: Optional[float] = None,
+               others: Optional[List[dict]] = None) -> Optional[str]:
         """After FIRST_ROUNDS: "tuned_faster" when the best challenger beat the default in every round
         and its median is CLEAR_MARGIN faster; "default_fastest" when the default beat every challenger
-        round by that margin; None (more rounds) otherwise, and always while a side has a failed round."""
+        round by that margin; None (more rounds) otherwise, and always while a side has a failed round.
+        big (after EARLY_ROUNDS): the slowest round of the faster side must be that much under the
+        fastest round of the other (and, for the default, under every tuned contender's)."""
         if chal is None or not dflt["values"] or len(chal["values"]) != len(dflt["values"]):
+            return None
+        if big is not None:
+            if max(chal["values"]) * (1.0 + big) <= min(dflt["values"]):
+                return "tuned_faster"
+            if all(st["values"] and len(st["values"]) == len(dflt["values"]) and
+                   max(dflt["values"]) * (1.0 + big) <= min(st["values"]) for st in (others or [chal])):
+                return "default_fastest"
             return None
         if max(chal["values"]) < min(dflt["values"]) and chal["median"] * (1.0 + CLEAR_MARGIN) <= dflt["median"]:
             return "tuned_faster"
@@ -274,6 +334,7 @@ class HeadToHead(object):
             cmed = ch["median"] if ch is not None and ch["values"] else None
             chal = dec.get("challenger")
             rows.append({"m": m, "ops": list(self.ops), "rounds": dec["rounds"], "decision": dec["decision"],
+                         "dropped": dec.get("dropped") or [],
                          "chosen_default": bool(ch is not None and ch["contender"].is_default),
                          "chosen": side(ch), "default": side(d),
                          "challenger": side(chal),

@@ -1,0 +1,107 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The host's persistent compile cache (issue 22): one folder per Triton version under the agent's state
+folder, used by every scheduler (tune and the headroom check), so a second run on a host compiles
+nothing the first one compiled."""
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+import agenttest  # noqa: F401  (sets sys.path)
+from moetune_agent import runs
+from moetune_agent.scheduler import Scheduler
+
+DESC = {"name": "triton", "shape": {"E": 8, "N": 64, "K": 64, "topk": 2}, "framework": "sglang"}
+
+
+class HostCacheFolder(unittest.TestCase):
+    def setUp(self):
+        self.home = tempfile.mkdtemp(prefix="moetune-cc-")
+        self.addCleanup(shutil.rmtree, self.home, True)
+        self._flag = os.environ.pop("MOETUNE_COMPILE_CACHE", None)
+        self.addCleanup(self._restore)
+
+    def _restore(self):
+        os.environ.pop("MOETUNE_COMPILE_CACHE", None)
+        if self._flag is not None:
+            os.environ["MOETUNE_COMPILE_CACHE"] = self._flag
+
+    def test_keyed_by_triton_version(self):
+        a = runs.host_compile_cache(DESC, self.home, triton_version="3.6.0")
+        b = runs.host_compile_cache(DESC, self.home, triton_version="3.6.0")
+        c = runs.host_compile_cache(DESC, self.home, triton_version="3.7.0+git1234/x")
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+        self.assertTrue(os.path.isdir(a) and os.path.isdir(c))
+        self.assertEqual(os.path.dirname(a), os.path.join(self.home, runs.COMPILE_CACHE))
+        self.assertEqual(os.path.basename(c), "triton-3.7.0+git1234_x")  # no path separator from a version
+
+    def test_no_triton_no_host_cache(self):
+        self.assertIsNone(runs.host_compile_cache(DESC, self.home, triton_version=None))
+
+    def test_switched_off(self):
+        os.environ["MOETUNE_COMPILE_CACHE"] = "0"
+        self.assertIsNone(runs.host_compile_cache(DESC, self.home, triton_version="3.6.0"))
+
+    def test_synthetic_only_when_asked_and_per_shape(self):
+        syn = dict(DESC, name="synthetic")
+        self.assertIsNone(runs.host_compile_cache(syn, self.home))
+        os.environ["MOETUNE_COMPILE_CACHE"] = "1"
+        a = runs.host_compile_cache(syn, self.home)
+        b = runs.host_compile_cache(dict(syn, shape=dict(DESC["shape"], N=128)), self.home)
+        self.assertIsNotNone(a)
+        self.assertNotEqual(a, b)
+
+    def test_old_versions_pruned_beyond_keep(self):
+        paths = []
+        for i in range(runs.COMPILE_CACHE_KEEP + 2):
+            p = runs.host_compile_cache(DESC, self.home, triton_version="3.%d.0" % i)
+            with open(os.path.join(p, "kernel.cubin"), "w") as f:
+                f.write("x")
+            os.utime(p, (time.time() - 1000 + i, time.time() - 1000 + i))
+            paths.append(p)
+        runs.prune_compile_caches(os.path.join(self.home, runs.COMPILE_CACHE))
+        left = sorted(os.listdir(os.path.join(self.home, runs.COMPILE_CACHE)))
+        self.assertEqual(left, sorted(os.path.basename(p) for p in paths[-runs.COMPILE_CACHE_KEEP:]))
+
+    def test_scheduler_takes_the_host_cache_over_its_private_folder(self):
+        private = os.path.join(self.home, "private")
+        os.environ["MOETUNE_COMPILE_CACHE"] = "1"
+        s = Scheduler(dict(DESC, name="synthetic"), [0], private, 0, home=self.home)
+        self.assertTrue(s.host_cache)
+        self.assertTrue(s.cache_dir.startswith(os.path.join(self.home, runs.COMPILE_CACHE)))
+        os.environ["MOETUNE_COMPILE_CACHE"] = "0"
+        s = Scheduler(dict(DESC, name="synthetic"), [0], private, 0, home=self.home)
+        self.assertFalse(s.host_cache)
+        self.assertEqual(s.cache_dir, private)
+
+
+class SecondRunReusesCompiles(agenttest.AgentCase):
+    """Two synthetic runs of one shape with a simulated compile cost and the host cache on: the second
+    starts with every kernel the first compiled (the markers Triton's cache stands for)."""
+
+    def test_second_run_starts_with_the_first_runs_kernels(self):
+        env = {"MOETUNE_SYNTHETIC_COMPILE_MS": "2", "MOETUNE_PRECOMPILE_WORKERS": "1", "MOETUNE_COMPILE_CACHE": "1"}
+        got = []
+        for i in range(2):
+            sp = self.write_spec(agenttest.small_spec(strategy="fast"), name="spec%d.json" % i)
+            r = self.run_agent("tune", sp, "--foreground", "--new", env=env, timeout=300)
+            self.assertEqual(r.rc, 0, r.stderr)
+            res = [e for e in r.events if e["type"] == "result_written" and e["kind"] == "result"][0]
+            with open(res["path"]) as f:
+                got.append(json.load(f)["timings"]["compile_cache"])
+        first, second = got
+        self.assertTrue(first["host"] and second["host"])
+        self.assertEqual(first["dir"], second["dir"])
+        self.assertTrue(first["dir"].startswith(os.path.join(self.home, runs.COMPILE_CACHE)))
+        self.assertEqual(first["files_at_start"], 0)
+        self.assertGreater(first["files_at_end"], 0)
+        self.assertEqual(second["files_at_start"], first["files_at_end"])
+
+
+if __name__ == "__main__":
+    unittest.main()

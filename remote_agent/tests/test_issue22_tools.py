@@ -1,0 +1,178 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 22's benchmarks and the fast strategy's seeding, on the CPU: user_path_bench's breakdown from a
+run folder, one user_path_bench row and quality22's regret/repeat on the SYNTHETIC backend (simulated
+timings: what is checked is the plumbing and the arithmetic, not a figure), and the headroom seeds."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import agenttest  # noqa: F401  (sets sys.path)
+
+TOOLS = os.path.join(agenttest.AGENT_ROOT, "tools")
+BENCH = os.path.join(agenttest.AGENT_ROOT, "bench")
+sys.path.insert(0, TOOLS)
+sys.path.insert(0, BENCH)
+
+import quality22  # noqa: E402
+import user_path_bench as upb  # noqa: E402
+from moetune_agent import space as space_mod  # noqa: E402
+from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
+from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
+from moetune_agent.runner import headroom_seeds  # noqa: E402
+from moetune_agent.strategies import make_strategy  # noqa: E402
+from moetune_agent.work import Measurement  # noqa: E402
+
+
+class Breakdown(unittest.TestCase):
+    def test_stages_from_files_and_event_timestamps(self):
+        d = tempfile.mkdtemp(prefix="moetune-upb-")
+        for name, t in (("spec.json", 100.5), ("pid", 101.0)):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("x")
+            os.utime(os.path.join(d, name), (t, t))
+        evs = [{"type": "run_started", "ts": 104.0}, {"type": "phase", "name": "default", "ts": 104.25},
+               {"type": "phase", "name": "fast", "ts": 106.0}, {"type": "phase", "name": "fast", "ts": 110.0},
+               {"type": "phase", "name": "head-to-head", "ts": 120.0}, {"type": "phase", "name": "head-to-head",
+                                                                         "ts": 123.0},
+               {"type": "result_written", "ts": 125.0}, {"type": "result_written", "ts": 125.2},
+               {"type": "done", "ts": 125.5}]
+        st = upb.breakdown(100.0, 126.0, d, evs)
+        self.assertEqual(st, {"cli_start": 0.5, "detach": 0.5, "backend_start": 3.0,
+                              "space_and_first_phase_setup": 0.25, "default": 1.75, "strategy": 14.0,
+                              "head-to-head": 5.0, "result_write": 0.5, "exit_and_attach": 0.5})
+        self.assertAlmostEqual(sum(st.values()), 126.0 - 100.0)
+
+
+class Rows(unittest.TestCase):
+    def test_one_row_on_the_synthetic_backend(self):
+        out = os.path.join(tempfile.mkdtemp(prefix="moetune-upb-"), "r.json")
+        p = subprocess.run([sys.executable, os.path.join(TOOLS, "user_path_bench.py"), "--synthetic", "--rows",
+                            "bf16_3", "--json", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr.decode()[-2000:])
+        with open(out) as f:
+            res = json.load(f)
+        row = res["rows"][0]
+        self.assertEqual(row["status"], "ok")
+        self.assertTrue(res["simulated"])
+        self.assertEqual(row["spec"]["batch_sizes"], [1, 64, 1024])
+        self.assertTrue(os.path.isfile(row["result_path"]))
+        for k in ("backend_start", "default", "strategy", "head-to-head"):
+            self.assertIn(k, row["stages_s"])
+        self.assertLessEqual(sum(row["stages_s"].values()), row["wall_s"] + 0.05)
+        self.assertIn("bf16_3", p.stdout.decode())
+
+
+def fake_result(path, winners):
+    with open(path, "w") as f:
+        json.dump({"winners": [{"op": "both", "m": m, "config": c.as_dict()} for m, c in winners.items()]}, f)
+
+
+class Quality(unittest.TestCase):
+    SIZES = (1, 64, 2048)
+
+    def test_regret_of_the_landscape_best_is_one_and_of_a_poor_choice_above(self):
+        be = SyntheticBackend(quality22.SHAPE)
+        good, poor = {}, {}
+        for m in self.SIZES:
+            cs = quality22.landscape_space(m)
+            timed = sorted((be.measure("both", c, m, 3).samples_us[0], c.key(), c) for c in cs
+                           if not be._fails("both", c))  # pylint: disable=protected-access
+            good[m], poor[m] = timed[0][2], timed[len(timed) // 2][2]
+        tmp = tempfile.mkdtemp(prefix="moetune-q22-")
+        res = {}
+        for name, w in (("good", good), ("poor", poor)):
+            fake_result(os.path.join(tmp, name + ".json"), w)
+            out = os.path.join(tmp, name + "-regret.json")
+            rc = quality22.main(["regret", "--backend", "synthetic", "--fast-result", os.path.join(tmp, name + ".json"),
+                                 "--fast-wall", "12.5", "--sizes", ",".join(map(str, self.SIZES)), "--out", out])
+            self.assertEqual(rc, 0)
+            with open(out) as f:
+                res[name] = json.load(f)
+        self.assertEqual(res["good"]["summary"]["wall_fast18_s"], 12.5)
+        self.assertAlmostEqual(res["good"]["summary"]["regret_geomean"], 1.0, places=2)
+        self.assertGreater(res["poor"]["summary"]["regret_geomean"], 1.02)
+        for r in res["poor"]["per_m"]:
+            self.assertGreaterEqual(r["regret"], 1.0)
+            self.assertTrue(r["fast_in_landscape"])
+
+    def test_repeat_counts_sizes_within_one_percent(self):
+        be = SyntheticBackend(quality22.SHAPE)
+        a, b = {}, {}
+        for m in self.SIZES:
+            cs = sorted((be.measure("both", c, m, 3).samples_us[0], c.key(), c) for c in quality22.landscape_space(m)
+                        if not be._fails("both", c))  # pylint: disable=protected-access
+            a[m] = cs[0][2]
+            b[m] = cs[0][2] if m != 64 else cs[-1][2]   # one size where the second run chose badly
+        tmp = tempfile.mkdtemp(prefix="moetune-q22-")
+        fake_result(os.path.join(tmp, "a.json"), a)
+        fake_result(os.path.join(tmp, "b.json"), b)
+        out = os.path.join(tmp, "rep.json")
+        self.assertEqual(quality22.main(["repeat", "--backend", "synthetic", "--results", os.path.join(tmp, "a.json"),
+                                         os.path.join(tmp, "b.json"), "--out", out]), 0)
+        with open(out) as f:
+            rep = json.load(f)
+        self.assertEqual(rep["summary"]["sizes"], 3)
+        self.assertEqual(rep["summary"]["within_1pct"], 2)
+        self.assertEqual([r["m"] for r in rep["per_m"] if not r["within_1pct"]], [64])
+
+    def test_landscape_group_m_is_the_fast_strategys(self):
+        for m in (1, 256, 4096):
+            for c in quality22.landscape_space(m):
+                self.assertEqual(c.GROUP_SIZE_M, 16 if m * 8 / 128 > c.BLOCK_SIZE_M else 1)
+
+
+class HeadroomSeeds(unittest.TestCase):
+    def test_seeds_are_measured_at_every_size(self):
+        shape = Shape(E=128, N=768, K=2048, topk=8)
+        sizes = [1, 4, 16, 64, 256, 1024, 2048, 4096]
+        ops = ("both",)
+        be = SyntheticBackend(shape)
+        space = space_mod.build_space(shape, sizes, ops)
+        defaults = {(op, m): be.default_config(op, m) for op in ops for m in sizes}
+        seeds = headroom_seeds(shape, sizes, ops, space, defaults)
+        self.assertEqual(set(seeds), set(defaults))
+        self.assertTrue(all(seeds[k] for k in seeds))
+        st = make_strategy("fast", space, sizes, ops, shape, extra_seeds=seeds)
+        meas = []
+        while True:
+            ph = st.next_phase(meas)
+            if not ph:
+                break
+            for u in ph:
+                try:
+                    meas.append(Measurement(u, be.measure(u.op, u.cfg, u.m, u.replays).samples_us))
+                except CandidateError as e:
+                    meas.append(Measurement(u, None, e.kind, e.message))
+        measured = {(x.unit.m, x.unit.cfg.key()) for x in meas}
+        for (op, m), cs in seeds.items():
+            in_space = {c.key() for c in space[(op, m)]}
+            for c in cs:
+                if c.key() in in_space:
+                    self.assertIn((m, c.key()), measured, (m, c.key()))
+        # away from the anchors the winner is the best screened config: never slower than the best seed
+        from moetune_agent.strategies.common import Book
+        book = Book(meas)
+        w = st.winners(meas)
+        for m in sizes:
+            if m in st.anchors:
+                continue
+            best_seed = min(book.score("both", m, c, tier=0) for c in st.extra_seeds[("both", m)]
+                            if not book.is_failed("both", m, c))
+            self.assertLessEqual(book.score("both", m, w[("both", m)], tier=0), best_seed)
+
+    def test_a_seed_outside_the_space_is_left_out(self):
+        shape = Shape(E=128, N=768, K=2048, topk=8)
+        space = space_mod.build_space(shape, [1], ("both",))
+        odd = KernelConfig(256, 256, 256, 1, 4, 3)    # BLOCK_SIZE_M 256 is not in the space at m=1
+        ok = space[("both", 1)][0]
+        st = make_strategy("fast", space, [1], ("both",), shape, extra_seeds={("both", 1): [odd, ok, ok]})
+        self.assertEqual(st.extra_seeds[("both", 1)], [ok])
+
+
+if __name__ == "__main__":
+    unittest.main()
