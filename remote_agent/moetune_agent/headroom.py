@@ -46,12 +46,17 @@ from .strategies.common import median
 from .work import Measurement, Unit
 
 SCREEN_ROUND = 0
-RETIME_ROUND = 1
+RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
-RETIME_REPLAYS = 3
-RETIME_ROUNDS = 2
-RETIME_TOP = 2
-NEAREST = 4
+RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
+NEAREST = 3            # catalogue configs per size
+GRAPH_CALLS = 10       # calls per timed replay (triton_backend.GRAPH_CALLS): a replay takes 10 x the call
+RETIME_TARGET_US = 12000.0   # timed GPU time per re-timing unit: replays = this / (GRAPH_CALLS x the call)
+RETIME_MIN_REPLAYS = 3
+RETIME_MAX_REPLAYS = 10
+NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
+                       # can flip a tie either way)
+CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
 TIE = 0.005            # a screened config within 0.5% of the default: the tune would keep the default
 NONE_BELOW = 1.02      # gain classes for the verdict
 LARGE_FROM = 1.10
@@ -131,6 +136,10 @@ def _wbytes(dtype: Optional[str]) -> int:
     return space_mod.element_bytes(dtype)[1]
 
 
+def _but_group(c: KernelConfig) -> tuple:
+    return (c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, c.BLOCK_SIZE_K, c.num_warps, c.num_stages)
+
+
 def tokens_per_expert(shape: Shape, m: int) -> float:
     return float(m) * shape.topk / max(1, shape.E)
 
@@ -166,7 +175,8 @@ class HeadroomPlan(object):
         return None
 
     def candidates(self, op: str, m: int) -> List[KernelConfig]:
-        """The screened configs at (op, m), the default excluded."""
+        """The screened configs at (op, m), the default excluded: the NEAREST catalogue configs by
+        tokens per expert, then the default's two pipeline neighbours (one and two more stages)."""
         t = max(tokens_per_expert(self.shape, m), 1e-6)
         wb = _wbytes(self.shape.dtype)
         d = self.defaults[(op, m)]
@@ -176,20 +186,29 @@ class HeadroomPlan(object):
             scored.append((dist, i, key))
         scored.sort()
         out = []  # type: List[KernelConfig]
+        # GROUP_SIZE_M variants of one config time within noise of each other in every recorded landscape
+        # (e.g. qwen3 M=16: g1, g64, g32 within 0.3%): one of them per screen slot, so the NEAREST slots
+        # hold different tiles / pipelines.
+        seen = {_but_group(d)}
         for _dist, _i, key in scored:
             if len(out) >= self.nearest:
                 break
             c = self._clamp(op, m, KernelConfig.from_key(key))
-            if c is not None and c != d and c not in out:
+            if c is not None and _but_group(c) not in seen:
+                seen.add(_but_group(c))
                 out.append(c)
         if self.neighbours:
             base = dataclasses.replace(d, USE_TMA=None)
             for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
-                      dataclasses.replace(base, num_stages=base.num_stages + 2),
-                      dataclasses.replace(base, num_warps=8 if base.num_warps == 4 else 4)):
+                      dataclasses.replace(base, num_stages=base.num_stages + 2)):
                 if c in self._in_space.get((op, m), set()) and c != d and c not in out:
                     out.append(c)
         return out
+
+    def screened_candidates(self) -> Dict[Tuple[str, int], List[KernelConfig]]:
+        """(op, m) -> the configs the screen times there (the default excluded): see the module
+        function screened_candidates()."""
+        return {(op, m): self.candidates(op, m) for m in self.sizes for op in self.ops}
 
     # -- the work --------------------------------------------------------------------------------------
     def screen_units(self) -> List[Unit]:
@@ -200,62 +219,110 @@ class HeadroomPlan(object):
                 units.extend(Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND) for c in self.candidates(op, m))
         return units
 
+    def _round_times(self, measured: Sequence[Measurement], op: str, m: int, rnd: int) -> Dict[KernelConfig, float]:
+        out = {}
+        for x in measured:
+            u = x.unit
+            if u.round == rnd and u.op == op and u.m == m and x.ok:
+                out[u.cfg] = x.median_us
+        return out
+
     def _screen_ranked(self, measured: Sequence[Measurement], op: str, m: int) -> List[KernelConfig]:
         d = self.defaults[(op, m)]
-        scores = {}
-        for x in measured:
-            u = x.unit
-            if u.round == SCREEN_ROUND and u.op == op and u.m == m and x.ok and u.cfg != d:
-                scores[u.cfg] = x.median_us
+        scores = {c: t for c, t in self._round_times(measured, op, m, SCREEN_ROUND).items() if c != d}
         return [c for c, _s in sorted(scores.items(), key=lambda kv: (kv[1], kv[0].key()))]
 
+    @staticmethod
+    def retime_replays(call_us: Optional[float]) -> int:
+        """Timed replays per re-timing unit: about RETIME_TARGET_US of timed GPU time (a small-M call is
+        cheap and noisy, so it gets more; a large-M call is expensive and steady)."""
+        if not call_us or call_us <= 0 or math.isinf(call_us):
+            return RETIME_MIN_REPLAYS
+        n = int(math.ceil(RETIME_TARGET_US / (GRAPH_CALLS * call_us)))
+        return max(RETIME_MIN_REPLAYS, min(RETIME_MAX_REPLAYS, n))
+
+    def _keys(self):
+        return [(op, m) for m in self.sizes for op in self.ops]
+
     def retime_units(self, measured: Sequence[Measurement]) -> List[Unit]:
-        """RETIME_ROUNDS interleaved rounds (round r of every size before round r + 1) of the default
-        and the RETIME_TOP best screened configs per (op, m)."""
+        """The next re-timing round, [] when none is due. Round 1 (RETIME_ROUND): the default and the
+        RETIME_TOP best screened, wherever a screened config beat the default or came within NEAR_TIE
+        of it. Round 2: the default and round 1's best challenger, where round 1 did not decide (a gain
+        below CLEAR): the paired second round is what keeps single-round luck (the winner's curse, small-M
+        noise) out of the estimate. Interleaved: every size's round before the next round."""
+        done = {x.unit.round for x in measured}
         units = []
-        keys = [(op, m) for m in self.sizes for op in self.ops if self._worth_retiming(measured, op, m)]
-        for r in range(RETIME_ROUNDS):
-            for op, m in keys:
-                for c in [self.defaults[(op, m)]] + self._screen_ranked(measured, op, m)[:RETIME_TOP]:
-                    units.append(Unit(op, c, m, RETIME_REPLAYS, RETIME_ROUND + r))
+        if RETIME_ROUND not in done:
+            for op, m in self._keys():
+                ranked = self._screen_ranked(measured, op, m)
+                if not self._worth_retiming(measured, op, m, ranked):
+                    continue
+                d = self.defaults[(op, m)]
+                st = self._round_times(measured, op, m, SCREEN_ROUND)
+                gain = st[d] / st[ranked[0]] if d in st and st[ranked[0]] > 0 else None
+                top = ranked[:1] if gain is not None and gain >= CLEAR else ranked[:RETIME_TOP]
+                reps = self.retime_replays(st.get(d, st.get(ranked[0])))
+                units.extend(Unit(op, c, m, reps, RETIME_ROUND) for c in [d] + top)
+            return units
+        if RETIME_ROUND + 1 in done:
+            return []
+        for op, m in self._keys():
+            d = self.defaults[(op, m)]
+            r1 = self._round_times(measured, op, m, RETIME_ROUND)
+            chal = sorted(((t, c.key(), c) for c, t in r1.items() if c != d))
+            if d not in r1 or not chal or r1[d] / chal[0][0] >= CLEAR:
+                continue
+            reps = next(x.unit.replays for x in measured if x.unit.round == RETIME_ROUND and x.unit.op == op
+                        and x.unit.m == m)
+            units.extend(Unit(op, c, m, reps, RETIME_ROUND + 1) for c in (d, chal[0][2]))
         return units
 
-    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int) -> bool:
-        """Not where the default beat every screened config (the estimate is 1.0 whatever the re-timing
-        says of the others): saves a third of the units at sizes where the server's config is good."""
-        d = self.defaults[(op, m)]
-        dt = [x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
-              and x.unit.m == m and x.unit.cfg == d and x.ok]
-        ranked = self._screen_ranked(measured, op, m)
+    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int,
+                        ranked: Optional[List[KernelConfig]] = None) -> bool:
+        """Not where the default beat every screened config by more than NEAR_TIE (the estimate is 1.0
+        whatever a re-timing says of the others)."""
+        ranked = self._screen_ranked(measured, op, m) if ranked is None else ranked
         if not ranked:
             return False
-        if not dt:
+        st = self._round_times(measured, op, m, SCREEN_ROUND)
+        d = self.defaults[(op, m)]
+        if d not in st:
             return True
-        best = min(x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
-                   and x.unit.m == m and x.unit.cfg == ranked[0] and x.ok)
-        return best < dt[0]
+        return st[ranked[0]] < st[d] * (1.0 + NEAR_TIE)
 
     # -- the estimate ----------------------------------------------------------------------------------
-    def _times(self, measured: Sequence[Measurement], op: str, m: int) -> Dict[KernelConfig, float]:
-        """config -> its time: the median of its re-timing rounds' medians, else its screening median."""
-        by_round = {}  # type: Dict[KernelConfig, List[float]]
-        screen = {}  # type: Dict[KernelConfig, float]
-        for x in measured:
-            u = x.unit
-            if u.op != op or u.m != m or not x.ok:
-                continue
-            if u.round >= RETIME_ROUND:
-                by_round.setdefault(u.cfg, []).append(x.median_us)
-            else:
-                screen[u.cfg] = x.median_us
-        if by_round:
-            return {c: median(v) for c, v in by_round.items()}
-        return screen
+    def _best(self, measured: Sequence[Measurement], op: str, m: int):
+        """-> (default time, best challenger's time, best challenger, gain) from the deepest evidence:
+        round 2 (paired with round 1: the geometric mean of the two rounds' ratios), else round 1, else
+        the screen."""
+        d = self.defaults[(op, m)]
+        r1 = self._round_times(measured, op, m, RETIME_ROUND)
+        r2 = self._round_times(measured, op, m, RETIME_ROUND + 1)
+        scr = self._round_times(measured, op, m, SCREEN_ROUND)
+        for times in (r2, r1, scr):
+            if d in times and len(times) > 1:
+                break
+        else:
+            times = r1 if d in r1 else scr
+        dt = times.get(d)
+        chal = sorted(((t, c.key(), c) for c, t in times.items() if c != d))
+        if dt is None:
+            return None, (chal[0][0] if chal else None), (chal[0][2] if chal else None), None
+        if not chal:
+            return dt, None, None, 1.0
+        bt, _k, bc = chal[0]
+        gain = dt / bt
+        if times is r2 and d in r1 and bc in r1:
+            gain = math.sqrt(gain * r1[d] / r1[bc])
+            dt = math.sqrt(dt * r1[d])
+            bt = dt / gain
+        return dt, bt, bc, gain
 
     def estimate(self, measured: Sequence[Measurement],
                  floors: Optional[Dict[Tuple[str, int], Optional[float]]] = None) -> List[dict]:
         """One row per batch size: default_us, best_us (the best re-timed, the default when nothing beat
-        it), gain, floor_us, bound (default / floor), screened / failed counts, the configs."""
+        it by more than TIE), gain, floor_us, bound (default / floor), screened / failed counts, the
+        configs, and the screened configs fastest first (`screened`)."""
         floors = floors or {}
         rows = []
         for m in self.sizes:
@@ -265,22 +332,21 @@ class HeadroomPlan(object):
             ok = True
             per_op = {}
             screened = failed = 0
+            ranked_all = {}
             for op in self.ops:
                 dcfg = self.defaults[(op, m)]
-                times = self._times(measured, op, m)
                 screened += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
                                 and x.unit.round == SCREEN_ROUND)
                 failed += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
                               and x.unit.round == SCREEN_ROUND and not x.ok)
-                d = times.get(dcfg)
-                chal = [(t, c) for c, t in times.items() if c != dcfg]
-                best_t, best_c = min(chal, key=lambda tc: (tc[0], tc[1].key())) if chal else (None, None)
+                ranked_all[op] = [c.key() for c in self._screen_ranked(measured, op, m)]
+                d, best_t, best_c, gain = self._best(measured, op, m)
                 if d is None:
                     ok = False
                     per_op[op] = {"default": dcfg.as_dict(), "default_us": None,
                                   "best": best_c.as_dict() if best_c else None, "best_us": best_t}
                     continue
-                if best_t is None or best_t >= d * (1.0 - TIE):
+                if best_t is None or gain is None or gain <= 1.0 / (1.0 - TIE):
                     best_t, best_c = d, dcfg
                 d_sum += d
                 b_sum += best_t
@@ -288,7 +354,8 @@ class HeadroomPlan(object):
                 floor = floor + f if (f is not None and floor is not None) else None
                 per_op[op] = {"default": dcfg.as_dict(), "default_us": d, "best": best_c.as_dict(),
                               "best_us": best_t, "best_is_default": best_c == dcfg}
-            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed}
+            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed,
+                   "screened_ranked": ranked_all}
             if ok and b_sum > 0:
                 row.update(default_us=round(d_sum, 3), best_us=round(b_sum, 3), gain=round(d_sum / b_sum, 4))
             else:
@@ -304,6 +371,18 @@ class HeadroomPlan(object):
                 row["best_config"] = one.get("best")
             rows.append(row)
         return rows
+
+
+def screened_candidates(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
+                        space: Dict[Tuple[str, int], Sequence[KernelConfig]],
+                        defaults: Dict[Tuple[str, int], KernelConfig],
+                        catalogue: Sequence[tuple] = CATALOGUE) -> Dict[Tuple[str, int], List[KernelConfig]]:
+    """(op, m) -> the configs the headroom check screens at that batch size (the default excluded),
+    nearest first: a pure function of the shape, the pruned space and the server's defaults (no
+    measurement). For a tune to find at least what the check found (issue 19: at M >= 2048 the screen
+    beat what the fast strategy reached), a strategy can seed every size with these; the check's own
+    ranking of them, fastest first, is each `headroom_size` event's `screened_ranked`."""
+    return HeadroomPlan(shape, sizes, ops, space, defaults, catalogue).screened_candidates()
 
 
 # -- the verdict -------------------------------------------------------------------------------------------
@@ -497,10 +576,13 @@ def run_check(spec: Dict[str, Any], out) -> int:
 
         sched.precompile(screen)
         sched.measure(screen, record, simulated)
-        retime = plan.retime_units(measured)
-        state["total"] += len(retime)
-        sched.precompile(retime)
-        sched.measure(retime, record, simulated)
+        t_screen = time.time()
+        while True:
+            retime = plan.retime_units(measured)
+            if not retime:
+                break
+            state["total"] += len(retime)
+            sched.measure(retime, record, simulated)
         _progress(out, state, t0, sim)
         rows = plan.estimate(measured, floors)
         for r in rows:
