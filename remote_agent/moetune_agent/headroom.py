@@ -503,7 +503,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
     server_error = None
     if asked == "auto" and "server" not in cands:
         server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
-    cache_dir = tempfile.mkdtemp(prefix="moetune-headroom-")
+    cache_dir, cache_persistent = compile_cache_dir()
+    marks = {"start": t0}
+    cache_before = _entries(cache_dir)
     sched = None
     try:
         info = None
@@ -542,6 +544,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 sched.stop_precompile()
             break
         assert info is not None and backend is not None and sched is not None
+        marks["info"] = time.time()
         simulated = backend == "synthetic"
         sim = {"simulated": True} if simulated else {}
         extra = info.get("extra") or {}
@@ -574,9 +577,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 state["last"] = now
                 _progress(out, state, t0, sim)
 
-        sched.precompile(screen)
+        sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
         sched.measure(screen, record, simulated)
-        t_screen = time.time()
+        marks["screen"] = time.time()
         while True:
             retime = plan.retime_units(measured)
             if not retime:
@@ -584,6 +587,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
             state["total"] += len(retime)
             sched.measure(retime, record, simulated)
         _progress(out, state, t0, sim)
+        marks["retime"] = time.time()
         rows = plan.estimate(measured, floors)
         for r in rows:
             out.emit(dict({"type": "headroom_size"}, **dict(r, **sim)))
@@ -597,6 +601,14 @@ def run_check(spec: Dict[str, Any], out) -> int:
                        "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
                        "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
                        "floor_method": "torch copy/read probe" if backend != "synthetic" else "simulated",
+                       "timings": {"startup_s": round(marks["info"] - t0, 3),
+                                   "screen_s": round(marks["screen"] - marks["info"], 3),
+                                   "retime_s": round(marks["retime"] - marks["screen"], 3),
+                                   "screen_units": len(screen), "retime_units": len(measured) - len(screen),
+                                   "distinct_configs": len({(u.op, u.cfg) for u in screen}),
+                                   "precompile": dict(sched.precompile_stats),
+                                   "compile_cache": cache_dir if cache_persistent else None,
+                                   "compile_cache_entries_before": cache_before},
                        "ts": time.time()}, **sim))
         if all(r.get("gain") is None for r in rows):
             out.error("backend_failed", "the server's config could not be timed at any batch size")
@@ -611,7 +623,65 @@ def run_check(spec: Dict[str, Any], out) -> int:
     finally:
         if sched is not None:
             sched.close()
-        shutil.rmtree(cache_dir, ignore_errors=True)
+        if not cache_persistent:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def triton_version() -> Optional[str]:
+    """The installed Triton's version from its package metadata (no import: the check's main process
+    never loads torch or Triton), None when it is not installed."""
+    try:
+        from importlib import metadata
+        return metadata.version("triton")
+    except Exception:  # noqa: BLE001 - not installed, or metadata unreadable
+        return None
+
+
+def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
+    """-> (TRITON_CACHE_DIR for the check, persistent?). Persistent: <agent home>/triton_cache/<Triton
+    version> (runs.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
+    so a second check (and a tune that uses the same folder) loads the kernels an earlier one compiled
+    instead of compiling them again; Triton's own cache keys (source, specialisation, target) keep
+    kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
+    an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
+    folder, removed afterwards, as before."""
+    from .runs import home_dir
+
+    tv = triton_version()
+    if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":
+        path = os.path.join(home_dir(home), "triton_cache", "triton-" + tv)
+        try:
+            os.makedirs(path, exist_ok=True)
+            if os.access(path, os.W_OK):
+                return path, True
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="moetune-headroom-"), False
+
+
+def _entries(path: str) -> int:
+    try:
+        return len(os.listdir(path))
+    except OSError:
+        return 0
+
+
+def precompile_order(units: Sequence[Unit], per_m: bool = False) -> List[Unit]:
+    """The screen's units in the order their kernels go to the precompile pool: the first use of every
+    distinct config first (in the screen's order), then, where the backend compiles per batch size (the
+    server's kernel specialises on sizes), the other sizes of each config. Submitted in the screen's order,
+    the same config at several sizes went to several pool processes at once, each compiling the same
+    kernel before any had written it to the shared cache (the server path: 41 s on one H200, issue 19);
+    behind every first compile, a later size mostly finds it there."""
+    first, rest, seen = [], [], set()
+    for u in units:
+        k = (u.op, u.cfg)
+        if k in seen:
+            rest.append(u)
+        else:
+            seen.add(k)
+            first.append(u)
+    return first + (rest if per_m else [])
 
 
 def _progress(out, state, t0, sim):
