@@ -201,7 +201,8 @@ class HeadroomPlan(object):
             base = dataclasses.replace(d, USE_TMA=None)
             for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
                       dataclasses.replace(base, num_stages=base.num_stages + 2)):
-                if c in self._in_space.get((op, m), set()) and c != d and c not in out:
+                if c in self._in_space.get((op, m), set()) and _but_group(c) not in seen:
+                    seen.add(_but_group(c))
                     out.append(c)
         return out
 
