@@ -70,7 +70,11 @@ def evaluate(name, kind, leave_out=False, plan_options=None):
                                  catalogue=catalogue_without(name if leave_out else None), **(plan_options or {}))
     screen = plan.screen_units()
     measured = measure_all(be, screen)
-    measured += measure_all(be, plan.retime_units(measured))
+    while True:
+        retime = plan.retime_units(measured)
+        if not retime:
+            break
+        measured += measure_all(be, retime)
     rows = plan.estimate(measured)
     out = []
     for r in rows:

@@ -12,11 +12,14 @@ The screen (HeadroomPlan): per (op, batch size)
   * catalogue: the configs that won (or came within 1% of the winner) in every H200 landscape recorded in
     this repository (bench/headroom_catalogue.py regenerates CATALOGUE), nearest first in tokens per
     expert (M * topk / E: where the regime changes, FORMATS.md 7) and preferring the same weight size,
-    BLOCK_SIZE_M clamped to what the space allows at this size; NEAREST of them;
-  * the default's neighbours: its config with one or two more pipeline stages and with the other warps
-    count (at decode sizes the default tile is often right and only its pipeline is short);
-  then two interleaved re-timing rounds of the default and the two best screened (one round's medians
-    are noisy: the winner's curse, FORMATS.md 7).
+    BLOCK_SIZE_M clamped to what the space allows at this size; NEAREST of them, one per GROUP_SIZE_M
+    family (the variants time within noise of each other);
+  * the default's neighbours: its config with one or two more pipeline stages (at decode sizes the
+    default tile is often right and only its pipeline is short);
+  then re-timing (retime_units): round 1 the default and the two best screened, round 2 the default and
+    round 1's best, paired (one round's medians are noisy: the winner's curse, FORMATS.md 7), replays
+    scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
+    is ~5 units and ~1.4 kernels per size.
 Why this screen (bench/headroom_replay.py on the recorded landscapes): a catalogue chosen by tokens per
 expert reaches within 2% of the landscape's best at the recorded sizes where the default's own
 neighbourhood does not (the regime change above M ~ 128 moves the winner several axes away), and the
@@ -46,12 +49,17 @@ from .strategies.common import median
 from .work import Measurement, Unit
 
 SCREEN_ROUND = 0
-RETIME_ROUND = 1
+RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
-RETIME_REPLAYS = 3
-RETIME_ROUNDS = 2
-RETIME_TOP = 2
-NEAREST = 4
+RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
+NEAREST = 3            # catalogue configs per size
+GRAPH_CALLS = 10       # calls per timed replay (triton_backend.GRAPH_CALLS): a replay takes 10 x the call
+RETIME_TARGET_US = 12000.0   # timed GPU time per re-timing unit: replays = this / (GRAPH_CALLS x the call)
+RETIME_MIN_REPLAYS = 3
+RETIME_MAX_REPLAYS = 10
+NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
+                       # can flip a tie either way)
+CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
 TIE = 0.005            # a screened config within 0.5% of the default: the tune would keep the default
 NONE_BELOW = 1.02      # gain classes for the verdict
 LARGE_FROM = 1.10
@@ -131,6 +139,10 @@ def _wbytes(dtype: Optional[str]) -> int:
     return space_mod.element_bytes(dtype)[1]
 
 
+def _but_group(c: KernelConfig) -> tuple:
+    return (c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, c.BLOCK_SIZE_K, c.num_warps, c.num_stages)
+
+
 def tokens_per_expert(shape: Shape, m: int) -> float:
     return float(m) * shape.topk / max(1, shape.E)
 
@@ -166,7 +178,8 @@ class HeadroomPlan(object):
         return None
 
     def candidates(self, op: str, m: int) -> List[KernelConfig]:
-        """The screened configs at (op, m), the default excluded."""
+        """The screened configs at (op, m), the default excluded: the NEAREST catalogue configs by
+        tokens per expert, then the default's two pipeline neighbours (one and two more stages)."""
         t = max(tokens_per_expert(self.shape, m), 1e-6)
         wb = _wbytes(self.shape.dtype)
         d = self.defaults[(op, m)]
@@ -176,20 +189,30 @@ class HeadroomPlan(object):
             scored.append((dist, i, key))
         scored.sort()
         out = []  # type: List[KernelConfig]
+        # GROUP_SIZE_M variants of one config time within noise of each other in every recorded landscape
+        # (e.g. qwen3 M=16: g1, g64, g32 within 0.3%): one of them per screen slot, so the NEAREST slots
+        # hold different tiles / pipelines.
+        seen = {_but_group(d)}
         for _dist, _i, key in scored:
             if len(out) >= self.nearest:
                 break
             c = self._clamp(op, m, KernelConfig.from_key(key))
-            if c is not None and c != d and c not in out:
+            if c is not None and _but_group(c) not in seen:
+                seen.add(_but_group(c))
                 out.append(c)
         if self.neighbours:
             base = dataclasses.replace(d, USE_TMA=None)
             for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
-                      dataclasses.replace(base, num_stages=base.num_stages + 2),
-                      dataclasses.replace(base, num_warps=8 if base.num_warps == 4 else 4)):
-                if c in self._in_space.get((op, m), set()) and c != d and c not in out:
+                      dataclasses.replace(base, num_stages=base.num_stages + 2)):
+                if c in self._in_space.get((op, m), set()) and _but_group(c) not in seen:
+                    seen.add(_but_group(c))
                     out.append(c)
         return out
+
+    def screened_candidates(self) -> Dict[Tuple[str, int], List[KernelConfig]]:
+        """(op, m) -> the configs the screen times there (the default excluded): see the module
+        function screened_candidates()."""
+        return {(op, m): self.candidates(op, m) for m in self.sizes for op in self.ops}
 
     # -- the work --------------------------------------------------------------------------------------
     def screen_units(self) -> List[Unit]:
@@ -200,62 +223,110 @@ class HeadroomPlan(object):
                 units.extend(Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND) for c in self.candidates(op, m))
         return units
 
+    def _round_times(self, measured: Sequence[Measurement], op: str, m: int, rnd: int) -> Dict[KernelConfig, float]:
+        out = {}
+        for x in measured:
+            u = x.unit
+            if u.round == rnd and u.op == op and u.m == m and x.ok:
+                out[u.cfg] = x.median_us
+        return out
+
     def _screen_ranked(self, measured: Sequence[Measurement], op: str, m: int) -> List[KernelConfig]:
         d = self.defaults[(op, m)]
-        scores = {}
-        for x in measured:
-            u = x.unit
-            if u.round == SCREEN_ROUND and u.op == op and u.m == m and x.ok and u.cfg != d:
-                scores[u.cfg] = x.median_us
+        scores = {c: t for c, t in self._round_times(measured, op, m, SCREEN_ROUND).items() if c != d}
         return [c for c, _s in sorted(scores.items(), key=lambda kv: (kv[1], kv[0].key()))]
 
+    @staticmethod
+    def retime_replays(call_us: Optional[float]) -> int:
+        """Timed replays per re-timing unit: about RETIME_TARGET_US of timed GPU time (a small-M call is
+        cheap and noisy, so it gets more; a large-M call is expensive and steady)."""
+        if not call_us or call_us <= 0 or math.isinf(call_us):
+            return RETIME_MIN_REPLAYS
+        n = int(math.ceil(RETIME_TARGET_US / (GRAPH_CALLS * call_us)))
+        return max(RETIME_MIN_REPLAYS, min(RETIME_MAX_REPLAYS, n))
+
+    def _keys(self):
+        return [(op, m) for m in self.sizes for op in self.ops]
+
     def retime_units(self, measured: Sequence[Measurement]) -> List[Unit]:
-        """RETIME_ROUNDS interleaved rounds (round r of every size before round r + 1) of the default
-        and the RETIME_TOP best screened configs per (op, m)."""
+        """The next re-timing round, [] when none is due. Round 1 (RETIME_ROUND): the default and the
+        RETIME_TOP best screened, wherever a screened config beat the default or came within NEAR_TIE
+        of it. Round 2: the default and round 1's best challenger, where round 1 did not decide (a gain
+        below CLEAR): the paired second round is what keeps single-round luck (the winner's curse, small-M
+        noise) out of the estimate. Interleaved: every size's round before the next round."""
+        done = {x.unit.round for x in measured}
         units = []
-        keys = [(op, m) for m in self.sizes for op in self.ops if self._worth_retiming(measured, op, m)]
-        for r in range(RETIME_ROUNDS):
-            for op, m in keys:
-                for c in [self.defaults[(op, m)]] + self._screen_ranked(measured, op, m)[:RETIME_TOP]:
-                    units.append(Unit(op, c, m, RETIME_REPLAYS, RETIME_ROUND + r))
+        if RETIME_ROUND not in done:
+            for op, m in self._keys():
+                ranked = self._screen_ranked(measured, op, m)
+                if not self._worth_retiming(measured, op, m, ranked):
+                    continue
+                d = self.defaults[(op, m)]
+                st = self._round_times(measured, op, m, SCREEN_ROUND)
+                gain = st[d] / st[ranked[0]] if d in st and st[ranked[0]] > 0 else None
+                top = ranked[:1] if gain is not None and gain >= CLEAR else ranked[:RETIME_TOP]
+                reps = self.retime_replays(st.get(d, st.get(ranked[0])))
+                units.extend(Unit(op, c, m, reps, RETIME_ROUND) for c in [d] + top)
+            return units
+        if RETIME_ROUND + 1 in done:
+            return []
+        for op, m in self._keys():
+            d = self.defaults[(op, m)]
+            r1 = self._round_times(measured, op, m, RETIME_ROUND)
+            chal = sorted(((t, c.key(), c) for c, t in r1.items() if c != d))
+            if d not in r1 or not chal or r1[d] / chal[0][0] >= CLEAR:
+                continue
+            reps = next(x.unit.replays for x in measured if x.unit.round == RETIME_ROUND and x.unit.op == op
+                        and x.unit.m == m)
+            units.extend(Unit(op, c, m, reps, RETIME_ROUND + 1) for c in (d, chal[0][2]))
         return units
 
-    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int) -> bool:
-        """Not where the default beat every screened config (the estimate is 1.0 whatever the re-timing
-        says of the others): saves a third of the units at sizes where the server's config is good."""
-        d = self.defaults[(op, m)]
-        dt = [x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
-              and x.unit.m == m and x.unit.cfg == d and x.ok]
-        ranked = self._screen_ranked(measured, op, m)
+    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int,
+                        ranked: Optional[List[KernelConfig]] = None) -> bool:
+        """Not where the default beat every screened config by more than NEAR_TIE (the estimate is 1.0
+        whatever a re-timing says of the others)."""
+        ranked = self._screen_ranked(measured, op, m) if ranked is None else ranked
         if not ranked:
             return False
-        if not dt:
+        st = self._round_times(measured, op, m, SCREEN_ROUND)
+        d = self.defaults[(op, m)]
+        if d not in st:
             return True
-        best = min(x.median_us for x in measured if x.unit.round == SCREEN_ROUND and x.unit.op == op
-                   and x.unit.m == m and x.unit.cfg == ranked[0] and x.ok)
-        return best < dt[0]
+        return st[ranked[0]] < st[d] * (1.0 + NEAR_TIE)
 
     # -- the estimate ----------------------------------------------------------------------------------
-    def _times(self, measured: Sequence[Measurement], op: str, m: int) -> Dict[KernelConfig, float]:
-        """config -> its time: the median of its re-timing rounds' medians, else its screening median."""
-        by_round = {}  # type: Dict[KernelConfig, List[float]]
-        screen = {}  # type: Dict[KernelConfig, float]
-        for x in measured:
-            u = x.unit
-            if u.op != op or u.m != m or not x.ok:
-                continue
-            if u.round >= RETIME_ROUND:
-                by_round.setdefault(u.cfg, []).append(x.median_us)
-            else:
-                screen[u.cfg] = x.median_us
-        if by_round:
-            return {c: median(v) for c, v in by_round.items()}
-        return screen
+    def _best(self, measured: Sequence[Measurement], op: str, m: int):
+        """-> (default time, best challenger's time, best challenger, gain) from the deepest evidence:
+        round 2 (paired with round 1: the geometric mean of the two rounds' ratios), else round 1, else
+        the screen."""
+        d = self.defaults[(op, m)]
+        r1 = self._round_times(measured, op, m, RETIME_ROUND)
+        r2 = self._round_times(measured, op, m, RETIME_ROUND + 1)
+        scr = self._round_times(measured, op, m, SCREEN_ROUND)
+        for times in (r2, r1, scr):
+            if d in times and len(times) > 1:
+                break
+        else:
+            times = r1 if d in r1 else scr
+        dt = times.get(d)
+        chal = sorted(((t, c.key(), c) for c, t in times.items() if c != d))
+        if dt is None:
+            return None, (chal[0][0] if chal else None), (chal[0][2] if chal else None), None
+        if not chal:
+            return dt, None, None, 1.0
+        bt, _k, bc = chal[0]
+        gain = dt / bt
+        if times is r2 and d in r1 and bc in r1:
+            gain = math.sqrt(gain * r1[d] / r1[bc])
+            dt = math.sqrt(dt * r1[d])
+            bt = dt / gain
+        return dt, bt, bc, gain
 
     def estimate(self, measured: Sequence[Measurement],
                  floors: Optional[Dict[Tuple[str, int], Optional[float]]] = None) -> List[dict]:
         """One row per batch size: default_us, best_us (the best re-timed, the default when nothing beat
-        it), gain, floor_us, bound (default / floor), screened / failed counts, the configs."""
+        it by more than TIE), gain, floor_us, bound (default / floor), screened / failed counts, the
+        configs, and the screened configs fastest first (`screened`)."""
         floors = floors or {}
         rows = []
         for m in self.sizes:
@@ -265,22 +336,21 @@ class HeadroomPlan(object):
             ok = True
             per_op = {}
             screened = failed = 0
+            ranked_all = {}
             for op in self.ops:
                 dcfg = self.defaults[(op, m)]
-                times = self._times(measured, op, m)
                 screened += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
                                 and x.unit.round == SCREEN_ROUND)
                 failed += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
                               and x.unit.round == SCREEN_ROUND and not x.ok)
-                d = times.get(dcfg)
-                chal = [(t, c) for c, t in times.items() if c != dcfg]
-                best_t, best_c = min(chal, key=lambda tc: (tc[0], tc[1].key())) if chal else (None, None)
+                ranked_all[op] = [c.key() for c in self._screen_ranked(measured, op, m)]
+                d, best_t, best_c, gain = self._best(measured, op, m)
                 if d is None:
                     ok = False
                     per_op[op] = {"default": dcfg.as_dict(), "default_us": None,
                                   "best": best_c.as_dict() if best_c else None, "best_us": best_t}
                     continue
-                if best_t is None or best_t >= d * (1.0 - TIE):
+                if best_t is None or gain is None or gain <= 1.0 / (1.0 - TIE):
                     best_t, best_c = d, dcfg
                 d_sum += d
                 b_sum += best_t
@@ -288,7 +358,8 @@ class HeadroomPlan(object):
                 floor = floor + f if (f is not None and floor is not None) else None
                 per_op[op] = {"default": dcfg.as_dict(), "default_us": d, "best": best_c.as_dict(),
                               "best_us": best_t, "best_is_default": best_c == dcfg}
-            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed}
+            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed,
+                   "screened_ranked": ranked_all}
             if ok and b_sum > 0:
                 row.update(default_us=round(d_sum, 3), best_us=round(b_sum, 3), gain=round(d_sum / b_sum, 4))
             else:
@@ -304,6 +375,18 @@ class HeadroomPlan(object):
                 row["best_config"] = one.get("best")
             rows.append(row)
         return rows
+
+
+def screened_candidates(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
+                        space: Dict[Tuple[str, int], Sequence[KernelConfig]],
+                        defaults: Dict[Tuple[str, int], KernelConfig],
+                        catalogue: Sequence[tuple] = CATALOGUE) -> Dict[Tuple[str, int], List[KernelConfig]]:
+    """(op, m) -> the configs the headroom check screens at that batch size (the default excluded),
+    nearest first: a pure function of the shape, the pruned space and the server's defaults (no
+    measurement). For a tune to find at least what the check found (issue 19: at M >= 2048 the screen
+    beat what the fast strategy reached), a strategy can seed every size with these; the check's own
+    ranking of them, fastest first, is each `headroom_size` event's `screened_ranked`."""
+    return HeadroomPlan(shape, sizes, ops, space, defaults, catalogue).screened_candidates()
 
 
 # -- the verdict -------------------------------------------------------------------------------------------
@@ -424,7 +507,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
     server_error = None
     if asked == "auto" and "server" not in cands:
         server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
-    cache_dir = tempfile.mkdtemp(prefix="moetune-headroom-")
+    cache_dir, cache_persistent = compile_cache_dir()
+    marks = {"start": t0}
+    cache_before = _entries(cache_dir)
     sched = None
     try:
         info = None
@@ -463,6 +548,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 sched.stop_precompile()
             break
         assert info is not None and backend is not None and sched is not None
+        marks["info"] = time.time()
         simulated = backend == "synthetic"
         sim = {"simulated": True} if simulated else {}
         extra = info.get("extra") or {}
@@ -495,13 +581,17 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 state["last"] = now
                 _progress(out, state, t0, sim)
 
-        sched.precompile(screen)
+        sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
         sched.measure(screen, record, simulated)
-        retime = plan.retime_units(measured)
-        state["total"] += len(retime)
-        sched.precompile(retime)
-        sched.measure(retime, record, simulated)
+        marks["screen"] = time.time()
+        while True:
+            retime = plan.retime_units(measured)
+            if not retime:
+                break
+            state["total"] += len(retime)
+            sched.measure(retime, record, simulated)
         _progress(out, state, t0, sim)
+        marks["retime"] = time.time()
         rows = plan.estimate(measured, floors)
         for r in rows:
             out.emit(dict({"type": "headroom_size"}, **dict(r, **sim)))
@@ -515,6 +605,14 @@ def run_check(spec: Dict[str, Any], out) -> int:
                        "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
                        "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
                        "floor_method": "torch copy/read probe" if backend != "synthetic" else "simulated",
+                       "timings": {"startup_s": round(marks["info"] - t0, 3),
+                                   "screen_s": round(marks["screen"] - marks["info"], 3),
+                                   "retime_s": round(marks["retime"] - marks["screen"], 3),
+                                   "screen_units": len(screen), "retime_units": len(measured) - len(screen),
+                                   "distinct_configs": len({(u.op, u.cfg) for u in screen}),
+                                   "precompile": dict(sched.precompile_stats),
+                                   "compile_cache": cache_dir if cache_persistent else None,
+                                   "compile_cache_entries_before": cache_before},
                        "ts": time.time()}, **sim))
         if all(r.get("gain") is None for r in rows):
             out.error("backend_failed", "the server's config could not be timed at any batch size")
@@ -529,7 +627,65 @@ def run_check(spec: Dict[str, Any], out) -> int:
     finally:
         if sched is not None:
             sched.close()
-        shutil.rmtree(cache_dir, ignore_errors=True)
+        if not cache_persistent:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def triton_version() -> Optional[str]:
+    """The installed Triton's version from its package metadata (no import: the check's main process
+    never loads torch or Triton), None when it is not installed."""
+    try:
+        from importlib import metadata
+        return metadata.version("triton")
+    except Exception:  # noqa: BLE001 - not installed, or metadata unreadable
+        return None
+
+
+def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
+    """-> (TRITON_CACHE_DIR for the check, persistent?). Persistent: <agent home>/triton_cache/<Triton
+    version> (runs.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
+    so a second check (and a tune that uses the same folder) loads the kernels an earlier one compiled
+    instead of compiling them again; Triton's own cache keys (source, specialisation, target) keep
+    kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
+    an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
+    folder, removed afterwards, as before."""
+    from .runs import home_dir
+
+    tv = triton_version()
+    if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":
+        path = os.path.join(home_dir(home), "triton_cache", "triton-" + tv)
+        try:
+            os.makedirs(path, exist_ok=True)
+            if os.access(path, os.W_OK):
+                return path, True
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="moetune-headroom-"), False
+
+
+def _entries(path: str) -> int:
+    try:
+        return len(os.listdir(path))
+    except OSError:
+        return 0
+
+
+def precompile_order(units: Sequence[Unit], per_m: bool = False) -> List[Unit]:
+    """The screen's units in the order their kernels go to the precompile pool: the first use of every
+    distinct config first (in the screen's order), then, where the backend compiles per batch size (the
+    server's kernel specialises on sizes), the other sizes of each config. Submitted in the screen's order,
+    the same config at several sizes went to several pool processes at once, each compiling the same
+    kernel before any had written it to the shared cache (the server path: 41 s on one H200, issue 19);
+    behind every first compile, a later size mostly finds it there."""
+    first, rest, seen = [], [], set()
+    for u in units:
+        k = (u.op, u.cfg)
+        if k in seen:
+            rest.append(u)
+        else:
+            seen.add(k)
+            first.append(u)
+    return first + (rest if per_m else [])
 
 
 def _progress(out, state, t0, sim):
