@@ -45,7 +45,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import space as space_mod
 from .backends.base import KernelConfig, Shape
-from .strategies.common import median
 from .work import Measurement, Unit
 
 SCREEN_ROUND = 0
