@@ -33,7 +33,19 @@ for e in entries:
         elif a != "-Winvalid-pch" and not (a.startswith("-include") and "cmake_pch" in a):
             kept.append(a)
     e["arguments"] = kept
-json.dump(entries, open(sys.argv[2], "w"))
+# A unity build compiles batches (unity_N_cxx.cxx, which #include the sources): each source gets its
+# batch's command, so every file is checked on its own, as without unity.
+out = []
+for e in entries:
+    unity = e["file"]
+    if "/Unity/unity_" not in unity:
+        out.append(e)
+        continue
+    with open(unity, encoding="utf-8") as f:
+        sources = [l.split('"')[1] for l in f if l.startswith("#include \"")]
+    for src in sources:
+        out.append(dict(e, file=src, arguments=[src if a == unity or unity.endswith("/" + a) else a for a in e["arguments"]]))
+json.dump(out, open(sys.argv[2], "w"))
 PY
 log=$build/clang-tidy.log
 # One process per file, in parallel; each prints its diagnostics (quiet otherwise).
