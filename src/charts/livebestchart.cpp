@@ -47,10 +47,6 @@ double LiveBestChart::niceTickStep(double span) {
     return 10 * power;
 }
 
-namespace {
-
-} // namespace
-
 LiveBestChart::LiveBestChart(QWidget *parent)
     : QWidget(parent)
     , m_view(new QChartView(this))

@@ -94,18 +94,19 @@ int DiagnoseCommand::run(const QStringList &args) {
         format = Format::Markdown;
     else if (formatName != u"text"_s)
         return Console::fail(u"diagnose"_s, u"unknown --format '"_s + parser.value(formatOption) +
-                    u"'; use text, json or markdown."_s);
+                                                u"'; use text, json or markdown."_s);
 
     bool evidenceOk = false;
     const int maxEvidence = parser.value(evidenceOption).toInt(&evidenceOk);
     if (!evidenceOk || maxEvidence < 0)
         return Console::fail(u"diagnose"_s, u"--evidence wants a number of lines (0 for all), not '"_s +
-                    parser.value(evidenceOption) + u"'."_s);
+                                                parser.value(evidenceOption) + u"'."_s);
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1)
-        return Console::fail(u"diagnose"_s, u"give one log at a time (got %1 arguments: %2)."_s.arg(positional.size())
-                        .arg(positional.join(u' ')));
+        return Console::fail(u"diagnose"_s,
+                             u"give one log at a time (got %1 arguments: %2)."_s.arg(positional.size())
+                                 .arg(positional.join(u' ')));
 
     // Rules: built-in, the user's own folder, and --rules DIR. A broken rule file is reported, not fatal.
     QStringList ruleErrors;
@@ -152,7 +153,8 @@ int DiagnoseCommand::run(const QStringList &args) {
         diagnosis = std::move(*result);
     } else if (positional.isEmpty() || positional.first() == u"-"_s) {
         if (positional.isEmpty() && Console::stdinIsTerminal())
-            return Console::fail(u"diagnose"_s, 
+            return Console::fail(
+                u"diagnose"_s,
                 u"no log given. Pass a FILE, or pipe a log in: 'moetune-cli diagnose - < server.log'. "
                 u"Run 'moetune-cli diagnose --help' for more."_s);
         label = u"stdin"_s;
@@ -167,12 +169,15 @@ int DiagnoseCommand::run(const QStringList &args) {
         if (!info.exists())
             return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': no such file."_s);
         if (info.isDir())
-            return Console::fail(u"diagnose"_s, u"'"_s + path + u"' is a directory; pass a log file inside it."_s);
+            return Console::fail(u"diagnose"_s,
+                                 u"'"_s + path + u"' is a directory; pass a log file inside it."_s);
         if (info.isFile()) {
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly))
-                return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': "_s + file.errorString() +
-                            (info.isReadable() ? QString() : u" (check its permissions)"_s) + u'.');
+                return Console::fail(u"diagnose"_s,
+                                     u"cannot read '"_s + path + u"': "_s + file.errorString() +
+                                         (info.isReadable() ? QString() : u" (check its permissions)"_s) +
+                                         u'.');
             if (const LogSniff sniff = LogSniff::check(file.read(LogSniff::headBytes)); !sniff.isText())
                 return Console::fail(u"diagnose"_s, sniff.problem(u"'"_s + path + u"'"_s));
             file.close();
@@ -182,7 +187,7 @@ int DiagnoseCommand::run(const QStringList &args) {
             const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
             if (fd < 0)
                 return Console::fail(u"diagnose"_s, u"cannot read '"_s + path + u"': "_s +
-                            QString::fromLocal8Bit(std::strerror(errno)) + u'.');
+                                                        QString::fromLocal8Bit(std::strerror(errno)) + u'.');
             FdDevice in(fd, true);
             if (const LogSniff sniff = LogSniff::check(in.head(LogSniff::headBytes)); !sniff.isText())
                 return Console::fail(u"diagnose"_s, sniff.problem(u"'"_s + path + u"'"_s));

@@ -138,15 +138,19 @@ int ProbeCommand::run(const QStringList &args) {
     }
     const QString fmt = parser.value(format).toLower();
     if (fmt != u"text"_s && fmt != u"json"_s)
-        return Console::fail(u"probe"_s, u"unknown --format '%1'; use text or json."_s.arg(parser.value(format)));
+        return Console::fail(u"probe"_s,
+                             u"unknown --format '%1'; use text or json."_s.arg(parser.value(format)));
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return Console::fail(u"probe"_s, positional.isEmpty() ? u"no HOST given. Example: moetune-cli probe gpu-7 (or 'local')."_s
-                                         : u"give one HOST (got %1)."_s.arg(positional.join(u' ')));
+        return Console::fail(u"probe"_s,
+                             positional.isEmpty()
+                                 ? u"no HOST given. Example: moetune-cli probe gpu-7 (or 'local')."_s
+                                 : u"give one HOST (got %1)."_s.arg(positional.join(u' ')));
     bool ok = false;
     const int seconds = parser.value(timeout).toInt(&ok);
     if (!ok || seconds <= 0)
-        return Console::fail(u"probe"_s, u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
+        return Console::fail(
+            u"probe"_s, u"--timeout wants a number of seconds > 0 (got '%1')."_s.arg(parser.value(timeout)));
 
     QString error;
     auto host = resolveHost(positional.first(), &error);

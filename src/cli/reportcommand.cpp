@@ -22,7 +22,6 @@ namespace moetune::cli {
 
 MOETUNE_REGISTER_COMMAND(ReportCommand)
 
-
 QString ReportCommand::name() const {
     return u"report"_s;
 }
@@ -85,7 +84,8 @@ int ReportCommand::run(const QStringList &args) {
             for (const auto &r : ws->runs())
                 ids.append(r.runId);
             return Console::fail(u"report"_s, u"no run '%1' in %2; it has: %3."_s.arg(
-                parser.value(runOption), QDir::toNativeSeparators(where), ids.join(u", "_s)));
+                                                  parser.value(runOption), QDir::toNativeSeparators(where),
+                                                  ids.join(u", "_s)));
         }
     } else if (ws->runs().size() > 1) {
         Console::err(u"moetune-cli report: %1 holds %2 runs; reporting %3, %4 (--run ID for another).\n"_s

@@ -14,7 +14,6 @@ namespace moetune::cli {
 
 MOETUNE_REGISTER_COMMAND(TrustHostCommand)
 
-
 QString TrustHostCommand::name() const {
     return u"trust-host"_s;
 }
@@ -38,7 +37,8 @@ int TrustHostCommand::run(const QStringList &args) {
                                          u"The SHA256 fingerprint you expect (SHA256:...)."_s, u"FP"_s);
     parser.addOption(fingerprint);
     if (!parser.parse(args))
-        return Console::fail(u"trust-host"_s, parser.errorText() + u". Run 'moetune-cli trust-host --help'."_s);
+        return Console::fail(u"trust-host"_s,
+                             parser.errorText() + u". Run 'moetune-cli trust-host --help'."_s);
     if (parser.isSet(u"help"_s)) {
         QString help = parser.helpText();
         const qsizetype options = help.indexOf(u" [options]"_s);
@@ -71,7 +71,8 @@ int TrustHostCommand::run(const QStringList &args) {
     }
     if (unknown)
         return Console::fail(u"trust-host"_s, u"%1 offers the %2 key %3, not %4; nothing was recorded."_s.arg(
-            host->label(), session.seenKeyType(), session.seenFingerprint(), options.expectFingerprint));
+                                                  host->label(), session.seenKeyType(),
+                                                  session.seenFingerprint(), options.expectFingerprint));
     if (ok) {
         Console::out(u"The host key of %1 is already known; nothing to do.\n"_s.arg(host->label()));
         return ExitClean;

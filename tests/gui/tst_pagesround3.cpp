@@ -257,9 +257,9 @@ private slots:
         auto *x = qobject_cast<QValueAxis *>(axes.first());
         QVERIFY(x);
         QStringList labels;
-        for (double v = x->min(); v <= x->max() + 1e-9; v += x->tickType() == QValueAxis::TicksDynamic
-                                                               ? x->tickInterval()
-                                                               : (x->max() - x->min()) / (x->tickCount() - 1))
+        for (double v = x->min(); v <= x->max() + 1e-9;
+             v += x->tickType() == QValueAxis::TicksDynamic ? x->tickInterval()
+                                                            : (x->max() - x->min()) / (x->tickCount() - 1))
             labels.append(QString::asprintf("%d", int(std::lround(v))));
         QVERIFY2(labels.removeDuplicates() == 0, qPrintable(labels.join(u' ')));
         QVERIFY(labels.size() >= 2);

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/rule.h"
-#include "core/util/errorout.h"
 #include "core/moe/precompiledregex.h"
+#include "core/util/errorout.h"
 
 #include <QJsonValue>
 
@@ -60,8 +60,9 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         return std::nullopt;
     r.pattern = QRegularExpression(pattern);
     if (!r.pattern.isValid()) {
-        failWith(error, where + u": the pattern is not a valid regular expression ("_s + r.pattern.errorString() +
-                        u" at offset "_s + QString::number(r.pattern.patternErrorOffset()) + u")."_s);
+        failWith(error, where + u": the pattern is not a valid regular expression ("_s +
+                            r.pattern.errorString() + u" at offset "_s +
+                            QString::number(r.pattern.patternErrorOffset()) + u")."_s);
         return std::nullopt;
     }
     r.prefilter = prefilter.toUtf8();
@@ -90,13 +91,14 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         return std::nullopt;
     }
     if (!kernelRule && (!r.moeScheme.isEmpty() || !r.moeLayers.isEmpty() || !r.moeN.isEmpty())) {
-        failWith(error, where + u": moe_scheme, moe_layers and moe_n describe a \"moe_kernel\" rule; give its "
+        failWith(error, where +
+                            u": moe_scheme, moe_layers and moe_n describe a \"moe_kernel\" rule; give its "
                             "moe_kernel (the backend name, e.g. \"{1}\")."_s);
         return std::nullopt;
     }
     if (!r.joins.isEmpty() && r.joinText.isEmpty()) {
         failWith(error, where + u": a rule that joins \""_s + r.joins +
-                        u"\" needs a \"join_text\" to add to that finding's title."_s);
+                            u"\" needs a \"join_text\" to add to that finding's title."_s);
         return std::nullopt;
     }
     r.pattern.optimize();

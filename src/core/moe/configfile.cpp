@@ -44,8 +44,8 @@ QString position(const QByteArray &json, qsizetype offset) {
 
 bool parseEntry(const QString &key, const QJsonValue &value, KernelConfig *out, QString *error) {
     if (!value.isObject())
-        return failWith(error,
-                    u"The value of batch size \""_s + key + u"\" is not an object of kernel parameters."_s);
+        return failWith(error, u"The value of batch size \""_s + key +
+                                   u"\" is not an object of kernel parameters."_s);
     const QJsonObject o = value.toObject();
     struct Field {
         QLatin1StringView name;
@@ -65,11 +65,11 @@ bool parseEntry(const QString &key, const QJsonValue &value, KernelConfig *out, 
         const std::optional<int> i = toInt(v);
         if (!i)
             return failWith(error,
-                        where + u" must be an integer, not "_s +
-                            QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                .mid(1)
-                                .chopped(1) +
-                            u'.');
+                            where + u" must be an integer, not "_s +
+                                QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+                                    .mid(1)
+                                    .chopped(1) +
+                                u'.');
         if (*i < 1)
             return failWith(error, where + u" must be at least 1, not "_s + QString::number(*i) + u'.');
         if (f.powerOfTwo && !isPowerOfTwo(*i))
@@ -121,7 +121,7 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
         failWith(error,
-             u"Not valid JSON ("_s + pe.errorString() + u" at "_s + position(json, pe.offset) + u")."_s);
+                 u"Not valid JSON ("_s + pe.errorString() + u" at "_s + position(json, pe.offset) + u")."_s);
         return std::nullopt;
     }
     if (!doc.isObject()) {
@@ -144,7 +144,7 @@ std::optional<ConfigFile> ConfigFile::parse(const QByteArray &json, QString *err
         const int m = key.toInt(&ok);
         if (!ok || m < 1 || key != QString::number(m)) {
             failWith(error, u"Key \""_s + key +
-                            u"\" is not a batch size (a positive decimal integer such as \"64\")."_s);
+                                u"\" is not a batch size (a positive decimal integer such as \"64\")."_s);
             return std::nullopt;
         }
         KernelConfig config;

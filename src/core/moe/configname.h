@@ -49,7 +49,8 @@ struct ConfigName {
     // finding all ask "is this the file of that shape" this one way.
     bool sameShape(const ConfigName &other) const {
         return experts == other.experts && n == other.n && deviceName == other.deviceName &&
-               dtype == other.dtype && blockShape == other.blockShape && perChannelQuant == other.perChannelQuant;
+               dtype == other.dtype && blockShape == other.blockShape &&
+               perChannelQuant == other.perChannelQuant;
     }
 };
 

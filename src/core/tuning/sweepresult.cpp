@@ -68,8 +68,8 @@ bool parseEntries(const QJsonValue &v, const QString &what, QList<SweepEntry> *o
         SweepEntry e;
         const auto op = sweepOpFromName(o.value("op"_L1).toString());
         if (!op)
-            return failWith(error,
-                        u"result.json: %1[%2].op must be \"both\", \"up\" or \"down\""_s.arg(what).arg(i));
+            return failWith(
+                error, u"result.json: %1[%2].op must be \"both\", \"up\" or \"down\""_s.arg(what).arg(i));
         e.op = *op;
         e.m = o.value("m"_L1).toInt();
         if (withConfig) {
@@ -111,7 +111,7 @@ std::optional<SweepResult> SweepResult::fromJson(const QJsonObject &o, QString *
     }
     if (o.value("version"_L1).toInt() != 1) {
         failWith(error, u"result.json has version %1; this build reads version 1 (update moetune)"_s.arg(
-                        o.value("version"_L1).toVariant().toString()));
+                            o.value("version"_L1).toVariant().toString()));
         return std::nullopt;
     }
     SweepResult r;

@@ -16,7 +16,6 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-
 std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
     const QDir d(path);
     if (!d.exists()) {
@@ -59,8 +58,8 @@ std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
     }
     if (ws.m_runs.isEmpty() && !marker.exists()) {
         failWith(error,
-             u"%1 holds no tuning runs (no folder with a result.json, events.jsonl or spec.json)"_s.arg(
-                 QDir::toNativeSeparators(path)));
+                 u"%1 holds no tuning runs (no folder with a result.json, events.jsonl or spec.json)"_s.arg(
+                     QDir::toNativeSeparators(path)));
         return std::nullopt;
     }
     std::stable_sort(ws.m_runs.begin(), ws.m_runs.end(), [](const WorkspaceRun &a, const WorkspaceRun &b) {
@@ -83,7 +82,7 @@ std::optional<Workspace> Workspace::create(const QString &path, const QString &n
                 .toJson();
         if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
             failWith(error,
-                 u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(markerPath), f.errorString()));
+                     u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(markerPath), f.errorString()));
             return std::nullopt;
         }
     }

@@ -54,7 +54,8 @@ std::optional<QJsonObject> readObject(const QString &path, QString *error) {
 bool writeFile(const QString &path, const QByteArray &bytes, QString *error) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return failWith(error, u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString()));
+        return failWith(error,
+                        u"Could not write %1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString()));
     return true;
 }
 
@@ -78,7 +79,7 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     }
     if (!looksLikeRun(dir)) {
         failWith(error, u"%1 is not a tuning run: it has no result.json, events.jsonl or spec.json"_s.arg(
-                        QDir::toNativeSeparators(dir)));
+                            QDir::toNativeSeparators(dir)));
         return std::nullopt;
     }
     WorkspaceRun run;
@@ -138,8 +139,8 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
         run.result = builder.result();
         if (run.events.isEmpty() && run.spec.isEmpty()) {
             failWith(error, why.isEmpty() ? u"%1 holds no readable result, events or spec"_s.arg(
-                                            QDir::toNativeSeparators(dir))
-                                      : why);
+                                                QDir::toNativeSeparators(dir))
+                                          : why);
             return std::nullopt;
         }
     }
@@ -197,7 +198,7 @@ bool WorkspaceRun::appendEvents(const QString &dir, const QByteArray &lines, QSt
     QFile f(QDir(dir).filePath(u"events.jsonl"_s));
     if (!f.open(QIODevice::WriteOnly | QIODevice::Append) || f.write(lines) != lines.size())
         return failWith(error, u"Could not append to %1: %2"_s.arg(QDir::toNativeSeparators(f.fileName()),
-                                                               f.errorString()));
+                                                                   f.errorString()));
     return true;
 }
 
