@@ -53,13 +53,17 @@ def fp8_server_blocker(upstream):
 
 
 class Agent(object):
-    def __init__(self, cmd, env):
+    """One agent command line (the source tree or a pyz) run to its end: (rc, events, stderr). Shared by the
+    benchmarks (tools/user_path_bench.py too)."""
+
+    def __init__(self, cmd, env, cwd=None):
         self.cmd = cmd
         self.env = env
+        self.cwd = cwd
 
     def run(self, args, timeout=None):
         p = subprocess.run(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
-                           timeout=timeout, check=False)
+                           timeout=timeout, check=False, cwd=self.cwd)
         events = []
         for line in p.stdout.decode("utf-8", "replace").splitlines():
             try:

@@ -40,6 +40,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_ROOT = os.path.dirname(HERE)
 REPO = os.path.dirname(AGENT_ROOT)
+sys.path.insert(0, os.path.join(AGENT_ROOT, "bench"))
+from headroom_bench import Agent  # noqa: E402  (the benchmarks' one way to run an agent command)
 
 QWEN3 = {"E": 128, "N": 768, "K": 2048, "topk": 8}
 ROWS = {
@@ -182,23 +184,6 @@ def breakdown(t_spawn, t_end, run_dir, events):
     return st
 
 
-class Agent(object):
-    def __init__(self, cmd, env):
-        self.cmd = cmd
-        self.env = env
-
-    def call(self, args, timeout=None):
-        p = subprocess.run(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
-                           timeout=timeout, cwd=AGENT_ROOT)
-        evs = []
-        for line in p.stdout.decode("utf-8", "replace").splitlines():
-            try:
-                evs.append(json.loads(line))
-            except ValueError:
-                pass
-        return p.returncode, evs, p.stderr.decode("utf-8", "replace")
-
-
 def spec_of(row, synthetic, sizes_override=None):
     r = ROWS[row]
     spec = dict(QWEN3, framework=r["framework"], backend="synthetic" if synthetic else r["backend"], ops=r["ops"],
@@ -230,14 +215,14 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
         if not os.path.isdir(tree):
             return {"row": row, "error": "no upstream tree %s" % tree}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(tree), os.environ.get("PYTHONPATH")) if p)
-    agent = Agent([sys.executable, pyz], env)
+    agent = Agent([sys.executable, pyz], env, cwd=AGENT_ROOT)
     spec = spec_of(row, synthetic, sizes_override)
     sp = os.path.join(work, "spec-%s.json" % row)
     with open(sp, "w", encoding="utf-8") as f:
         json.dump(spec, f)
     cache_before = cache_entries(home)
     t_spawn = time.time()
-    rc, evs, err = agent.call(["tune", sp, "--new"], timeout=300)
+    rc, evs, err = agent.run(["tune", sp, "--new"], timeout=300)
     started = [e for e in evs if e.get("type") == "run_started"]
     if rc != 0 or not started:
         return {"row": row, "error": "tune rc=%s: %s %s" % (rc, json.dumps(evs)[-800:], err[-800:])}
@@ -250,7 +235,7 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     while p.poll() is None:
         if cap_s and time.time() - t_spawn > cap_s and not capped:
             capped = True
-            agent.call(["cancel", run_id], timeout=60)
+            agent.run(["cancel", run_id], timeout=60)
         time.sleep(0.1)
     t_end = time.time()
     evs = read_events(run_dir)
