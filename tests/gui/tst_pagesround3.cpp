@@ -271,6 +271,9 @@ private slots:
         QVERIFY2(need <= room, qPrintable(u"y title %1 px, plot %2 px"_s.arg(need).arg(room)));
         for (int span : {0, 1, 3, 6, 17, 99, 240, 1234})
             QVERIFY(span / LiveBestChart::niceTickStep(span) <= 6);
+        // A tool, not a check: MOETUNE_SHOTS_DIR=folder saves this window (the chart as a user sees it).
+        if (const QString dir = qEnvironmentVariable("MOETUNE_SHOTS_DIR"); !dir.isEmpty())
+            m_window->grab().save(dir + u"/tune-live-chart-1024x640.png"_s);
     }
 
     // "Also": the progress bar and the per-GPU counts count the same units; "N failed" says what failed.
