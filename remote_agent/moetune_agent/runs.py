@@ -103,10 +103,12 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
 
 
 def prune_compile_caches(top: str, keep: int = COMPILE_CACHE_KEEP) -> List[str]:
-    """Remove the Triton-version folders beyond the `keep` most recently used; -> the removed paths."""
+    """Remove the Triton-version folders beyond the `keep` most recently used; -> the removed paths. Only
+    real folders: a symlink planted under that name is neither followed nor removed."""
     import shutil
     try:
-        names = [n for n in os.listdir(top) if n.startswith("triton-") and os.path.isdir(os.path.join(top, n))]
+        names = [n for n in os.listdir(top) if n.startswith("triton-") and os.path.isdir(os.path.join(top, n))
+                 and not os.path.islink(os.path.join(top, n))]
     except OSError:
         return []
     names.sort(key=lambda n: os.path.getmtime(os.path.join(top, n)), reverse=True)

@@ -68,6 +68,20 @@ class HostCacheFolder(unittest.TestCase):
         left = sorted(os.listdir(os.path.join(self.home, runs.COMPILE_CACHE)))
         self.assertEqual(left, sorted(os.path.basename(p) for p in paths[-runs.COMPILE_CACHE_KEEP:]))
 
+    def test_prune_leaves_a_planted_symlink_and_its_target(self):
+        top = os.path.join(self.home, runs.COMPILE_CACHE)
+        os.makedirs(top)
+        outside = os.path.join(self.home, "precious")
+        os.makedirs(outside)
+        with open(os.path.join(outside, "keep.txt"), "w") as f:
+            f.write("x")
+        link = os.path.join(top, "triton-0.0.1")
+        os.symlink(outside, link)
+        os.utime(link, (1, 1), follow_symlinks=False)
+        self.assertEqual(runs.prune_compile_caches(top, keep=0), [])
+        self.assertTrue(os.path.islink(link))
+        self.assertTrue(os.path.isfile(os.path.join(outside, "keep.txt")))
+
     def test_scheduler_takes_the_host_cache_over_its_private_folder(self):
         private = os.path.join(self.home, "private")
         os.environ["MOETUNE_COMPILE_CACHE"] = "1"
