@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cli/command.h"
+
 #include <QByteArrayView>
 #include <QString>
 
@@ -19,7 +21,7 @@ public:
     static void errControl(const QString &sequence); // "\r\x1b[K" of a progress line, nothing from a host
     static QString safe(QStringView text);
     // "moetune-cli <command>: <message>" on stderr; returns `code` (a usage error unless said otherwise).
-    static int fail(const QString &command, const QString &message, int code = 2);
+    static int fail(const QString &command, const QString &message, int code = ExitUsage);
     static bool stdoutIsTerminal();
     static bool stderrIsTerminal();
     static bool stdinIsTerminal();
