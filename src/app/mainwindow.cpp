@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
 
-#include "app/appresources.h"
+#include "app/widgets/appresources.h"
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostregistry.h"
@@ -11,7 +11,7 @@
 #include "app/tune/tunepage.h"
 #include "remote/hostsession.h"
 
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include "core/util/version.h"
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/kernelconfigjson.h"
-#include "core/tuning/sweepresult.h"
+#include "core/run/kernelconfigjson.h"
+#include "core/run/sweepresult.h"
 
 #include <QList>
 #include <QPointF>

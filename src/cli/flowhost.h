@@ -4,7 +4,7 @@
 
 #include "cli/hostcli.h"
 #include "core/server/serverprofile.h"
-#include "core/tuning/runprogress.h"
+#include "core/run/runprogress.h"
 #include "remote/hostcalls.h"
 #include "remote/pushflow.h"
 #include "remote/servercontrol.h"

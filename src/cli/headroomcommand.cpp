@@ -70,7 +70,7 @@ int HeadroomCommand::run(const QStringList &args) {
             host.fail(u"probe failed: "_s + error);
             return FlowExitHost;
         }
-        spec = TuneSpec::fromTarget(*src.target, &probe);
+        spec = tuneSpecFor(*src.target, &probe);
         bad = applySpecOverrides(p, &spec);
         if (!bad.isEmpty()) {
             host.fail(bad);

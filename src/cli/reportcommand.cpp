@@ -6,7 +6,7 @@
 #include "cli/console.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
-#include "core/tuning/workspace.h"
+#include "core/run/workspace.h"
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 

@@ -3,7 +3,7 @@
 #include "cli/runreport.h"
 
 #include "cli/console.h"
-#include "core/tuning/hosttext.h"
+#include "core/host/hosttext.h"
 
 #include <QDateTime>
 #include <QJsonArray>

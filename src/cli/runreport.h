@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/preflight.h"
-#include "core/tuning/runprogress.h"
+#include "core/host/preflight.h"
+#include "core/run/runprogress.h"
 
 #include <QJsonObject>
 #include <QString>

@@ -5,7 +5,7 @@
 #include "cli/commandregistry.h"
 #include "cli/console.h"
 #include "cli/flowhost.h"
-#include "core/tuning/hosttext.h"
+#include "core/host/hosttext.h"
 
 #include <QDateTime>
 #include <QJsonArray>

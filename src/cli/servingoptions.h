@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 #include "remote/pushflow.h"
 #include "remote/servingflow.h"
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/tunespec.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tunespec.h"
+#include "core/job/tuningtarget.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

@@ -7,7 +7,7 @@
 #include "core/diagnosis/severity.h"
 #include "core/diagnosis/sourcelist.h"
 #include "core/moe/framework.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include <QLocale>
 #include <QRegularExpression>

@@ -81,7 +81,7 @@ int TuneCommand::run(const QStringList &args) {
         return FlowExitHost;
     }
     if (src.target) {
-        TuneSpec filled = TuneSpec::fromTarget(*src.target, &probe);
+        TuneSpec filled = tuneSpecFor(*src.target, &probe);
         bad = applySpecOverrides(p, &filled);
         spec = filled;
     }

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cli/command.h"
-#include "core/tuning/tunespec.h"
+#include "core/job/tunespec.h"
 
 #include <QCommandLineParser>
 #include <optional>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/agentclient.h"
 
-#include "core/tuning/agentprotocolparser.h"
+#include "core/run/agentprotocolparser.h"
 #include "core/util/version.h"
 #include "remote/shellquote.h"
 

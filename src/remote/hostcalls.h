@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/agentevent.h"
+#include "core/run/agentevent.h"
 #include "remote/agentclient.h"
 #include "remote/remotejob.h"
 #include "remote/transport.h"

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hostsession.h"
 
-#include "core/tuning/hostprobemerge.h"
+#include "core/host/hostprobemerge.h"
 #include "remote/agentclient.h"
 #include "remote/hoststore.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN

@@ -23,7 +23,7 @@
 
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 #include "remote/hostconfig.h"
 #include "remote/remotejob.h"
 #include "remote/sshoptions.h"

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/practiceserver.h"
 
-#include "core/diagnosis/coreresources.h"
+#include "core/util/coreresources.h"
 #include "remote/shellquote.h"
 
 #include <QCoreApplication>

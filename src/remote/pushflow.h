@@ -4,10 +4,10 @@
 
 #include "core/diagnosis/diagnosis.h"
 #include "core/moe/configname.h"
-#include "core/tuning/pushproof.h"
-#include "core/tuning/pushrecord.h"
-#include "core/tuning/pushrowmerge.h"
-#include "core/tuning/pushtarget.h"
+#include "core/push/pushproof.h"
+#include "core/push/pushrecord.h"
+#include "core/push/pushrowmerge.h"
+#include "core/push/pushtarget.h"
 #include "remote/hostcalls.h"
 #include "remote/servercontrol.h"
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/server/serverprofile.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 #include "remote/hostcalls.h"
 
 #include <QElapsedTimer>

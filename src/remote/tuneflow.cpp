@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/tuneflow.h"
 
-#include "core/tuning/hosttext.h"
+#include "core/host/hosttext.h"
 #include "remote/agentclient.h"
 #include "remote/transport.h"
 

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/hostprobe.h"
-#include "core/tuning/preflight.h"
-#include "core/tuning/runprogress.h"
-#include "core/tuning/tunespec.h"
+#include "core/host/hostprobe.h"
+#include "core/host/preflight.h"
+#include "core/run/runprogress.h"
+#include "core/job/tunespec.h"
 #include "remote/hostcalls.h"
 
 #include <QObject>

@@ -7,7 +7,7 @@
 #include "charts/speedupchart.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/workspacerun.h"
 #include "report/servingreportpage.h"
 
 #include <QAbstractTextDocumentLayout>

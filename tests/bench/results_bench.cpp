@@ -10,9 +10,9 @@
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
 #include "charts/landscapechart.h"
-#include "core/tuning/kernelconfigjson.h"
-#include "core/tuning/sweepresultcache.h"
-#include "core/tuning/workspace.h"
+#include "core/run/kernelconfigjson.h"
+#include "core/run/sweepresultcache.h"
+#include "core/run/workspace.h"
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 

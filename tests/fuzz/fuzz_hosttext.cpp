@@ -3,7 +3,7 @@
 // hostText over arbitrary bytes a host might send (read as UTF-8, as the agent's JSON strings are): the
 // result never holds a character a terminal or a widget would act on, never exceeds its bound, is left
 // unchanged by a second cleaning, and keeps every visible character of short ordinary text.
-#include "core/tuning/hosttext.h"
+#include "core/host/hosttext.h"
 #include "fuzzcheck.h"
 
 #include <QString>

@@ -6,9 +6,9 @@
 #include "charts/landscapechart.h"
 #include "charts/latencychart.h"
 #include "charts/livebestchart.h"
-#include "core/tuning/agentprotocolparser.h"
-#include "core/tuning/sweepresultbuilder.h"
-#include "core/tuning/workspace.h"
+#include "core/run/agentprotocolparser.h"
+#include "core/run/sweepresultbuilder.h"
+#include "core/run/workspace.h"
 #include "report/demoworkspace.h"
 
 #include <QChart>

@@ -7,7 +7,7 @@
 #include "app/hosts/hostfoldermodel.h"
 #include "app/hosts/hostgpumodel.h"
 #include "app/hosts/hostoverview.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

@@ -19,7 +19,7 @@
 #include "app/tune/tunepage.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 #include "remote/agentclient.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"

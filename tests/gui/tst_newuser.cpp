@@ -10,9 +10,9 @@
 #include "app/hosts/serverprofiledialog.h"
 #include "app/tune/agentsentence.h"
 #include "app/tune/tunepage.h"
-#include "core/diagnosis/coreresources.h"
+#include "core/util/coreresources.h"
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/moemodelcatalog.h"
+#include "core/moe/moemodelcatalog.h"
 
 #include <QApplication>
 #include <QComboBox>

@@ -5,7 +5,7 @@
 // recorded H200 sweep) and on a real synthetic agent run (the labelled GPU test double).
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
-#include "core/tuning/workspace.h"
+#include "core/run/workspace.h"
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 

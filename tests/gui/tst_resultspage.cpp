@@ -8,8 +8,8 @@
 #include "app/results/resultspage.h"
 #include "charts/landscapechart.h"
 #include "core/moe/configfile.h"
-#include "core/tuning/kernelconfigjson.h"
-#include "core/tuning/workspace.h"
+#include "core/run/kernelconfigjson.h"
+#include "core/run/workspace.h"
 #include "report/demoworkspace.h"
 
 #include "syntheticrun.h"

@@ -15,7 +15,7 @@
 #include "app/tune/tunepage.h"
 #include "charts/servingchart.h"
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/workspacerun.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 #include "report/pdfreport.h"

@@ -10,7 +10,7 @@
 #include "app/mainwindow.h"
 #include "app/tune/headroombox.h"
 #include "app/tune/tunepage.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/workspacerun.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 

@@ -21,7 +21,7 @@
 #include "app/tune/tunepage.h"
 #include "charts/livebestchart.h"
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/workspacerun.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 

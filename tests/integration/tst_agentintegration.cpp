@@ -3,7 +3,7 @@
 // The agent end to end over a REAL sshd (SshdFixture): deploy, probe -> diagnose host against a fake
 // SGLang install tree, and reattaching to a detached (synthetic-backend) tuning run after the link dropped.
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/hostprobemerge.h"
+#include "core/host/hostprobemerge.h"
 #include "fakehosttree.h"
 #include "remote/agentclient.h"
 #include "remote/jobwaiter.h"

@@ -8,7 +8,7 @@
 // nothing. Through moetune-cli (as scripts use it) and through the flows in src/remote (as the app uses
 // them).
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/pushproof.h"
+#include "core/push/pushproof.h"
 #include "fakeserverhost.h"
 #include "remote/agentclient.h"
 #include "remote/hostcalls.h"

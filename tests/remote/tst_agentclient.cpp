@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // AgentClient against a REAL sshd (SshdFixture) and this machine: several clients deploying the agent to
 // one host at the same moment, and an agent that speaks another protocol version.
-#include "core/tuning/tunespec.h"
+#include "core/job/tunespec.h"
 #include "remote/agentclient.h"
 #include "remote/jobwaiter.h"
 #include "remote/localtransport.h"

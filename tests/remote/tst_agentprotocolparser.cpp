@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/tuning/agentprotocolparser.h"
+#include "core/run/agentprotocolparser.h"
 
 #include <QTest>
 

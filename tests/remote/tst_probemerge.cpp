@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The "diagnose host" merge and the tuning value types, on hand-written probe objects (PROTOCOL.md 3).
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/hostprobemerge.h"
+#include "core/host/hostprobemerge.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -189,7 +189,7 @@ private slots:
                                        .object();
         const auto probe = HostProbe::fromJson(probeJson(u"3.6.0"_s, {}, {server}));
         const Diagnosis log = Diagnoser().diagnoseText(fallbackLog());
-        TuneSpec s = TuneSpec::fromTarget(log.targets.first(), &*probe);
+        TuneSpec s = tuneSpecFor(log.targets.first(), &*probe);
         QCOMPARE(s.experts, 128);
         QCOMPARE(s.n, 768); // 1536 / tp 2
         QCOMPARE(s.hiddenSize, 2048);

@@ -6,9 +6,9 @@
 #include "core/diagnosis/logtime.h"
 #include "core/diagnosis/serverevent.h"
 #include "core/diagnosis/sourcelist.h"
-#include "core/tuning/hostprobe.h"
-#include "core/tuning/tunespec.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/host/hostprobe.h"
+#include "core/job/tunespec.h"
+#include "core/job/tuningtarget.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -5,9 +5,9 @@
 // double for a GPU) through the protocol parser into HeadroomResult; malformed events as sentences; the
 // result kept in a workspace run and read back into the report model.
 #include "core/report/report.h"
-#include "core/tuning/agentprotocolparser.h"
-#include "core/tuning/headroomresult.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/agentprotocolparser.h"
+#include "core/run/headroomresult.h"
+#include "core/run/workspacerun.h"
 
 #include <QDir>
 #include <QFile>

@@ -4,10 +4,10 @@
 // paths, model names) are shown as one plain line: no terminal escape sequences, no control characters,
 // no bidirectional overrides or invisible characters, no flood.
 #include "core/diagnosis/diagnoser.h"
-#include "core/tuning/hostmismatch.h"
-#include "core/tuning/hostprobemerge.h"
-#include "core/tuning/hosttext.h"
-#include "core/tuning/preflight.h"
+#include "core/host/hostmismatch.h"
+#include "core/host/hostprobemerge.h"
+#include "core/host/hosttext.h"
+#include "core/host/preflight.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

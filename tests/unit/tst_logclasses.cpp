@@ -9,7 +9,7 @@
 #include "core/diagnosis/logprefix.h"
 #include "core/diagnosis/moemessage.h"
 #include "core/diagnosis/sourcelist.h"
-#include "core/tuning/tunespec.h"
+#include "core/job/tunespec.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -5,8 +5,8 @@
 #include "core/moe/configfile.h"
 #include "core/moe/configname.h"
 #include "core/moe/tritonversion.h"
-#include "core/tuning/tunespec.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tunespec.h"
+#include "core/job/tuningtarget.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -6,8 +6,8 @@
 // tests/data/sibling_devices.json) and the diagnosis' finding for a sibling's file in the server's folder.
 #include "core/diagnosis/diagnosis.h"
 #include "core/moe/siblingdevice.h"
-#include "core/tuning/hostprobemerge.h"
-#include "core/tuning/pushrowmerge.h"
+#include "core/host/hostprobemerge.h"
+#include "core/push/pushrowmerge.h"
 
 #include <QFile>
 #include <QJsonArray>

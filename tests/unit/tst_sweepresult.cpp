@@ -5,13 +5,13 @@
 // double for a GPU, labelled simulated).
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
-#include "core/tuning/agentprotocolparser.h"
-#include "core/tuning/kernelconfigjson.h"
-#include "core/tuning/referencecost.h"
-#include "core/tuning/sweepresult.h"
-#include "core/tuning/sweepresultbuilder.h"
-#include "core/tuning/sweepresultcache.h"
-#include "core/tuning/workspace.h"
+#include "core/run/agentprotocolparser.h"
+#include "core/run/kernelconfigjson.h"
+#include "core/run/referencecost.h"
+#include "core/run/sweepresult.h"
+#include "core/run/sweepresultbuilder.h"
+#include "core/run/sweepresultcache.h"
+#include "core/run/workspace.h"
 
 #include <QDir>
 #include <QFile>

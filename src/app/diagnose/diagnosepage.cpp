@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/diagnose/diagnosepage.h"
 
-#include "app/appresources.h"
+#include "app/widgets/appresources.h"
 #include "app/diagnose/evidencedelegate.h"
 #include "app/diagnose/evidencemodel.h"
 #include "app/diagnose/findingsfiltermodel.h"
@@ -14,13 +14,13 @@
 #include "app/widgets/severitystyle.h"
 #include "app/widgets/wrappingdelegate.h"
 
-#include "core/diagnosis/coreresources.h"
+#include "core/util/coreresources.h"
 #include "core/diagnosis/loglineindex.h"
 #include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
-#include "core/tuning/hostmismatch.h"
-#include "core/tuning/hostprobemerge.h"
-#include "core/tuning/tunespec.h"
+#include "core/host/hostmismatch.h"
+#include "core/host/hostprobemerge.h"
+#include "core/job/tunespec.h"
 #include "core/util/jobrunner.h"
 
 #include "ui_diagnosepage.h"
@@ -313,7 +313,7 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
         if (f && f->target && f->target->isTunable()) {
             const QString spec = QString::fromUtf8(
                 QJsonDocument(
-                    TuneSpec::fromTarget(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
+                    tuneSpecFor(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
                     .toJson(QJsonDocument::Compact));
             menu->addAction(tr("Copy Tune &Spec (JSON)"), this,
                             [spec] { QGuiApplication::clipboard()->setText(spec); });
@@ -889,7 +889,7 @@ void DiagnosePage::showFinding(int row) {
 
 QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
     // The one next step for this shape, complete: what is not in the log comes from the host's probe.
-    const TuneSpec spec = TuneSpec::fromTarget(target, m_hostProbe ? &*m_hostProbe : nullptr);
+    const TuneSpec spec = tuneSpecFor(target, m_hostProbe ? &*m_hostProbe : nullptr);
     QStringList parts{u"E=%1"_s.arg(spec.experts), u"N=%1"_s.arg(spec.n)};
     parts.append(spec.hiddenSize > 0 ? u"K=%1"_s.arg(spec.hiddenSize) : tr("K from the served model"));
     parts.append(spec.topk > 0 ? tr("top-k %1").arg(spec.topk) : tr("top-k from the served model"));

@@ -4,7 +4,7 @@
 
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 
 #include <QElapsedTimer>
 #include <QTimer>

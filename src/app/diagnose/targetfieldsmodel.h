@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include <QAbstractTableModel>
 #include <QList>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 
 #include <QAbstractTableModel>
 

@@ -5,7 +5,7 @@
 #include "app/hosts/hostfoldermodel.h"
 #include "app/hosts/hostgpumodel.h"
 #include "app/hosts/hostmemorydelegate.h"
-#include "core/tuning/hosttext.h"
+#include "core/host/hosttext.h"
 
 #include <QFormLayout>
 #include <QGroupBox>

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/hostprobe.h"
-#include "core/tuning/tunespec.h"
+#include "core/host/hostprobe.h"
+#include "core/job/tunespec.h"
 #include "remote/hostconfig.h"
 #include "remote/transport.h"
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/sweepresult.h"
+#include "core/run/sweepresult.h"
 
 #include <QAbstractTableModel>
 

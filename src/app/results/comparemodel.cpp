@@ -3,7 +3,7 @@
 #include "app/results/comparemodel.h"
 
 #include "core/report/reporttext.h"
-#include "core/tuning/kernelconfigjson.h"
+#include "core/run/kernelconfigjson.h"
 
 #include <QBrush>
 #include <QColor>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/moe/configfile.h"
-#include "core/tuning/sweepresult.h"
+#include "core/run/sweepresult.h"
 
 #include <QAbstractTableModel>
 #include <QList>

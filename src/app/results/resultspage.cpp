@@ -12,7 +12,7 @@
 #include "charts/speedupchart.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
-#include "core/tuning/kernelconfigjson.h"
+#include "core/run/kernelconfigjson.h"
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/moe/configfile.h"
-#include "core/tuning/workspace.h"
+#include "core/run/workspace.h"
 
 #include <QFutureWatcher>
 #include <QList>

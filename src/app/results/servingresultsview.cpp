@@ -4,7 +4,7 @@
 
 #include "charts/servingchart.h"
 #include "core/serving/servingcomparison.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/workspacerun.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>

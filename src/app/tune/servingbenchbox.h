@@ -4,7 +4,7 @@
 
 #include "core/diagnosis/diagnosis.h"
 #include "core/serving/servingcomparison.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 #include "remote/pushflow.h"
 #include "remote/servingflow.h"
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/runprogress.h"
+#include "core/run/runprogress.h"
 
 #include <QAbstractTableModel>
 #include <QMap>

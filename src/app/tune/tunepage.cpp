@@ -10,9 +10,9 @@
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "charts/livebestchart.h"
-#include "core/tuning/moemodelcatalog.h"
-#include "core/tuning/workspace.h"
-#include "core/tuning/workspacerun.h"
+#include "core/moe/moemodelcatalog.h"
+#include "core/run/workspace.h"
+#include "core/run/workspacerun.h"
 #include "remote/hostcalls.h"
 #include "remote/hostsession.h"
 #include "remote/servercontrol.h"
@@ -193,7 +193,7 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
     const QString alias = hostAlias.isEmpty() ? this->hostAlias() : hostAlias;
     if (const HostSession *c = m_registry->connection(alias); c && c->lastProbe())
         m_probe = c->lastProbe();
-    TuneSpec s = TuneSpec::fromTarget(target, m_probe ? &*m_probe : nullptr);
+    TuneSpec s = tuneSpecFor(target, m_probe ? &*m_probe : nullptr);
     // The probe's config.json knows K and top-k; without one, the model the log names, from the list of
     // common MoE models (only when its expert count is the file's).
     QString fromList;

@@ -3,10 +3,10 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
-#include "core/tuning/hostprobe.h"
-#include "core/tuning/runprogress.h"
-#include "core/tuning/tunespec.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/host/hostprobe.h"
+#include "core/run/runprogress.h"
+#include "core/job/tunespec.h"
+#include "core/job/tuningtarget.h"
 #include "remote/pushflow.h"
 
 #include <QJsonObject>

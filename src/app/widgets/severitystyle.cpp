@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/widgets/severitystyle.h"
 
-#include "app/appresources.h"
+#include "app/widgets/appresources.h"
 
 using namespace Qt::StringLiterals;
 

@@ -4,7 +4,7 @@
 
 #include "core/diagnosis/finding.h"
 #include "core/diagnosis/serverstart.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include <QByteArrayView>
 #include <QJsonObject>

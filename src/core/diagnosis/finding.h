@@ -4,7 +4,7 @@
 
 #include "core/diagnosis/evidence.h"
 #include "core/diagnosis/severity.h"
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include <QList>
 #include <QString>

@@ -6,7 +6,7 @@
 #include "core/diagnosis/logtime.h"
 #include "core/diagnosis/moekernelverdict.h"
 #include "core/moe/precompiledregex.h"
-#include "core/tuning/tunespec.h"
+#include "core/job/tunespec.h"
 
 #include <QRegularExpression>
 

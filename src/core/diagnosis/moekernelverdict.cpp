@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/moekernelverdict.h"
 
-#include "core/tuning/tuningtarget.h"
+#include "core/job/tuningtarget.h"
 
 #include <algorithm>
 

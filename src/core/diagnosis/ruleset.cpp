@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/ruleset.h"
 
-#include "core/diagnosis/coreresources.h"
+#include "core/util/coreresources.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/report/report.h"
 
-#include "core/tuning/kernelconfigjson.h"
-#include "core/tuning/referencecost.h"
-#include "core/tuning/workspacerun.h"
+#include "core/run/kernelconfigjson.h"
+#include "core/run/referencecost.h"
+#include "core/run/workspacerun.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tuning/headroomresult.h"
+#include "core/run/headroomresult.h"
 
 #include <QDateTime>
 #include <QList>

@@ -4,7 +4,7 @@
 
 #include "core/moe/framework.h"
 #include "core/server/serverprofile.h"
-#include "core/tuning/hostprobe.h"
+#include "core/host/hostprobe.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
