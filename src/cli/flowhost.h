@@ -3,8 +3,8 @@
 #pragma once
 
 #include "cli/hostcli.h"
-#include "core/server/serverprofile.h"
 #include "core/run/runprogress.h"
+#include "core/server/serverprofile.h"
 #include "remote/hostcalls.h"
 #include "remote/pushflow.h"
 #include "remote/servercontrol.h"

@@ -6,8 +6,8 @@
 #include "core/diagnosis/finding.h"
 #include "core/diagnosis/severity.h"
 #include "core/diagnosis/sourcelist.h"
-#include "core/moe/framework.h"
 #include "core/job/tuningtarget.h"
+#include "core/moe/framework.h"
 
 #include <QLocale>
 #include <QRegularExpression>

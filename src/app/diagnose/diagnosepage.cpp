@@ -2,25 +2,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/diagnose/diagnosepage.h"
 
-#include "app/widgets/appresources.h"
 #include "app/diagnose/evidencedelegate.h"
 #include "app/diagnose/evidencemodel.h"
 #include "app/diagnose/findingsfiltermodel.h"
 #include "app/diagnose/findingsmodel.h"
 #include "app/diagnose/targetfieldsmodel.h"
+#include "app/widgets/appresources.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "app/widgets/logtext.h"
 #include "app/widgets/severitystyle.h"
 #include "app/widgets/wrappingdelegate.h"
 
-#include "core/util/coreresources.h"
 #include "core/diagnosis/loglineindex.h"
 #include "core/diagnosis/logsniff.h"
 #include "core/diagnosis/ruleset.h"
 #include "core/host/hostmismatch.h"
 #include "core/host/hostprobemerge.h"
 #include "core/job/tunespec.h"
+#include "core/util/coreresources.h"
 #include "core/util/jobrunner.h"
 
 #include "ui_diagnosepage.h"
@@ -312,8 +312,7 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
         }
         if (f && f->target && f->target->isTunable()) {
             const QString spec = QString::fromUtf8(
-                QJsonDocument(
-                    tuneSpecFor(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
+                QJsonDocument(tuneSpecFor(*f->target, m_hostProbe ? &*m_hostProbe : nullptr).toJson())
                     .toJson(QJsonDocument::Compact));
             menu->addAction(tr("Copy Tune &Spec (JSON)"), this,
                             [spec] { QGuiApplication::clipboard()->setText(spec); });

@@ -3,8 +3,8 @@
 #include "app/results/servingresultsview.h"
 
 #include "charts/servingchart.h"
-#include "core/serving/servingcomparison.h"
 #include "core/run/workspacerun.h"
+#include "core/serving/servingcomparison.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>

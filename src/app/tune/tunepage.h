@@ -4,9 +4,9 @@
 
 #include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobe.h"
-#include "core/run/runprogress.h"
 #include "core/job/tunespec.h"
 #include "core/job/tuningtarget.h"
+#include "core/run/runprogress.h"
 #include "remote/pushflow.h"
 
 #include <QJsonObject>

@@ -5,8 +5,8 @@
 #include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logtime.h"
 #include "core/diagnosis/moekernelverdict.h"
-#include "core/moe/precompiledregex.h"
 #include "core/job/tunespec.h"
+#include "core/moe/precompiledregex.h"
 
 #include <QRegularExpression>
 

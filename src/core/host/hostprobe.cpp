@@ -222,5 +222,4 @@ TuneSpec tuneSpecFor(const TuningTarget &target, const HostProbe *probe) {
     return s;
 }
 
-
 } // namespace moetune

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/host/serverlaunch.h"
+#include "core/job/tunespec.h"
 #include "core/moe/configname.h"
 #include "core/moe/framework.h"
 #include "core/moe/tritonversion.h"
-#include "core/host/serverlaunch.h"
-#include "core/job/tunespec.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/job/tunespec.h"
 
-#include "core/moe/configname.h"
 #include "core/job/tuningtarget.h"
+#include "core/moe/configname.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

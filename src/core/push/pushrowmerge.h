@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/host/hostprobe.h"
 #include "core/moe/configname.h"
 #include "core/moe/kernelconfig.h"
-#include "core/host/hostprobe.h"
 
 #include <QJsonObject>
 #include <QList>

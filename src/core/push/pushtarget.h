@@ -3,9 +3,9 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
+#include "core/host/hostprobe.h"
 #include "core/moe/configname.h"
 #include "core/server/serverprofile.h"
-#include "core/host/hostprobe.h"
 
 #include <QString>
 #include <QStringList>

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/serving/servingbenchcommand.h"
 
+#include "core/host/hostprobe.h"
 #include "core/moe/framework.h"
 #include "core/server/serverprofile.h"
-#include "core/host/hostprobe.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
