@@ -3,6 +3,8 @@
 // `moetune-cli headroom` end to end on the Local machine: the real binary deploys the real agent and runs
 // its headroom check with the synthetic backend (SIMULATED numbers: the labelled test double for a GPU);
 // text and JSON output, and the usage errors as sentences.
+#include "clirun.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,15 +14,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QString err;
-};
-
-} // namespace
+using Run = moetune::test::CliResult;
 
 class TestCliHeadroom : public QObject {
     Q_OBJECT
@@ -28,26 +22,12 @@ private:
     QTemporaryDir m_home;
 
     Run cli(const QStringList &args) {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(u"HOME"_s, m_home.path());
         env.insert(u"MOETUNE_AGENT_PYZ"_s, QStringLiteral(MOETUNE_AGENT_PYZ));
         env.insert(u"XDG_CONFIG_HOME"_s, m_home.filePath(u"config"_s));
         env.remove(u"SSH_AUTH_SOCK"_s);
-        p.setProcessEnvironment(env);
-        p.setStandardInputFile(QProcess::nullDevice());
-        p.start(QStringLiteral(MOETUNE_CLI_PATH), args);
-        Run r;
-        if (!p.waitForFinished(180000)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = u"moetune-cli did not finish in time"_s;
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return moetune::test::runCli(QStringLiteral(MOETUNE_CLI_PATH), args, 180000, env);
     }
     static QStringList shape() {
         return {u"--framework"_s, u"sglang"_s,    u"--E"_s,           u"128"_s,          u"--N"_s,

@@ -11,9 +11,9 @@
 #include "app/widgets/logedit.h"
 #include "app/widgets/logtext.h"
 
-#include "core/util/coreresources.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/host/hostprobe.h"
+#include "core/util/coreresources.h"
 #include "core/util/jobrunner.h"
 
 #include "guitestlogs.h"

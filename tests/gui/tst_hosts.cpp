@@ -4,6 +4,7 @@
 // "Local machine" flow (connect, probe a fake SGLang install, Diagnose host into the Diagnose page) with
 // the real agent zipapp and LocalTransport.
 #include "fakesglanghost.h"
+#include "findchild.h"
 #include "waitforchild.h"
 
 #include "app/diagnose/diagnosepage.h"
@@ -45,6 +46,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::named;
 
 namespace {
 
@@ -73,10 +75,6 @@ QByteArray sglangProbe(const char *triton, const char *folders) {
 }
 
 // Widgets and models are found by their object names, as a user finds them by their labels.
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    return parent->findChild<T *>(name);
-}
 
 HostListModel *hostModel(const HostsPage *page) {
     return named<HostListModel>(page, u"hostListModel"_s);

@@ -10,9 +10,10 @@
 #include "app/hosts/serverprofiledialog.h"
 #include "app/tune/agentsentence.h"
 #include "app/tune/tunepage.h"
-#include "core/util/coreresources.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/moe/moemodelcatalog.h"
+#include "core/util/coreresources.h"
+#include "findchild.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -32,16 +33,9 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::named;
 
 namespace {
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
-}
 
 const QByteArray fallbackLog =
     "[2026-11-29 10:00:01] server_args=ServerArgs(model_path='/models/Qwen3-30B-A3B-Instruct-2507', "

@@ -13,12 +13,13 @@
 #include "charts/landscapechart.h"
 #include "charts/latencychart.h"
 #include "charts/livebestchart.h"
-#include "core/util/coreresources.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/report/report.h"
 #include "core/run/runprogress.h"
 #include "core/run/workspace.h"
+#include "core/util/coreresources.h"
 #include "core/util/jobrunner.h"
+#include "findchild.h"
 #include "remote/hostconfig.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
@@ -59,19 +60,12 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::named;
 
 namespace {
 
 QJsonObject obj(const QString &json) {
     return QJsonDocument::fromJson(json.toUtf8()).object();
-}
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
 }
 
 int columnNamed(const QAbstractItemModel &model, const QString &title) {

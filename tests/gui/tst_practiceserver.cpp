@@ -12,6 +12,7 @@
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "app/tune/tunepage.h"
+#include "findchild.h"
 #include "remote/hostsession.h"
 #include "remote/practiceserver.h"
 
@@ -35,22 +36,10 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::click;
+using moetune::test::named;
 
 namespace {
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
-}
-
-void click(const QObject *parent, const QString &button) {
-    auto *b = named<QPushButton>(parent, button);
-    QVERIFY2(b && b->isEnabled(), qPrintable(button + u" is not enabled"_s));
-    QTest::mouseClick(b, Qt::LeftButton);
-}
 
 QByteArray readAll(const QString &path) {
     QFile f(path);

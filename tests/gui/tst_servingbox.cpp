@@ -16,6 +16,7 @@
 #include "charts/servingchart.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/run/workspacerun.h"
+#include "findchild.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 #include "report/pdfreport.h"
@@ -38,24 +39,8 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
-
-namespace {
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
-}
-
-void click(const QObject *parent, const QString &button) {
-    auto *b = named<QPushButton>(parent, button);
-    QVERIFY2(b && b->isEnabled(), qPrintable(button + u" is not enabled"_s));
-    QTest::mouseClick(b, Qt::LeftButton);
-}
-
-} // namespace
+using moetune::test::click;
+using moetune::test::named;
 
 class TestServingBox : public QObject {
     Q_OBJECT

@@ -11,6 +11,7 @@
 #include "app/tune/headroombox.h"
 #include "app/tune/tunepage.h"
 #include "core/run/workspacerun.h"
+#include "findchild.h"
 #include "remote/hostsession.h"
 #include "remote/hoststore.h"
 
@@ -29,6 +30,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::named;
 
 namespace {
 
@@ -37,14 +39,6 @@ const QString missingLog =
     "/srv/cfg/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json. "
     "Fallback to triton version 3.4.0 and use MoE kernel config from /srv/cfg/triton_3_4_0/"
     "E=128,N=768,device_name=NVIDIA_H200.json. Performance might be sub-optimal!\n"_s;
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
-}
 
 void shot(QWidget *w, const QString &name) {
     const QString dir = qEnvironmentVariable("MOETUNE_SHOT_DIR");

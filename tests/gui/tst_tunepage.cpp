@@ -10,6 +10,7 @@
 // remote/practiceserver.h); the agent, its install-config, the shell commands of the profile and every file
 // are real.
 #include "../integration/fakeserverhost.h"
+#include "findchild.h"
 
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hostregistry.h"
@@ -45,6 +46,8 @@
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::click;
+using moetune::test::named;
 
 namespace {
 
@@ -56,20 +59,6 @@ const QByteArray fallbackLog =
 
 QJsonObject obj(const char *json) {
     return QJsonDocument::fromJson(QByteArray(json)).object();
-}
-
-template <typename T>
-T *named(const QObject *parent, const QString &name) {
-    T *w = parent->findChild<T *>(name);
-    if (!w)
-        qWarning("no child named %s", qPrintable(name));
-    return w;
-}
-
-void click(const QObject *parent, const QString &button) {
-    auto *b = named<QPushButton>(parent, button);
-    QVERIFY2(b && b->isEnabled(), qPrintable(button + u" is not enabled"_s));
-    QTest::mouseClick(b, Qt::LeftButton);
 }
 
 } // namespace

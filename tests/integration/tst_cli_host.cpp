@@ -5,6 +5,7 @@
 // refused with its fingerprint, trust-host, then probe), checking output and exit statuses. Every test
 // runs twice: with an empty HOME, and with a HOME as users have it (a ~/.ssh/config with comments,
 // `Host *` defaults, patterns and an alias of the test sshd; a known_hosts with other hosts' keys).
+#include "clirun.h"
 #include "fakesglanghost.h"
 #include "processscan.h"
 #include "sshdfixture.h"
@@ -26,15 +27,7 @@ using namespace Qt::StringLiterals;
 using moetune::test::processesWith;
 using moetune::test::ProcessField;
 
-namespace {
-
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QString err;
-};
-
-} // namespace
+using moetune::test::CliResult;
 
 class TestCliHost : public QObject {
     Q_OBJECT
@@ -58,20 +51,7 @@ private:
     }
 
     CliResult run(const QStringList &args, int timeoutMs = 120000) {
-        CliResult r;
-        QProcess p;
-        p.setStandardInputFile(QProcess::nullDevice()); // non-interactive: never a password prompt
-        p.start(m_cli, args);
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = u"moetune-cli did not finish in time"_s;
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return moetune::test::runCli(m_cli, args, timeoutMs);
     }
 
 private slots:

@@ -5,6 +5,7 @@
 // characters, bidi overrides and floods. `probe` text output shows them cleaned (hostText); the JSON
 // output keeps them exactly (escaped by JSON), so nothing is lost. TEST DOUBLES: nvidia-smi (a script
 // printing what a hostile host's would) and the fake SGLang host (tests/support/fakesglanghost.h).
+#include "clirun.h"
 #include "fakesglanghost.h"
 
 #include <QCoreApplication>
@@ -53,29 +54,11 @@ private:
     QString m_cli;
     QByteArray m_hostileFile;
 
-    struct Result {
-        int exitCode = -1;
-        QByteArray out;
-        QString err;
-    };
+    using Result = moetune::test::CliResult;
     Result probe(const QString &smi, const QString &format) {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(u"MOETUNE_NVIDIA_SMI"_s, smi);
-        p.setProcessEnvironment(env);
-        p.setStandardInputFile(QProcess::nullDevice());
-        p.start(m_cli, {u"probe"_s, u"local"_s, u"--format"_s, format});
-        Result r;
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = u"moetune-cli did not finish in time"_s;
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return moetune::test::runCli(m_cli, {u"probe"_s, u"local"_s, u"--format"_s, format}, 120000, env);
     }
     QString writeSmi(const QString &name, const QByteArray &gpuLine, const QByteArray &appsLine, int rc,
                      const QByteArray &err) {

@@ -7,6 +7,7 @@
 // the HTTP traffic and every file are real. Through moetune-cli (bench; push --restart --bench with the
 // tool missing, then slower, then undo-push) and through the flows the app drives (ServingFlow over
 // PushFlow/ServerControl: rigorous A B B A, faster, then undo).
+#include "clirun.h"
 #include "core/diagnosis/diagnoser.h"
 #include "fakeserverhost.h"
 #include "remote/agentclient.h"
@@ -34,12 +35,7 @@ using namespace moetune;
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QString err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-};
+using moetune::test::CliResult;
 
 int freePort() {
     QTcpServer s;
@@ -61,20 +57,7 @@ private:
     QString m_slowRun; // tuned at M = 1, 256 only: no row near 16
 
     CliResult cli(const QStringList &args, int timeoutMs = 240000) {
-        CliResult r;
-        QProcess p;
-        p.setStandardInputFile(QProcess::nullDevice());
-        p.start(m_cli, args);
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = u"moetune-cli did not finish in time"_s;
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return moetune::test::runCli(m_cli, args, timeoutMs);
     }
     QStringList hostArgs() const {
         return {m_hostSpec, u"--python"_s, m_host.python(), u"--profile"_s, m_profileFile};

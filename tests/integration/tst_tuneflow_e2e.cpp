@@ -7,6 +7,7 @@
 // the push record present; undo restores; a connection dropped mid-run and reattached loses and repeats
 // nothing. Through moetune-cli (as scripts use it) and through the flows in src/remote (as the app uses
 // them).
+#include "clirun.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/push/pushproof.h"
 #include "fakeserverhost.h"
@@ -32,12 +33,7 @@ using namespace moetune;
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QString err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-};
+using moetune::test::CliResult;
 
 QStringList readLines(const QString &path) {
     QFile f(path);
@@ -59,20 +55,7 @@ private:
     QString m_profileFile;
 
     CliResult cli(const QStringList &args, int timeoutMs = 240000) {
-        CliResult r;
-        QProcess p;
-        p.setStandardInputFile(QProcess::nullDevice());
-        p.start(m_cli, args);
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = u"moetune-cli did not finish in time"_s;
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return moetune::test::runCli(m_cli, args, timeoutMs);
     }
     QStringList hostArgs() const {
         return {m_hostSpec, u"--python"_s, m_host.python(), u"--profile"_s, m_profileFile};

@@ -3,8 +3,8 @@
 // The diagnosis engine over log variants written from FORMATS.md (tests/data/logs and in-memory
 // variants): every wording and prefix, multi-rank repeats, wrapped paths, CRLF, ANSI, CR progress
 // bars, tabs, invalid UTF-8, garbage, empty input and huge lines.
-#include "core/util/coreresources.h"
 #include "core/diagnosis/diagnoser.h"
+#include "core/util/coreresources.h"
 
 #include <QBuffer>
 #include <QDir>

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ConfigName, TritonVersion and ConfigFile against the shared vectors (tests/data/moe_vectors.json),
 // which the Python agent checks too, plus validation errors and nearest-key lookup.
+#include "core/job/tunespec.h"
+#include "core/job/tuningtarget.h"
 #include "core/moe/configfile.h"
 #include "core/moe/configname.h"
 #include "core/moe/tritonversion.h"
-#include "core/job/tunespec.h"
-#include "core/job/tuningtarget.h"
 
 #include <QFile>
 #include <QJsonArray>

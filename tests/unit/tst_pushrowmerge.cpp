@@ -5,8 +5,8 @@
 // other K's from the probe's running servers, sibling device names (the rule shared with the agent through
 // tests/data/sibling_devices.json) and the diagnosis' finding for a sibling's file in the server's folder.
 #include "core/diagnosis/diagnosis.h"
-#include "core/moe/siblingdevice.h"
 #include "core/host/hostprobemerge.h"
+#include "core/moe/siblingdevice.h"
 #include "core/push/pushrowmerge.h"
 
 #include <QFile>
