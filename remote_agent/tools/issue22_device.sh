@@ -6,6 +6,8 @@
 #   bash remote_agent/tools/issue22_device.sh            # after rows, int4 GPU tests, repeatability, regret,
 #                                                        # then "before" rows with the time left
 #   bash remote_agent/tools/issue22_device.sh before     # only the "before" rows (the pre-change pyz)
+#   bash remote_agent/tools/issue22_device.sh quality    # own `up` row, then regret, repeatability and the
+#                                                        # vLLM precompile check only (no other rows)
 #   ISSUE22_SYNTHETIC=1 bash ...                         # everything on the synthetic backend (CPU check)
 #
 # Needs .upstream (sglang_head, vllm_head) carried for the server rows, and for "before" rows the pyz of
@@ -58,15 +60,17 @@ if [ "$MODE" = before ]; then
 fi
 
 # 1. the user's paths after the changes: one host (one agent home) for all rows, the first row cold
+ROWS=own_up,own_updown,sglang_up,vllm_up,int4_3,bf16_3
+[ "$MODE" = quality ] && ROWS=own_up
 python3 $UPB "${SYN[@]}" --label after --home "$WORK/home" \
-  --rows own_up,own_updown,sglang_up,vllm_up,int4_3,bf16_3 \
+  --rows "$ROWS" \
   --row-cap sglang_up=100 --row-cap vllm_up=100 --row-cap int4_3=50 --row-cap own_updown=80 \
   --json "$OUT/after.json" 2>&1 | tee "$OUT/after.log"
 R1=$(jget "$OUT/after.json" "[r for r in d['rows'] if r['row']=='own_up'][0].get('result_path') or ''" 2>/dev/null)
 W1=$(jget "$OUT/after.json" "[r for r in d['rows'] if r['row']=='own_up'][0].get('wall_s')" 2>/dev/null)
 
 # 2. int4_w4a16 zero points (and the quantised kernel's existing checks: its signature changed)
-if [ "${ISSUE22_SYNTHETIC:-0}" != 1 ] && fits 60 "int4 GPU tests"; then
+if [ "${ISSUE22_SYNTHETIC:-0}" != 1 ] && [ "$MODE" != quality ] && fits 60 "int4 GPU tests"; then
   timeout "$(( $(left) > 120 ? 120 : $(left) ))" python3 -m unittest discover -s remote_agent/gpu_tests \
     -p 'test_fused_moe_quant.py' -k Int4ZeroPoints -k QuantKernel -v > "$OUT/gpu_int4.log" 2>&1
   echo "int4 GPU tests rc=$?: $(tail -n 3 "$OUT/gpu_int4.log" | tr '\n' ' ')"
@@ -98,7 +102,7 @@ if [ "${ISSUE22_SYNTHETIC:-0}" != 1 ] && [ -d .upstream/vllm_head ] && fits 80 "
 fi
 
 # 5. before rows with what is left
-if fits 150 "before rows"; then
+if [ "$MODE" != quality ] && fits 150 "before rows"; then
   before_rows $(( $(left) - 110 > 110 ? 110 : $(left) - 110 ))
 fi
 
