@@ -12,8 +12,8 @@ import sys
 import time
 from typing import List, Optional
 
-from . import runs, spec as spec_mod
-from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter
+from . import runs, safefile, spec as spec_mod
+from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
 
 
 class UsageError(Exception):
@@ -95,7 +95,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(e.code or 0)
     try:
         rc = _dispatch(args, out)
-    except runs.RunError as e:
+    except RunError as e:
         out.error(e.code, e.message)
         rc = EXIT_FAILED
     except spec_mod.SpecError as e:
@@ -128,12 +128,12 @@ def _dispatch(args, out):
     if cmd == "resume":
         run_dir = runs.resolve(args.run, args.home)
         if runs.run_alive(run_dir):
-            raise runs.RunError("run_active", "run %s is still running (pid %s); use attach"
+            raise RunError("run_active", "run %s is still running (pid %s); use attach"
                                 % (os.path.basename(run_dir), runs.get_pid(run_dir)))
         if runs.get_state(run_dir) == "finished":
             # Running it again would append a second run_started ... done to a finished run's events.
             rid = os.path.basename(run_dir)
-            raise runs.RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
+            raise RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
                                 "its result, `install-config %s` installs it; `tune --new` tunes the shape again)"
                                 % (rid, rid, rid))
         return _start(run_dir, args.foreground, out)
@@ -147,16 +147,16 @@ def _dispatch(args, out):
         return EXIT_OK
     if cmd == "result":
         d = runs.resolve(args.run, args.home)
-        text = runs.read_text(os.path.join(d, "result.json"), limit=runs.MAX_RESULT_BYTES)
+        text = safefile.read_text(os.path.join(d, "result.json"), limit=safefile.MAX_RESULT_BYTES)
         if text is None:
-            raise runs.RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
-                                % (os.path.basename(d), runs.effective_state(d), runs.MAX_RESULT_BYTES >> 20))
+            raise RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
+                                % (os.path.basename(d), runs.effective_state(d), safefile.MAX_RESULT_BYTES >> 20))
         try:
             res = json.loads(text)
         except (ValueError, RecursionError) as e:
-            raise runs.RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
+            raise RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
         if not isinstance(res, dict):
-            raise runs.RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
+            raise RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
         out.emit({"type": "result", "run_id": os.path.basename(d), "path": os.path.join(d, "result.json"),
                   "result": res, "simulated": bool(res.get("simulated"))})
         return EXIT_OK
@@ -176,7 +176,7 @@ def _run_entry(d: str) -> dict:
         spec_path = os.path.join(d, "spec.json")
         if not os.path.isfile(spec_path):
             raise ValueError("it has no spec.json")
-        text = runs.read_text(spec_path)
+        text = safefile.read_text(spec_path)
         if text is None:
             raise ValueError("its spec.json cannot be read")
         try:
@@ -193,8 +193,8 @@ def _run_entry(d: str) -> dict:
         if damaged:
             ev["journal_damaged"] = damaged  # lines of journal.jsonl that are no measurement: never counted
         return ev
-    except (OSError, ValueError, TypeError, runs.RunError) as e:
-        reason = e.message if isinstance(e, runs.RunError) else str(e)
+    except (OSError, ValueError, TypeError, RunError) as e:
+        reason = e.message if isinstance(e, RunError) else str(e)
         if isinstance(e, OSError):
             reason = "%s: %s" % (e.filename or d, e.strerror or e)
         return {"type": "run", "run_id": rid, "run_dir": d, "state": "damaged", "damaged": reason,
@@ -214,7 +214,7 @@ def _tune(args, out):
             if os.path.basename(d).split("-")[2:3] != [h[:6]]:
                 continue
             try:
-                other = spec_mod.normalise(json.loads(runs.read_text(os.path.join(d, "spec.json"), "") or ""))
+                other = spec_mod.normalise(json.loads(safefile.read_text(os.path.join(d, "spec.json"), "") or ""))
             except (ValueError, RecursionError, spec_mod.SpecError):
                 continue
             if other != sp:
@@ -225,20 +225,20 @@ def _tune(args, out):
                 return _start(d, args.foreground, out)
             if state in ("starting", "running"):
                 # Two sweeps of one shape on the same GPUs would spoil each other's timings.
-                raise runs.RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
+                raise RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
                                     "to it, cancel it, or pass --new" % (os.path.basename(d), runs.get_pid(d)))
     home = runs.runs_dir(args.home)
     try:
         os.makedirs(home, exist_ok=True)
     except OSError as e:
-        raise runs.RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+        raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
                             "cannot create the run store %s: %s" % (home, e))
     rid = runs.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
     if sp.get("device_name") is not None:
         spec_mod.check_file_names(sp, sp["device_name"], run_dir)  # the run folder's path counts too
     os.makedirs(run_dir)
-    runs.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
+    safefile.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
     runs.set_state(run_dir, "starting")
     return _start(run_dir, args.foreground, out)
 
@@ -250,11 +250,11 @@ def _agent_path():
 
 
 def _python_for(run_dir):
-    sp = json.loads(runs.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
+    sp = json.loads(safefile.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
     py = sp.get("python")
     if py and sp.get("backend") != "synthetic":
         if not os.access(py, os.X_OK):
-            raise runs.RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
+            raise RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
         return py
     return sys.executable
 
@@ -307,7 +307,7 @@ def _start(run_dir, foreground, out):
                            "goes on: attach %s to follow it, cancel %s to stop it" % (rid, pid, wait_s, rid, rid))
         out.done("detached", run_id=rid, exit_code=EXIT_OK, starting=True)
         return EXIT_OK
-    err = runs.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
+    err = safefile.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
     what = "ended before it started working" if ended else "did not start within %g s" % wait_s
     out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
               path=run_dir)
@@ -357,7 +357,7 @@ def _spawn_detached(python, run_dir):
     os.waitpid(pid, 0)
     if data.strip().isdigit():
         # Recorded before the child writes it itself, so cancel works from the first instant.
-        runs.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
+        safefile.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
 
 
 def _attach(run_dir, start, follow, out):
@@ -372,7 +372,7 @@ def _attach(run_dir, start, follow, out):
             if ev is None:
                 # Never forwarded: a reader would take the garbage for a protocol line of the run.
                 out.log("warning", "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
-                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % runs.MAX_LINE_BYTES
+                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % safefile.MAX_LINE_BYTES
                            if line is None else "not a JSON event"))
                 continue
             out.emit_line(line)
@@ -424,7 +424,7 @@ def _cancel(run_dir, out):
         except ProcessLookupError:
             os.kill(pid, signal.SIGTERM)  # a foreground run shares its caller's group
         except PermissionError:
-            raise runs.RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
+            raise RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
         signalled = True
         deadline = time.time() + 15
         while time.time() < deadline and runs.pid_alive(pid, run_dir):

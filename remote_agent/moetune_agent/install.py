@@ -27,10 +27,10 @@ import stat
 from typing import Callable, List, Optional, Tuple
 
 from . import configjson, naming, rowmerge
-from .protocol import EXIT_FAILED, EXIT_OK
-from .runs import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, RunError, clean_stale_temps, default_mode, file_kind,
-                   fsync_dir, is_symlink, read_bounded, read_nofollow, resolve, run_folder_of, run_simulated,
-                   write_atomic, write_temp)
+from .protocol import EXIT_FAILED, EXIT_OK, RunError
+from .runs import resolve, run_folder_of, run_simulated
+from .safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode, file_kind,
+                       fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic, write_temp)
 
 DEFAULT_KEEP_BACKUPS = 5
 # link() is not offered by every file system (FAT, some FUSE and network mounts).
@@ -355,7 +355,6 @@ def prune_backups(target: str, keep: int) -> List[str]:
 # -- one install at a time per folder ----------------------------------------------------------------
 
 LOCK_NAME = ".moetune-install.lock"
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class FolderLock(object):
@@ -371,7 +370,7 @@ class FolderLock(object):
         self.fd: Optional[int] = None
 
     def _open(self) -> int:
-        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _O_CLOEXEC
+        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | O_CLOEXEC
         try:
             return os.open(self.path, os.O_RDWR | flags, 0o644)
         except PermissionError:

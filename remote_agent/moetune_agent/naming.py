@@ -106,7 +106,7 @@ def parse_name(name_or_path: str) -> ConfigName:
 
 
 # A name goes into one directory entry, plus what the agent derives from it: the longest is a backup's
-# temporary file ".<name>.bak.moetune-tmp-<pid, up to 7 digits>-<16 hex>" (runs.temp_name), 42 bytes more
+# temporary file ".<name>.bak.moetune-tmp-<pid, up to 7 digits>-<16 hex>" (safefile.temp_name), 42 bytes more
 # than the name (a backup itself, "<name>.bak-YYYYMMDD-HHMMSS-<n>", adds at most 25).
 NAME_MAX = 255
 PATH_MAX = 4096

@@ -41,6 +41,15 @@ EXIT_USAGE = 2
 EXIT_RUN_FAILED = 3
 
 
+class RunError(Exception):
+    """A failure the agent reports with a protocol error code (PROTOCOL.md section 5)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def dumps(obj: dict) -> str:
     """One protocol line: compact, ASCII-safe, never containing a raw newline."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False, sort_keys=False)

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import configjson, naming
 from .backends.base import KernelConfig
-from .runs import write_atomic
+from .safefile import write_atomic
 from .work import Measurement
 
 

@@ -25,7 +25,9 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import configjson, naming
-from .runs import RunError, read_nofollow, resolve, run_folder_of, runs_dir
+from .protocol import RunError
+from .runs import resolve, run_folder_of, runs_dir
+from .safefile import read_nofollow
 
 KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)
 REPLACED = "replaced"              # measured: the new config beat the file's own row

@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Any, Dict, Optional, Tuple
 
-from . import runs, space as space_mod, spec as spec_mod
+from . import runs, safefile, space as space_mod, spec as spec_mod
 from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
 from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
@@ -80,7 +80,7 @@ class Run(object):
     def main(self):
         # type: () -> int
         signal.signal(signal.SIGTERM, self._on_term)
-        runs.write_atomic(os.path.join(self.run_dir, "pid"), ("%d\n" % os.getpid()).encode())
+        safefile.write_atomic(os.path.join(self.run_dir, "pid"), ("%d\n" % os.getpid()).encode())
         runs.set_state(self.run_dir, "running")
         spec = self.spec
         backend = spec["backend"]

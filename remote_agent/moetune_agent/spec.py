@@ -358,7 +358,8 @@ def _short(v: Any) -> str:
 
 def _read_limited(path: str, limit: int, what: str, key: Optional[str]) -> bytes:
     """The bytes of a regular file, at most limit; SpecError otherwise (a FIFO or device never blocks)."""
-    from .runs import RunError, read_bounded
+    from .protocol import RunError
+    from .safefile import read_bounded
     try:
         data = read_bounded(path, limit, what)
     except RunError as e:

@@ -9,7 +9,7 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import naming, runs, spec as spec_mod
+from moetune_agent import naming, runs, safefile, spec as spec_mod
 from untrusted import Case
 
 
@@ -125,7 +125,7 @@ class RunState(Case):
         with open(events) as f:
             lines = f.read().splitlines(True)
         garbage = ["garbage, not JSON\n", "[1, 2]\n", '{"no_type": 1}\n', '{"type": 7}\n',
-                   "x" * (runs.MAX_LINE_BYTES + 10) + "\n"]
+                   "x" * (safefile.MAX_LINE_BYTES + 10) + "\n"]
         with open(events, "w") as f:
             f.writelines(lines[:2] + garbage + lines[2:])
         r, _ = self.call("attach", rid, "--no-follow")   # parse() fails on any stdout line that is no event
@@ -143,7 +143,7 @@ class RunState(Case):
         journal = os.path.join(self.run_dir(rid), "journal.jsonl")
         good = len(agenttest.read_jsonl(journal))
         with open(journal, "a") as f:
-            f.write("garbage\n{\"type\": \"measurement\"}\n[]\n" + "y" * (runs.MAX_LINE_BYTES + 1) + "\n")
+            f.write("garbage\n{\"type\": \"measurement\"}\n[]\n" + "y" * (safefile.MAX_LINE_BYTES + 1) + "\n")
         r, _ = self.call("runs")
         ev = r.one("run")
         self.assertEqual(ev["measured"], good)
