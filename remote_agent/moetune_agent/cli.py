@@ -12,8 +12,9 @@ import sys
 import time
 from typing import List, Optional
 
-from . import runs, safefile, spec as spec_mod
+from . import safefile, spec as spec_mod
 from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
+from .runs import logs, store
 
 
 class UsageError(Exception):
@@ -126,11 +127,11 @@ def _dispatch(args, out):
     if cmd == "tune":
         return _tune(args, out)
     if cmd == "resume":
-        run_dir = runs.resolve(args.run, args.home)
-        if runs.run_alive(run_dir):
+        run_dir = store.resolve(args.run, args.home)
+        if store.run_alive(run_dir):
             raise RunError("run_active", "run %s is still running (pid %s); use attach"
-                                % (os.path.basename(run_dir), runs.get_pid(run_dir)))
-        if runs.get_state(run_dir) == "finished":
+                                % (os.path.basename(run_dir), store.get_pid(run_dir)))
+        if store.get_state(run_dir) == "finished":
             # Running it again would append a second run_started ... done to a finished run's events.
             rid = os.path.basename(run_dir)
             raise RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
@@ -138,19 +139,19 @@ def _dispatch(args, out):
                                 % (rid, rid, rid))
         return _start(run_dir, args.foreground, out)
     if cmd == "attach":
-        return _attach(runs.resolve(args.run, args.home), args.start, not args.no_follow, out)
+        return _attach(store.resolve(args.run, args.home), args.start, not args.no_follow, out)
     if cmd == "cancel":
-        return _cancel(runs.resolve(args.run, args.home), out)
+        return _cancel(store.resolve(args.run, args.home), out)
     if cmd == "runs":
-        for d in runs.list_run_folders(args.home):
+        for d in store.list_run_folders(args.home):
             out.emit(_run_entry(d))
         return EXIT_OK
     if cmd == "result":
-        d = runs.resolve(args.run, args.home)
+        d = store.resolve(args.run, args.home)
         text = safefile.read_text(os.path.join(d, "result.json"), limit=safefile.MAX_RESULT_BYTES)
         if text is None:
             raise RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
-                                % (os.path.basename(d), runs.effective_state(d), safefile.MAX_RESULT_BYTES >> 20))
+                                % (os.path.basename(d), store.effective_state(d), safefile.MAX_RESULT_BYTES >> 20))
         try:
             res = json.loads(text)
         except (ValueError, RecursionError) as e:
@@ -185,11 +186,11 @@ def _run_entry(d: str) -> dict:
             raise ValueError("its spec.json is not JSON (%s)" % e)
         if not isinstance(sp, dict):
             raise ValueError("its spec.json is not a JSON object")
-        pid = runs.get_pid(d)
-        measured, damaged = runs.journal_count(d)
-        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": runs.effective_state(d),
-              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": runs.run_alive(d), "spec": sp,
-              "measured": measured, "simulated": runs.run_simulated(d) is not None}
+        pid = store.get_pid(d)
+        measured, damaged = logs.journal_count(d)
+        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": store.effective_state(d),
+              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": store.run_alive(d), "spec": sp,
+              "measured": measured, "simulated": logs.run_simulated(d) is not None}
         if damaged:
             ev["journal_damaged"] = damaged  # lines of journal.jsonl that are no measurement: never counted
         return ev
@@ -210,7 +211,7 @@ def _tune(args, out):
     h = spec_mod.spec_hash(sp)
     if not args.new:
         # A run of the same spec whose process died (crash, reboot) is continued, not restarted.
-        for d in runs.list_runs(args.home):
+        for d in store.list_runs(args.home):
             if os.path.basename(d).split("-")[2:3] != [h[:6]]:
                 continue
             try:
@@ -219,27 +220,27 @@ def _tune(args, out):
                 continue
             if other != sp:
                 continue
-            state = runs.effective_state(d)
+            state = store.effective_state(d)
             if state == "dead":
                 sys.stderr.write("moetune-agent: resuming dead run %s of the same spec\n" % os.path.basename(d))
                 return _start(d, args.foreground, out)
             if state in ("starting", "running"):
                 # Two sweeps of one shape on the same GPUs would spoil each other's timings.
                 raise RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
-                                    "to it, cancel it, or pass --new" % (os.path.basename(d), runs.get_pid(d)))
-    home = runs.runs_dir(args.home)
+                                    "to it, cancel it, or pass --new" % (os.path.basename(d), store.get_pid(d)))
+    home = store.runs_dir(args.home)
     try:
         os.makedirs(home, exist_ok=True)
     except OSError as e:
         raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
                             "cannot create the run store %s: %s" % (home, e))
-    rid = runs.new_run_id(h, args.home)
+    rid = store.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
     if sp.get("device_name") is not None:
         spec_mod.check_file_names(sp, sp["device_name"], run_dir)  # the run folder's path counts too
     os.makedirs(run_dir)
     safefile.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
-    runs.set_state(run_dir, "starting")
+    store.set_state(run_dir, "starting")
     return _start(run_dir, args.foreground, out)
 
 
@@ -260,13 +261,13 @@ def _python_for(run_dir):
 
 
 def _start(run_dir, foreground, out):
-    runs.set_state(run_dir, "starting")
+    store.set_state(run_dir, "starting")
     if foreground:
         from .runner import Run
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED
-    start_seq = runs.count_lines(os.path.join(run_dir, "events.jsonl"))
+    start_seq = logs.count_lines(os.path.join(run_dir, "events.jsonl"))
     python = _python_for(run_dir)
     _spawn_detached(python, run_dir)
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
@@ -278,11 +279,11 @@ def _start(run_dir, foreground, out):
     ended_at = None
     while time.time() < deadline:
         # The state is written before the final events: read the events once more after seeing it.
-        pid = runs.get_pid(run_dir)
-        ended = runs.get_state(run_dir) in runs.TERMINAL or (pid is not None and not runs.pid_alive(pid))
-        for line in runs.read_events(run_dir, seq):
+        pid = store.get_pid(run_dir)
+        ended = store.get_state(run_dir) in store.TERMINAL or (pid is not None and not store.pid_alive(pid))
+        for line in logs.read_events(run_dir, seq):
             seq += 1
-            ev = runs.parse_event(line)
+            ev = logs.parse_event(line)
             if ev is None:
                 continue
             if ev.get("type") in ("run_started", "error", "done"):
@@ -299,7 +300,7 @@ def _start(run_dir, foreground, out):
             if time.time() - ended_at > 3.0:
                 break
         time.sleep(0.05)
-    if not ended and runs.run_alive(run_dir):
+    if not ended and store.run_alive(run_dir):
         # Slow, not failed: the run exists and goes on. Saying "did not start" here made clients retry and
         # start a second sweep on the same GPUs; say where it is instead.
         rid = os.path.basename(run_dir.rstrip("/"))
@@ -363,12 +364,12 @@ def _spawn_detached(python, run_dir):
 def _attach(run_dir, start, follow, out):
     seq = max(0, start)
     idle_since = None
-    tail = runs.EventTail(run_dir, seq)
+    tail = logs.EventTail(run_dir, seq)
     while True:
         lines = tail.poll()
         for i, line in enumerate(lines):
             seq += 1
-            ev = runs.parse_event(line)
+            ev = logs.parse_event(line)
             if ev is None:
                 # Never forwarded: a reader would take the garbage for a protocol line of the run.
                 out.log("warning", "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
@@ -386,7 +387,7 @@ def _attach(run_dir, start, follow, out):
         if lines:
             idle_since = None
             continue
-        state = runs.effective_state(run_dir)
+        state = store.effective_state(run_dir)
         if not follow:
             if state == "dead":
                 out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
@@ -394,7 +395,7 @@ def _attach(run_dir, start, follow, out):
                 return EXIT_FAILED
             out.done("interrupted", run_id=os.path.basename(run_dir), next_seq=seq)
             return EXIT_OK
-        if state == "dead" or (state in runs.TERMINAL and not runs.run_alive(run_dir)):
+        if state == "dead" or (state in store.TERMINAL and not store.run_alive(run_dir)):
             idle_since = idle_since or time.time()
             if time.time() - idle_since > 1.0:
                 if state == "dead":
@@ -412,13 +413,13 @@ def _terminal_status(state):
 
 def _cancel(run_dir, out):
     rid = os.path.basename(run_dir)
-    pid = runs.get_pid(run_dir)
-    state = runs.get_state(run_dir)
-    if state in runs.TERMINAL:
+    pid = store.get_pid(run_dir)
+    state = store.get_state(run_dir)
+    if state in store.TERMINAL:
         out.emit({"type": "cancelled", "run_id": rid, "signalled": False, "state": state})
         return EXIT_OK
     signalled = False
-    if runs.pid_alive(pid, run_dir):
+    if store.pid_alive(pid, run_dir):
         try:
             os.killpg(pid, signal.SIGTERM)  # the run leads its own process group
         except ProcessLookupError:
@@ -427,18 +428,18 @@ def _cancel(run_dir, out):
             raise RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
         signalled = True
         deadline = time.time() + 15
-        while time.time() < deadline and runs.pid_alive(pid, run_dir):
+        while time.time() < deadline and store.pid_alive(pid, run_dir):
             time.sleep(0.05)
-        if runs.pid_alive(pid, run_dir):
+        if store.pid_alive(pid, run_dir):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-    if runs.get_state(run_dir) not in runs.TERMINAL:
+    if store.get_state(run_dir) not in store.TERMINAL:
         # The process was gone (or had to be killed): record the end so attach stops.
-        runs.set_state(run_dir, "cancelled")
-        log = runs.EventLog(run_dir, rid, False)
+        store.set_state(run_dir, "cancelled")
+        log = logs.EventLog(run_dir, rid, False)
         log.emit({"type": "done", "status": "cancelled"})
         log.close()
-    out.emit({"type": "cancelled", "run_id": rid, "signalled": signalled, "state": runs.get_state(run_dir)})
+    out.emit({"type": "cancelled", "run_id": rid, "signalled": signalled, "state": store.get_state(run_dir)})
     return EXIT_OK

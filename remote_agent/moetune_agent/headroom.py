@@ -642,13 +642,13 @@ def triton_version() -> Optional[str]:
 
 def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
     """-> (TRITON_CACHE_DIR for the check, persistent?). Persistent: <agent home>/triton_cache/<Triton
-    version> (runs.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
+    version> (runs.store.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
     so a second check (and a tune that uses the same folder) loads the kernels an earlier one compiled
     instead of compiling them again; Triton's own cache keys (source, specialisation, target) keep
     kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
     an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
     folder, removed afterwards, as before."""
-    from .runs import home_dir
+    from .runs.store import home_dir
 
     tv = triton_version()
     if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":

@@ -28,7 +28,8 @@ from typing import Callable, List, Optional, Tuple
 
 from . import configjson, naming, rowmerge
 from .protocol import EXIT_FAILED, EXIT_OK, RunError
-from .runs import resolve, run_folder_of, run_simulated
+from .runs.logs import run_simulated
+from .runs.store import resolve, run_folder_of
 from .safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode, file_kind,
                        fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic, write_temp)
 

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import configjson, naming
 from .protocol import RunError
-from .runs import resolve, run_folder_of, runs_dir
+from .runs.store import resolve, run_folder_of, runs_dir
 from .safefile import read_nofollow
 
 KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)

@@ -11,10 +11,11 @@ import time
 import traceback
 from typing import Any, Dict, Optional, Tuple
 
-from . import runs, safefile, space as space_mod, spec as spec_mod
+from . import safefile, space as space_mod, spec as spec_mod
 from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
 from .backends.base import KernelConfig
 from .protocol import AGENT_VERSION
+from .runs import compile_cache, logs, store
 from .results import build_result, latest_score, share_block_m, write_files, write_result
 from .scheduler import BackendFailed, Cancelled, Scheduler
 from .strategies.common import Book
@@ -67,7 +68,7 @@ class Run(object):
             self.spec = spec_mod.normalise(json.load(f))
         self.echo = echo
         self.sched = None  # type: Optional[Scheduler]
-        self.events = None  # type: Optional[runs.EventLog]
+        self.events = None  # type: Optional[logs.EventLog]
         self.cancelled = False
 
     def _on_term(self, signum, frame):
@@ -81,11 +82,11 @@ class Run(object):
         # type: () -> int
         signal.signal(signal.SIGTERM, self._on_term)
         safefile.write_atomic(os.path.join(self.run_dir, "pid"), ("%d\n" % os.getpid()).encode())
-        runs.set_state(self.run_dir, "running")
+        store.set_state(self.run_dir, "running")
         spec = self.spec
         backend = spec["backend"]
         simulated = backend == "synthetic"
-        self.events = runs.EventLog(self.run_dir, self.run_id, simulated, self.echo)
+        self.events = logs.EventLog(self.run_dir, self.run_id, simulated, self.echo)
         t0 = time.time()
         try:
             status = self._run(t0)
@@ -112,7 +113,7 @@ class Run(object):
         if self.cancelled:
             status = "cancelled"
         state = {"ok": "finished"}.get(status, status)
-        runs.set_state(self.run_dir, state)
+        store.set_state(self.run_dir, state)
         self.events.emit({"type": "done", "status": status, "wall_s": round(time.time() - t0, 3)})
         self.events.close()
         return 0 if status == "ok" else 1
@@ -181,10 +182,10 @@ class Run(object):
         os.makedirs(cache_dir, exist_ok=True)
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
         assert self.sched is not None
-        cache_files_before = runs.count_files(self.sched.cache_dir) if self.sched.host_cache else None
+        cache_files_before = compile_cache.count_files(self.sched.cache_dir) if self.sched.host_cache else None
         simulated = backend == "synthetic"
         ev.simulated = simulated
-        journal = runs.Journal(self.run_dir, simulated)
+        journal = logs.Journal(self.run_dir, simulated)
         resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0
         extra = info.get("extra") or {}
         device = spec.get("device_name") or info["device_name"]
@@ -423,7 +424,7 @@ class Run(object):
                    "precompile": dict(self.sched.precompile_stats),
                    "compile_cache": {"host": self.sched.host_cache, "dir": self.sched.cache_dir,
                                      "files_at_start": cache_files_before,
-                                     "files_at_end": runs.count_files(self.sched.cache_dir)
+                                     "files_at_end": compile_cache.count_files(self.sched.cache_dir)
                                      if self.sched.host_cache else None}}
         defaults = {k: (defaults_cfg[k], op_us.get((k[0], k[1], defaults_cfg[k].key()))) for k in defaults_cfg}
         winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}

@@ -198,11 +198,11 @@ class Scheduler(object):
     def __init__(self, desc, gpus, cache_dir, precompile_workers=0, home=None):
         # type: (Dict[str, Any], Sequence[int], Optional[str], int, Optional[str]) -> None
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
-        compile cache (runs.host_compile_cache: tune and the headroom check both come through here, so
+        compile cache (runs.compile_cache.host_compile_cache: tune and the headroom check both come through here, so
         both reuse every kernel either compiled before on this host with this Triton)."""
         self.desc = desc
         self.gpus = list(gpus)
-        from .runs import host_compile_cache
+        from .runs.compile_cache import host_compile_cache
         shared = host_compile_cache(desc, home)
         self.private_cache_dir = cache_dir
         self.cache_dir = shared or cache_dir

@@ -9,7 +9,8 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import naming, runs, safefile, spec as spec_mod
+from moetune_agent import naming, safefile, spec as spec_mod
+from moetune_agent.runs import store
 from untrusted import Case
 
 
@@ -117,7 +118,7 @@ class RunState(Case):
         time.sleep(0.3)
         with open(events, "rb") as f:
             self.assertEqual(f.read(), before)
-        self.assertEqual(runs.get_state(self.run_dir(rid)), "finished")
+        self.assertEqual(store.get_state(self.run_dir(rid)), "finished")
 
     def test_attach_skips_damaged_lines(self):
         rid = self.finished_run()

@@ -1,10 +1,11 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Run folders (PROTOCOL.md section 4): ids, state, pid liveness, the journal and the event log."""
+"""A run's logs (PROTOCOL.md section 4): events.jsonl (every run event, seq = line index) and
+journal.jsonl (one fsync'd line per finished unit, replayed on resume), both streamed with bounded
+lines; and the SIMULATED marker: what a run wrote that says it is simulated."""
 
 from __future__ import annotations
 
-import datetime
 import itertools
 import json
 import os
@@ -12,187 +13,12 @@ import stat
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from .backends.base import KernelConfig
-from .protocol import RunError, dumps
-from .safefile import MAX_LINE_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, open_append, read_text, write_atomic
-from .work import Measurement, Unit
-
-STATES = ("starting", "running", "finished", "failed", "cancelled")
-TERMINAL = ("finished", "failed", "cancelled")
-
-
-def home_dir(override: Optional[str] = None) -> str:
-    if override:
-        return os.path.abspath(override)
-    env = os.environ.get("MOETUNE_HOME")
-    if env:
-        return os.path.abspath(env)
-    return os.path.join(os.path.expanduser("~"), ".cache", "moetune")
-
-
-def runs_dir(home=None):
-    return os.path.join(home_dir(home), "runs")
-
-
-# The host's compile cache (issue 22): Triton's kernel cache is content-addressed (its key covers the
-# kernel's source, the specialisation, the target and Triton's own version), so one folder can serve every
-# batch size, run and headroom check on a host; a run compiled each kernel again in a private folder
-# before (~0.8 s a kernel on an H200 host's core). One folder per Triton version keeps a Triton upgrade
-# from mixing with the old entries and lets the old version's folder be dropped whole.
-COMPILE_CACHE = "triton_cache"     # the headroom check's folder name too (issue 19's helper): one cache
-COMPILE_CACHE_KEEP = 3             # Triton versions kept side by side (the newest used)
-TRITON_DISTS = ("triton", "pytorch-triton", "pytorch-triton-rocm", "triton-nightly")
-
-
-def installed_triton_version() -> Optional[str]:
-    """Triton's version from its installed metadata, without importing it (the run process never imports
-    torch or Triton: a worker must set TRITON_CACHE_DIR before Triton loads)."""
-    try:
-        from importlib import metadata
-    except ImportError:  # pragma: no cover - Python < 3.8
-        return None
-    for dist in TRITON_DISTS:
-        try:
-            return metadata.version(dist)
-        except Exception:
-            continue
-    return None
-
-
-def _cache_tag(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in ".-_+" else "_" for ch in text)[:80]
-
-
-def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
-                       triton_version: Optional[str] = "detect") -> Optional[str]:
-    """The persistent compile cache folder for a scheduler's backend description, created; None where
-    there is none: MOETUNE_COMPILE_CACHE=0, no Triton installed, or the synthetic backend (its simulated
-    compiles are per run, unless MOETUNE_COMPILE_CACHE=1 asks for the host cache: tests, benchmarks).
-    The synthetic backend's markers do not encode the shape, so its folder is per shape."""
-    flag = os.environ.get("MOETUNE_COMPILE_CACHE", "")
-    if flag == "0":
-        return None
-    if desc.get("name") == "synthetic":
-        if flag != "1":
-            return None
-        import hashlib
-        tag = "synthetic-" + hashlib.sha256(json.dumps(desc.get("shape"), sort_keys=True).encode()).hexdigest()[:12]
-    else:
-        v = installed_triton_version() if triton_version == "detect" else triton_version
-        if not v:
-            return None
-        tag = "triton-" + _cache_tag(v)
-    top = os.path.join(home_dir(home), COMPILE_CACHE)
-    path = os.path.join(top, tag)
-    try:
-        os.makedirs(path, exist_ok=True)
-        os.utime(path)  # the newest used: what pruning keeps
-    except OSError:
-        return None
-    prune_compile_caches(top)
-    return path
-
-
-def prune_compile_caches(top: str, keep: int = COMPILE_CACHE_KEEP) -> List[str]:
-    """Remove the Triton-version folders beyond the `keep` most recently used; -> the removed paths. Only
-    real folders: a symlink planted under that name is neither followed nor removed."""
-    import shutil
-    try:
-        names = [n for n in os.listdir(top) if n.startswith("triton-") and os.path.isdir(os.path.join(top, n))
-                 and not os.path.islink(os.path.join(top, n))]
-    except OSError:
-        return []
-    names.sort(key=lambda n: os.path.getmtime(os.path.join(top, n)), reverse=True)
-    gone = []
-    for n in names[keep:]:
-        shutil.rmtree(os.path.join(top, n), ignore_errors=True)
-        gone.append(os.path.join(top, n))
-    return gone
-
-
-def count_files(path: Optional[str]) -> int:
-    n = 0
-    if path:
-        for _dp, _dn, fns in os.walk(path):
-            n += len(fns)
-    return n
-
-
-def new_run_id(spec_hash: str, home: Optional[str] = None) -> str:
-    base = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S") + "-" + spec_hash[:6]
-    rid, n = base, 1
-    while os.path.exists(os.path.join(runs_dir(home), rid)):
-        n += 1
-        rid = "%s-%d" % (base, n)
-    return rid
-
-
-def resolve(run: str, home: Optional[str] = None) -> str:
-    """A run id or a run folder path -> the run folder (absolute). Raises RunError(run_not_found)."""
-    if run and ("/" in run or run in (".", "..")):
-        path = os.path.abspath(run)
-    else:
-        if not run or run.startswith("."):
-            raise RunError("run_not_found", "no run called %r" % (run,))
-        path = os.path.join(runs_dir(home), run)
-    if not os.path.isfile(os.path.join(path, "spec.json")):
-        raise RunError("run_not_found", "no run at %s (no spec.json); `runs` lists the runs" % path)
-    return path
-
+from ..backends.base import KernelConfig
+from ..protocol import dumps
+from ..safefile import MAX_LINE_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, open_append, read_text, write_atomic
+from ..work import Measurement, Unit
 
 SIMULATED_MARK = "SIMULATED"
-
-
-def set_state(run_dir, state):
-    write_atomic(os.path.join(run_dir, "state"), (state + "\n").encode())
-
-
-def get_state(run_dir):
-    return (read_text(os.path.join(run_dir, "state"), "") or "").strip() or "starting"
-
-
-def get_pid(run_dir: str) -> Optional[int]:
-    t = (read_text(os.path.join(run_dir, "pid"), "") or "").strip()
-    return int(t) if t.isdigit() else None
-
-
-def pid_alive(pid: Optional[int], run_dir: Optional[str] = None) -> bool:
-    """True when pid runs and (if run_dir is given and /proc is readable) is that run's process,
-    so a recycled pid after a reboot is not mistaken for the run."""
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            if f.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
-                return False  # a zombie has finished its work
-    except OSError:
-        pass
-    if run_dir is not None:
-        try:
-            with open("/proc/%d/cmdline" % pid, "rb") as f:
-                cmd = f.read()
-            return os.path.basename(run_dir.rstrip("/")).encode() in cmd
-        except OSError:
-            return True
-    return True
-
-
-def run_alive(run_dir):
-    return pid_alive(get_pid(run_dir), run_dir)
-
-
-def effective_state(run_dir):
-    """The state word, or "dead" for a starting/running run whose process is gone."""
-    st = get_state(run_dir)
-    if st not in TERMINAL and not run_alive(run_dir):
-        return "dead"
-    return st
 
 
 class LineReader(object):
@@ -415,22 +241,6 @@ def run_simulated(run_dir: str) -> Optional[str]:
     return None
 
 
-def run_folder_of(path: str) -> Optional[str]:
-    """The run folder that holds path (itself, or up to two levels up: run/<dialect>/<file>), or None."""
-    d = os.path.abspath(path)
-    if not os.path.isdir(d):
-        d = os.path.dirname(d)
-    for _ in range(3):
-        if os.path.isfile(os.path.join(d, "spec.json")) and (
-                os.path.exists(os.path.join(d, "events.jsonl")) or os.path.exists(os.path.join(d, "state"))):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return None
-
-
 # -- the journal ----------------------------------------------------------------------------------
 
 def cfg_json(cfg: Optional[KernelConfig]) -> Optional[Dict[str, Any]]:
@@ -501,25 +311,6 @@ class Journal(object):
 
     def close(self):
         self._f.close()
-
-
-def list_runs(home: Optional[str] = None) -> Iterator[str]:
-    d = runs_dir(home)
-    try:
-        names = sorted(os.listdir(d), reverse=True)
-    except FileNotFoundError:
-        return iter(())
-    return iter(os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n, "spec.json")))
-
-
-def list_run_folders(home: Optional[str] = None) -> List[str]:
-    """Every folder in the run store, newest first, damaged ones (no spec.json) included."""
-    d = runs_dir(home)
-    try:
-        names = sorted(os.listdir(d), reverse=True)
-    except FileNotFoundError:
-        return []
-    return [os.path.join(d, n) for n in names if not n.startswith(".") and os.path.isdir(os.path.join(d, n))]
 
 
 def journal_entries(path: str, simulated: bool = False) -> Iterator[Tuple[Optional[Dict[str, Any]],
