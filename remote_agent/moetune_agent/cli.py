@@ -13,6 +13,7 @@ import time
 from typing import List, Optional
 
 from . import safefile, spec as spec_mod
+from .backends import SYNTHETIC
 from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
 from .runs import logs, store
 
@@ -253,7 +254,7 @@ def _agent_path():
 def _python_for(run_dir):
     sp = json.loads(safefile.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
     py = sp.get("python")
-    if py and sp.get("backend") != "synthetic":
+    if py and sp.get("backend") != SYNTHETIC:
         if not os.access(py, os.X_OK):
             raise RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
         return py

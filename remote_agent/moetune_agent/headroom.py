@@ -44,6 +44,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import space as space_mod
+from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .backends.base import KernelConfig, Shape
 from .work import Measurement, Unit
 
@@ -464,11 +465,11 @@ def verdict(rows: Sequence[dict]) -> dict:
 def _assumption(backend: str, framework: str, default_source: Optional[dict], server_error: Optional[str]):
     """What the check could not see, as a sentence (None when the server's own lookup answered)."""
     ds = default_source or {}
-    if backend == "synthetic":
+    if backend == SYNTHETIC:
         return ("SIMULATED: the synthetic backend models a GPU; the server's config is assumed to be the %s "
                 "built-in heuristic%s" % (framework, " (or MOETUNE_SYNTHETIC_DEFAULT_FILE)"
                                           if ds.get("kind") == "file" else ""))
-    if backend == "server":
+    if backend == SERVER:
         if ds.get("kind") == "file":
             return None
         return None if ds.get("kind") == "heuristic" else "the server's lookup said nothing about its default"
@@ -482,7 +483,8 @@ def run_check(spec: Dict[str, Any], out) -> int:
     """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
     size, headroom; returns the exit status."""
     from . import spec as spec_mod
-    from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
+    from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
+    from .probe import gpu_indices
     from .protocol import EXIT_FAILED, EXIT_OK
     from .scheduler import BackendFailed, Scheduler
 
@@ -491,7 +493,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
     ops = spec_mod.strategy_ops(spec)
     sizes = sorted(set(spec["batch_sizes"]))
     asked = spec["backend"]
-    if asked == "auto":
+    if asked == AUTO:
         cands = auto_candidates(spec["framework"])
         if not cands:
             try:
@@ -501,10 +503,10 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 return EXIT_FAILED
     else:
         cands = [asked]
-    simulated = cands == ["synthetic"]
+    simulated = cands == [SYNTHETIC]
     sim = {"simulated": True} if simulated else {}
     server_error = None
-    if asked == "auto" and "server" not in cands:
+    if asked == AUTO and SERVER not in cands:
         server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
     cache_dir, cache_persistent = compile_cache_dir()
     marks = {"start": t0}
@@ -517,12 +519,12 @@ def run_check(spec: Dict[str, Any], out) -> int:
             if spec["gpus"] != "all":
                 gpus = list(spec["gpus"])[:1]
             else:
-                gpus = [0] if name == "synthetic" else gpu_indices()[:1]
+                gpus = [0] if name == SYNTHETIC else gpu_indices()[:1]
             desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
                     "bandwidth_probe": "torch"}
             ncpu = os.cpu_count() or 1
-            pool = max(0, ncpu - 2) if name != "synthetic" and ncpu > 2 else 0
+            pool = max(0, ncpu - 2) if name != SYNTHETIC and ncpu > 2 else 0
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
                 pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             sched = Scheduler(desc, gpus, cache_dir, pool)
@@ -532,9 +534,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
             except BackendFailed as e:
                 sched.close()
                 sched = None
-                if asked != "auto" or i == len(cands) - 1:
+                if asked != AUTO or i == len(cands) - 1:
                     raise
-                if name == "server":
+                if name == SERVER:
                     server_error = "the server backend cannot run here: %s" % e
                 out.log("warning", "auto: the %s backend cannot run here (%s); using the %s backend"
                         % (name, e, cands[i + 1]))
@@ -542,13 +544,13 @@ def run_check(spec: Dict[str, Any], out) -> int:
             backend = name
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
-                sched.start_precompile(extra["cpu_compile_info"], per_m=(name == "server"))
+                sched.start_precompile(extra["cpu_compile_info"], per_m=(name == SERVER))
             else:
                 sched.stop_precompile()
             break
         assert info is not None and backend is not None and sched is not None
         marks["info"] = time.time()
-        simulated = backend == "synthetic"
+        simulated = is_simulated(backend)
         sim = {"simulated": True} if simulated else {}
         extra = info.get("extra") or {}
         default_source = extra.get("default_source")
@@ -562,8 +564,8 @@ def run_check(spec: Dict[str, Any], out) -> int:
         out.emit(dict({"type": "headroom_started", "spec": spec, "backend": backend,
                        "device_name": spec.get("device_name") or info["device_name"],
                        "triton_version": info.get("triton_version"), "default_source": default_source,
-                       "server_importable": backend == "server" or (backend != "synthetic" and
-                                                                    "server" in auto_candidates(spec["framework"])),
+                       "server_importable": backend == SERVER or (backend != SYNTHETIC and
+                                                                    SERVER in auto_candidates(spec["framework"])),
                        "assumed": assumed, "units": len(screen), "ts": time.time()}, **sim))
         if simulated:
             out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
@@ -603,7 +605,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                        "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
                        "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
                        "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
-                       "floor_method": "torch copy/read probe" if backend != "synthetic" else "simulated",
+                       "floor_method": "torch copy/read probe" if backend != SYNTHETIC else "simulated",
                        "timings": {"startup_s": round(marks["info"] - t0, 3),
                                    "screen_s": round(marks["screen"] - marks["info"], 3),
                                    "retime_s": round(marks["retime"] - marks["screen"], 3),
@@ -705,7 +707,7 @@ def headroom_command(args, out) -> int:
     sp = spec_mod.load(args.spec)
     spec_mod.check_routing_file(sp)
     py = sp.get("python")
-    if py and sp.get("backend") != "synthetic" and os.path.realpath(py) != os.path.realpath(sys.executable):
+    if py and sp.get("backend") != SYNTHETIC and os.path.realpath(py) != os.path.realpath(sys.executable):
         if not os.access(py, os.X_OK):
             out.error("not_found", "spec 'python': %s is not an executable interpreter" % py)
             return EXIT_FAILED

@@ -14,6 +14,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import naming
+from .backends import SERVER, TRITON, is_simulated
 
 SGLANG_CONFIG_DIRS = (
     # newer (2026) first: srt/layers/moe/moe_runner/triton_utils/configs, then the older location
@@ -83,6 +84,21 @@ def nvidia_smi_gpus():
                 by_uuid[parts[0]]["processes"].append({"pid": int(parts[1]), "name": parts[2],
                                                        "used_memory_mib": _num(parts[3])})
     return gpus, None
+
+
+def gpu_indices() -> List[int]:
+    """Visible CUDA devices (nvidia-smi), honouring CUDA_VISIBLE_DEVICES when it lists indices."""
+    vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if vis is not None and vis.strip() != "":
+        out = []
+        for part in vis.split(","):
+            part = part.strip()
+            if part.isdigit():
+                out.append(int(part))
+        if out:
+            return out
+    gpus, _ = nvidia_smi_gpus()
+    return [g["index"] for g in gpus] or [0]
 
 
 # The child script runs under the user's interpreter (maybe a venv's); it imports nothing heavy:
@@ -559,16 +575,16 @@ def _tunable(py, frameworks=(), gpus=None):
     servers = [f["name"] for f in frameworks or () if f.get("importable")]
     why = {}
     if missing:
-        why["triton"] = why["server"] = "%s has no %s" % (exe, " and no ".join(missing))
+        why[TRITON] = why[SERVER] = "%s has no %s" % (exe, " and no ".join(missing))
     elif gpus is not None and not gpus:
-        why["triton"] = why["server"] = "no NVIDIA GPU was found on this host"
+        why[TRITON] = why[SERVER] = "no NVIDIA GPU was found on this host"
     elif not servers:
-        why["server"] = "neither SGLang nor vLLM is importable with %s" % exe
+        why[SERVER] = "neither SGLang nor vLLM is importable with %s" % exe
     rows = capability_table()
     for r in rows:
         r["usable_here"] = [b for b in r["backends"] if b not in why]
         r["not_usable_here"] = {b: why[b] for b in r["backends"] if b in why}
-        if not [b for b in r["backends"] if b != "synthetic"]:
+        if not [b for b in r["backends"] if not is_simulated(b)]:
             r["not_usable_here"]["any GPU backend"] = ("no kernel here tunes %s with the servers' config "
                                                       "semantics; only the synthetic backend (simulated) "
                                                       "accepts it" % r["variant"])

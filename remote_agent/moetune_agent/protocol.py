@@ -9,6 +9,8 @@ import os
 import sys
 import time
 
+from .backends import SYNTHETIC, packaged_gpu_backends
+
 PROTOCOL_VERSION = 1
 
 
@@ -57,10 +59,9 @@ def dumps(obj: dict) -> str:
 
 def capabilities():
     caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "install-config",
-            "headroom", "backend:synthetic"]
+            "headroom", "backend:" + SYNTHETIC]
     try:
-        from . import backend_factory
-        for name in backend_factory.available_backend_modules():
+        for name in packaged_gpu_backends():
             caps.append("backend:" + name)
     except Exception:  # a broken optional backend must not break hello
         pass

@@ -12,8 +12,10 @@ import traceback
 from typing import Any, Dict, Optional, Tuple
 
 from . import safefile, space as space_mod, spec as spec_mod
-from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
+from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
+from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from .backends.base import KernelConfig
+from .probe import gpu_indices
 from .protocol import AGENT_VERSION
 from .runs import compile_cache, logs, store
 from .results import build_result, latest_score, share_block_m, write_files, write_result
@@ -85,7 +87,7 @@ class Run(object):
         store.set_state(self.run_dir, "running")
         spec = self.spec
         backend = spec["backend"]
-        simulated = backend == "synthetic"
+        simulated = is_simulated(backend)
         self.events = logs.EventLog(self.run_dir, self.run_id, simulated, self.echo)
         t0 = time.time()
         try:
@@ -124,14 +126,14 @@ class Run(object):
         ev = self.events
         assert ev is not None
         asked = spec["backend"]
-        if asked == "auto":
+        if asked == AUTO:
             cands = auto_candidates(spec["framework"])
             if not cands:
                 resolve_auto(spec["framework"])  # raises BackendUnavailable with the sentence
         else:
             cands = [asked]
         for i, backend in enumerate(cands):
-            simulated = backend == "synthetic"
+            simulated = is_simulated(backend)
             if spec["gpus"] != "all":
                 gpus = list(spec["gpus"])
             elif simulated:
@@ -142,7 +144,7 @@ class Run(object):
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file")}
             ncpu = os.cpu_count() or 1
             precompile = 0
-            if backend != "synthetic" and ncpu > 2:
+            if backend != SYNTHETIC and ncpu > 2:
                 precompile = max(0, ncpu - 1 - len(gpus))
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
                 precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
@@ -154,14 +156,14 @@ class Run(object):
             except BackendFailed as e:
                 self.sched.close()
                 self.sched = None
-                if asked != "auto" or i == len(cands) - 1:
+                if asked != AUTO or i == len(cands) - 1:
                     raise
                 ev.emit({"type": "log", "level": "warning", "message": "auto: the %s backend cannot run here (%s); "
                          "using the %s backend" % (backend, e, cands[i + 1])})
                 continue
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
-                self.sched.start_precompile(extra["cpu_compile_info"], per_m=(backend == "server"))
+                self.sched.start_precompile(extra["cpu_compile_info"], per_m=(backend == SERVER))
             else:
                 self.sched.stop_precompile()
             if precompile and not self.sched.precompiling:
@@ -183,7 +185,7 @@ class Run(object):
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
         assert self.sched is not None
         cache_files_before = compile_cache.count_files(self.sched.cache_dir) if self.sched.host_cache else None
-        simulated = backend == "synthetic"
+        simulated = is_simulated(backend)
         ev.simulated = simulated
         journal = logs.Journal(self.run_dir, simulated)
         resumed = len(journal) > 0 or os.path.getsize(ev.path) > 0

@@ -20,6 +20,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .backends import SYNTHETIC
 from .backends.base import CandidateError, KernelConfig
 from .work import Measurement, Unit
 
@@ -57,13 +58,13 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != "synthetic" else os.environ.get(
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
         "CUDA_VISIBLE_DEVICES", "")
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
-    from .backend_factory import make_backend
+    from .backends.factory import make_backend
     try:
-        backend = make_backend(desc, gpu if desc["name"] == "synthetic" else 0, cache_dir)
+        backend = make_backend(desc, gpu if desc["name"] == SYNTHETIC else 0, cache_dir)
     except Exception as e:
         result_conn.send((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
@@ -77,9 +78,9 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         try:
             if kind == "measure":
                 unit = payload  # type: Unit
-                if crash_key and unit.ident() == crash_key and desc["name"] == "synthetic":
+                if crash_key and unit.ident() == crash_key and desc["name"] == SYNTHETIC:
                     os._exit(17)
-                if hang_key and unit.ident() == hang_key and desc["name"] == "synthetic":
+                if hang_key and unit.ident() == hang_key and desc["name"] == SYNTHETIC:
                     time.sleep(3600)
                 t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
                 result_conn.send((gpu, tid, "ok", list(t.samples_us)))
@@ -100,7 +101,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                     for m in sizes:
                         defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
                 tv = None
-                if desc["name"] != "synthetic":
+                if desc["name"] != SYNTHETIC:
                     try:
                         import triton  # type: ignore
                         tv = triton.__version__
@@ -151,7 +152,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
     _PRECOMPILE_ARGS = (desc, cache_dir)
     if desc.get("cpu_compile"):
         _precompile_backend(desc)
-    elif desc["name"] != "synthetic":
+    elif desc["name"] != SYNTHETIC:
         # Started with the GPU worker, before it has said what to compile for: import the heavy modules
         # now (seconds per process), so they load while the GPU worker starts instead of after it.
         try:
@@ -164,7 +165,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
 def _precompile_backend(desc):
     global _PRECOMPILE_BACKEND
     if _PRECOMPILE_BACKEND is None:
-        from .backend_factory import make_backend
+        from .backends.factory import make_backend
         _PRECOMPILE_BACKEND = make_backend(desc, 0, _PRECOMPILE_ARGS[1] if _PRECOMPILE_ARGS else None)
     return _PRECOMPILE_BACKEND
 

@@ -30,7 +30,7 @@ import logging
 import re
 from typing import Any, Dict, List, Optional
 
-from . import cpu_compile as cpu_mod
+from . import SERVER, cpu_compile as cpu_mod
 from . import server_api
 from .base import CandidateError, KernelConfig, Shape, file_sha256
 from .triton_backend import TritonBackend, classify
@@ -145,7 +145,7 @@ class _ServerCall(object):
 
 
 class ServerBackend(TritonBackend):
-    name = "server"
+    name = SERVER
     supports_tma = False  # per instance once the server is known (api().supports_tma)
 
     def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,

@@ -19,7 +19,7 @@ import time
 from typing import Optional
 
 from .. import space as space_mod
-from . import defaults as defaults_mod
+from . import SYNTHETIC, defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing, file_sha256
 
 SIM_DEVICE = "SIMULATED_GPU"
@@ -38,7 +38,7 @@ def _unit_hash(*parts):
 
 
 class SyntheticBackend(Backend):
-    name = "synthetic"
+    name = SYNTHETIC
     simulated = True
     supports_tma = False
 

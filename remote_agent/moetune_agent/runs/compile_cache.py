@@ -8,6 +8,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
+from ..backends import SYNTHETIC
 from .store import home_dir
 
 # The host's compile cache (issue 22): Triton's kernel cache is content-addressed (its key covers the
@@ -48,7 +49,7 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
     flag = os.environ.get("MOETUNE_COMPILE_CACHE", "")
     if flag == "0":
         return None
-    if desc.get("name") == "synthetic":
+    if desc.get("name") == SYNTHETIC:
         if flag != "1":
             return None
         import hashlib

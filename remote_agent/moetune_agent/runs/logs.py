@@ -13,6 +13,7 @@ import stat
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from ..backends import SYNTHETIC
 from ..backends.base import KernelConfig
 from ..protocol import dumps
 from ..safefile import MAX_LINE_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, open_append, read_text, write_atomic
@@ -224,7 +225,7 @@ def run_simulated(run_dir: str) -> Optional[str]:
         sp = json.loads(read_text(os.path.join(run_dir, "spec.json"), "") or "{}")
     except (ValueError, RecursionError):
         sp = {}
-    if isinstance(sp, dict) and sp.get("backend") == "synthetic":
+    if isinstance(sp, dict) and sp.get("backend") == SYNTHETIC:
         return "its spec.json asks for the synthetic backend"
     try:
         res = json.loads(read_text(os.path.join(run_dir, "result.json"), "", MAX_RESULT_BYTES) or "{}")
@@ -233,7 +234,7 @@ def run_simulated(run_dir: str) -> Optional[str]:
     if isinstance(res, dict) and res.get("simulated"):
         return "its result.json says simulated"
     ev = _first_json(os.path.join(run_dir, "events.jsonl"))
-    if ev and (ev.get("simulated") or ev.get("backend") == "synthetic"):
+    if ev and (ev.get("simulated") or ev.get("backend") == SYNTHETIC):
         return "its events.jsonl says simulated"
     j = _first_json(os.path.join(run_dir, "journal.jsonl"))
     if j and j.get("simulated"):
