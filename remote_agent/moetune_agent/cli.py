@@ -77,7 +77,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
-        from .runner import Run
+        from .run.runner import Run
         return Run(argv[1]).main()
     if argv[:1] == ["_headroom"] and len(argv) == 2:  # internal: the check under the spec's interpreter
         from .headroom import inner_main
@@ -206,7 +206,7 @@ def _run_entry(d: str) -> dict:
 
 def _tune(args, out):
     sp = spec_mod.load(args.spec)
-    from .runner import pick_strategy
+    from .run.runner import pick_strategy
     pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
     spec_mod.check_routing_file(sp)
     h = spec_mod.spec_hash(sp)
@@ -264,7 +264,7 @@ def _python_for(run_dir):
 def _start(run_dir, foreground, out):
     store.set_state(run_dir, "starting")
     if foreground:
-        from .runner import Run
+        from .run.runner import Run
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED

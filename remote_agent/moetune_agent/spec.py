@@ -300,9 +300,8 @@ def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[st
     they go into) within PATH_MAX. Checked when the spec is read and again once the backend has named the
     device, so a run never measures for an hour and then fails writing its result."""
     from . import naming
-    from .results import file_names
     try:
-        names = file_names(spec, device_name)
+        names = naming.file_names(spec, device_name)
     except ValueError as e:
         raise SpecError("spec: no config file name can be made for this shape: %s" % e, "device_name")
     for kind in sorted(names):

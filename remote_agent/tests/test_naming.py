@@ -56,7 +56,7 @@ class SharedVectors(unittest.TestCase):
                 self.assertEqual(naming.parse_name(v["name"]), n)   # and the name reads back as built
 
     def test_run_output_names_follow_each_server(self):
-        from moetune_agent.results import file_names
+        from moetune_agent.naming import file_names
         for v in VECTORS["server_names"]:
             if v["down"]:
                 continue

@@ -7,10 +7,11 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import configjson, naming
-from .backends.base import KernelConfig
-from .safefile import write_atomic
-from .work import Measurement
+from .. import configjson
+from ..backends.base import KernelConfig
+from ..naming import file_names
+from ..safefile import write_atomic
+from ..work import Measurement
 
 
 def _median(xs):
@@ -65,19 +66,6 @@ def share_block_m(winners, measured, batch_sizes):
             out[("down", m)] = best[("down", bm)][1]
             fixed.append(m)
     return out, fixed
-
-
-def file_names(spec, device_name):
-    # type: (Dict[str, Any], str) -> Dict[str, str]
-    # Each server's own naming rules for the logical shape (naming.server_config_name).
-    def name(fw, down=False):
-        return naming.server_config_name(fw, spec["E"], spec["N"], device_name, spec.get("dtype"),
-                                         spec.get("block_shape"), spec.get("per_channel_quant", False),
-                                         down).file_name(fw)
-    names = {"sglang": name("sglang"), "vllm": name("vllm")}
-    if spec["ops"] == "up+down":
-        names["sglang_down"] = name("sglang", True)
-    return names
 
 
 def write_files(run_dir, spec, device_name, winners, triton_version):
