@@ -188,7 +188,7 @@ class HeadroomPlan(object):
             dist = abs(math.log2(max(te, 1e-6) / t)) + (0.0 if web == wb else 1.5)
             scored.append((dist, i, key))
         scored.sort()
-        out = []  # type: List[KernelConfig]
+        out: List[KernelConfig] = []
         # GROUP_SIZE_M variants of one config time within noise of each other in every recorded landscape
         # (e.g. qwen3 M=16: g1, g64, g32 within 0.3%): one of them per screen slot, so the NEAREST slots
         # hold different tiles / pipelines.
@@ -418,7 +418,7 @@ def verdict(rows: Sequence[dict]) -> dict:
     if not rows:
         return {"kind": "unknown", "text": "nothing could be timed", "ranges": []}
     first, last = rows[0]["m"], rows[-1]["m"]
-    ranges = []  # type: List[dict]
+    ranges: List[dict] = []
     for r in rows:
         cls = gain_class(r.get("gain"))
         if ranges and ranges[-1]["class"] == cls:
@@ -571,7 +571,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
             out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
         if assumed and not simulated:
             out.log("warning", assumed)
-        measured = []  # type: List[Measurement]
+        measured: List[Measurement] = []
         state = {"done": 0, "total": len(screen), "last": 0.0}
 
         def record(meas):

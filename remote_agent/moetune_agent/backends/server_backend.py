@@ -41,7 +41,7 @@ _FOUND_RE = re.compile(r"from (\S.*?\.json)")
 class _LogCapture(logging.Handler):
     def __init__(self):
         super().__init__(logging.DEBUG)
-        self.lines = []  # type: List[str]
+        self.lines: List[str] = []
 
     def emit(self, record):
         try:
@@ -157,8 +157,8 @@ class ServerBackend(TritonBackend):
         self._api = api
         self._published = False
         self._runner_cfg = None
-        self._quant_kw = None  # type: Optional[Dict[str, Any]]
-        self._lookup = None  # type: Optional[Dict[str, Any]]
+        self._quant_kw: Optional[Dict[str, Any]] = None
+        self._lookup: Optional[Dict[str, Any]] = None
 
     # -- the server -----------------------------------------------------------------------------------
     def api(self) -> server_api.ServerApi:
