@@ -163,7 +163,7 @@ def _dispatch(args, out):
                   "result": res, "simulated": bool(res.get("simulated"))})
         return EXIT_OK
     if cmd == "install-config":
-        from .install import install_command
+        from .install.installer import install_command
         return install_command(args, out)
     if cmd == "headroom":
         from .headroom import headroom_command

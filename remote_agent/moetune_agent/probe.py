@@ -15,8 +15,8 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import naming
 from .backends import SERVER, TRITON, is_simulated
+from .serverconfig import naming
 
 SGLANG_CONFIG_DIRS = (
     # newer (2026) first: srt/layers/moe/moe_runner/triton_utils/configs, then the older location

@@ -299,7 +299,7 @@ def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[st
     the agent can create: within NAME_MAX with the backup and temporary suffixes, and (given the folder
     they go into) within PATH_MAX. Checked when the spec is read and again once the backend has named the
     device, so a run never measures for an hour and then fails writing its result."""
-    from . import naming
+    from .serverconfig import naming
     try:
         names = naming.file_names(spec, device_name)
     except ValueError as e:

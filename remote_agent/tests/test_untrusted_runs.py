@@ -9,7 +9,8 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import naming, safefile, spec as spec_mod
+from moetune_agent import safefile, spec as spec_mod
+from moetune_agent.serverconfig import naming
 from moetune_agent.runs import store
 from untrusted import Case
 

@@ -217,7 +217,7 @@ class SyntheticBackend(Backend):
         if op == "down":
             down = path[:-len(".json")] + "_down.json"
             path = down if os.path.exists(down) else path
-        from .. import configjson
+        from ..serverconfig import configjson
 
         with open(path, encoding="utf-8") as f:
             entries, _ = configjson.parse_config_text(f.read())

@@ -9,10 +9,10 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .. import configjson
 from ..backends.base import KernelConfig
-from ..naming import file_names
 from ..safefile import write_atomic
+from ..serverconfig import configjson
+from ..serverconfig.naming import file_names
 from ..work import Measurement
 
 
