@@ -479,42 +479,18 @@ def _assumption(backend: str, framework: str, default_source: Optional[dict], se
             % (why, framework))
 
 
-def run_check(spec: Dict[str, Any], out) -> int:
-    """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
-    size, headroom; returns the exit status."""
+def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir: str, out,
+                   server_error: Optional[str]):
+    """Start a one-GPU scheduler on the first candidate backend that proves it can run (one real call per
+    op in the worker's info; auto skips one that cannot, with a warning) -> (scheduler, backend name,
+    info, why the server cannot be asked, or None). BackendFailed when the last candidate fails."""
     from . import spec as spec_mod
-    from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
     from .probe import gpu_indices
-    from .protocol import EXIT_FAILED, EXIT_OK
     from .scheduler import BackendFailed, Scheduler
 
-    t0 = time.time()
-    shape = spec_mod.shape_of(spec)
-    ops = spec_mod.strategy_ops(spec)
-    sizes = sorted(set(spec["batch_sizes"]))
     asked = spec["backend"]
-    if asked == AUTO:
-        cands = auto_candidates(spec["framework"])
-        if not cands:
-            try:
-                resolve_auto(spec["framework"])  # raises with the sentence
-            except BackendUnavailable as e:
-                out.error("no_backend", str(e))
-                return EXIT_FAILED
-    else:
-        cands = [asked]
-    simulated = cands == [SYNTHETIC]
-    sim = {"simulated": True} if simulated else {}
-    server_error = None
-    if asked == AUTO and SERVER not in cands:
-        server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
-    cache_dir, cache_persistent = compile_cache_dir()
-    marks = {"start": t0}
-    cache_before = _entries(cache_dir)
     sched = None
     try:
-        info = None
-        backend = None
         for i, name in enumerate(cands):
             if spec["gpus"] != "all":
                 gpus = list(spec["gpus"])[:1]
@@ -541,13 +517,83 @@ def run_check(spec: Dict[str, Any], out) -> int:
                 out.log("warning", "auto: the %s backend cannot run here (%s); using the %s backend"
                         % (name, e, cands[i + 1]))
                 continue
-            backend = name
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
                 sched.start_precompile(extra["cpu_compile_info"], per_m=(name == SERVER))
             else:
                 sched.stop_precompile()
+            return sched, name, info, server_error
+    except BaseException:
+        if sched is not None:
+            sched.close()
+        raise
+    raise BackendFailed("no backend could run")  # not reached: cands is never empty here
+
+
+def _measure(plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, simulated: bool,
+             marks: Dict[str, float]) -> List[Measurement]:
+    """The screen's units, then the re-timings the plan asks for until it asks for none (progress events
+    meanwhile) -> every measurement; marks gets the time the screen and the re-timing ended."""
+    sim = {"simulated": True} if simulated else {}
+    measured: List[Measurement] = []
+    state = {"done": 0, "total": len(screen), "last": 0.0}
+
+    def record(meas):
+        measured.append(meas)
+        state["done"] += 1
+        now = time.time()
+        if now - state["last"] >= 0.25:
+            state["last"] = now
+            _progress(out, state, t0, sim)
+
+    sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
+    sched.measure(screen, record, simulated)
+    marks["screen"] = time.time()
+    while True:
+        retime = plan.retime_units(measured)
+        if not retime:
             break
+        state["total"] += len(retime)
+        sched.measure(retime, record, simulated)
+    _progress(out, state, t0, sim)
+    marks["retime"] = time.time()
+    return measured
+
+
+def run_check(spec: Dict[str, Any], out) -> int:
+    """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
+    size, headroom; returns the exit status."""
+    from . import spec as spec_mod
+    from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
+    from .protocol import EXIT_FAILED, EXIT_OK
+    from .scheduler import BackendFailed
+
+    t0 = time.time()
+    shape = spec_mod.shape_of(spec)
+    ops = spec_mod.strategy_ops(spec)
+    sizes = sorted(set(spec["batch_sizes"]))
+    asked = spec["backend"]
+    if asked == AUTO:
+        cands = auto_candidates(spec["framework"])
+        if not cands:
+            try:
+                resolve_auto(spec["framework"])  # raises with the sentence
+            except BackendUnavailable as e:
+                out.error("no_backend", str(e))
+                return EXIT_FAILED
+    else:
+        cands = [asked]
+    simulated = cands == [SYNTHETIC]
+    sim = {"simulated": True} if simulated else {}
+    server_error = None
+    if asked == AUTO and SERVER not in cands:
+        server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
+    cache_dir, cache_persistent = compile_cache_dir()
+    marks = {"start": t0}
+    cache_before = _entries(cache_dir)
+    sched = None
+    try:
+        sched, backend, info, server_error = _start_backend(spec, cands, ops, sizes, cache_dir, out, server_error)
         assert info is not None and backend is not None and sched is not None
         marks["info"] = time.time()
         simulated = is_simulated(backend)
@@ -571,28 +617,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
             out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
         if assumed and not simulated:
             out.log("warning", assumed)
-        measured: List[Measurement] = []
-        state = {"done": 0, "total": len(screen), "last": 0.0}
-
-        def record(meas):
-            measured.append(meas)
-            state["done"] += 1
-            now = time.time()
-            if now - state["last"] >= 0.25:
-                state["last"] = now
-                _progress(out, state, t0, sim)
-
-        sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
-        sched.measure(screen, record, simulated)
-        marks["screen"] = time.time()
-        while True:
-            retime = plan.retime_units(measured)
-            if not retime:
-                break
-            state["total"] += len(retime)
-            sched.measure(retime, record, simulated)
-        _progress(out, state, t0, sim)
-        marks["retime"] = time.time()
+        measured = _measure(plan, screen, sched, out, t0, simulated, marks)
         rows = plan.estimate(measured, floors)
         for r in rows:
             out.emit(dict({"type": "headroom_size"}, **dict(r, **sim)))
