@@ -3,12 +3,13 @@
 """Regenerates moetune_agent/headroom.py's CATALOGUE: the configs that won (or came within 1% of the
 winner) in every H200 landscape recorded in this repository, with the tokens per expert at which they won.
 
-Sources (all moetune's own measurements, remote_agent/bench/results and tests/data):
+Sources (all moetune's own measurements, remote_agent/bench/recordings and tests/data):
   * tests/data/h200_qwen3_exhaustive.json.gz, h200_fp8block_exhaustive.json.gz: exhaustive, 5 sizes;
     the 3 fastest configs per size (recorded medians);
-  * bench/results/qwen3_h200.json, fp8block_h200.json: the fast strategy's 18-size winners (the
+  * bench/recordings/h200-strategies/qwen3_h200.json, fp8block_h200.json: the fast strategy's 18-size winners (the
     exhaustive winner where one was measured and the fast one regretted more than 1%);
-  * bench/results/issue9_server_up_result.json: a fast tune of SGLang's own kernel (sglang_head), 18 sizes.
+  * bench/recordings/h200-server-kernel/server_up_result.json: a fast tune of SGLang's own kernel (sglang_head),
+    18 sizes.
 
     python3 remote_agent/bench/headroom_catalogue.py [--exclude qwen3|fp8block]   # prints the Python literal
 """
@@ -23,7 +24,8 @@ sys.path.insert(0, HERE)
 
 from replay import RECORDINGS, ReplayBackend, load_recording  # noqa: E402
 
-RESULTS = os.path.join(HERE, "results")
+STRATEGIES = os.path.join(HERE, "recordings", "h200-strategies")
+SERVER_KERNEL = os.path.join(HERE, "recordings", "h200-server-kernel")
 
 
 def _t(m, shape):
@@ -49,7 +51,7 @@ def entries(exclude=None):
     for name, fname in (("qwen3", "qwen3_h200.json"), ("fp8block", "fp8block_h200.json")):
         if name == exclude:
             continue
-        with open(os.path.join(RESULTS, fname), encoding="utf-8") as f:
+        with open(os.path.join(STRATEGIES, fname), encoding="utf-8") as f:
             d = json.load(f)
         shape = d["shape_fields"] if "shape_fields" in d else d["shape"]
         for row in d["table"]:
@@ -58,7 +60,7 @@ def entries(exclude=None):
                 k = row["exh_cfg"]
             out.append((k, _t(row["m"], shape), _wbytes(shape.get("dtype")), "fast:" + name))
     if exclude != "qwen3":
-        with open(os.path.join(RESULTS, "issue9_server_up_result.json"), encoding="utf-8") as f:
+        with open(os.path.join(SERVER_KERNEL, "server_up_result.json"), encoding="utf-8") as f:
             d = json.load(f)
         for w in d["winners"]:
             from moetune_agent.backends.base import KernelConfig

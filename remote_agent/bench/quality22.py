@@ -83,7 +83,7 @@ class Gpu(object):
         self.defaults = {m: info["defaults"]["%s|%d" % (OP, m)] for m in sizes}
 
     def measure(self, units: Sequence[Unit]) -> Dict[str, List[float]]:
-        got = {}  # type: Dict[str, List[float]]
+        got: Dict[str, List[float]] = {}
         self.sched.precompile(units)
 
         def rec(meas):
@@ -98,7 +98,7 @@ class Gpu(object):
         units = [Unit(OP, c, m, RETIME_REPLAYS, RETIME_ROUND0 + r) for r in range(RETIME_ROUNDS)
                  for m in sorted(cands) for c in cands[m]]
         got = self.measure(units)
-        per = {}  # type: Dict[Tuple[int, str], List[float]]
+        per: Dict[Tuple[int, str], List[float]] = {}
         for u in units:
             s = got.get(u.ident())
             if s:
@@ -136,7 +136,7 @@ def cmd_regret(a) -> int:
               flush=True)
         got = gpu.measure(units)
         t_land = time.time() - t0
-        land = {m: {} for m in sizes}  # type: Dict[int, Dict[str, float]]
+        land: Dict[int, Dict[str, float]] = {m: {} for m in sizes}
         for u in units:
             s = got.get(u.ident())
             if s:

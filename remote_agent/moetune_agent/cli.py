@@ -12,8 +12,10 @@ import sys
 import time
 from typing import List, Optional
 
-from . import runs, spec as spec_mod
-from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter
+from . import safefile, spec as spec_mod
+from .backends import SYNTHETIC
+from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
+from .runs import logs, store
 
 
 class UsageError(Exception):
@@ -75,7 +77,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
-        from .runner import Run
+        from .run.runner import Run
         return Run(argv[1]).main()
     if argv[:1] == ["_headroom"] and len(argv) == 2:  # internal: the check under the spec's interpreter
         from .headroom import inner_main
@@ -95,7 +97,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(e.code or 0)
     try:
         rc = _dispatch(args, out)
-    except runs.RunError as e:
+    except RunError as e:
         out.error(e.code, e.message)
         rc = EXIT_FAILED
     except spec_mod.SpecError as e:
@@ -126,42 +128,42 @@ def _dispatch(args, out):
     if cmd == "tune":
         return _tune(args, out)
     if cmd == "resume":
-        run_dir = runs.resolve(args.run, args.home)
-        if runs.run_alive(run_dir):
-            raise runs.RunError("run_active", "run %s is still running (pid %s); use attach"
-                                % (os.path.basename(run_dir), runs.get_pid(run_dir)))
-        if runs.get_state(run_dir) == "finished":
+        run_dir = store.resolve(args.run, args.home)
+        if store.run_alive(run_dir):
+            raise RunError("run_active", "run %s is still running (pid %s); use attach"
+                                % (os.path.basename(run_dir), store.get_pid(run_dir)))
+        if store.get_state(run_dir) == "finished":
             # Running it again would append a second run_started ... done to a finished run's events.
             rid = os.path.basename(run_dir)
-            raise runs.RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
+            raise RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
                                 "its result, `install-config %s` installs it; `tune --new` tunes the shape again)"
                                 % (rid, rid, rid))
         return _start(run_dir, args.foreground, out)
     if cmd == "attach":
-        return _attach(runs.resolve(args.run, args.home), args.start, not args.no_follow, out)
+        return _attach(store.resolve(args.run, args.home), args.start, not args.no_follow, out)
     if cmd == "cancel":
-        return _cancel(runs.resolve(args.run, args.home), out)
+        return _cancel(store.resolve(args.run, args.home), out)
     if cmd == "runs":
-        for d in runs.list_run_folders(args.home):
+        for d in store.list_run_folders(args.home):
             out.emit(_run_entry(d))
         return EXIT_OK
     if cmd == "result":
-        d = runs.resolve(args.run, args.home)
-        text = runs.read_text(os.path.join(d, "result.json"), limit=runs.MAX_RESULT_BYTES)
+        d = store.resolve(args.run, args.home)
+        text = safefile.read_text(os.path.join(d, "result.json"), limit=safefile.MAX_RESULT_BYTES)
         if text is None:
-            raise runs.RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
-                                % (os.path.basename(d), runs.effective_state(d), runs.MAX_RESULT_BYTES >> 20))
+            raise RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
+                                % (os.path.basename(d), store.effective_state(d), safefile.MAX_RESULT_BYTES >> 20))
         try:
             res = json.loads(text)
         except (ValueError, RecursionError) as e:
-            raise runs.RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
+            raise RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
         if not isinstance(res, dict):
-            raise runs.RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
+            raise RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
         out.emit({"type": "result", "run_id": os.path.basename(d), "path": os.path.join(d, "result.json"),
                   "result": res, "simulated": bool(res.get("simulated"))})
         return EXIT_OK
     if cmd == "install-config":
-        from .install import install_command
+        from .install.installer import install_command
         return install_command(args, out)
     if cmd == "headroom":
         from .headroom import headroom_command
@@ -176,7 +178,7 @@ def _run_entry(d: str) -> dict:
         spec_path = os.path.join(d, "spec.json")
         if not os.path.isfile(spec_path):
             raise ValueError("it has no spec.json")
-        text = runs.read_text(spec_path)
+        text = safefile.read_text(spec_path)
         if text is None:
             raise ValueError("its spec.json cannot be read")
         try:
@@ -185,16 +187,16 @@ def _run_entry(d: str) -> dict:
             raise ValueError("its spec.json is not JSON (%s)" % e)
         if not isinstance(sp, dict):
             raise ValueError("its spec.json is not a JSON object")
-        pid = runs.get_pid(d)
-        measured, damaged = runs.journal_count(d)
-        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": runs.effective_state(d),
-              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": runs.run_alive(d), "spec": sp,
-              "measured": measured, "simulated": runs.run_simulated(d) is not None}
+        pid = store.get_pid(d)
+        measured, damaged = logs.journal_count(d)
+        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": store.effective_state(d),
+              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": store.run_alive(d), "spec": sp,
+              "measured": measured, "simulated": logs.run_simulated(d) is not None}
         if damaged:
             ev["journal_damaged"] = damaged  # lines of journal.jsonl that are no measurement: never counted
         return ev
-    except (OSError, ValueError, TypeError, runs.RunError) as e:
-        reason = e.message if isinstance(e, runs.RunError) else str(e)
+    except (OSError, ValueError, TypeError, RunError) as e:
+        reason = e.message if isinstance(e, RunError) else str(e)
         if isinstance(e, OSError):
             reason = "%s: %s" % (e.filename or d, e.strerror or e)
         return {"type": "run", "run_id": rid, "run_dir": d, "state": "damaged", "damaged": reason,
@@ -204,42 +206,42 @@ def _run_entry(d: str) -> dict:
 
 def _tune(args, out):
     sp = spec_mod.load(args.spec)
-    from .runner import pick_strategy
+    from .run.runner import pick_strategy
     pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
     spec_mod.check_routing_file(sp)
     h = spec_mod.spec_hash(sp)
     if not args.new:
         # A run of the same spec whose process died (crash, reboot) is continued, not restarted.
-        for d in runs.list_runs(args.home):
+        for d in store.list_runs(args.home):
             if os.path.basename(d).split("-")[2:3] != [h[:6]]:
                 continue
             try:
-                other = spec_mod.normalise(json.loads(runs.read_text(os.path.join(d, "spec.json"), "") or ""))
+                other = spec_mod.normalise(json.loads(safefile.read_text(os.path.join(d, "spec.json"), "") or ""))
             except (ValueError, RecursionError, spec_mod.SpecError):
                 continue
             if other != sp:
                 continue
-            state = runs.effective_state(d)
+            state = store.effective_state(d)
             if state == "dead":
                 sys.stderr.write("moetune-agent: resuming dead run %s of the same spec\n" % os.path.basename(d))
                 return _start(d, args.foreground, out)
             if state in ("starting", "running"):
                 # Two sweeps of one shape on the same GPUs would spoil each other's timings.
-                raise runs.RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
-                                    "to it, cancel it, or pass --new" % (os.path.basename(d), runs.get_pid(d)))
-    home = runs.runs_dir(args.home)
+                raise RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
+                                    "to it, cancel it, or pass --new" % (os.path.basename(d), store.get_pid(d)))
+    home = store.runs_dir(args.home)
     try:
         os.makedirs(home, exist_ok=True)
     except OSError as e:
-        raise runs.RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+        raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
                             "cannot create the run store %s: %s" % (home, e))
-    rid = runs.new_run_id(h, args.home)
+    rid = store.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
     if sp.get("device_name") is not None:
         spec_mod.check_file_names(sp, sp["device_name"], run_dir)  # the run folder's path counts too
     os.makedirs(run_dir)
-    runs.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
-    runs.set_state(run_dir, "starting")
+    safefile.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
+    store.set_state(run_dir, "starting")
     return _start(run_dir, args.foreground, out)
 
 
@@ -250,23 +252,23 @@ def _agent_path():
 
 
 def _python_for(run_dir):
-    sp = json.loads(runs.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
+    sp = json.loads(safefile.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
     py = sp.get("python")
-    if py and sp.get("backend") != "synthetic":
+    if py and sp.get("backend") != SYNTHETIC:
         if not os.access(py, os.X_OK):
-            raise runs.RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
+            raise RunError("not_found", "spec 'python': %s is not an executable interpreter" % py)
         return py
     return sys.executable
 
 
 def _start(run_dir, foreground, out):
-    runs.set_state(run_dir, "starting")
+    store.set_state(run_dir, "starting")
     if foreground:
-        from .runner import Run
+        from .run.runner import Run
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED
-    start_seq = runs.count_lines(os.path.join(run_dir, "events.jsonl"))
+    start_seq = logs.count_lines(os.path.join(run_dir, "events.jsonl"))
     python = _python_for(run_dir)
     _spawn_detached(python, run_dir)
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
@@ -278,11 +280,11 @@ def _start(run_dir, foreground, out):
     ended_at = None
     while time.time() < deadline:
         # The state is written before the final events: read the events once more after seeing it.
-        pid = runs.get_pid(run_dir)
-        ended = runs.get_state(run_dir) in runs.TERMINAL or (pid is not None and not runs.pid_alive(pid))
-        for line in runs.read_events(run_dir, seq):
+        pid = store.get_pid(run_dir)
+        ended = store.get_state(run_dir) in store.TERMINAL or (pid is not None and not store.pid_alive(pid))
+        for line in logs.read_events(run_dir, seq):
             seq += 1
-            ev = runs.parse_event(line)
+            ev = logs.parse_event(line)
             if ev is None:
                 continue
             if ev.get("type") in ("run_started", "error", "done"):
@@ -299,7 +301,7 @@ def _start(run_dir, foreground, out):
             if time.time() - ended_at > 3.0:
                 break
         time.sleep(0.05)
-    if not ended and runs.run_alive(run_dir):
+    if not ended and store.run_alive(run_dir):
         # Slow, not failed: the run exists and goes on. Saying "did not start" here made clients retry and
         # start a second sweep on the same GPUs; say where it is instead.
         rid = os.path.basename(run_dir.rstrip("/"))
@@ -307,7 +309,7 @@ def _start(run_dir, foreground, out):
                            "goes on: attach %s to follow it, cancel %s to stop it" % (rid, pid, wait_s, rid, rid))
         out.done("detached", run_id=rid, exit_code=EXIT_OK, starting=True)
         return EXIT_OK
-    err = runs.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
+    err = safefile.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
     what = "ended before it started working" if ended else "did not start within %g s" % wait_s
     out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
               path=run_dir)
@@ -357,22 +359,22 @@ def _spawn_detached(python, run_dir):
     os.waitpid(pid, 0)
     if data.strip().isdigit():
         # Recorded before the child writes it itself, so cancel works from the first instant.
-        runs.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
+        safefile.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
 
 
 def _attach(run_dir, start, follow, out):
     seq = max(0, start)
     idle_since = None
-    tail = runs.EventTail(run_dir, seq)
+    tail = logs.EventTail(run_dir, seq)
     while True:
         lines = tail.poll()
         for i, line in enumerate(lines):
             seq += 1
-            ev = runs.parse_event(line)
+            ev = logs.parse_event(line)
             if ev is None:
                 # Never forwarded: a reader would take the garbage for a protocol line of the run.
                 out.log("warning", "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
-                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % runs.MAX_LINE_BYTES
+                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % safefile.MAX_LINE_BYTES
                            if line is None else "not a JSON event"))
                 continue
             out.emit_line(line)
@@ -386,7 +388,7 @@ def _attach(run_dir, start, follow, out):
         if lines:
             idle_since = None
             continue
-        state = runs.effective_state(run_dir)
+        state = store.effective_state(run_dir)
         if not follow:
             if state == "dead":
                 out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
@@ -394,7 +396,7 @@ def _attach(run_dir, start, follow, out):
                 return EXIT_FAILED
             out.done("interrupted", run_id=os.path.basename(run_dir), next_seq=seq)
             return EXIT_OK
-        if state == "dead" or (state in runs.TERMINAL and not runs.run_alive(run_dir)):
+        if state == "dead" or (state in store.TERMINAL and not store.run_alive(run_dir)):
             idle_since = idle_since or time.time()
             if time.time() - idle_since > 1.0:
                 if state == "dead":
@@ -412,33 +414,33 @@ def _terminal_status(state):
 
 def _cancel(run_dir, out):
     rid = os.path.basename(run_dir)
-    pid = runs.get_pid(run_dir)
-    state = runs.get_state(run_dir)
-    if state in runs.TERMINAL:
+    pid = store.get_pid(run_dir)
+    state = store.get_state(run_dir)
+    if state in store.TERMINAL:
         out.emit({"type": "cancelled", "run_id": rid, "signalled": False, "state": state})
         return EXIT_OK
     signalled = False
-    if runs.pid_alive(pid, run_dir):
+    if store.pid_alive(pid, run_dir):
         try:
             os.killpg(pid, signal.SIGTERM)  # the run leads its own process group
         except ProcessLookupError:
             os.kill(pid, signal.SIGTERM)  # a foreground run shares its caller's group
         except PermissionError:
-            raise runs.RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
+            raise RunError("permission_denied", "not allowed to signal run %s (pid %d)" % (rid, pid))
         signalled = True
         deadline = time.time() + 15
-        while time.time() < deadline and runs.pid_alive(pid, run_dir):
+        while time.time() < deadline and store.pid_alive(pid, run_dir):
             time.sleep(0.05)
-        if runs.pid_alive(pid, run_dir):
+        if store.pid_alive(pid, run_dir):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-    if runs.get_state(run_dir) not in runs.TERMINAL:
+    if store.get_state(run_dir) not in store.TERMINAL:
         # The process was gone (or had to be killed): record the end so attach stops.
-        runs.set_state(run_dir, "cancelled")
-        log = runs.EventLog(run_dir, rid, False)
+        store.set_state(run_dir, "cancelled")
+        log = logs.EventLog(run_dir, rid, False)
         log.emit({"type": "done", "status": "cancelled"})
         log.close()
-    out.emit({"type": "cancelled", "run_id": rid, "signalled": signalled, "state": runs.get_state(run_dir)})
+    out.emit({"type": "cancelled", "run_id": rid, "signalled": signalled, "state": store.get_state(run_dir)})
     return EXIT_OK

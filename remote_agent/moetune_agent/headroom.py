@@ -44,6 +44,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import space as space_mod
+from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .backends.base import KernelConfig, Shape
 from .work import Measurement, Unit
 
@@ -187,7 +188,7 @@ class HeadroomPlan(object):
             dist = abs(math.log2(max(te, 1e-6) / t)) + (0.0 if web == wb else 1.5)
             scored.append((dist, i, key))
         scored.sort()
-        out = []  # type: List[KernelConfig]
+        out: List[KernelConfig] = []
         # GROUP_SIZE_M variants of one config time within noise of each other in every recorded landscape
         # (e.g. qwen3 M=16: g1, g64, g32 within 0.3%): one of them per screen slot, so the NEAREST slots
         # hold different tiles / pipelines.
@@ -417,7 +418,7 @@ def verdict(rows: Sequence[dict]) -> dict:
     if not rows:
         return {"kind": "unknown", "text": "nothing could be timed", "ranges": []}
     first, last = rows[0]["m"], rows[-1]["m"]
-    ranges = []  # type: List[dict]
+    ranges: List[dict] = []
     for r in rows:
         cls = gain_class(r.get("gain"))
         if ranges and ranges[-1]["class"] == cls:
@@ -464,11 +465,11 @@ def verdict(rows: Sequence[dict]) -> dict:
 def _assumption(backend: str, framework: str, default_source: Optional[dict], server_error: Optional[str]):
     """What the check could not see, as a sentence (None when the server's own lookup answered)."""
     ds = default_source or {}
-    if backend == "synthetic":
+    if backend == SYNTHETIC:
         return ("SIMULATED: the synthetic backend models a GPU; the server's config is assumed to be the %s "
                 "built-in heuristic%s" % (framework, " (or MOETUNE_SYNTHETIC_DEFAULT_FILE)"
                                           if ds.get("kind") == "file" else ""))
-    if backend == "server":
+    if backend == SERVER:
         if ds.get("kind") == "file":
             return None
         return None if ds.get("kind") == "heuristic" else "the server's lookup said nothing about its default"
@@ -478,51 +479,28 @@ def _assumption(backend: str, framework: str, default_source: Optional[dict], se
             % (why, framework))
 
 
-def run_check(spec: Dict[str, Any], out) -> int:
-    """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
-    size, headroom; returns the exit status."""
+def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir: str, out,
+                   server_error: Optional[str]):
+    """Start a one-GPU scheduler on the first candidate backend that proves it can run (one real call per
+    op in the worker's info; auto skips one that cannot, with a warning) -> (scheduler, backend name,
+    info, why the server cannot be asked, or None). BackendFailed when the last candidate fails."""
     from . import spec as spec_mod
-    from .backend_factory import BackendUnavailable, auto_candidates, gpu_indices, resolve_auto
-    from .protocol import EXIT_FAILED, EXIT_OK
+    from .probe import gpu_indices
     from .scheduler import BackendFailed, Scheduler
 
-    t0 = time.time()
-    shape = spec_mod.shape_of(spec)
-    ops = spec_mod.strategy_ops(spec)
-    sizes = sorted(set(spec["batch_sizes"]))
     asked = spec["backend"]
-    if asked == "auto":
-        cands = auto_candidates(spec["framework"])
-        if not cands:
-            try:
-                resolve_auto(spec["framework"])  # raises with the sentence
-            except BackendUnavailable as e:
-                out.error("no_backend", str(e))
-                return EXIT_FAILED
-    else:
-        cands = [asked]
-    simulated = cands == ["synthetic"]
-    sim = {"simulated": True} if simulated else {}
-    server_error = None
-    if asked == "auto" and "server" not in cands:
-        server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
-    cache_dir, cache_persistent = compile_cache_dir()
-    marks = {"start": t0}
-    cache_before = _entries(cache_dir)
     sched = None
     try:
-        info = None
-        backend = None
         for i, name in enumerate(cands):
             if spec["gpus"] != "all":
                 gpus = list(spec["gpus"])[:1]
             else:
-                gpus = [0] if name == "synthetic" else gpu_indices()[:1]
+                gpus = [0] if name == SYNTHETIC else gpu_indices()[:1]
             desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
                     "bandwidth_probe": "torch"}
             ncpu = os.cpu_count() or 1
-            pool = max(0, ncpu - 2) if name != "synthetic" and ncpu > 2 else 0
+            pool = max(0, ncpu - 2) if name != SYNTHETIC and ncpu > 2 else 0
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
                 pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             sched = Scheduler(desc, gpus, cache_dir, pool)
@@ -532,23 +510,93 @@ def run_check(spec: Dict[str, Any], out) -> int:
             except BackendFailed as e:
                 sched.close()
                 sched = None
-                if asked != "auto" or i == len(cands) - 1:
+                if asked != AUTO or i == len(cands) - 1:
                     raise
-                if name == "server":
+                if name == SERVER:
                     server_error = "the server backend cannot run here: %s" % e
                 out.log("warning", "auto: the %s backend cannot run here (%s); using the %s backend"
                         % (name, e, cands[i + 1]))
                 continue
-            backend = name
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
-                sched.start_precompile(extra["cpu_compile_info"], per_m=(name == "server"))
+                sched.start_precompile(extra["cpu_compile_info"], per_m=(name == SERVER))
             else:
                 sched.stop_precompile()
+            return sched, name, info, server_error
+    except BaseException:
+        if sched is not None:
+            sched.close()
+        raise
+    raise BackendFailed("no backend could run")  # not reached: cands is never empty here
+
+
+def _measure(plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, simulated: bool,
+             marks: Dict[str, float]) -> List[Measurement]:
+    """The screen's units, then the re-timings the plan asks for until it asks for none (progress events
+    meanwhile) -> every measurement; marks gets the time the screen and the re-timing ended."""
+    sim = {"simulated": True} if simulated else {}
+    measured: List[Measurement] = []
+    state = {"done": 0, "total": len(screen), "last": 0.0}
+
+    def record(meas):
+        measured.append(meas)
+        state["done"] += 1
+        now = time.time()
+        if now - state["last"] >= 0.25:
+            state["last"] = now
+            _progress(out, state, t0, sim)
+
+    sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
+    sched.measure(screen, record, simulated)
+    marks["screen"] = time.time()
+    while True:
+        retime = plan.retime_units(measured)
+        if not retime:
             break
+        state["total"] += len(retime)
+        sched.measure(retime, record, simulated)
+    _progress(out, state, t0, sim)
+    marks["retime"] = time.time()
+    return measured
+
+
+def run_check(spec: Dict[str, Any], out) -> int:
+    """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
+    size, headroom; returns the exit status."""
+    from . import spec as spec_mod
+    from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
+    from .protocol import EXIT_FAILED, EXIT_OK
+    from .scheduler import BackendFailed
+
+    t0 = time.time()
+    shape = spec_mod.shape_of(spec)
+    ops = spec_mod.strategy_ops(spec)
+    sizes = sorted(set(spec["batch_sizes"]))
+    asked = spec["backend"]
+    if asked == AUTO:
+        cands = auto_candidates(spec["framework"])
+        if not cands:
+            try:
+                resolve_auto(spec["framework"])  # raises with the sentence
+            except BackendUnavailable as e:
+                out.error("no_backend", str(e))
+                return EXIT_FAILED
+    else:
+        cands = [asked]
+    simulated = cands == [SYNTHETIC]
+    sim = {"simulated": True} if simulated else {}
+    server_error = None
+    if asked == AUTO and SERVER not in cands:
+        server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
+    cache_dir, cache_persistent = compile_cache_dir()
+    marks = {"start": t0}
+    cache_before = _entries(cache_dir)
+    sched = None
+    try:
+        sched, backend, info, server_error = _start_backend(spec, cands, ops, sizes, cache_dir, out, server_error)
         assert info is not None and backend is not None and sched is not None
         marks["info"] = time.time()
-        simulated = backend == "synthetic"
+        simulated = is_simulated(backend)
         sim = {"simulated": True} if simulated else {}
         extra = info.get("extra") or {}
         default_source = extra.get("default_source")
@@ -562,35 +610,14 @@ def run_check(spec: Dict[str, Any], out) -> int:
         out.emit(dict({"type": "headroom_started", "spec": spec, "backend": backend,
                        "device_name": spec.get("device_name") or info["device_name"],
                        "triton_version": info.get("triton_version"), "default_source": default_source,
-                       "server_importable": backend == "server" or (backend != "synthetic" and
-                                                                    "server" in auto_candidates(spec["framework"])),
+                       "server_importable": backend == SERVER or (backend != SYNTHETIC and
+                                                                    SERVER in auto_candidates(spec["framework"])),
                        "assumed": assumed, "units": len(screen), "ts": time.time()}, **sim))
         if simulated:
             out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
         if assumed and not simulated:
             out.log("warning", assumed)
-        measured = []  # type: List[Measurement]
-        state = {"done": 0, "total": len(screen), "last": 0.0}
-
-        def record(meas):
-            measured.append(meas)
-            state["done"] += 1
-            now = time.time()
-            if now - state["last"] >= 0.25:
-                state["last"] = now
-                _progress(out, state, t0, sim)
-
-        sched.precompile(precompile_order(screen, per_m=sched.precompile_per_m))
-        sched.measure(screen, record, simulated)
-        marks["screen"] = time.time()
-        while True:
-            retime = plan.retime_units(measured)
-            if not retime:
-                break
-            state["total"] += len(retime)
-            sched.measure(retime, record, simulated)
-        _progress(out, state, t0, sim)
-        marks["retime"] = time.time()
+        measured = _measure(plan, screen, sched, out, t0, simulated, marks)
         rows = plan.estimate(measured, floors)
         for r in rows:
             out.emit(dict({"type": "headroom_size"}, **dict(r, **sim)))
@@ -603,7 +630,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                        "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
                        "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
                        "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
-                       "floor_method": "torch copy/read probe" if backend != "synthetic" else "simulated",
+                       "floor_method": "torch copy/read probe" if backend != SYNTHETIC else "simulated",
                        "timings": {"startup_s": round(marks["info"] - t0, 3),
                                    "screen_s": round(marks["screen"] - marks["info"], 3),
                                    "retime_s": round(marks["retime"] - marks["screen"], 3),
@@ -642,13 +669,13 @@ def triton_version() -> Optional[str]:
 
 def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
     """-> (TRITON_CACHE_DIR for the check, persistent?). Persistent: <agent home>/triton_cache/<Triton
-    version> (runs.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
+    version> (runs.store.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
     so a second check (and a tune that uses the same folder) loads the kernels an earlier one compiled
     instead of compiling them again; Triton's own cache keys (source, specialisation, target) keep
     kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
     an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
     folder, removed afterwards, as before."""
-    from .runs import home_dir
+    from .runs.store import home_dir
 
     tv = triton_version()
     if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":
@@ -705,7 +732,7 @@ def headroom_command(args, out) -> int:
     sp = spec_mod.load(args.spec)
     spec_mod.check_routing_file(sp)
     py = sp.get("python")
-    if py and sp.get("backend") != "synthetic" and os.path.realpath(py) != os.path.realpath(sys.executable):
+    if py and sp.get("backend") != SYNTHETIC and os.path.realpath(py) != os.path.realpath(sys.executable):
         if not os.access(py, os.X_OK):
             out.error("not_found", "spec 'python': %s is not an executable interpreter" % py)
             return EXIT_FAILED

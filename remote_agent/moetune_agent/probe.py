@@ -3,6 +3,8 @@
 """`probe`: what a tuning job needs to know about this host. Every part is optional and degrades to
 null plus an error string (no GPU, no nvidia-smi, no torch, unreadable /proc entries)."""
 
+from __future__ import annotations
+
 import json
 import os
 import platform
@@ -13,7 +15,8 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import naming
+from .backends import SERVER, TRITON, is_simulated
+from .serverconfig import naming
 
 SGLANG_CONFIG_DIRS = (
     # newer (2026) first: srt/layers/moe/moe_runner/triton_utils/configs, then the older location
@@ -23,8 +26,7 @@ SGLANG_CONFIG_DIRS = (
 VLLM_CONFIG_DIR = ("model_executor", "layers", "fused_moe", "configs")
 
 
-def _run(cmd, timeout=15):
-    # type: (List[str], float) -> Tuple[int, str, str]
+def _run(cmd: List[str], timeout: float = 15) -> Tuple[int, str, str]:
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
                            universal_newlines=True)
@@ -49,8 +51,7 @@ def _num(s):
         return None
 
 
-def nvidia_smi_gpus():
-    # type: () -> Tuple[List[Dict[str, Any]], Optional[str]]
+def nvidia_smi_gpus() -> Tuple[List[Dict[str, Any]], Optional[str]]:
     smi = _nvidia_smi()
     fields = "index,name,uuid,memory.total,memory.used,compute_cap"
     rc, out, err = _run([smi, "--query-gpu=" + fields, "--format=csv,noheader,nounits"])
@@ -83,6 +84,21 @@ def nvidia_smi_gpus():
                 by_uuid[parts[0]]["processes"].append({"pid": int(parts[1]), "name": parts[2],
                                                        "used_memory_mib": _num(parts[3])})
     return gpus, None
+
+
+def gpu_indices() -> List[int]:
+    """Visible CUDA devices (nvidia-smi), honouring CUDA_VISIBLE_DEVICES when it lists indices."""
+    vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if vis is not None and vis.strip() != "":
+        out = []
+        for part in vis.split(","):
+            part = part.strip()
+            if part.isdigit():
+                out.append(int(part))
+        if out:
+            return out
+    gpus, _ = nvidia_smi_gpus()
+    return [g["index"] for g in gpus] or [0]
 
 
 # The child script runs under the user's interpreter (maybe a venv's); it imports nothing heavy:
@@ -135,8 +151,7 @@ print(json.dumps(out))
 '''
 
 
-def python_facts(python=None):
-    # type: (Optional[str]) -> Dict[str, Any]
+def python_facts(python: Optional[str] = None) -> Dict[str, Any]:
     exe = python or sys.executable
     rc, out, err = _run([exe, "-c", _CHILD], timeout=60)
     if rc != 0:
@@ -154,8 +169,7 @@ def _list_json(folder):
         return []
 
 
-def sglang_root(module_path):
-    # type: (Optional[str]) -> Tuple[Optional[str], Optional[str]]
+def sglang_root(module_path: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """-> (config root, source). SGLANG_MOE_CONFIG_DIR replaces the folder that holds configs/."""
     env = os.environ.get("SGLANG_MOE_CONFIG_DIR")
     if env:
@@ -172,8 +186,7 @@ def sglang_root(module_path):
     return cands[1], "module"
 
 
-def framework_facts(name, facts):
-    # type: (str, Dict[str, Any]) -> Dict[str, Any]
+def framework_facts(name: str, facts: Dict[str, Any]) -> Dict[str, Any]:
     f = facts.get(name) or {}
     tv = (facts.get("triton") or {}).get("version")
     d = {"name": name, "importable": bool(f.get("path")), "version": f.get("version"), "module_path": f.get("path"),
@@ -225,8 +238,7 @@ def _flag(args, names):
     return None
 
 
-def classify_cmdline(args):
-    # type: (List[str]) -> Optional[str]
+def classify_cmdline(args: List[str]) -> Optional[str]:
     joined = " ".join(args)
     if "sglang.launch_server" in joined or re.search(r"(^|\s|/)-m\s+sglang(\.|\s|$)", joined) or \
             re.search(r"(^|\s|/)sglang\s+serve\b", joined):
@@ -245,8 +257,7 @@ def model_of(args, framework):
     return m
 
 
-def find_model_config(model):
-    # type: (Optional[str]) -> Optional[str]
+def find_model_config(model: Optional[str]) -> Optional[str]:
     if not model:
         return None
     if os.path.isdir(model):
@@ -265,8 +276,7 @@ def find_model_config(model):
     return None
 
 
-def moe_shape(cfg):
-    # type: (Dict[str, Any]) -> Optional[Dict[str, Any]]
+def moe_shape(cfg: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     c = cfg
     if not any(k in c for k in ("num_experts", "n_routed_experts", "num_local_experts")) and \
             isinstance(cfg.get("text_config"), dict):
@@ -285,8 +295,7 @@ def moe_shape(cfg):
             "n_shared_experts": c.get("n_shared_experts")}
 
 
-def suggest_spec(framework, moe, tp):
-    # type: (str, Dict[str, Any], int) -> Optional[Dict[str, Any]]
+def suggest_spec(framework: str, moe: Dict[str, Any], tp: int) -> Optional[Dict[str, Any]]:
     if not moe or not all(moe.get(k) for k in ("num_experts", "top_k", "hidden_size", "moe_intermediate_size")):
         return None
     if moe["moe_intermediate_size"] % tp:
@@ -335,8 +344,7 @@ def _comm(pid):
     return c.strip() if c else None
 
 
-def cgroup_facts(text):
-    # type: (Optional[str]) -> Dict[str, Any]
+def cgroup_facts(text: Optional[str]) -> Dict[str, Any]:
     """systemd unit (system or user) and container id from the text of /proc/PID/cgroup."""
     out = {"cgroup": None, "systemd_unit": None, "systemd_user": False, "container_id": None}
     if not text:
@@ -391,8 +399,7 @@ def _supervisor(pid, env):
     return None
 
 
-def launch_facts(pid):
-    # type: (int) -> Dict[str, Any]
+def launch_facts(pid: int) -> Dict[str, Any]:
     env = {}
     raw = _read_text("/proc/%d/environ" % pid)
     if raw:
@@ -407,8 +414,7 @@ def launch_facts(pid):
     return d
 
 
-def server_view(args, launch):
-    # type: (List[str], Dict[str, Any]) -> Dict[str, Any]
+def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
     """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
     exe = args[0] if args else None
     if exe and "python" not in os.path.basename(exe) and launch.get("exe") and \
@@ -452,8 +458,7 @@ def server_view(args, launch):
     return view
 
 
-def server_processes():
-    # type: () -> List[Dict[str, Any]]
+def server_processes() -> List[Dict[str, Any]]:
     out = []
     me = os.getpid()
     try:
@@ -535,8 +540,7 @@ def nvcc_facts():
     return {"path": path, "version": m.group(1) if m else None}
 
 
-def probe(python=None):
-    # type: (Optional[str]) -> Dict[str, Any]
+def probe(python: Optional[str] = None) -> Dict[str, Any]:
     gpus, gpu_error = nvidia_smi_gpus()
     facts = python_facts(python)
     py = {"executable": facts.get("executable"), "version": facts.get("version"),
@@ -559,16 +563,16 @@ def _tunable(py, frameworks=(), gpus=None):
     servers = [f["name"] for f in frameworks or () if f.get("importable")]
     why = {}
     if missing:
-        why["triton"] = why["server"] = "%s has no %s" % (exe, " and no ".join(missing))
+        why[TRITON] = why[SERVER] = "%s has no %s" % (exe, " and no ".join(missing))
     elif gpus is not None and not gpus:
-        why["triton"] = why["server"] = "no NVIDIA GPU was found on this host"
+        why[TRITON] = why[SERVER] = "no NVIDIA GPU was found on this host"
     elif not servers:
-        why["server"] = "neither SGLang nor vLLM is importable with %s" % exe
+        why[SERVER] = "neither SGLang nor vLLM is importable with %s" % exe
     rows = capability_table()
     for r in rows:
         r["usable_here"] = [b for b in r["backends"] if b not in why]
         r["not_usable_here"] = {b: why[b] for b in r["backends"] if b in why}
-        if not [b for b in r["backends"] if b != "synthetic"]:
+        if not [b for b in r["backends"] if not is_simulated(b)]:
             r["not_usable_here"]["any GPU backend"] = ("no kernel here tunes %s with the servers' config "
                                                       "semantics; only the synthetic backend (simulated) "
                                                       "accepts it" % r["variant"])

@@ -9,6 +9,8 @@ import os
 import sys
 import time
 
+from .backends import SYNTHETIC, packaged_gpu_backends
+
 PROTOCOL_VERSION = 1
 
 
@@ -41,6 +43,15 @@ EXIT_USAGE = 2
 EXIT_RUN_FAILED = 3
 
 
+class RunError(Exception):
+    """A failure the agent reports with a protocol error code (PROTOCOL.md section 5)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def dumps(obj: dict) -> str:
     """One protocol line: compact, ASCII-safe, never containing a raw newline."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False, sort_keys=False)
@@ -48,10 +59,9 @@ def dumps(obj: dict) -> str:
 
 def capabilities():
     caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "install-config",
-            "headroom", "backend:synthetic"]
+            "headroom", "backend:" + SYNTHETIC]
     try:
-        from . import backend_factory
-        for name in backend_factory.available_backend_modules():
+        for name in packaged_gpu_backends():
             caps.append("backend:" + name)
     except Exception:  # a broken optional backend must not break hello
         pass

@@ -10,6 +10,8 @@ failed measurement; a worker that dies (segfault, GPU fault, OOM kill) is detect
 as failed with kind "crash", and the worker restarted.
 """
 
+from __future__ import annotations
+
 import multiprocessing
 import multiprocessing.connection as mp_connection
 import os
@@ -20,6 +22,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .backends import SYNTHETIC
 from .backends.base import CandidateError, KernelConfig
 from .work import Measurement, Unit
 
@@ -27,8 +30,7 @@ from .work import Measurement, Unit
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(parent_pid):
-    # type: (int) -> None
+def die_with_parent(parent_pid: int) -> None:
     """A worker must not outlive its run: when the run process is SIGKILLed (the OOM killer), an
     orphaned worker would hold its GPU memory forever (and keep multiprocessing's resource tracker
     alive). Linux's parent-death signal kills it with the parent; a watcher thread covers a parent that
@@ -57,13 +59,13 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != "synthetic" else os.environ.get(
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
         "CUDA_VISIBLE_DEVICES", "")
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
-    from .backend_factory import make_backend
+    from .backends.factory import make_backend
     try:
-        backend = make_backend(desc, gpu if desc["name"] == "synthetic" else 0, cache_dir)
+        backend = make_backend(desc, gpu if desc["name"] == SYNTHETIC else 0, cache_dir)
     except Exception as e:
         result_conn.send((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
@@ -76,10 +78,10 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         tid, kind, payload = task
         try:
             if kind == "measure":
-                unit = payload  # type: Unit
-                if crash_key and unit.ident() == crash_key and desc["name"] == "synthetic":
+                unit: Unit = payload
+                if crash_key and unit.ident() == crash_key and desc["name"] == SYNTHETIC:
                     os._exit(17)
-                if hang_key and unit.ident() == hang_key and desc["name"] == "synthetic":
+                if hang_key and unit.ident() == hang_key and desc["name"] == SYNTHETIC:
                     time.sleep(3600)
                 t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
                 result_conn.send((gpu, tid, "ok", list(t.samples_us)))
@@ -100,7 +102,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                     for m in sizes:
                         defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
                 tv = None
-                if desc["name"] != "synthetic":
+                if desc["name"] != SYNTHETIC:
                     try:
                         import triton  # type: ignore
                         tv = triton.__version__
@@ -136,7 +138,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
 
 
 _PRECOMPILE_BACKEND = None
-_PRECOMPILE_ARGS = None  # type: Optional[Tuple[Dict[str, Any], Optional[str]]]
+_PRECOMPILE_ARGS: Optional[Tuple[Dict[str, Any], Optional[str]]] = None
 
 
 def _precompile_init(desc, cache_dir, parent_pid=None):
@@ -151,7 +153,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
     _PRECOMPILE_ARGS = (desc, cache_dir)
     if desc.get("cpu_compile"):
         _precompile_backend(desc)
-    elif desc["name"] != "synthetic":
+    elif desc["name"] != SYNTHETIC:
         # Started with the GPU worker, before it has said what to compile for: import the heavy modules
         # now (seconds per process), so they load while the GPU worker starts instead of after it.
         try:
@@ -164,7 +166,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
 def _precompile_backend(desc):
     global _PRECOMPILE_BACKEND
     if _PRECOMPILE_BACKEND is None:
-        from .backend_factory import make_backend
+        from .backends.factory import make_backend
         _PRECOMPILE_BACKEND = make_backend(desc, 0, _PRECOMPILE_ARGS[1] if _PRECOMPILE_ARGS else None)
     return _PRECOMPILE_BACKEND
 
@@ -195,34 +197,34 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
-    def __init__(self, desc, gpus, cache_dir, precompile_workers=0, home=None):
-        # type: (Dict[str, Any], Sequence[int], Optional[str], int, Optional[str]) -> None
+    def __init__(self, desc: Dict[str, Any], gpus: Sequence[int], cache_dir: Optional[str], precompile_workers: int = 0,
+                 home: Optional[str] = None) -> None:
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
-        compile cache (runs.host_compile_cache: tune and the headroom check both come through here, so
+        compile cache (runs.compile_cache.host_compile_cache: tune and the headroom check both come through here, so
         both reuse every kernel either compiled before on this host with this Triton)."""
         self.desc = desc
         self.gpus = list(gpus)
-        from .runs import host_compile_cache
+        from .runs.compile_cache import host_compile_cache
         shared = host_compile_cache(desc, home)
         self.private_cache_dir = cache_dir
         self.cache_dir = shared or cache_dir
         self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
-        self.workers = {}  # type: Dict[int, Tuple[Any, Any]]
-        self.busy = {}  # type: Dict[int, Tuple[int, str, Any]]
+        self.workers: Dict[int, Tuple[Any, Any]] = {}
+        self.busy: Dict[int, Tuple[int, str, Any]] = {}
         self.next_tid = 0
         self.stop = False
         self.precompile_workers = precompile_workers
         self._pool = None
-        self._precompiled = {}  # type: Dict[Tuple[str, str], Any]  # (op, cfg key) -> AsyncResult
+        self._precompiled: Dict[Tuple[str, str], Any] = {}  # (op, cfg key) -> AsyncResult
         self.crashes = 0
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
         self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
-        self._started = {}  # type: Dict[int, float]
+        self._started: Dict[int, float] = {}
         self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
         self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None}
         self._pool_early = False
-        self._pc_desc = None  # type: Optional[Dict[str, Any]]
+        self._pc_desc: Optional[Dict[str, Any]] = None
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -247,8 +249,7 @@ class Scheduler(object):
                                        initargs=(dict(self.desc), self.cache_dir, os.getpid()))
             self._pool_early = True
 
-    def start_precompile(self, cpu_compile, per_m=False):
-        # type: (Optional[Dict[str, Any]], bool) -> None
+    def start_precompile(self, cpu_compile: Optional[Dict[str, Any]], per_m: bool = False) -> None:
         """The CPU precompile pool, once the GPU worker has said what to compile for (cpu_compile:
         capability, name, shared memory); none without that (a worker never compiles on the GPU)."""
         if self.precompile_workers <= 0 or not cpu_compile:
@@ -273,8 +274,7 @@ class Scheduler(object):
             self._pool_early = False
 
     @property
-    def precompiling(self):
-        # type: () -> bool
+    def precompiling(self) -> bool:
         return self._pool is not None and (not self._pool_early or self._pc_desc is not None)
 
     def close(self):
@@ -297,8 +297,7 @@ class Scheduler(object):
             self._pool = None
 
     # -- precompile ----------------------------------------------------------------------------
-    def precompile(self, units):
-        # type: (Sequence[Unit]) -> None
+    def precompile(self, units: Sequence[Unit]) -> None:
         if not self.precompiling:
             return
         if self.precompile_per_m:
@@ -336,8 +335,7 @@ class Scheduler(object):
                 self.precompile_stats["first_error"] = str(res)[:300]
 
     # -- running -------------------------------------------------------------------------------
-    def _run(self, tasks, on_done):
-        # type: (List[Tuple[str, Any]], Callable[[int, int, str, Any], None]) -> None
+    def _run(self, tasks: List[Tuple[str, Any]], on_done: Callable[[int, int, str, Any], None]) -> None:
         """tasks: list of (kind, payload). on_done(index, gpu, status, payload) per task, as they end;
         status is "ok" | "cand" | "crash".
 
@@ -346,10 +344,10 @@ class Scheduler(object):
         hang is charged to; the others go back to the queue."""
         pending = list(range(len(tasks)))
         pending.reverse()
-        tid_to_index = {}  # type: Dict[int, int]
-        held = {}  # type: Dict[int, List[int]]   # gpu -> tids in the order the worker runs them
+        tid_to_index: Dict[int, int] = {}
+        held: Dict[int, List[int]] = {}  # gpu -> tids in the order the worker runs them
 
-        dead = set()  # type: set
+        dead: set = set()
 
         def dispatch():
             for g in self.gpus:
@@ -445,8 +443,7 @@ class Scheduler(object):
     def _sync_busy(self, held):
         self.busy = {g: q[0] for g, q in held.items() if q}
 
-    def _compiled(self, unit):
-        # type: (Unit) -> bool
+    def _compiled(self, unit: Unit) -> bool:
         for c in (unit.cfg, unit.cfg_down):
             if c is not None:
                 r = self._precompiled.get(self._pc_key(unit.op, c, unit.m))
@@ -454,8 +451,7 @@ class Scheduler(object):
                     return False
         return True
 
-    def _pick(self, tasks, pending):
-        # type: (List[Tuple[str, Any]], List[int]) -> int
+    def _pick(self, tasks: List[Tuple[str, Any]], pending: List[int]) -> int:
         """Position in pending (a reversed list) of the next task: with a precompile pool, the first of
         the next few units whose kernels are already compiled, so the GPU times while the CPUs compile;
         otherwise, or when none is ready yet, simply the next one."""
@@ -485,8 +481,8 @@ class Scheduler(object):
             self.gpus = saved
         return out["info"]
 
-    def measure(self, units, on_measurement, simulated=False):
-        # type: (Sequence[Unit], Callable[[Measurement], None], bool) -> None
+    def measure(self, units: Sequence[Unit], on_measurement: Callable[[Measurement], None],
+                simulated: bool = False) -> None:
         def done(i, gpu, status, payload):
             u = units[i]
             if status == "ok":
@@ -499,9 +495,8 @@ class Scheduler(object):
 
         self._run([("measure", u) for u in units], done)
 
-    def check(self, items):
-        # type: (Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]
-        res = [("", None)] * len(items)  # type: List[Tuple[str, Any]]
+    def check(self, items: Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]:
+        res: List[Tuple[str, Any]] = [("", None)] * len(items)
 
         def done(i, gpu, status, payload):
             res[i] = (status, payload)

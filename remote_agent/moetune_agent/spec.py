@@ -14,10 +14,11 @@ import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+from .backends import ALL_VARIANTS, AUTO, BACKENDS as REGISTRY, SERVER, SYNTHETIC, TRITON, is_simulated
 from .backends.base import Shape, batch_sizes_default
 
 DTYPES = (None, "bf16", "fp16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16", "float32")
-BACKENDS = ("auto", "server", "triton", "synthetic")
+BACKENDS = (AUTO,) + tuple(REGISTRY)  # what a spec's "backend" may say: auto, then the registry's order
 SPACE_INT_LISTS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 SPACE_OTHER = ("prune_m", "prune_m_factor", "smem_limit")
 
@@ -43,12 +44,8 @@ VARIANTS = (
     ("int4_w4a16:group", "int4_w4a16 group-quantised, two weights per byte (block_shape [0, group]: the "
                          "servers' wna16 kernel)"),
 )
-TUNABLE = {
-    "triton": ("bf16", "fp8_w8a8", "fp8_w8a8:block", "fp8_w8a8:channel", "int8_w8a8:channel", "int8_w8a16",
-               "int4_w4a16:group"),
-    "server": ("bf16", "fp8_w8a8", "fp8_w8a8:block"),
-    "synthetic": tuple(v for v, _ in VARIANTS),
-}
+TUNABLE = {name: tuple(v for v, _ in VARIANTS) if info.variants is ALL_VARIANTS else info.variants
+           for name, info in REGISTRY.items()}  # backend -> the variants it tunes (backends/__init__.py)
 GROUP_SIZES = (32, 64, 128, 256)
 
 MAX_DEPTH = 8  # a valid spec nests 3 deep ({"space": {"BLOCK_SIZE_M": [..]}})
@@ -138,7 +135,7 @@ def variant_text(variant: str) -> str:
 
 
 def backends_for(variant: str) -> List[str]:
-    return [b for b in ("server", "triton", "synthetic") if variant in TUNABLE[b]]
+    return [b for b in REGISTRY if variant in TUNABLE[b]]
 
 
 def capability_table() -> List[Dict[str, Any]]:
@@ -183,17 +180,17 @@ def _check_quant(d: Dict[str, Any]) -> None:
     v = variant_of(dt, bs, pcq)
     be = d["backend"]
     can = backends_for(v)
-    gpu = [b for b in can if b != "synthetic"]
-    if be == "auto":
+    gpu = [b for b in can if not is_simulated(b)]
+    if be == AUTO:
         if not gpu:
-            raise SpecError("spec: no backend here can tune %s; only \"backend\": \"synthetic\" (simulated "
-                            "numbers) accepts it" % variant_text(v), "dtype")
-        if "server" not in gpu:
-            d["backend"] = "triton"  # the server backend cannot run it: moetune's own kernel can
+            raise SpecError("spec: no backend here can tune %s; only \"backend\": \"%s\" (simulated "
+                            "numbers) accepts it" % (variant_text(v), SYNTHETIC), "dtype")
+        if SERVER not in gpu:
+            d["backend"] = TRITON  # the server backend cannot run it: moetune's own kernel can
     elif be not in can:
         raise SpecError("spec: the %s backend cannot tune %s; %s" % (
             be, variant_text(v), ("backends that can: %s" % ", ".join(gpu)) if gpu else
-            "no GPU backend here can (only \"synthetic\", simulated)"), "backend")
+            "no GPU backend here can (only \"%s\", simulated)" % SYNTHETIC), "backend")
 
 
 def normalise(raw: Any) -> Dict[str, Any]:
@@ -279,7 +276,7 @@ def normalise(raw: Any) -> Dict[str, Any]:
         raise SpecError("spec: 'time_budget_s' must be null or a number of seconds > 0 (got %s)"
                         % json.dumps(tb), "time_budget_s")
     d["time_budget_s"] = tb
-    be = raw.get("backend", "auto")
+    be = raw.get("backend", AUTO)
     if be not in BACKENDS:
         raise SpecError("spec: 'backend' must be one of %s (got %s)" % (", ".join(BACKENDS), json.dumps(be)),
                         "backend")
@@ -302,10 +299,9 @@ def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[st
     the agent can create: within NAME_MAX with the backup and temporary suffixes, and (given the folder
     they go into) within PATH_MAX. Checked when the spec is read and again once the backend has named the
     device, so a run never measures for an hour and then fails writing its result."""
-    from . import naming
-    from .results import file_names
+    from .serverconfig import naming
     try:
-        names = file_names(spec, device_name)
+        names = naming.file_names(spec, device_name)
     except ValueError as e:
         raise SpecError("spec: no config file name can be made for this shape: %s" % e, "device_name")
     for kind in sorted(names):
@@ -358,7 +354,8 @@ def _short(v: Any) -> str:
 
 def _read_limited(path: str, limit: int, what: str, key: Optional[str]) -> bytes:
     """The bytes of a regular file, at most limit; SpecError otherwise (a FIFO or device never blocks)."""
-    from .runs import RunError, read_bounded
+    from .protocol import RunError
+    from .safefile import read_bounded
     try:
         data = read_bounded(path, limit, what)
     except RunError as e:

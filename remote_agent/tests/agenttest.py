@@ -61,10 +61,10 @@ class AgentCase(unittest.TestCase):
         runs = os.path.join(self.home, "runs")
         if os.path.isdir(runs):
             for r in os.listdir(runs):
-                from moetune_agent import runs as runs_mod
+                from moetune_agent.runs import store
                 d = os.path.join(runs, r)
-                pid = runs_mod.get_pid(d)
-                if runs_mod.pid_alive(pid, d):  # only the run's own process, never a recycled pid
+                pid = store.get_pid(d)
+                if store.pid_alive(pid, d):  # only the run's own process, never a recycled pid
                     try:
                         os.killpg(pid, 9)
                     except OSError:

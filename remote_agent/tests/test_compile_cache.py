@@ -12,7 +12,7 @@ import time
 import unittest
 
 import agenttest  # noqa: F401  (sets sys.path)
-from moetune_agent import runs
+from moetune_agent.runs import compile_cache
 from moetune_agent.scheduler import Scheduler
 
 DESC = {"name": "triton", "shape": {"E": 8, "N": 64, "K": 64, "topk": 2}, "framework": "sglang"}
@@ -31,45 +31,45 @@ class HostCacheFolder(unittest.TestCase):
             os.environ["MOETUNE_COMPILE_CACHE"] = self._flag
 
     def test_keyed_by_triton_version(self):
-        a = runs.host_compile_cache(DESC, self.home, triton_version="3.6.0")
-        b = runs.host_compile_cache(DESC, self.home, triton_version="3.6.0")
-        c = runs.host_compile_cache(DESC, self.home, triton_version="3.7.0+git1234/x")
+        a = compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0")
+        b = compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0")
+        c = compile_cache.host_compile_cache(DESC, self.home, triton_version="3.7.0+git1234/x")
         self.assertEqual(a, b)
         self.assertNotEqual(a, c)
         self.assertTrue(os.path.isdir(a) and os.path.isdir(c))
-        self.assertEqual(os.path.dirname(a), os.path.join(self.home, runs.COMPILE_CACHE))
+        self.assertEqual(os.path.dirname(a), os.path.join(self.home, compile_cache.COMPILE_CACHE))
         self.assertEqual(os.path.basename(c), "triton-3.7.0+git1234_x")  # no path separator from a version
 
     def test_no_triton_no_host_cache(self):
-        self.assertIsNone(runs.host_compile_cache(DESC, self.home, triton_version=None))
+        self.assertIsNone(compile_cache.host_compile_cache(DESC, self.home, triton_version=None))
 
     def test_switched_off(self):
         os.environ["MOETUNE_COMPILE_CACHE"] = "0"
-        self.assertIsNone(runs.host_compile_cache(DESC, self.home, triton_version="3.6.0"))
+        self.assertIsNone(compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0"))
 
     def test_synthetic_only_when_asked_and_per_shape(self):
         syn = dict(DESC, name="synthetic")
-        self.assertIsNone(runs.host_compile_cache(syn, self.home))
+        self.assertIsNone(compile_cache.host_compile_cache(syn, self.home))
         os.environ["MOETUNE_COMPILE_CACHE"] = "1"
-        a = runs.host_compile_cache(syn, self.home)
-        b = runs.host_compile_cache(dict(syn, shape=dict(DESC["shape"], N=128)), self.home)
+        a = compile_cache.host_compile_cache(syn, self.home)
+        b = compile_cache.host_compile_cache(dict(syn, shape=dict(DESC["shape"], N=128)), self.home)
         self.assertIsNotNone(a)
         self.assertNotEqual(a, b)
 
     def test_old_versions_pruned_beyond_keep(self):
         paths = []
-        for i in range(runs.COMPILE_CACHE_KEEP + 2):
-            p = runs.host_compile_cache(DESC, self.home, triton_version="3.%d.0" % i)
+        for i in range(compile_cache.COMPILE_CACHE_KEEP + 2):
+            p = compile_cache.host_compile_cache(DESC, self.home, triton_version="3.%d.0" % i)
             with open(os.path.join(p, "kernel.cubin"), "w") as f:
                 f.write("x")
             os.utime(p, (time.time() - 1000 + i, time.time() - 1000 + i))
             paths.append(p)
-        runs.prune_compile_caches(os.path.join(self.home, runs.COMPILE_CACHE))
-        left = sorted(os.listdir(os.path.join(self.home, runs.COMPILE_CACHE)))
-        self.assertEqual(left, sorted(os.path.basename(p) for p in paths[-runs.COMPILE_CACHE_KEEP:]))
+        compile_cache.prune_compile_caches(os.path.join(self.home, compile_cache.COMPILE_CACHE))
+        left = sorted(os.listdir(os.path.join(self.home, compile_cache.COMPILE_CACHE)))
+        self.assertEqual(left, sorted(os.path.basename(p) for p in paths[-compile_cache.COMPILE_CACHE_KEEP:]))
 
     def test_prune_leaves_a_planted_symlink_and_its_target(self):
-        top = os.path.join(self.home, runs.COMPILE_CACHE)
+        top = os.path.join(self.home, compile_cache.COMPILE_CACHE)
         os.makedirs(top)
         outside = os.path.join(self.home, "precious")
         os.makedirs(outside)
@@ -78,7 +78,7 @@ class HostCacheFolder(unittest.TestCase):
         link = os.path.join(top, "triton-0.0.1")
         os.symlink(outside, link)
         os.utime(link, (1, 1), follow_symlinks=False)
-        self.assertEqual(runs.prune_compile_caches(top, keep=0), [])
+        self.assertEqual(compile_cache.prune_compile_caches(top, keep=0), [])
         self.assertTrue(os.path.islink(link))
         self.assertTrue(os.path.isfile(os.path.join(outside, "keep.txt")))
 
@@ -87,7 +87,7 @@ class HostCacheFolder(unittest.TestCase):
         os.environ["MOETUNE_COMPILE_CACHE"] = "1"
         s = Scheduler(dict(DESC, name="synthetic"), [0], private, 0, home=self.home)
         self.assertTrue(s.host_cache)
-        self.assertTrue(s.cache_dir.startswith(os.path.join(self.home, runs.COMPILE_CACHE)))
+        self.assertTrue(s.cache_dir.startswith(os.path.join(self.home, compile_cache.COMPILE_CACHE)))
         os.environ["MOETUNE_COMPILE_CACHE"] = "0"
         s = Scheduler(dict(DESC, name="synthetic"), [0], private, 0, home=self.home)
         self.assertFalse(s.host_cache)
@@ -111,7 +111,7 @@ class SecondRunReusesCompiles(agenttest.AgentCase):
         first, second = got
         self.assertTrue(first["host"] and second["host"])
         self.assertEqual(first["dir"], second["dir"])
-        self.assertTrue(first["dir"].startswith(os.path.join(self.home, runs.COMPILE_CACHE)))
+        self.assertTrue(first["dir"].startswith(os.path.join(self.home, compile_cache.COMPILE_CACHE)))
         self.assertEqual(first["files_at_start"], 0)
         self.assertGreater(first["files_at_end"], 0)
         self.assertEqual(second["files_at_start"], first["files_at_end"])

@@ -16,7 +16,8 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import configjson, install
+from moetune_agent.install import installer as install
+from moetune_agent.serverconfig import configjson
 from moetune_agent.backends.base import KernelConfig
 
 NAME = "E=128,N=768,device_name=NVIDIA_H200.json"

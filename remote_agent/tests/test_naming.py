@@ -8,7 +8,7 @@ import os
 import unittest
 
 import agenttest  # noqa: F401  (sets sys.path)
-from moetune_agent import configjson, naming
+from moetune_agent.serverconfig import configjson, naming
 from moetune_agent.backends.base import KernelConfig
 
 
@@ -56,7 +56,7 @@ class SharedVectors(unittest.TestCase):
                 self.assertEqual(naming.parse_name(v["name"]), n)   # and the name reads back as built
 
     def test_run_output_names_follow_each_server(self):
-        from moetune_agent.results import file_names
+        from moetune_agent.serverconfig.naming import file_names
         for v in VECTORS["server_names"]:
             if v["down"]:
                 continue

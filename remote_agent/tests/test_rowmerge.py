@@ -11,7 +11,8 @@ import os
 import unittest
 
 import agenttest
-from moetune_agent import configjson, install, rowmerge
+from moetune_agent.install import installer as install, rowmerge
+from moetune_agent.serverconfig import configjson
 from moetune_agent.backends.base import KernelConfig
 
 NAME = "E=64,N=512,device_name=NVIDIA_H200.json"

@@ -16,8 +16,8 @@ from test_runs import RunCase
 
 sys.path.insert(0, agenttest.AGENT_ROOT)
 
-from moetune_agent import runner as runner_mod  # noqa: E402
-from moetune_agent import runs as runs_mod  # noqa: E402
+from moetune_agent.run import runner as runner_mod  # noqa: E402
+from moetune_agent.runs import store  # noqa: E402
 
 
 class FailedRuns(RunCase):
@@ -80,7 +80,7 @@ class Auto(RunCase):
         err = [e for e in events if e["type"] == "error"][0]
         self.assertEqual(err["code"], "backend_failed")
         self.assertIn("triton", err["message"])
-        self.assertEqual(runs_mod.get_state(os.path.join(self.tmp, "run")), "failed")
+        self.assertEqual(store.get_state(os.path.join(self.tmp, "run")), "failed")
 
 
 if __name__ == "__main__":

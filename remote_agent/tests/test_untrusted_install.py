@@ -13,7 +13,9 @@ import subprocess
 import unittest
 
 from untrusted import NAME, Case, limit_memory, entries, text_of  # first: puts the agent on sys.path
-from moetune_agent import configjson, install, runs
+from moetune_agent import safefile
+from moetune_agent.install import installer as install
+from moetune_agent.serverconfig import configjson
 from moetune_agent.backends.base import KernelConfig
 
 
@@ -130,7 +132,7 @@ class ConcurrentReplace(Case):
         first = self.popen(64, 6)  # holds the lock >= 6 s: the second starts well within that, even on a busy host
         try:
             # The first holds the lock (its pid is in the lock file) and pauses half-way through its write.
-            self.wait_for(lambda: ("pid %d," % first.pid) in (runs.read_text(lock, "") or ""), 30, "the lock")
+            self.wait_for(lambda: ("pid %d," % first.pid) in (safefile.read_text(lock, "") or ""), 30, "the lock")
             second = self.popen(128, 0)
             lost = self.finish(second)
         finally:
@@ -271,7 +273,7 @@ class InstallLimits(Case):
     def test_huge_result_json_and_existing_file(self):
         big = os.path.join(self.tmp, "result.json")
         with open(big, "wb") as f:
-            f.truncate(runs.MAX_RESULT_BYTES + 1)
+            f.truncate(safefile.MAX_RESULT_BYTES + 1)
         r = self.install(big)
         self.assert_refused(r, "invalid_config", "more than the limit of 64 MiB")
         r = self.install("/dev/zero")
@@ -279,10 +281,10 @@ class InstallLimits(Case):
         os.makedirs(self.root)
         target = os.path.join(self.root, NAME)
         with open(target, "wb") as f:
-            f.truncate(runs.MAX_CONFIG_BYTES + 1)
+            f.truncate(safefile.MAX_CONFIG_BYTES + 1)
         r = self.install(self.result_json(), "--replace")
         self.assert_refused(r, "invalid_config", "larger than any config file")
-        self.assertEqual(os.path.getsize(target), runs.MAX_CONFIG_BYTES + 1)
+        self.assertEqual(os.path.getsize(target), safefile.MAX_CONFIG_BYTES + 1)
         self.assertEqual(sorted(os.listdir(self.root)), [NAME])
 
 

@@ -9,7 +9,9 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import naming, runs, spec as spec_mod
+from moetune_agent import safefile, spec as spec_mod
+from moetune_agent.serverconfig import naming
+from moetune_agent.runs import store
 from untrusted import Case
 
 
@@ -117,7 +119,7 @@ class RunState(Case):
         time.sleep(0.3)
         with open(events, "rb") as f:
             self.assertEqual(f.read(), before)
-        self.assertEqual(runs.get_state(self.run_dir(rid)), "finished")
+        self.assertEqual(store.get_state(self.run_dir(rid)), "finished")
 
     def test_attach_skips_damaged_lines(self):
         rid = self.finished_run()
@@ -125,7 +127,7 @@ class RunState(Case):
         with open(events) as f:
             lines = f.read().splitlines(True)
         garbage = ["garbage, not JSON\n", "[1, 2]\n", '{"no_type": 1}\n', '{"type": 7}\n',
-                   "x" * (runs.MAX_LINE_BYTES + 10) + "\n"]
+                   "x" * (safefile.MAX_LINE_BYTES + 10) + "\n"]
         with open(events, "w") as f:
             f.writelines(lines[:2] + garbage + lines[2:])
         r, _ = self.call("attach", rid, "--no-follow")   # parse() fails on any stdout line that is no event
@@ -143,7 +145,7 @@ class RunState(Case):
         journal = os.path.join(self.run_dir(rid), "journal.jsonl")
         good = len(agenttest.read_jsonl(journal))
         with open(journal, "a") as f:
-            f.write("garbage\n{\"type\": \"measurement\"}\n[]\n" + "y" * (runs.MAX_LINE_BYTES + 1) + "\n")
+            f.write("garbage\n{\"type\": \"measurement\"}\n[]\n" + "y" * (safefile.MAX_LINE_BYTES + 1) + "\n")
         r, _ = self.call("runs")
         ev = r.one("run")
         self.assertEqual(ev["measured"], good)

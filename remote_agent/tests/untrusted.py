@@ -11,7 +11,7 @@ import subprocess
 import time
 
 import agenttest
-from moetune_agent import configjson
+from moetune_agent.serverconfig import configjson
 from test_install import measured_over
 from moetune_agent.backends.base import KernelConfig
 

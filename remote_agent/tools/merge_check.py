@@ -101,7 +101,7 @@ def main():
         env["MOETUNE_SYNTHETIC_DEFAULT_FILE"] = os.path.join(folder, NAME)
         # TEST DOUBLE: simulated numbers install only into a tree marked as a test fixture's.
         sys.path.insert(0, AGENT_ROOT)
-        from moetune_agent import install  # pylint: disable=import-outside-toplevel
+        from moetune_agent.install import installer as install  # pylint: disable=import-outside-toplevel
         with open(os.path.join(copy_root, install.TEST_DOUBLE_MARKER), "wb") as f:
             f.write(install.TEST_DOUBLE_TEXT)
     sp = os.path.join(work, "spec.json")

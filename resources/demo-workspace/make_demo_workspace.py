@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Builds the app's demo workspace from a REAL recorded H200 sweep.
 
-Input: remote_agent/bench/results/qwen3_h200.json, written by remote_agent/bench/bench_h200.py on one
+Input: remote_agent/bench/recordings/h200-strategies/qwen3_h200.json, written by remote_agent/bench/bench_h200.py on one
 NVIDIA H200 on 2026-11-29 (see remote_agent/bench/RESULTS.md). Every latency below is copied from that
 file; nothing is invented. The benchmark wrote no agent event stream, so the runs have no events.jsonl;
 their result.json follows remote_agent/PROTOCOL.md section 5.
@@ -19,7 +19,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SRC = os.path.join(ROOT, "remote_agent", "bench", "results", "qwen3_h200.json")
+SRC = os.path.join(ROOT, "remote_agent", "bench", "recordings", "h200-strategies", "qwen3_h200.json")
 RECORDED = calendar.timegm((2026, 11, 29, 0, 0, 0))  # the day only: the bench file has no clock times
 KEY = re.compile(r"^m(\d+)n(\d+)k(\d+)g(\d+)w(\d+)s(\d+)$")
 SHAPE = {"E": 128, "N": 768, "K": 2048, "topk": 8, "dtype": "bf16", "block_shape": None, "per_channel_quant": False}
@@ -89,13 +89,13 @@ def run(d, run_id, title, strategy, sizes, measurements, wall_s, winner_key, win
               "files": [{"framework": "sglang", "kind": "sglang", "file_name": name, "path": "sglang/" + name,
                          "sha256": None, "entries": file_entries(winners)}]}
     info = {"format": "moetune-run", "version": 1, "run_id": run_id, "host": "an NVIDIA H200 GPU server",
-            "title": title, "source": "remote_agent/bench/results/qwen3_h200.json",
+            "title": title, "source": "remote_agent/bench/recordings/h200-strategies/qwen3_h200.json",
             "note": "Recorded on one NVIDIA H200 (torch 2.11.0+cu130, Triton 3.6.0) on 2026-11-29 with "
                     "moetune's own Triton fused-MoE kernel. Latencies of the tuned "
                     "and default configs are the head-to-head re-timings (3 rounds x 10 replays). "
                     "The benchmark kept no live event stream for this run.",
             "simulated": False}
-    host = {"type": "probe", "source": "remote_agent/bench/results/run1_gpu_tests_and_probe.log",
+    host = {"type": "probe", "source": "remote_agent/bench/recordings/h200-strategies/gpu_tests_and_probe.log",
             "host": {"hostname": "nvidia-h200", "os": None, "kernel": None, "cpu_count": 16, "mem_total_bytes": None},
             "gpus": [{"index": 0, "name": "NVIDIA_H200", "raw_name": "NVIDIA H200", "uuid": None,
                       "memory_total_mib": None, "memory_used_mib": 0, "compute_capability": "9.0", "processes": []}],
@@ -134,7 +134,8 @@ def main():
     run(d, "20261129-qwen3-h200-exhaustive", "Qwen3-30B-A3B TP1 on H200: exhaustive, 5 sizes", "exhaustive",
         exh_sizes, exh, round(d["exhaustive"]["wall_s"], 3), "exh_cfg", "exh_us")
     # The agent's own result.json of a real run through SGLang main's kernel (issue 9), copied unchanged.
-    server_src = os.path.join(ROOT, "remote_agent", "bench", "results", "issue9_server_up_result.json")
+    server_src = os.path.join(ROOT, "remote_agent", "bench", "recordings", "h200-server-kernel",
+                              "server_up_result.json")
     with open(server_src) as f:
         server = json.load(f)
     folder = os.path.join(HERE, "20261201-sglang-h200-server")
@@ -149,7 +150,7 @@ def main():
     write(folder, "run.json", {
         "format": "moetune-run", "version": 1, "run_id": server["run_id"], "host": "an NVIDIA H200 GPU server",
         "title": "Qwen3-30B-A3B TP1 on H200: SGLang's own kernel vs its shipped config (18 sizes)",
-        "source": "remote_agent/bench/results/issue9_server_up_result.json",
+        "source": "remote_agent/bench/recordings/h200-server-kernel/server_up_result.json",
         "note": "The agent's own result, unchanged: a real run on one NVIDIA H200 (Triton 3.6.0) "
                 "through SGLang main's fused-MoE kernel (backend 'server'), where 'default' is the config file "
                 "SGLang already ships for this shape, so the speedups are against an already tuned file. "

@@ -18,14 +18,14 @@ namespace moetune {
 // and every file are real; the host is this machine (LocalTransport) with the tree's own HOME.
 //
 // Simulated numbers are installable only into a tree marked as a double (.moetune-test-double at its top,
-// remote_agent install.py); create() writes the practice text there, and only into a folder it made
+// remote_agent install/installer.py); create() writes the practice text there, and only into a folder it made
 // itself, so no real server's tree is ever marked by the app.
 class PracticeServer {
 public:
     static QString alias();       // "practice": the host's name in the app and on the CLI
     static QString label();       // "Practice server (sandbox)"
     static QString defaultRoot(); // <app data folder>/practice-server
-    static QString markerText();  // the bytes of remote_agent install.PRACTICE_DOUBLE_TEXT
+    static QString markerText();  // the bytes of remote_agent install/installer.py PRACTICE_DOUBLE_TEXT
 
     explicit PracticeServer(QString root = defaultRoot());
 

@@ -7,7 +7,7 @@
 namespace moetune {
 
 // The demo workspace compiled into the binary: a real recorded H200 sweep (Qwen3-30B-A3B, TP1), from
-// remote_agent/bench/results via resources/demo-workspace/make_demo_workspace.py. Read-only.
+// remote_agent/bench/recordings via resources/demo-workspace/make_demo_workspace.py. Read-only.
 class DemoWorkspace {
 public:
     static QString path(); // a resource folder Workspace::open reads (":/moetune/demo-workspace")

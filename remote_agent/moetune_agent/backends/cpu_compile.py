@@ -15,10 +15,12 @@ follow, Triton's post-compile hook raises CompiledOnly first (stop_after_compile
 Everything here is a no-op for the GPU workers: only precompile workers call enter().
 """
 
+from __future__ import annotations
+
 import os
 from typing import Any, Dict, List, Optional
 
-_ENTERED = None  # type: Optional[Dict[str, Any]]
+_ENTERED: Optional[Dict[str, Any]] = None
 
 
 class CompiledOnly(Exception):
@@ -30,14 +32,12 @@ def _stop_after_compile(*args, **kwargs):
     raise CompiledOnly()
 
 
-def hide_gpus():
-    # type: () -> None
+def hide_gpus() -> None:
     """Before torch is imported in a precompile worker."""
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 
-def enter(info):
-    # type: (Dict[str, Any]) -> None
+def enter(info: Dict[str, Any]) -> None:
     """info: {"capability": 90, "device_name": "NVIDIA H200", "smem": 232448} from the GPU worker."""
     global _ENTERED
     if _ENTERED is not None:
@@ -107,8 +107,7 @@ class stop_after_compile(object):
         return False
 
 
-def active():
-    # type: () -> Optional[Dict[str, Any]]
+def active() -> Optional[Dict[str, Any]]:
     return _ENTERED
 
 
@@ -126,8 +125,7 @@ class _Props(object):
         self.warp_size = 32
 
 
-def jit_kernel_count(fns):
-    # type: (List[Any]) -> int
+def jit_kernel_count(fns: List[Any]) -> int:
     """Compiled variants held by these JITFunctions for device 0 (their in-process kernel caches)."""
     n = 0
     for fn in fns:
@@ -145,8 +143,7 @@ def jit_kernel_count(fns):
     return n
 
 
-def compiled_kernels(fns):
-    # type: (List[Any]) -> List[Any]
+def compiled_kernels(fns: List[Any]) -> List[Any]:
     out = []
     for fn in fns:
         caches = getattr(fn, "device_caches", None)
@@ -159,8 +156,7 @@ def compiled_kernels(fns):
     return out
 
 
-def check_shared(kernels, limit):
-    # type: (List[Any], int) -> None
+def check_shared(kernels: List[Any], limit: int) -> None:
     """Raise Triton's OutOfResources for a compiled kernel that would not load (what the loader checks)."""
     for k in kernels:
         shared = getattr(getattr(k, "metadata", None), "shared", 0) or 0
@@ -170,8 +166,7 @@ def check_shared(kernels, limit):
             raise OutOfResources(shared, limit, "shared memory")
 
 
-def jit_functions_of(module):
-    # type: (Any) -> List[Any]
+def jit_functions_of(module: Any) -> List[Any]:
     """The Triton JITFunctions defined in a module (the server's GEMM kernels)."""
     out = []
     try:

@@ -8,13 +8,14 @@ heuristic). num_warps / num_stages absent from a server's heuristic are Triton's
 (4 warps, 3 stages), so the explicit values here launch the same kernel.
 """
 
+from __future__ import annotations
+
 from typing import Optional
 
 from .base import KernelConfig, Shape
 
 
-def sglang_heuristic(shape, m):
-    # type: (Shape, int) -> KernelConfig
+def sglang_heuristic(shape: Shape, m: int) -> KernelConfig:
     """SGLang (FORMATS.md 3): BM16 BN32 BK64 GM1 when M <= E, else BM64 BN64 BK32 GM8; fp8 has its own."""
     if shape.dtype == "fp8_w8a8":
         if shape.block_shape:
@@ -27,8 +28,7 @@ def sglang_heuristic(shape, m):
     return KernelConfig(64, 64, 32, 8, 4, 3)
 
 
-def vllm_heuristic(shape, m):
-    # type: (Shape, int) -> KernelConfig
+def vllm_heuristic(shape: Shape, m: int) -> KernelConfig:
     """vLLM 2026: tiles grow with the batch (memory-bound small M wants long K tiles, large M wide tiles
     and 8 warps); block-fp8 keeps the quant block as the K tile."""
     if shape.dtype == "fp8_w8a8" and shape.block_shape:
@@ -54,6 +54,5 @@ def vllm_heuristic(shape, m):
     return KernelConfig(bm, bn, bk, gm, warps, stages)
 
 
-def heuristic(framework, shape, m):
-    # type: (Optional[str], Shape, int) -> KernelConfig
+def heuristic(framework: Optional[str], shape: Shape, m: int) -> KernelConfig:
     return vllm_heuristic(shape, m) if framework == "vllm" else sglang_heuristic(shape, m)

@@ -17,6 +17,8 @@ version found and what was expected:
   vllm-legacy        older vLLM: inplace= and use_fp8_w8a8= / w1_scale= keywords (no quant_config)
 """
 
+from __future__ import annotations
+
 import importlib
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -48,8 +50,7 @@ class ServerApiError(Exception):
     """The installed server cannot be driven: not importable, or an API this agent does not know."""
 
 
-def installed_version(framework):
-    # type: (str) -> Optional[str]
+def installed_version(framework: str) -> Optional[str]:
     try:
         from importlib import metadata
     except ImportError:  # Python < 3.8
@@ -60,8 +61,7 @@ def installed_version(framework):
         return None
 
 
-def params_of(fn):
-    # type: (Any) -> List[str]
+def params_of(fn: Any) -> List[str]:
     try:
         return list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
@@ -80,9 +80,8 @@ def call_filtered(fn, *args, **kwargs):
 class ServerApi(object):
     """What one installed server offers, with everything the backend calls."""
 
-    def __init__(self, framework, generation, version, fused_experts, override_config, kernel_module,
-                 config_module, extras):
-        # type: (str, str, Optional[str], Callable, Callable, Any, Any, Dict[str, Any]) -> None
+    def __init__(self, framework: str, generation: str, version: Optional[str], fused_experts: Callable,
+                 override_config: Callable, kernel_module: Any, config_module: Any, extras: Dict[str, Any]) -> None:
         self.framework = framework
         self.generation = generation
         self.version = version
@@ -103,13 +102,11 @@ class ServerApi(object):
         return self.extras.get("align")
 
     @property
-    def supports_separate(self):
-        # type: () -> bool
+    def supports_separate(self) -> bool:
         return self.invoke_gemm is not None and self.align is not None
 
     @property
-    def supports_tma(self):
-        # type: () -> bool
+    def supports_tma(self) -> bool:
         """The server's GEMM takes TMA descriptors (a_use_tma/b_use_tma and c_sorted) and this Triton has
         tensor descriptors (SGLang's support_tensor_descriptor())."""
         fn = self.invoke_gemm
@@ -124,13 +121,12 @@ class ServerApi(object):
         except Exception:
             return False
 
-    def describe(self):
-        # type: () -> Dict[str, Any]
+    def describe(self) -> Dict[str, Any]:
         return {"framework": self.framework, "generation": self.generation, "version": self.version,
                 "separate_gemms": self.supports_separate, "tma": self.supports_tma}
 
-    def quant_kwargs(self, dtype, w1_scale, w2_scale, block_shape, per_channel_quant, w1_zp=None, w2_zp=None):
-        # type: (str, Any, Any, Any, bool, Any, Any) -> Dict[str, Any]
+    def quant_kwargs(self, dtype: str, w1_scale: Any, w2_scale: Any, block_shape: Any, per_channel_quant: bool,
+                     w1_zp: Any = None, w2_zp: Any = None) -> Dict[str, Any]:
         """The quantisation keywords of fused_experts for this generation (empty for bf16/fp16)."""
         if dtype not in QUANT_DTYPES:
             return {}
@@ -156,8 +152,7 @@ class ServerApi(object):
             kw.update(w1_zp=w1_zp, w2_zp=w2_zp, block_shape=bs)
         return {"quant_config": call_filtered(builder, **kw)}
 
-    def call_kwargs(self):
-        # type: () -> Dict[str, Any]
+    def call_kwargs(self) -> Dict[str, Any]:
         """Fixed keywords of the whole-call API: vLLM's inplace= generations run out of place (the
         output must not overwrite the input the next replay reads)."""
         if self.generation in ("vllm-inplace", "vllm-legacy"):
@@ -188,8 +183,8 @@ def _import_first(layouts, import_module):
     return None, None, None, errors
 
 
-def detect(framework, import_module=None, version=None):
-    # type: (str, Optional[Callable[[str], Any]], Optional[str]) -> ServerApi
+def detect(framework: str, import_module: Optional[Callable[[str], Any]] = None,
+           version: Optional[str] = None) -> ServerApi:
     """The API of the installed framework ("sglang" | "vllm"), or ServerApiError with a sentence."""
     import_module = import_module or importlib.import_module
     if version is None:
@@ -291,8 +286,7 @@ def _detect_vllm(import_module, vtext, version):
     return ServerApi("vllm", gen, version, fe, oc, kern, cfg, extras)
 
 
-def reset_override(api, saved=None):
-    # type: (ServerApi, Any) -> None
+def reset_override(api: ServerApi, saved: Any = None) -> None:
     """Neither server's override_config restores the previous value when its body raises: put back the
     value it had before (entering a new override and never leaving it, through the public API only)."""
     getter = api.extras.get("get_config")
@@ -306,8 +300,7 @@ def reset_override(api, saved=None):
     cm.__enter__()
 
 
-def config_dtype(dtype, framework):
-    # type: (Optional[str], str) -> Optional[str]
+def config_dtype(dtype: Optional[str], framework: str) -> Optional[str]:
     """The dtype part of the server's config lookup (None for bf16/fp16; vLLM shares the plain file for
     int8_w8a8)."""
     if dtype in (None, "bf16", "fp16"):
@@ -317,8 +310,8 @@ def config_dtype(dtype, framework):
     return dtype
 
 
-def lookup_source(api, E, N, dtype, block_shape, per_channel_quant, down):
-    # type: (ServerApi, int, int, Optional[str], Optional[Tuple[int, int]], bool, bool) -> Tuple[Optional[Dict[int, Any]], Optional[str]]
+def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_shape: Optional[Tuple[int, int]],
+                  per_channel_quant: bool, down: bool) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
     """(configs the server reads from a file for this shape or None, the file name it looks for)."""
     cfgm = api.config_module
     if cfgm is None:
@@ -347,8 +340,7 @@ def lookup_source(api, E, N, dtype, block_shape, per_channel_quant, down):
     return (dict(got) if got else None), name
 
 
-def vllm_search(config_module, name):
-    # type: (Any, str) -> Tuple[Optional[Dict[int, Any]], Optional[str]]
+def vllm_search(config_module: Any, name: str) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
     """vLLM's documented lookup (FORMATS.md 1): VLLM_TUNED_CONFIG_FOLDER first, then configs/ beside its
     fused_moe module; the file's "triton_version" key is not a batch size. -> (configs, path) or (None, None)."""
     import json

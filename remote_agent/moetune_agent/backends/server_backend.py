@@ -30,7 +30,7 @@ import logging
 import re
 from typing import Any, Dict, List, Optional
 
-from . import cpu_compile as cpu_mod
+from . import SERVER, cpu_compile as cpu_mod
 from . import server_api
 from .base import CandidateError, KernelConfig, Shape, file_sha256
 from .triton_backend import TritonBackend, classify
@@ -41,7 +41,7 @@ _FOUND_RE = re.compile(r"from (\S.*?\.json)")
 class _LogCapture(logging.Handler):
     def __init__(self):
         super().__init__(logging.DEBUG)
-        self.lines = []  # type: List[str]
+        self.lines: List[str] = []
 
     def emit(self, record):
         try:
@@ -145,7 +145,7 @@ class _ServerCall(object):
 
 
 class ServerBackend(TritonBackend):
-    name = "server"
+    name = SERVER
     supports_tma = False  # per instance once the server is known (api().supports_tma)
 
     def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,
@@ -157,8 +157,8 @@ class ServerBackend(TritonBackend):
         self._api = api
         self._published = False
         self._runner_cfg = None
-        self._quant_kw = None  # type: Optional[Dict[str, Any]]
-        self._lookup = None  # type: Optional[Dict[str, Any]]
+        self._quant_kw: Optional[Dict[str, Any]] = None
+        self._lookup: Optional[Dict[str, Any]] = None
 
     # -- the server -----------------------------------------------------------------------------------
     def api(self) -> server_api.ServerApi:

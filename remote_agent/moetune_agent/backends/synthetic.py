@@ -11,6 +11,8 @@ a launch overhead, and a few percent of hash-based pseudo-noise. Some configs fa
 fixed pseudo-random 1%.
 """
 
+from __future__ import annotations
+
 import hashlib
 import math
 import os
@@ -19,7 +21,7 @@ import time
 from typing import Optional
 
 from .. import space as space_mod
-from . import defaults as defaults_mod
+from . import SYNTHETIC, defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing, file_sha256
 
 SIM_DEVICE = "SIMULATED_GPU"
@@ -30,20 +32,20 @@ _LAUNCH_US = 3.0
 _LATENCY_S = 0.9e-6        # memory latency that stages must cover
 
 
-def _unit_hash(*parts):
-    # type: (*object) -> float
+def _unit_hash(*parts: object) -> float:
     """Deterministic value in [0, 1) from the parts (independent of PYTHONHASHSEED)."""
     h = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
     return struct.unpack(">Q", h[:8])[0] / 2.0 ** 64
 
 
 class SyntheticBackend(Backend):
-    name = "synthetic"
+    name = SYNTHETIC
     simulated = True
     supports_tma = False
 
-    def __init__(self, shape, device_index=0, cache_dir=None, device_name=None, delay_s=None, framework=None):
-        # type: (Shape, int, Optional[str], Optional[str], Optional[float], Optional[str]) -> None
+    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,
+                 device_name: Optional[str] = None, delay_s: Optional[float] = None,
+                 framework: Optional[str] = None) -> None:
         super().__init__(shape, device_index, cache_dir)
         self._device = device_name or SIM_DEVICE
         self.framework = framework or "sglang"
@@ -59,8 +61,7 @@ class SyntheticBackend(Backend):
         return space_mod.HOPPER_SMEM_LIMIT
 
     # -- the model ---------------------------------------------------------------------------------
-    def _fails(self, op, cfg):
-        # type: (str, KernelConfig) -> Optional[CandidateError]
+    def _fails(self, op: str, cfg: KernelConfig) -> Optional[CandidateError]:
         need = space_mod.smem_bytes(cfg, self.shape.dtype)
         if need > self.shared_memory_per_block():
             return CandidateError("resources", "out of shared memory: needs %d bytes, limit %d"
@@ -73,8 +74,7 @@ class SyntheticBackend(Backend):
             return CandidateError("compile", "simulated compiler failure for %s" % cfg.key())
         return None
 
-    def _gemm_us(self, rows_n, red_k, cfg, m, routed_scale):
-        # type: (int, int, KernelConfig, int, bool) -> float
+    def _gemm_us(self, rows_n: int, red_k: int, cfg: KernelConfig, m: int, routed_scale: bool) -> float:
         s = self.shape
         a_bytes, w_bytes = space_mod.element_bytes(s.dtype)
         pairs = m * s.topk
@@ -116,8 +116,7 @@ class SyntheticBackend(Backend):
         extra = 0.15e-6 * m if routed_scale else 0.0
         return t * 1e6 + extra
 
-    def model_us(self, op, cfg, m, cfg_down=None):
-        # type: (str, KernelConfig, int, Optional[KernelConfig]) -> float
+    def model_us(self, op: str, cfg: KernelConfig, m: int, cfg_down: Optional[KernelConfig] = None) -> float:
         s = self.shape
         if op == "up":
             us = self._gemm_us(2 * s.N, s.K, cfg, m, False)
@@ -135,18 +134,15 @@ class SyntheticBackend(Backend):
     # the run's processes as Triton's cache is, so the scheduler's compile/timing overlap can be measured
     # on a machine without a GPU. Everything stays simulated.
     @staticmethod
-    def _compile_s():
-        # type: () -> float
+    def _compile_s() -> float:
         return float(os.environ.get("MOETUNE_SYNTHETIC_COMPILE_MS", "0") or 0) / 1000.0
 
-    def _marker(self, op, cfg):
-        # type: (str, KernelConfig) -> Optional[str]
+    def _marker(self, op: str, cfg: KernelConfig) -> Optional[str]:
         if not self.cache_dir:
             return None
         return os.path.join(self.cache_dir, "synthetic-compiled", "%s-%s" % (op, cfg.key()))
 
-    def _compile(self, op, cfg):
-        # type: (str, KernelConfig) -> None
+    def _compile(self, op: str, cfg: KernelConfig) -> None:
         cost = self._compile_s()
         marker = self._marker(op, cfg)
         if not cost or marker is None or os.path.exists(marker):
@@ -221,7 +217,7 @@ class SyntheticBackend(Backend):
         if op == "down":
             down = path[:-len(".json")] + "_down.json"
             path = down if os.path.exists(down) else path
-        from .. import configjson
+        from ..serverconfig import configjson
 
         with open(path, encoding="utf-8") as f:
             entries, _ = configjson.parse_config_text(f.read())

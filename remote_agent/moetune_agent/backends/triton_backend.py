@@ -31,7 +31,7 @@ import os
 import sys
 from typing import Dict, Optional, Tuple
 
-from . import defaults as defaults_mod
+from . import TRITON, defaults as defaults_mod
 from .base import Backend, CandidateError, KernelConfig, Shape, Timing
 
 GRAPH_CALLS = 10
@@ -91,7 +91,7 @@ def classify(exc: BaseException) -> CandidateError:
 
 
 class TritonBackend(Backend):
-    name = "triton"
+    name = TRITON
     simulated = False
     supports_tma = False
 

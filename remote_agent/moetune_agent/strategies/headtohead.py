@@ -60,10 +60,10 @@ def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], op
     highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
     down GEMM also gets its first contender with USE_TMA where the backend supports it."""
     banned = banned or set()
-    out = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+    out: Dict[Tuple[str, int], List[KernelConfig]] = {}
     for op in ops:
         for m in sizes:
-            cands = []  # type: List[KernelConfig]
+            cands: List[KernelConfig] = []
             if (op, m) in winners:
                 cands.append(winners[(op, m)])
             tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
@@ -118,7 +118,7 @@ class HeadToHead(object):
         self.min_rounds = min_rounds
         self.step_rounds = step_rounds
         self.max_rounds = max_rounds
-        self.cfgs = {}  # type: Dict[Tuple[str, int], List[KernelConfig]]
+        self.cfgs: Dict[Tuple[str, int], List[KernelConfig]] = {}
         for op in self.ops:
             for m in self.sizes:
                 d = self.defaults[(op, m)]
@@ -164,7 +164,7 @@ class HeadToHead(object):
         """The next rounds for every undecided batch size (interleaved: round r of every size and
         contender before round r+1), or None when every size is decided."""
         times = self._times(measured)
-        todo = []  # type: List[Unit]
+        todo: List[Unit] = []
         for m in self.sizes:
             dec = self._decide(m, times)
             if dec["final"]:
@@ -192,7 +192,7 @@ class HeadToHead(object):
     # -- statistics ----------------------------------------------------------------------------------
     def _times(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int, str], Dict[int, float]]:
         """(op, m, config key) -> {round: median of that round's samples}; failures are absent."""
-        out = {}  # type: Dict[Tuple[str, int, str], Dict[int, float]]
+        out: Dict[Tuple[str, int, str], Dict[int, float]] = {}
         for meas in measured:
             u = meas.unit
             if u.round < H2H_ROUND or u.cfg_down is not None:
@@ -303,7 +303,7 @@ class HeadToHead(object):
         return out
 
     def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
-        out = {}  # type: Dict[Tuple[str, int], KernelConfig]
+        out: Dict[Tuple[str, int], KernelConfig] = {}
         for m, dec in self.decisions(measured).items():
             ch = dec.get("chosen")
             if ch is None:

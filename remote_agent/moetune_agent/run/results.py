@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Winners -> the servers' config files and result.json (PROTOCOL.md section 5)."""
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import configjson, naming
-from .backends.base import KernelConfig
-from .runs import write_atomic
-from .work import Measurement
+from ..backends.base import KernelConfig
+from ..safefile import write_atomic
+from ..serverconfig import configjson
+from ..serverconfig.naming import file_names
+from ..work import Measurement
 
 
 def _median(xs):
@@ -21,10 +24,9 @@ def _median(xs):
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
-def latest_score(measured, op, m, cfg):
-    # type: (Sequence[Measurement], str, int, KernelConfig) -> Optional[float]
+def latest_score(measured: Sequence[Measurement], op: str, m: int, cfg: KernelConfig) -> Optional[float]:
     """Median over the highest round that timed (op, m, cfg)."""
-    by_round = {}  # type: Dict[int, List[float]]
+    by_round: Dict[int, List[float]] = {}
     for meas in measured:
         u = meas.unit
         if meas.ok and u.op == op and u.m == m and u.cfg == cfg and u.cfg_down is None:
@@ -34,8 +36,8 @@ def latest_score(measured, op, m, cfg):
     return _median(by_round[max(by_round)])
 
 
-def share_block_m(winners, measured, batch_sizes):
-    # type: (Dict[Tuple[str, int], KernelConfig], Sequence[Measurement], Sequence[int]) -> Tuple[Dict[Tuple[str, int], KernelConfig], List[int]]
+def share_block_m(winners: Dict[Tuple[str, int], KernelConfig], measured: Sequence[Measurement],
+                  batch_sizes: Sequence[int]) -> Tuple[Dict[Tuple[str, int], KernelConfig], List[int]]:
     """SGLang asserts that up and down share BLOCK_SIZE_M per key. Where the winners disagree, pick the
     BLOCK_SIZE_M that minimises up + down among measured configs. Returns (winners, fixed sizes)."""
     out = dict(winners)
@@ -45,13 +47,13 @@ def share_block_m(winners, measured, batch_sizes):
         if up is None or down is None or up.BLOCK_SIZE_M == down.BLOCK_SIZE_M:
             continue
         # Median over the highest round per config, computed in one pass (a sweep has ~10^4 entries).
-        rounds = {}  # type: Dict[Tuple[str, KernelConfig], Dict[int, List[float]]]
+        rounds: Dict[Tuple[str, KernelConfig], Dict[int, List[float]]] = {}
         for meas in measured:
             u = meas.unit
             if not meas.ok or u.m != m or u.op not in ("up", "down") or u.cfg_down is not None or u.round < 0:
                 continue
             rounds.setdefault((u.op, u.cfg), {}).setdefault(u.round, []).append(meas.median_us)
-        best = {}  # type: Dict[Tuple[str, int], Tuple[float, KernelConfig]]
+        best: Dict[Tuple[str, int], Tuple[float, KernelConfig]] = {}
         for (op, cfg), by_round in rounds.items():
             s = _median(by_round[max(by_round)])
             k = (op, cfg.BLOCK_SIZE_M)
@@ -67,21 +69,8 @@ def share_block_m(winners, measured, batch_sizes):
     return out, fixed
 
 
-def file_names(spec, device_name):
-    # type: (Dict[str, Any], str) -> Dict[str, str]
-    # Each server's own naming rules for the logical shape (naming.server_config_name).
-    def name(fw, down=False):
-        return naming.server_config_name(fw, spec["E"], spec["N"], device_name, spec.get("dtype"),
-                                         spec.get("block_shape"), spec.get("per_channel_quant", False),
-                                         down).file_name(fw)
-    names = {"sglang": name("sglang"), "vllm": name("vllm")}
-    if spec["ops"] == "up+down":
-        names["sglang_down"] = name("sglang", True)
-    return names
-
-
-def write_files(run_dir, spec, device_name, winners, triton_version):
-    # type: (str, Dict[str, Any], str, Dict[Tuple[str, int], KernelConfig], Optional[str]) -> List[Dict[str, Any]]
+def write_files(run_dir: str, spec: Dict[str, Any], device_name: str, winners: Dict[Tuple[str, int], KernelConfig],
+                triton_version: Optional[str]) -> List[Dict[str, Any]]:
     names = file_names(spec, device_name)
     up_op = "both" if spec["ops"] == "up" else "up"
     per_kind = {"sglang": up_op, "vllm": up_op}
@@ -109,8 +98,7 @@ def write_files(run_dir, spec, device_name, winners, triton_version):
     return files
 
 
-def measurement_json(rec):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def measurement_json(rec: Dict[str, Any]) -> Dict[str, Any]:
     ok = rec.get("type") == "measurement"
     return {"op": rec["op"], "m": rec["m"], "config": rec["config"], "config_down": rec.get("config_down"),
             "round": rec["round"], "replays": rec["replays"],
@@ -120,9 +108,12 @@ def measurement_json(rec):
             "error_kind": None if ok else rec.get("kind"), "error": None if ok else rec.get("message")}
 
 
-def build_result(ctx, records, measured, winners, defaults, roofline, files, timings, winner_us=None,
-                 head_to_head=None):
-    # type: (Dict[str, Any], Sequence[Dict[str, Any]], Sequence[Measurement], Dict[Tuple[str, int], KernelConfig], Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]], Dict[Tuple[str, int], Optional[float]], List[Dict[str, Any]], Dict[str, Any], Optional[Dict[Tuple[str, int], Optional[float]]], Optional[List[Dict[str, Any]]]) -> Dict[str, Any]
+def build_result(ctx: Dict[str, Any], records: Sequence[Dict[str, Any]], measured: Sequence[Measurement],
+                 winners: Dict[Tuple[str, int], KernelConfig],
+                 defaults: Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]],
+                 roofline: Dict[Tuple[str, int], Optional[float]], files: List[Dict[str, Any]], timings: Dict[str, Any],
+                 winner_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None,
+                 head_to_head: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
     """winner_us: the winners' latencies (the head-to-head medians) where known, else their latest
     round's median. head_to_head: per batch size the final interleaved comparison (its medians, spread
     and rounds); per_batch's figures are then that comparison's (default median / chosen median)."""
@@ -164,8 +155,7 @@ def build_result(ctx, records, measured, winners, defaults, roofline, files, tim
     return out
 
 
-def write_result(run_dir, result):
-    # type: (str, Dict[str, Any]) -> Tuple[str, str]
+def write_result(run_dir: str, result: Dict[str, Any]) -> Tuple[str, str]:
     path = os.path.join(run_dir, "result.json")
     data = (json.dumps(result, indent=1, allow_nan=False) + "\n").encode()
     write_atomic(path, data)

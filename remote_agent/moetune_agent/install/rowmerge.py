@@ -24,8 +24,10 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import configjson, naming
-from .runs import RunError, read_nofollow, resolve, run_folder_of, runs_dir
+from ..protocol import RunError
+from ..runs.store import resolve, run_folder_of, runs_dir
+from ..safefile import read_nofollow
+from ..serverconfig import configjson, naming
 
 KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)
 REPLACED = "replaced"              # measured: the new config beat the file's own row
@@ -333,7 +335,7 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
 
 
 def apply(plan_obj, source: str, framework: str, home: Optional[str]) -> Merge:
-    """install.py's one call: merges into plan_obj (its old bytes, target, name, data) and makes the
+    """installer.py's one call: merges into plan_obj (its old bytes, target, name, data) and makes the
     plan install the merged bytes."""
     result = load_result(source, home)
     text = plan_obj.data.decode("utf-8")

@@ -26,11 +26,13 @@ import re
 import stat
 from typing import Callable, List, Optional, Tuple
 
-from . import configjson, naming, rowmerge
-from .protocol import EXIT_FAILED, EXIT_OK
-from .runs import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, RunError, clean_stale_temps, default_mode, file_kind,
-                   fsync_dir, is_symlink, read_bounded, read_nofollow, resolve, run_folder_of, run_simulated,
-                   write_atomic, write_temp)
+from ..protocol import EXIT_FAILED, EXIT_OK, RunError
+from ..runs.logs import run_simulated
+from ..runs.store import resolve, run_folder_of
+from ..safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode,
+                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic, write_temp)
+from ..serverconfig import configjson, naming
+from . import rowmerge
 
 DEFAULT_KEEP_BACKUPS = 5
 # link() is not offered by every file system (FAT, some FUSE and network mounts).
@@ -207,7 +209,7 @@ def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -
             tv = _triton_version(python)
             return os.path.join(root, naming.triton_folder(tv)), True
         return root, framework == "sglang"
-    from .probe import framework_facts, python_facts
+    from ..probe import framework_facts, python_facts
     facts = python_facts(python)
     if facts.get("error"):
         raise RunError("not_found", facts["error"])
@@ -228,7 +230,7 @@ def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -
 
 
 def _triton_version(python: Optional[str]) -> str:
-    from .probe import python_facts
+    from ..probe import python_facts
     tv = ((python_facts(python).get("triton") or {}).get("version"))
     if not tv or naming.parse_triton_version(tv) is None:
         raise RunError("not_found", "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: pass "
@@ -355,7 +357,6 @@ def prune_backups(target: str, keep: int) -> List[str]:
 # -- one install at a time per folder ----------------------------------------------------------------
 
 LOCK_NAME = ".moetune-install.lock"
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class FolderLock(object):
@@ -371,7 +372,7 @@ class FolderLock(object):
         self.fd: Optional[int] = None
 
     def _open(self) -> int:
-        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _O_CLOEXEC
+        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | O_CLOEXEC
         try:
             return os.open(self.path, os.O_RDWR | flags, 0o644)
         except PermissionError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 DIALECTS = ("sglang", "vllm")
 
@@ -106,7 +106,7 @@ def parse_name(name_or_path: str) -> ConfigName:
 
 
 # A name goes into one directory entry, plus what the agent derives from it: the longest is a backup's
-# temporary file ".<name>.bak.moetune-tmp-<pid, up to 7 digits>-<16 hex>" (runs.temp_name), 42 bytes more
+# temporary file ".<name>.bak.moetune-tmp-<pid, up to 7 digits>-<16 hex>" (safefile.temp_name), 42 bytes more
 # than the name (a backup itself, "<name>.bak-YYYYMMDD-HHMMSS-<n>", adds at most 25).
 NAME_MAX = 255
 PATH_MAX = 4096
@@ -224,3 +224,16 @@ def triton_version_string(version: str) -> str:
     if v is None:
         raise ValueError("not a Triton version: %r" % (version,))
     return "%d.%d.%d" % v
+
+
+def file_names(spec: Dict[str, Any], device_name: str) -> Dict[str, str]:
+    """The config file names a run writes, by kind (sglang, vllm, sglang_down with ops up+down): each
+    server's own naming rules for the logical shape (server_config_name)."""
+    def name(fw, down=False):
+        return server_config_name(fw, spec["E"], spec["N"], device_name, spec.get("dtype"),
+                                  spec.get("block_shape"), spec.get("per_channel_quant", False),
+                                  down).file_name(fw)
+    names = {"sglang": name("sglang"), "vllm": name("vllm")}
+    if spec["ops"] == "up+down":
+        names["sglang_down"] = name("sglang", True)
+    return names
