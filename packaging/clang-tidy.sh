@@ -19,7 +19,7 @@ jobs=$(nproc)
 # clang PCH, and without it every file must include what it uses (which is also checked this way).
 db=$(mktemp -d)
 trap 'rm -rf "$db"' EXIT
-python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'PY'
+python3 - "$build/compile_commands.json" "$db/compile_commands.json" ${1:+per-file} <<'PY'
 import json, shlex, sys
 entries = json.load(open(sys.argv[1]))
 for e in entries:
@@ -33,8 +33,12 @@ for e in entries:
         elif a != "-Winvalid-pch" and not (a.startswith("-include") and "cmake_pch" in a):
             kept.append(a)
     e["arguments"] = kept
-# A unity build compiles batches (unity_N_cxx.cxx, which #include the sources): each source gets its
-# batch's command, so every file is checked on its own, as without unity.
+# A unity build compiles batches (unity_N_cxx.cxx, which #include the sources). With file arguments each
+# source gets its batch's command and is checked alone; without, the batches themselves are checked: the
+# same checks over the same code (every source is in its batch, and the header filter takes the included
+# .cpp files), parsing Qt's headers once per batch instead of once per file (about 5x less time).
+import os
+per_file = len(sys.argv) > 3
 out = []
 for e in entries:
     unity = e["file"]
@@ -43,20 +47,53 @@ for e in entries:
         continue
     with open(unity, encoding="utf-8") as f:
         sources = [l.split('"')[1] for l in f if l.startswith("#include \"")]
+    if not per_file:
+        out.append(e)
+        continue
     for src in sources:
         out.append(dict(e, file=src, arguments=[src if a == unity or unity.endswith("/" + a) else a for a in e["arguments"]]))
 json.dump(out, open(sys.argv[2], "w"))
 PY
 log=$build/clang-tidy.log
-# One process per file, in parallel; each prints its diagnostics (quiet otherwise).
-if [ $# -gt 0 ]; then printf '%s\0' "$@"; else git ls-files -z 'src/*.cpp'; fi |
-  xargs -0 -n 1 -P "$jobs" clang-tidy -p "$db" --quiet --warnings-as-errors='*' \
-    --header-filter="^$root/src/" >"$log" 2>&1 || true
+# What to check: the given files, or every batch and every source outside one; a src/*.cpp that is in
+# neither (a source no target builds) is an error, so nothing goes unchecked.
+if [ $# -gt 0 ]; then
+  printf '%s\0' "$@" >"$db/files"
+else
+  python3 - "$db/compile_commands.json" "$root" "$db/files" <<'PY'
+import json, os, subprocess, sys
+db, root, out = sys.argv[1], sys.argv[2], sys.argv[3]
+entries = json.load(open(db))
+files, covered = [], set()
+for e in entries:
+    f = os.path.realpath(os.path.join(e["directory"], e["file"]))
+    if "/Unity/unity_" in f:
+        with open(f, encoding="utf-8") as u:
+            srcs = [os.path.realpath(l.split('"')[1]) for l in u if l.startswith('#include "')]
+        if any(s.startswith(root + "/src/") for s in srcs):
+            files.append(f)
+            covered.update(srcs)
+    elif f.startswith(root + "/src/"):
+        files.append(f)
+        covered.add(f)
+tracked = subprocess.run(["git", "ls-files", "src/*.cpp"], cwd=root, capture_output=True, text=True,
+                         check=True).stdout.split()
+missing = [t for t in tracked if os.path.realpath(os.path.join(root, t)) not in covered]
+if missing:
+    sys.exit("clang-tidy.sh: not in the build's compile commands: " + " ".join(missing))
+with open(out, "w") as o:
+    o.write("".join(f + "\0" for f in sorted(set(files))))
+PY
+fi
+# One process per file or batch, in parallel; each prints its diagnostics (quiet otherwise). A batch's
+# own lines (#include "x.cpp": bugprone-suspicious-include) are the build's, not the project's.
+xargs -0 -n 1 -P "$jobs" clang-tidy -p "$db" --quiet --warnings-as-errors='*' \
+    --header-filter="^$root/src/" <"$db/files" 2>&1 | grep -v -E '/Unity/unity_[0-9]+_cxx\.cxx:[0-9]+:[0-9]+: (warning|error): suspicious #include' >"$log" || true
 warnings=$(grep -cE '(warning|error): .*\[[a-z].*\]$' "$log" || true)
-files=$(if [ $# -gt 0 ]; then echo $#; else git ls-files 'src/*.cpp' | wc -l; fi)
+files=$(if [ $# -gt 0 ]; then echo "$# files"; else echo "$(git ls-files 'src/*.cpp' | wc -l) files ($(tr -cd '\0' <"$db/files" | wc -c) compile units)"; fi)
 if [ "$warnings" -ne 0 ]; then
   grep -E -A3 '(warning|error): ' "$log" | head -n 400
-  echo "clang-tidy: $warnings diagnostics in $files files (all of them: $log)" >&2
+  echo "clang-tidy: $warnings diagnostics in $files (all of them: $log)" >&2
   exit 1
 fi
-echo "clang-tidy: $files files, 0 diagnostics"
+echo "clang-tidy: $files, 0 diagnostics"
