@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""moetune's own Triton fused-MoE kernel (FORMATS.md section 4 semantics).
+"""moetune's own Triton fused-MoE kernel (docs/servers.md section 4 semantics).
 
 Pipeline of one MoE call (every step graph-capturable, no host sync):
   router logits -> softmax top-k (torch) -> moe_align_block_size (3 small Triton launches)

@@ -8,8 +8,8 @@ Triton backend, one GPU, E=128 N=768 K=2048 topk=8 bf16, op "both" as an `ops: u
       The space is the agent's (= SGLang's tuner's: BLOCK_SIZE_M 16-256, N 32-256, K 64-256, warps 4/8,
       stages 2-5, pruned by shared memory and batch size) with GROUP_SIZE_M fixed to the value the fast
       strategy screens with (1 while an expert has at most one M tile, else 16; space.py/fast.py): it is
-      a runtime argument that only refines (FORMATS.md 7), and fixing it cuts the landscape 4x so that
-      the 6 sizes fit in ~2 minutes of one H200. Each config is timed once (2 replays after 2 warm-ups);
+      a runtime argument that only refines (docs/servers.md section 7), and fixing it cuts the landscape 4x so
+      that the 6 sizes fit in ~2 minutes of one H200. Each config is timed once (2 replays after 2 warm-ups);
       then the landscape's 5 best and the fast run's choice are re-timed in 3 interleaved rounds of 10
       replays (one cheap timing is noisy: the winner's curse). regret(m) = fast's re-timed median / the
       best re-timed median (>= 1 by construction; a fast choice outside the restricted space that beats

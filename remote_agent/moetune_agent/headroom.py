@@ -11,14 +11,14 @@ likely to gain.
 The screen (HeadroomPlan): per (op, batch size)
   * catalogue: the configs that won (or came within 1% of the winner) in every H200 landscape recorded in
     this repository (bench/headroom_catalogue.py regenerates CATALOGUE), nearest first in tokens per
-    expert (M * topk / E: where the regime changes, FORMATS.md 7) and preferring the same weight size,
-    BLOCK_SIZE_M clamped to what the space allows at this size; NEAREST of them, one per GROUP_SIZE_M
+    expert (M * topk / E: where the regime changes, docs/servers.md section 7) and preferring the same weight
+    size, BLOCK_SIZE_M clamped to what the space allows at this size; NEAREST of them, one per GROUP_SIZE_M
     family (the variants time within noise of each other);
   * the default's neighbours: its config with one or two more pipeline stages (at decode sizes the
     default tile is often right and only its pipeline is short);
   then re-timing (retime_units): round 1 the default and the two best screened, round 2 the default and
-    round 1's best, paired (one round's medians are noisy: the winner's curse, FORMATS.md 7), replays
-    scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
+    round 1's best, paired (one round's medians are noisy: the winner's curse, docs/servers.md section 7),
+    replays scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
     is ~5 units and ~1.4 kernels per size.
 Why this screen (bench/headroom_replay.py on the recorded landscapes): a catalogue chosen by tokens per
 expert reaches within 2% of the landscape's best at the recorded sizes where the default's own

@@ -6,9 +6,9 @@ The reference tuners brute-force BM{16..256} x BN{32..256} x BK{64,128,256} x GM
 x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down tuner). Three rules cut it:
 
 1. Shared memory per block (a hard limit: Triton refuses to compile). ``smem_bytes`` is the estimate;
-   FORMATS.md 7 measured that ``(num_stages - [BM < 64]) * (BM + BN) * BK * bytes`` predicted exactly
-   which configs compile for a kernel written to FORMATS.md 4. The kernels engineer may replace
-   ``SMEM_RULE`` after checking it against the real kernel on a GPU.
+   docs/servers.md section 7 measured that ``(num_stages - [BM < 64]) * (BM + BN) * BK * bytes`` predicted
+   exactly which configs compile for a kernel written to docs/servers.md section 4. The kernels engineer may
+   replace ``SMEM_RULE`` after checking it against the real kernel on a GPU.
 2. Block-quant divisibility (a hard limit of the server's kernel), in each server's own direction:
    SGLang keeps block_k % BK == 0; vLLM keeps BK % block_k == 0 and BN % block_n == 0.
    Per dtype, as the servers' tuners do: fp8_w8a8 per-tensor / per-channel, int8_w8a8 per-channel and
@@ -160,8 +160,8 @@ def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], fr
 
 
 def server_default_config(shape: Shape, m: int, framework: str = "sglang", op: str = "up") -> KernelConfig:
-    """The config the server uses when no tuned file exists (FORMATS.md 3): num_warps/num_stages are
-    Triton's launch defaults (4 warps, 3 stages on CUDA)."""
+    """The config the server uses when no tuned file exists (docs/servers.md section 3): num_warps/num_stages
+    are Triton's launch defaults (4 warps, 3 stages on CUDA)."""
     if shape.block_shape and shape.dtype == "fp8_w8a8":
         bn, bk = int(shape.block_shape[0]), int(shape.block_shape[1])
         return KernelConfig(64, bn, bk, 32, 4, 3)

@@ -102,7 +102,7 @@ def _finite_number(v: Any) -> bool:
 
 
 def check_device_name(v: str) -> None:
-    """A device name goes into a config file name between ',' separators (FORMATS.md 2)."""
+    """A device name goes into a config file name between ',' separators (docs/servers.md section 2)."""
     bad = [c for c in ("/", ",", "\\") if c in v]
     if bad:
         raise SpecError("spec: 'device_name' cannot contain %r: it becomes part of the config file name "

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How much of a GPU's time the agent's own bookkeeping costs: a foreground run on the synthetic
 backend whose every measurement sleeps D ms (a stand-in for GPU time; 20 ms is what timing one config
-at B=1 costs on an H200, FORMATS.md 7). Prints GPU busy fraction = (units x D) / wall time of the
+at B=1 costs on an H200, docs/servers.md section 7). Prints GPU busy fraction = (units x D) / wall time of the
 measuring phases, and the overhead per unit. The journal fsync, events and IPC are all included.
 
     python3 remote_agent/tools/bench_overhead.py [--delay-ms 20] [--units 300] [--gpus 1]

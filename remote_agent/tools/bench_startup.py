@@ -11,7 +11,7 @@ Runs `tune --foreground` of Qwen3-30B-A3B (ops up, fast) three ways: no precompi
 "compiles" on the GPU worker's first use), a pool started after the GPU worker reported (the old order),
 and the pool started with the GPU worker (MOETUNE_EARLY_POOL, the default). The compile cost is
 MOETUNE_SYNTHETIC_COMPILE_MS per config (a stand-in: real Triton compiles take ~0.8 s on an H200 host's
-core, FORMATS.md 7); every figure is a wall time of this machine, printed with what it measured.
+core, docs/servers.md section 7); every figure is a wall time of this machine, printed with what it measured.
 """
 
 import argparse

@@ -7,7 +7,7 @@ It is NOT an inference server. The app installs it into its practice server (the
 page, src/remote/practiceserver.cpp) and moetune's end-to-end tests use the same tree. It stands in for
 `python -m sglang.launch_server` on a machine without GPUs: installed as `sglang/launch_server.py` of a fake SGLang tree, started through a server profile's
 start command, it writes an SGLang-style startup log whose MoE config lines follow SGLang's lookup over
-the config files that really exist on disk (FORMATS.md section 1, newest SGLang), once per tensor-
+the config files that really exist on disk (docs/servers.md section 1, newest SGLang), once per tensor-
 parallel rank, then the readiness line, and then idles until SIGTERM. Its pid file (--pid-file or
 $FAKESERVER_PID_FILE) is removed when it stops, so a profile can stop it through that file.
 
@@ -21,7 +21,7 @@ the tuned up-projection config without TMA. ..."; both missing -> the default wa
 this module's tree (srt/layers/moe/fused_moe_triton/configs). Triton is the `triton` importable here.
 
 With --serve-http (or FAKESERVER_HTTP=1) it also answers an OpenAI-compatible API on 127.0.0.1:--port,
-as the servers do (FORMATS.md section 10): GET /health, GET /v1/models, POST /v1/completions (streamed
+as the servers do (docs/servers.md section 10): GET /health, GET /v1/models, POST /v1/completions (streamed
 as server-sent events when "stream" is true, else one JSON object). Its latency follows the up config
 file it loaded (a made-up rule of this test double, not a model of a GPU): each generated token takes
 FAKESERVER_TPOT_MS (default 4) x factor(M), the first one (FAKESERVER_TTFT_MS (default 2) + 0.01 x prompt

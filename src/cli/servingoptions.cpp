@@ -15,7 +15,8 @@ namespace moetune::cli {
 QList<QCommandLineOption> ServingOptions::options() {
     return {
         {u"bench"_s,
-         u"Serving benchmark with the server's own tool: decode, prefill or standard (FORMATS.md 10); push "
+         u"Serving benchmark with the server's own tool: decode, prefill or standard "
+         u"(docs/servers.md section 10); push "
          u"--restart runs it before the push and after the restart and gives the verdict."_s,
          u"PRESET"_s},
         {u"bench-concurrency"_s, u"Concurrencies, one benchmark run each (default: the preset's)."_s,

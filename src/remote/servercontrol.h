@@ -14,7 +14,7 @@
 
 namespace moetune {
 
-// Stops, starts and reads the server of one host through its ServerProfile (FORMATS.md section 8).
+// Stops, starts and reads the server of one host through its ServerProfile (docs/servers.md section 8).
 // Stop is graceful (the profile's command), then the GPUs are checked until the processes that held
 // them are gone; a leftover is named by pid and name and never killed. Start records where the log
 // stood, runs the start command, and waits for the readiness line or health URL. Each call runs only

@@ -16,7 +16,7 @@
 
 namespace moetune {
 
-// The serving proof of a push, below both shells (FORMATS.md section 10): the server's own serving
+// The serving proof of a push, below both shells (docs/servers.md section 10): the server's own serving
 // benchmark run on its host against the running server with a fixed, seeded workload, before the push
 // (the server as it is) and after push + restart; in rigorous mode order-balanced pairs of boots
 // (A B B A ...), a restart per leg, the old files put back for A through PushFlow's undo and the run's

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Generate a realistic inference-server log of a given size for moetune's diagnosis benchmark.
 
-The log mixes what real SGLang and vLLM servers print (FORMATS.md section 6) in steady state: per-rank SGLang lines
+The log mixes what real SGLang and vLLM servers print (docs/servers.md section 6) in steady state: per-rank SGLang lines
 `[date time TPn] ...`, main-process lines, vLLM `(EngineCore_DP0 pid=N) INFO MM-DD ...` and the older
 prefix-less form, uvicorn access lines with ANSI colours, CR progress bars, Python warnings and the odd
 very long line; start-up lines (KV cache, memory, CUDA graphs, platform) come in one block per server

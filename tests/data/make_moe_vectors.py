@@ -4,8 +4,9 @@
 """Writes moe_vectors.json: the shared naming/JSON test vectors of moetune's C++ core and Python agent.
 
 The expected bytes come from the same calls the servers' tuners make (json.dump(..., indent=4) then a
-newline; vLLM puts "triton_version" first), and the names from the servers' naming rules (FORMATS.md 2),
-so the vectors check both implementations against the servers, not against each other.
+newline; vLLM puts "triton_version" first), and the names from the servers' naming rules
+(docs/servers.md section 2), so the vectors check both implementations against the servers, not against
+each other.
 Run: python3 tests/data/make_moe_vectors.py   (rewrites tests/data/moe_vectors.json)
 """
 import json

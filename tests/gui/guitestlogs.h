@@ -5,7 +5,7 @@
 #include <QString>
 #include <QStringList>
 
-// Server logs written from FORMATS.md sections 1 and 6 for the GUI tests.
+// Server logs written from docs/servers.md sections 1 and 6 for the GUI tests.
 namespace guitestlogs {
 
 inline const QString sglangRoot =

@@ -4,7 +4,7 @@
 """TEST DOUBLE: a stand-in for `python3 -m sglang.bench_serving` (tests/support/fakebenchserving.py).
 
 It is NOT SGLang's benchmark. Installed as `sglang/bench_serving.py` of a fake SGLang tree, it takes the
-options moetune passes to the real tool (FORMATS.md section 10), sends --num-prompts random prompts of
+options moetune passes to the real tool (docs/servers.md section 10), sends --num-prompts random prompts of
 --random-input-len words with --max-concurrency in flight to an OpenAI-compatible server's
 /v1/completions (streamed; the real tool's `--backend sglang` uses SGLang's /generate, its `sglang-oai`
 /v1/completions), measures TTFT, inter-token latency and TPOT per request as the real tool does, prints

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The diagnosis engine over log variants written from FORMATS.md (tests/data/logs and in-memory
+// The diagnosis engine over log variants written from docs/servers.md (tests/data/logs and in-memory
 // variants): every wording and prefix, multi-rank repeats, wrapped paths, CRLF, ANSI, CR progress
 // bars, tabs, invalid UTF-8, garbage, empty input and huge lines.
 #include "core/diagnosis/diagnoser.h"

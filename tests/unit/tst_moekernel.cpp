@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Which MoE kernel a server start runs (FORMATS.md 9), from the data rules with "moe_kernel" and the
-// "moe_backends" table: every wording of both servers with their real prefixes (FORMATS.md 6), quoted and
-// unquoted names, ranks merged into one finding per start, and what it does to the config lookups.
+// Which MoE kernel a server start runs (docs/servers.md section 9), from the data rules with "moe_kernel" and
+// the "moe_backends" table: every wording of both servers with their real prefixes
+// (docs/servers.md section 6), quoted and unquoted names, ranks merged into one finding per start, and what
+// it does to the config lookups.
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/moebackend.h"
 
@@ -99,7 +100,7 @@ void TestMoeKernel::wordings_data() {
     const QByteArray list =
         " out of potential backends: ['AITER', 'FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS', "
         "'DEEPGEMM', 'VLLM_CUTLASS', 'TRITON', 'MARLIN'].";
-    // vLLM: the backend oracle, one line per worker, in each prefix form of FORMATS.md 6.
+    // vLLM: the backend oracle, one line per worker, in each prefix form of docs/servers.md section 6.
     QTest::newRow("vllm TRITON Unquantized, v1 prefix")
         << QByteArray(
                "(EngineCore_DP0 pid=4242) INFO 03-14 09:13:09 [unquantized.py:181] Using TRITON Unquantized "

@@ -462,7 +462,7 @@ private Q_SLOTS:
     void referenceCostIsNineHoursForEighteenSizes() {
         QList<int> sizes{1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096};
         const double s = ReferenceCost::estimateSeconds(sizes);
-        // shared/FORMATS.md section 7: "~9 h per shape on one GPU".
+        // docs/servers.md section 7: "~9 h per shape on one GPU".
         QVERIFY2(s > 8.5 * 3600 && s < 9.5 * 3600, qPrintable(QString::number(s / 3600)));
         QVERIFY(ReferenceCost::estimateSeconds({1}) < s / 17);
     }

@@ -157,7 +157,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def default_config(self, op: str, m: int) -> KernelConfig:
-        """The config the server uses when no tuned file exists (FORMATS.md section 3)."""
+        """The config the server uses when no tuned file exists (docs/servers.md section 3)."""
 
     def roofline_us(self, op: str, m: int) -> Optional[float]:
         """Lower bound in microseconds from HBM bandwidth (bytes that must move / measured bandwidth);

@@ -16,7 +16,8 @@ from .base import KernelConfig, Shape
 
 
 def sglang_heuristic(shape: Shape, m: int) -> KernelConfig:
-    """SGLang (FORMATS.md 3): BM16 BN32 BK64 GM1 when M <= E, else BM64 BN64 BK32 GM8; fp8 has its own."""
+    """SGLang (docs/servers.md section 3): BM16 BN32 BK64 GM1 when M <= E, else BM64 BN64 BK32 GM8; fp8 has
+    its own."""
     if shape.dtype == "fp8_w8a8":
         if shape.block_shape:
             return KernelConfig(64, int(shape.block_shape[0]), int(shape.block_shape[1]), 32, 4, 3)

@@ -341,8 +341,9 @@ def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_sh
 
 
 def vllm_search(config_module: Any, name: str) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
-    """vLLM's documented lookup (FORMATS.md 1): VLLM_TUNED_CONFIG_FOLDER first, then configs/ beside its
-    fused_moe module; the file's "triton_version" key is not a batch size. -> (configs, path) or (None, None)."""
+    """vLLM's documented lookup (docs/servers.md section 1): VLLM_TUNED_CONFIG_FOLDER first, then configs/
+    beside its fused_moe module; the file's "triton_version" key is not a batch size. -> (configs, path) or
+    (None, None)."""
     import json
     import os
 

@@ -3,8 +3,8 @@
 """A deterministic latency model of the fused-MoE kernel, for hosts without a GPU and for CI.
 
 Everything it produces is simulated (``simulated = True``, device "SIMULATED_GPU"). The model is a
-roofline with the effects that shape the real landscape (FORMATS.md 4 and 7): weights streamed once
-per M tile (padding from BLOCK_SIZE_M), tile-quantisation waste in N, wave tails over the SMs,
+roofline with the effects that shape the real landscape (docs/servers.md sections 4 and 7): weights streamed
+once per M tile (padding from BLOCK_SIZE_M), tile-quantisation waste in N, wave tails over the SMs,
 memory-level parallelism from stages x tile bytes, warp count vs tile size, GROUP_SIZE_M's L2 reuse,
 a launch overhead, and a few percent of hash-based pseudo-noise. Some configs fail deterministically:
 "resources" when the shared-memory rule or the accumulator registers are exceeded, "compile" for a

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Config file contents (FORMATS.md section 3): parse, validate, and write the servers' exact bytes.
+"""Config file contents (docs/servers.md section 3): parse, validate, and write the servers' exact bytes.
 
 Both tuners write json.dump(obj, indent=4) followed by a newline; vLLM's puts a top-level
 "triton_version" key first (its loader ignores it). Keys are batch sizes as decimal strings.

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Config file names of both servers (FORMATS.md section 2) and Triton version folders.
+"""Config file names of both servers (docs/servers.md section 2) and Triton version folders.
 
 E=<E>,N=<N>,device_name=<dev>[,dtype=<dt>][,block_shape=[n, k]][,per_channel_quant=True][_down].json
 SGLang writes the block shape as "[128, 128]", vLLM as "[128,128]"; "_down" and per_channel_quant are

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The default strategy: reach the exhaustive answer with a small fraction of the measurements.
 
-What it exploits (FORMATS.md 7): the tile shape (BLOCK_SIZE_M/N/K) decides most of the latency,
+What it exploits (docs/servers.md section 7): the tile shape (BLOCK_SIZE_M/N/K) decides most of the latency,
 warps/stages/GROUP_SIZE_M refine it; neighbouring batch sizes share near-best configs except where
 the regime changes; single cheap timings are noisy (winner's curse), so leaders are re-timed.
 

@@ -339,7 +339,7 @@ Framework DiagnosisBuilder::frameworkFor(const MoeMessage &msg, Framework prefix
 }
 
 std::optional<TuningTarget> DiagnosisBuilder::denseTargetFor(const QString &path, Framework framework) {
-    // "N=<n>,K=<k>,device_name=<dev>,dtype=fp8_w8a8,block_shape=[128, 128].json" (FORMATS.md 1)
+    // "N=<n>,K=<k>,device_name=<dev>,dtype=fp8_w8a8,block_shape=[128, 128].json" (docs/servers.md section 1)
     static const QRegularExpression re = precompiledRegex(
         u"^N=(\\d+),K=(\\d+),device_name=(.*?)(?:,dtype=([A-Za-z0-9_]+))?(?:,block_shape=\\[(\\d+), ?(\\d+)\\])?\\.json$"_s);
     const QRegularExpressionMatch m = re.match(fileNameOf(path));

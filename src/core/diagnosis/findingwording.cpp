@@ -60,7 +60,8 @@ QString folderNoteFor(const TuningTarget &t) {
     return {};
 }
 
-// Which N and dtype a tuning job must take where the file name alone misleads (FORMATS.md 1, 2).
+// Which N and dtype a tuning job must take where the file name alone misleads
+// (docs/servers.md sections 1, 2).
 QString shapeNoteFor(const TuningTarget &t) {
     QString note;
     if (t.intermediateN() != t.name.n || t.weightN() != t.name.n)

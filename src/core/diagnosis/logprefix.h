@@ -9,8 +9,8 @@
 
 namespace moetune {
 
-// What the start of a server log line says about who printed it and when (FORMATS.md 6): SGLang's
-// "[date time TPn]", vLLM's "(Proc pid=N) LEVEL MM-DD time" (nested process prefixes: the innermost
+// What the start of a server log line says about who printed it and when (docs/servers.md section 6):
+// SGLang's "[date time TPn]", vLLM's "(Proc pid=N) LEVEL MM-DD time" (nested process prefixes: the innermost
 // names the rank) and its older "LEVEL MM-DD time file:line]", wrapper tags ("[Stage-1]"), bare rank
 // tags ("[TP7]", "TP7[]"), Python logging ("WARNING:sglang.x:"), Rust tracing ("<iso> WARN target:"),
 // container runtimes ("<iso> stdout F ", "docker logs -t") and a progress bar glued in front.

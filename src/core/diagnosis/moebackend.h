@@ -11,8 +11,8 @@
 
 namespace moetune {
 
-// What a MoE backend name in a server log means for the Triton fused-MoE config files (FORMATS.md 9):
-// one entry of a rule file's "moe_backends" list (resources/rules/README.md).
+// What a MoE backend name in a server log means for the Triton fused-MoE config files
+// (docs/servers.md section 9): one entry of a rule file's "moe_backends" list (resources/rules/README.md).
 struct MoeBackend {
     enum class Configs {
         Used,    // the Triton fused-MoE kernel: its config files decide its speed

@@ -97,7 +97,7 @@ QString sentence(const MoeKernelUse &u, const QString &note) {
     return s;
 }
 
-// The config dtype of a file name as the scheme vLLM's backend line names (FORMATS.md 2, 9).
+// The config dtype of a file name as the scheme vLLM's backend line names (docs/servers.md sections 2, 9).
 QString schemeOf(const TuningTarget &t) {
     const QString &dtype = t.name.dtype;
     if (dtype.isEmpty())

@@ -13,8 +13,8 @@
 
 namespace moetune {
 
-// Which MoE kernel a server start runs (FORMATS.md 9) and what that means for its Triton config lookups:
-// the kernel finding's words, the lookups' layers and urgency, the summary's clause.
+// Which MoE kernel a server start runs (docs/servers.md section 9) and what that means for its Triton config
+// lookups: the kernel finding's words, the lookups' layers and urgency, the summary's clause.
 class MoeKernelVerdict {
 public:
     // One start: words its kernel finding (rule "moe-kernel", when its log names a kernel) and adjusts its

@@ -11,7 +11,7 @@
 
 namespace moetune {
 
-// One MoE-config line of an SGLang or vLLM log (FORMATS.md 1), recognised in a cleaned line.
+// One MoE-config line of an SGLang or vLLM log (docs/servers.md section 1), recognised in a cleaned line.
 struct MoeMessage {
     enum class Kind {
         DefaultKernelConfig, // SGLang: "Using default MoE kernel config. ... Config file not found at P"
@@ -35,9 +35,9 @@ struct MoeMessage {
 
     static std::optional<MoeMessage> parse(const QString &line);
     // Whether the message parsed from `text` (the cleaned line `bytes`) is the server's own log line: it
-    // starts the message after the line's prefix (FORMATS.md 6), with only the server's header in between
-    // (level, date, time, "[file.py:123]", a syslog head), not text quoted inside another message (a
-    // logged request: "Receive: obj=GenerateReqInput(text='Using default MoE config...").
+    // starts the message after the line's prefix (docs/servers.md section 6), with only the server's header
+    // in between (level, date, time, "[file.py:123]", a syslog head), not text quoted inside another message
+    // (a logged request: "Receive: obj=GenerateReqInput(text='Using default MoE config...").
     static bool isServerMessage(QByteArrayView bytes, const QString &text, const MoeMessage &msg);
     // The byte literals that every such line contains one of (the reader's prefilter).
     static const QList<QByteArray> &literals();

@@ -12,8 +12,8 @@
 
 namespace moetune {
 
-// A line that marks where a server start begins or where it became ready (FORMATS.md 6): SGLang's
-// "server_args=ServerArgs(" and "The server is fired up and ready to roll!"; vLLM's "vLLM API server
+// A line that marks where a server start begins or where it became ready (docs/servers.md section 6):
+// SGLang's "server_args=ServerArgs(" and "The server is fired up and ready to roll!"; vLLM's "vLLM API server
 // version", "Starting vLLM API server ... on http://..." and uvicorn's "Application startup complete.".
 struct ServerEvent {
     enum class Kind { Start, Ready };

@@ -37,9 +37,9 @@ struct TuningTarget {
     bool downLoaded = false; // likewise the _down file
 
     QString shapeSummary() const; // "E=128, N=768, bf16" (or "E=256, N=256, fp8_w8a8, block [128, 128]")
-    // The N's of a shape (FORMATS.md 2): the file name's (name.n), the per-rank intermediate size after
-    // SiLU-and-mul that a tuning spec takes (moe_intermediate_size / TP), and the N of the stored down
-    // weight w2 [E, K, N]. They differ for int4_w4a16, which packs two weights per byte: vLLM's file N
+    // The N's of a shape (docs/servers.md section 2): the file name's (name.n), the per-rank intermediate
+    // size after SiLU-and-mul that a tuning spec takes (moe_intermediate_size / TP), and the N of the stored
+    // down weight w2 [E, K, N]. They differ for int4_w4a16, which packs two weights per byte: vLLM's file N
     // is twice the packed weight's, SGLang's is the packed weight's.
     int intermediateN() const;
     int weightN() const;

@@ -13,7 +13,7 @@
 
 namespace moetune {
 
-// A tuned config file: batch size M -> kernel config (FORMATS.md 3).
+// A tuned config file: batch size M -> kernel config (docs/servers.md section 3).
 class ConfigFile {
 public:
     QMap<int, KernelConfig> entries;

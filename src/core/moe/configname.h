@@ -13,7 +13,7 @@
 
 namespace moetune {
 
-// The file name a server looks up for one fused-MoE shape (FORMATS.md 2):
+// The file name a server looks up for one fused-MoE shape (docs/servers.md section 2):
 // E=<E>,N=<N>,device_name=<dev>[,dtype=<dt>][,block_shape=[n, k]][,per_channel_quant=True][_down].json
 struct ConfigName {
     int experts = 0;
@@ -29,7 +29,7 @@ struct ConfigName {
     // SGLang writes "[128, 128]", vLLM "[128,128]"; vLLM has no _down and no per_channel_quant.
     QString fileName(Framework dialect) const;
 
-    // The dtypes the servers write into names (FORMATS.md 2), without the empty bf16/fp16 one.
+    // The dtypes the servers write into names (docs/servers.md section 2), without the empty bf16/fp16 one.
     static const QStringList &knownDtypes();
 
     // The name `server` builds for a layer of LOGICAL shape (N = moe_intermediate_size / tp; blockShape

@@ -25,7 +25,7 @@ public:
         QString file; // where it was read
     };
 
-    static QString userFolder(); // <config folder>/moetune/models
+    static QString userFolder(); // AppConfigLocation + "/models": ~/.config/moetune/moetune/models
     // The bundled file and then every *.json of userFolder() (unreadable files are reported, not fatal).
     static MoeModelCatalog load(QStringList *errors = nullptr);
     static MoeModelCatalog fromJson(const QByteArray &json, const QString &file, QString *error);

@@ -53,7 +53,7 @@ PushProof PushProof::compare(const Diagnosis &before, const Diagnosis &after,
             p.remaining.append({f.id, f.title, f.sources, f.occurrences});
     }
     p.afterLogEmpty = after.linesRead == 0;
-    // The INFO line of a hit names the file the server loaded (FORMATS.md 8: one per rank).
+    // The INFO line of a hit names the file the server loaded (docs/servers.md section 8: one per rank).
     QFile log(afterLogPath);
     if (!pushedTargets.isEmpty() && !afterLogPath.isEmpty() && log.open(QIODevice::ReadOnly)) {
         static const QRegularExpression rank(u"\\b(TP\\d+)\\]"_s);

@@ -62,7 +62,7 @@ QString loggedFolderProblem(const TuningTarget &tt, Framework framework, const H
         return u"it is outside the folders the host's probe shows the server reading (%1)"_s.arg(
             roots.join(u", "_s));
     }
-    // No view of the host: at least the shape of a server's config folder (FORMATS.md 1).
+    // No view of the host: at least the shape of a server's config folder (docs/servers.md section 1).
     const bool shaped = framework == Framework::VLLM ? folder.endsWith(u"/fused_moe/configs"_s)
                                                      : tt.configRoot.endsWith(u"/configs"_s);
     return shaped ? QString()

@@ -9,7 +9,7 @@ namespace moetune {
 
 // What the reference tuners (SGLang's tuning_fused_moe_triton.py, vLLM's benchmark_moe.py --tune) would
 // spend on the same job: every config of the 1920-config space compiled and timed separately for each
-// batch size on one GPU. Constants are the single-H200 figures of shared/FORMATS.md section 7.
+// batch size on one GPU. Constants are the single-H200 figures of docs/servers.md section 7.
 class ReferenceCost {
 public:
     static constexpr int kConfigs = 1920;

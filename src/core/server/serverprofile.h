@@ -9,7 +9,7 @@
 namespace moetune {
 
 // How one host's inference server runs, so moetune can stop it, start it, read its log and know when
-// it is ready (FORMATS.md section 8). Every command is a shell command line run on the host only when
+// it is ready (docs/servers.md section 8). Every command is a shell command line run on the host only when
 // the user clicks or types the matching action; the user confirms or edits what the probe suggested.
 struct ServerProfile {
     enum class Kind {

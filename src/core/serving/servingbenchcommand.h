@@ -14,7 +14,7 @@ namespace moetune {
 struct HostProbe;
 struct ServerProfile;
 
-// Where and how the server's own serving benchmark runs (FORMATS.md section 10): the framework's tool
+// Where and how the server's own serving benchmark runs (docs/servers.md section 10): the framework's tool
 // (`vllm bench serve`, `python3 -m sglang.bench_serving`), the server's interpreter, inside its
 // container when the server profile says docker, against its OpenAI-compatible endpoint. Builds the
 // exact command lines, every word quoted for a POSIX shell.

@@ -14,7 +14,7 @@ namespace moetune {
 // resample count, so the same legs always give the same interval). A leg is one boot, so the interval
 // covers the boot-to-boot variance that order-balanced pairs are run for; one leg a side gives no
 // interval. With few legs the bootstrap interval is narrower than the truth: 4+4 legs is the usual
-// minimum (FORMATS.md section 10).
+// minimum (docs/servers.md section 10).
 struct ServingChange {
     enum class Outcome { Better, NoChange, Worse };
     static constexpr int kResamples = 4000;

@@ -13,7 +13,7 @@
 namespace moetune {
 
 // What one run of a server's own serving benchmark measured (one concurrency, one boot), parsed from
-// its output (FORMATS.md section 10): vLLM's printed result block or its --save-result JSON, SGLang's
+// its output (docs/servers.md section 10): vLLM's printed result block or its --save-result JSON, SGLang's
 // JSON line (its --output-file) or its printed block, which has the same shape as vLLM's. A figure the
 // tool did not print stays NaN: nothing is made up.
 struct ServingResult {

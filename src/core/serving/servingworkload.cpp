@@ -26,7 +26,7 @@ std::optional<ServingWorkload> ServingWorkload::fromPreset(const QString &id) {
     } else if (id == "prefill"_L1) { // long prompts, short answers: large M per step (TTFT)
         w.inputLen = 4096;
         w.outputLen = 16;
-    } else if (id == "standard"_L1) { // the command line of FORMATS.md section 10
+    } else if (id == "standard"_L1) { // the command line of docs/servers.md section 10
         w.inputLen = 1024;
         w.outputLen = 128;
         w.concurrencies = {16};

@@ -11,7 +11,7 @@
 
 namespace moetune {
 
-// The fixed, seeded traffic of a serving benchmark (FORMATS.md section 10): random prompts of one input
+// The fixed, seeded traffic of a serving benchmark (docs/servers.md section 10): random prompts of one input
 // and output length, a number of prompts, one benchmark run per concurrency, a seed so that every leg
 // sends the same requests. Presets for decode-heavy and prefill-heavy traffic; every field editable.
 struct ServingWorkload {
