@@ -37,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 from moetune_agent.scheduler import Scheduler  # noqa: E402
 from moetune_agent.strategies.common import median  # noqa: E402
 from moetune_agent.work import Unit  # noqa: E402

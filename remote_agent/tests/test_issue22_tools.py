@@ -21,8 +21,8 @@ sys.path.insert(0, BENCH)
 import quality22  # noqa: E402
 import user_path_bench as upb  # noqa: E402
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 from moetune_agent.run.runner import headroom_seeds  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
