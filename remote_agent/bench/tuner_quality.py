@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 22: the fast strategy's quality on the GPU, as benchmarks (the agent's own scheduler and
-Triton backend, one GPU, E=128 N=768 K=2048 topk=8 bf16, op "both" as an `ops: up` tune runs it).
+"""The fast strategy's quality on the GPU (regret against exhaustive landscapes, repeatability of two runs),
+as benchmarks written for issue 22 (the agent's own scheduler and Triton backend, one GPU, E=128 N=768
+K=2048 topk=8 bf16, op "both" as an `ops: up` tune runs it).
 
   regret  --fast-result RESULT.json [--fast-wall S] [--sizes 1,16,64,256,2048,4096] --out OUT.json
       Records an exhaustive landscape at each size and compares the fast run's chosen config with it.
@@ -72,7 +73,7 @@ class Gpu(object):
                 "framework": "sglang", "device_name": None, "routing_file": None}
         ncpu = os.cpu_count() or 1
         pool = max(0, ncpu - 2) if backend != "synthetic" else 0
-        self.sched = Scheduler(desc, [0], tempfile.mkdtemp(prefix="moetune-q22-"), pool)
+        self.sched = Scheduler(desc, [0], tempfile.mkdtemp(prefix="moetune-quality-"), pool)
         self.sched.start(early_pool=pool > 0)
         info = self.sched.info([OP], list(sizes))
         extra = info.get("extra") or {}
