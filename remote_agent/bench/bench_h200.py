@@ -26,8 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape, batch_sizes_default  # noqa: E402
 from moetune_agent.backends.triton_backend import sglang_default_config  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape, batch_sizes_default  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.strategies.common import median  # noqa: E402
 from moetune_agent.work import Unit  # noqa: E402

@@ -27,8 +27,8 @@ sys.path.insert(0, HERE)
 
 import replay  # noqa: E402
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import CandidateError, Shape, batch_sizes_default  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, Shape, batch_sizes_default  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 

@@ -58,8 +58,8 @@ def tune(ops, out_dir, framework="sglang", sizes=None):
 
 def retime(result_path, rounds=15, replays=10):
     """Separate process: time the chosen config and the default of every size again, interleaved."""
-    from moetune_agent.backends.base import KernelConfig, Shape
     from moetune_agent.backends.server_backend import ServerBackend
+    from moetune_agent.kernel_types import KernelConfig, Shape
     from moetune_agent.strategies.common import median
 
     with open(result_path) as f:

@@ -63,7 +63,7 @@ def entries(exclude=None):
         with open(os.path.join(SERVER_KERNEL, "server_up_result.json"), encoding="utf-8") as f:
             d = json.load(f)
         for w in d["winners"]:
-            from moetune_agent.backends.base import KernelConfig
+            from moetune_agent.kernel_types import KernelConfig
             out.append((KernelConfig.from_dict(w["config"]).key(), _t(w["m"], d["shape"]),
                         _wbytes(d["shape"].get("dtype")), "server:qwen3"))
     seen = set()
@@ -76,7 +76,7 @@ def entries(exclude=None):
 
 
 def _cfg(k):
-    from moetune_agent.backends.base import KernelConfig
+    from moetune_agent.kernel_types import KernelConfig
     return KernelConfig.from_key(k)
 
 

@@ -28,7 +28,7 @@ sys.path.insert(0, HERE)
 
 from replay import RECORDINGS, ReplayBackend, load_recording, measure_all  # noqa: E402
 from moetune_agent import headroom, space as space_mod  # noqa: E402
-from moetune_agent.backends.base import CONFIG_KEYS, KernelConfig  # noqa: E402
+from moetune_agent.kernel_types import CONFIG_KEYS, KernelConfig  # noqa: E402
 
 STANDINS = ("heuristic", "p50", "p90", "rank3", "best")
 

@@ -31,7 +31,8 @@ if AGENT_ROOT not in sys.path:
     sys.path.insert(0, AGENT_ROOT)
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import Backend, CandidateError, Shape, Timing  # noqa: E402
+from moetune_agent.backends.base import Backend  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, Shape, Timing  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.strategies.common import Book  # noqa: E402
 from moetune_agent.strategies.headtohead import FINALISTS, HeadToHead, pick_contenders  # noqa: E402

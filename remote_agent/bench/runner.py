@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 from moetune_agent.work import Measurement, Unit  # noqa: E402
 
 CompileKey = Tuple[str, int, int, int, int, int]

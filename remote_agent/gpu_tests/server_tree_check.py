@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, AGENT_ROOT)
 
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 
 QWEN = dict(E=128, N=768, K=2048, topk=8)
 

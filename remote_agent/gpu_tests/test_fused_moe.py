@@ -25,7 +25,7 @@ try:
 except ImportError:  # pragma: no cover - CPU-only machines
     HAVE_GPU = False
 
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 
 if HAVE_GPU:
     import fused_moe as fm  # noqa: E402

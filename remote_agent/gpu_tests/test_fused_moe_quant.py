@@ -32,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover - CPU-only machines
     HAVE_GPU = False
 
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 
 if HAVE_GPU:
     import fused_moe_quant as fq  # noqa: E402

@@ -45,7 +45,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import space as space_mod
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
-from .backends.base import KernelConfig, Shape
+from .kernel_types import KernelConfig, Shape
 from .work import Measurement, Unit
 
 SCREEN_ROUND = 0

@@ -23,7 +23,7 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .backends import SYNTHETIC
-from .backends.base import CandidateError, KernelConfig
+from .kernel_types import CandidateError, KernelConfig
 from .work import Measurement, Unit
 
 

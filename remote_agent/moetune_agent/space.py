@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from .backends.base import KernelConfig, Shape
+from .kernel_types import KernelConfig, Shape
 
 REF_BLOCK_M = (16, 32, 64, 128, 256)
 REF_BLOCK_N = (32, 64, 128, 256)

@@ -15,7 +15,7 @@ import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from .backends import ALL_VARIANTS, AUTO, BACKENDS as REGISTRY, SERVER, SYNTHETIC, TRITON, is_simulated
-from .backends.base import Shape, batch_sizes_default
+from .kernel_types import Shape, batch_sizes_default
 
 DTYPES = (None, "bf16", "fp16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16", "float32")
 BACKENDS = (AUTO,) + tuple(REGISTRY)  # what a spec's "backend" may say: auto, then the registry's order

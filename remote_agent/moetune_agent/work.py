@@ -17,7 +17,7 @@ import abc
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .backends.base import KernelConfig, Shape
+from .kernel_types import KernelConfig, Shape
 
 
 @dataclasses.dataclass(frozen=True)

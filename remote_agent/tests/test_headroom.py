@@ -57,7 +57,7 @@ class EstimatorOnReplays(unittest.TestCase):
 
     def test_candidates_respect_the_space(self):
         from moetune_agent import space as space_mod
-        from moetune_agent.backends.base import Shape
+        from moetune_agent.kernel_types import Shape
         shape = Shape(256, 256, 7168, 8, "fp8_w8a8", (128, 128))
         sizes = [1, 64, 4096]
         sp = space_mod.build_space(shape, sizes, ("both",))
@@ -82,7 +82,7 @@ class LeanScreen(unittest.TestCase):
     def plan(self):
         from moetune_agent import space as space_mod
         from moetune_agent.backends import defaults as defaults_mod
-        from moetune_agent.backends.base import Shape
+        from moetune_agent.kernel_types import Shape
         shape = Shape(128, 768, 2048, 8)
         sp = space_mod.build_space(shape, SIZES18, ("both",))
         d = {("both", m): defaults_mod.heuristic("sglang", shape, m) for m in SIZES18}
@@ -127,7 +127,7 @@ class SmallMNoise(unittest.TestCase):
     def test_noise(self):
         import random
         from moetune_agent import space as space_mod
-        from moetune_agent.backends.base import KernelConfig, Shape
+        from moetune_agent.kernel_types import KernelConfig, Shape
         from moetune_agent.work import Measurement
         shape = Shape(128, 768, 2048, 8)
         sp = space_mod.build_space(shape, [2], ("both",))
@@ -159,7 +159,7 @@ class SmallMNoise(unittest.TestCase):
 class CompileCache(unittest.TestCase):
     def test_path_and_precompile_order(self):
         import tempfile
-        from moetune_agent.backends.base import KernelConfig
+        from moetune_agent.kernel_types import KernelConfig
         from moetune_agent.work import Unit
         home = tempfile.mkdtemp()
         path, persistent = headroom.compile_cache_dir(home)

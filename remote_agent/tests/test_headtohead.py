@@ -16,8 +16,8 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from agenttest import small_spec  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig  # noqa: E402
 from moetune_agent.serverconfig import configjson  # noqa: E402
-from moetune_agent.backends.base import KernelConfig  # noqa: E402
 from moetune_agent.strategies.headtohead import (EARLY_ROUNDS, FIRST_ROUNDS, H2H_ROUND, MAX_ROUNDS,  # noqa: E402
                                                  MIN_ROUNDS, HeadToHead)
 from moetune_agent.work import Measurement  # noqa: E402

@@ -17,8 +17,8 @@ import unittest
 
 import agenttest
 from moetune_agent.install import installer as install
+from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson
-from moetune_agent.backends.base import KernelConfig
 
 NAME = "E=128,N=768,device_name=NVIDIA_H200.json"
 

@@ -8,8 +8,8 @@ import os
 import unittest
 
 import agenttest  # noqa: F401  (sets sys.path)
+from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson, naming
-from moetune_agent.backends.base import KernelConfig
 
 
 def load_vectors():

@@ -12,8 +12,8 @@ import unittest
 
 import agenttest
 from moetune_agent.install import installer as install, rowmerge
+from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson
-from moetune_agent.backends.base import KernelConfig
 
 NAME = "E=64,N=512,device_name=NVIDIA_H200.json"
 SHIPPED = {1: KernelConfig(16, 64, 64, 1, 4, 3), 64: KernelConfig(16, 64, 128, 1, 4, 3),

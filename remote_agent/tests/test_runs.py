@@ -10,8 +10,8 @@ import unittest
 import agenttest
 from agenttest import read_jsonl, small_spec
 from moetune_agent import space
+from moetune_agent.kernel_types import Shape
 from moetune_agent.serverconfig import configjson
-from moetune_agent.backends.base import Shape
 from moetune_agent.work import Unit
 
 

@@ -10,8 +10,8 @@ import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
-from moetune_agent.backends.base import KernelConfig as K, Shape
 from moetune_agent.backends.synthetic import SyntheticBackend
+from moetune_agent.kernel_types import KernelConfig as K, Shape
 from moetune_agent.scheduler import Scheduler
 from moetune_agent.work import Unit
 

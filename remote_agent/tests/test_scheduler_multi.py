@@ -12,7 +12,7 @@ import unittest
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from agenttest import read_jsonl, small_spec
 from moetune_agent import space
-from moetune_agent.backends.base import Shape
+from moetune_agent.kernel_types import Shape
 from moetune_agent.scheduler import Scheduler
 from moetune_agent.work import Unit
 from test_runs import RunCase

@@ -15,8 +15,8 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from moetune_agent.backends import server_api  # noqa: E402
-from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
 from moetune_agent.backends.server_backend import ServerBackend, nearest  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 
 SG = "sglang.srt.layers.moe.moe_runner.triton_utils"
 VL = "vllm.model_executor.layers.fused_moe"

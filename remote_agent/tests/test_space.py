@@ -7,7 +7,7 @@ import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
-from moetune_agent.backends.base import KernelConfig, Shape
+from moetune_agent.kernel_types import KernelConfig, Shape
 
 QWEN = Shape(128, 768, 2048, 8)                      # Qwen3-30B-A3B at TP1, bf16
 FP8_BLOCK = Shape(256, 256, 7168, 8, "fp8_w8a8", (128, 128))

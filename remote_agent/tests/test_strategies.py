@@ -14,7 +14,7 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 from moetune_agent.strategies import STRATEGIES, make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 
@@ -138,7 +138,7 @@ class ExhaustiveTest(unittest.TestCase):
 
 def run_backend(strategy, backend):
     """Drive a strategy against a Backend; returns (measurements, units, replays)."""
-    from moetune_agent.backends.base import CandidateError
+    from moetune_agent.kernel_types import CandidateError
     measured, units, replays = [], 0, 0
     while True:
         phase = strategy.next_phase(measured)

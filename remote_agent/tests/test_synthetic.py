@@ -7,8 +7,8 @@ import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape
 from moetune_agent.backends.synthetic import SIM_DEVICE, SyntheticBackend
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape
 
 QWEN = Shape(128, 768, 2048, 8)
 

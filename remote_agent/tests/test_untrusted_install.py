@@ -15,8 +15,8 @@ import unittest
 from untrusted import NAME, Case, limit_memory, entries, text_of  # first: puts the agent on sys.path
 from moetune_agent import safefile
 from moetune_agent.install import installer as install
+from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson
-from moetune_agent.backends.base import KernelConfig
 
 
 class ResultNames(Case):

@@ -13,7 +13,7 @@ import time
 import agenttest
 from moetune_agent.serverconfig import configjson
 from test_install import measured_over
-from moetune_agent.backends.base import KernelConfig
+from moetune_agent.kernel_types import KernelConfig
 
 NAME = "E=128,N=768,device_name=NVIDIA_H200.json"
 MEM_LIMIT = 1 << 30  # bytes of address space per agent process: the old code read /dev/zero until MemoryError

@@ -24,8 +24,8 @@ def main():
     a = ap.parse_args()
     sys.path.insert(0, a.agent_root)
     from moetune_agent import space as space_mod
-    from moetune_agent.backends.base import CandidateError, Shape, batch_sizes_default
     from moetune_agent.backends.synthetic import SyntheticBackend
+    from moetune_agent.kernel_types import CandidateError, Shape, batch_sizes_default
     from moetune_agent.strategies import make_strategy
     from moetune_agent.work import Measurement
 

@@ -18,8 +18,8 @@ from moetune_agent.backends.cpu_compile import hide_gpus  # noqa: E402
 hide_gpus()  # before torch is imported, as in a precompile worker
 
 from moetune_agent.backends import cpu_compile as cpu_mod  # noqa: E402
-from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
 from moetune_agent.backends.server_backend import ServerBackend  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
 CONFIGS = ((16, 64, 128, 4, 3), (64, 128, 64, 8, 4), (128, 256, 64, 8, 4), (32, 128, 64, 4, 3))

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 22: the tuner timed on the paths users take - the pyz from the build, `tune` a spec, `attach`
+"""The tuner timed on the paths users take (issue 22) - the pyz from the build, `tune` a spec, `attach`
 until done - one row per path, with where the wall time went, read from the run's own event stream.
 
     python3 remote_agent/tools/user_path_bench.py [--rows own_up,own_updown,...] [--json OUT.json]

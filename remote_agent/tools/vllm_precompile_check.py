@@ -30,8 +30,8 @@ step = sys.argv[1]
 if step == "precompile":
     from moetune_agent.backends.cpu_compile import hide_gpus
     hide_gpus()
-from moetune_agent.backends.base import KernelConfig, Shape
 from moetune_agent.backends.server_backend import ServerBackend
+from moetune_agent.kernel_types import KernelConfig, Shape
 shape = Shape(128, 768, 2048, 8, "bf16")
 cache = sys.argv[2]
 cfgs = [KernelConfig(*c) for c in %(configs)r]

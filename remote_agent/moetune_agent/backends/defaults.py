@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .base import KernelConfig, Shape
+from ..kernel_types import KernelConfig, Shape
 
 
 def sglang_heuristic(shape: Shape, m: int) -> KernelConfig:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Dict, List, Optional
 
+from ..kernel_types import Shape
 from . import AUTO_ORDER, BACKENDS, SERVER, SYNTHETIC, TRITON, backend_class, packaged
-from .base import Backend, Shape
+from .base import Backend
 
 
 class BackendUnavailable(Exception):

@@ -30,9 +30,10 @@ import logging
 import re
 from typing import Any, Dict, List, Optional
 
+from ..kernel_types import CandidateError, KernelConfig, Shape
 from . import SERVER, cpu_compile as cpu_mod
 from . import server_api
-from .base import CandidateError, KernelConfig, Shape, file_sha256
+from .base import file_sha256
 from .triton_backend import TritonBackend, classify
 
 _FOUND_RE = re.compile(r"from (\S.*?\.json)")

@@ -21,8 +21,9 @@ import time
 from typing import Optional
 
 from .. import space as space_mod
+from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from . import SYNTHETIC, defaults as defaults_mod
-from .base import Backend, CandidateError, KernelConfig, Shape, Timing, file_sha256
+from .base import Backend, file_sha256
 
 SIM_DEVICE = "SIMULATED_GPU"
 _HBM_BPS = 4.0e12          # bytes/s achievable

@@ -31,8 +31,9 @@ import os
 import sys
 from typing import Dict, Optional, Tuple
 
+from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from . import TRITON, defaults as defaults_mod
-from .base import Backend, CandidateError, KernelConfig, Shape, Timing
+from .base import Backend
 
 GRAPH_CALLS = 10
 WARMUP_REPLAYS = 5

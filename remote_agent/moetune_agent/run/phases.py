@@ -17,7 +17,7 @@ import os
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
 from ..scheduler import BackendFailed

@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..safefile import write_atomic
 from ..serverconfig import configjson
 from ..serverconfig.naming import file_names

@@ -16,8 +16,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from .. import safefile, space as space_mod, spec as spec_mod
 from ..backends import AUTO, SERVER, SYNTHETIC, is_simulated
-from ..backends.base import KernelConfig
 from ..backends.factory import BackendUnavailable, auto_candidates, resolve_auto
+from ..kernel_types import KernelConfig
 from ..probe import gpu_indices
 from ..runs import logs, store
 from ..runs.compile_cache import count_files

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..runs.logs import EventLog, Journal
 from ..scheduler import Scheduler
 from ..strategies.headtohead import H2H_ROUND

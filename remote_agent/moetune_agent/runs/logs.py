@@ -14,7 +14,7 @@ import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..backends import SYNTHETIC
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..protocol import dumps
 from ..safefile import MAX_LINE_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, open_append, read_text, write_atomic
 from ..work import Measurement, Unit

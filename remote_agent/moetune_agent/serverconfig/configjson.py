@@ -12,7 +12,7 @@ import collections
 import json
 from typing import Dict, Optional, Tuple
 
-from ..backends.base import CONFIG_KEYS, KernelConfig
+from ..kernel_types import CONFIG_KEYS, KernelConfig
 
 OPTIONAL_KEYS = ("USE_TMA", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, Sequence, Tuple
 
-from ..backends.base import KernelConfig, Shape
+from ..kernel_types import KernelConfig, Shape
 from ..work import Strategy
 from .exhaustive import ExhaustiveStrategy
 from .fast import FastStrategy

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..work import Measurement
 
 # (op, m, config key) -> the pooled samples of every successful measurement of that triple.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
 from .common import Book, choose_winners
 

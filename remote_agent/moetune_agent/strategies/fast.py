@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
 from .common import Book, choose_winners
 

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import dataclasses
 
-from ..backends.base import KernelConfig
+from ..kernel_types import KernelConfig
 from ..work import Measurement, Unit
 from .common import TIER, Book, median
 

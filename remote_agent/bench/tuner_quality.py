@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 22: the fast strategy's quality on the GPU, as benchmarks (the agent's own scheduler and
-Triton backend, one GPU, E=128 N=768 K=2048 topk=8 bf16, op "both" as an `ops: up` tune runs it).
+"""The fast strategy's quality on the GPU (regret against exhaustive landscapes, repeatability of two runs),
+as benchmarks written for issue 22 (the agent's own scheduler and Triton backend, one GPU, E=128 N=768
+K=2048 topk=8 bf16, op "both" as an `ops: up` tune runs it).
 
   regret  --fast-result RESULT.json [--fast-wall S] [--sizes 1,16,64,256,2048,4096] --out OUT.json
       Records an exhaustive landscape at each size and compares the fast run's chosen config with it.
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import KernelConfig, Shape  # noqa: E402
+from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 from moetune_agent.scheduler import Scheduler  # noqa: E402
 from moetune_agent.strategies.common import median  # noqa: E402
 from moetune_agent.work import Unit  # noqa: E402
@@ -72,7 +73,7 @@ class Gpu(object):
                 "framework": "sglang", "device_name": None, "routing_file": None}
         ncpu = os.cpu_count() or 1
         pool = max(0, ncpu - 2) if backend != "synthetic" else 0
-        self.sched = Scheduler(desc, [0], tempfile.mkdtemp(prefix="moetune-q22-"), pool)
+        self.sched = Scheduler(desc, [0], tempfile.mkdtemp(prefix="moetune-quality-"), pool)
         self.sched.start(early_pool=pool > 0)
         info = self.sched.info([OP], list(sizes))
         extra = info.get("extra") or {}

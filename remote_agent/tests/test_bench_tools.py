@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 22's benchmarks and the fast strategy's seeding, on the CPU: user_path_bench's breakdown from a
-run folder, one user_path_bench row and quality22's regret/repeat on the SYNTHETIC backend (simulated
-timings: what is checked is the plumbing and the arithmetic, not a figure), and the headroom seeds."""
+"""The user-path and tuner-quality benchmarks (written for issue 22) and the fast strategy's seeding, on the
+CPU: user_path_bench's breakdown from a run folder, one user_path_bench row and tuner_quality's
+regret/repeat on the SYNTHETIC backend (simulated timings: what is checked is the plumbing and the
+arithmetic, not a figure), and the headroom seeds."""
 
 import json
 import os
@@ -18,11 +19,11 @@ BENCH = os.path.join(agenttest.AGENT_ROOT, "bench")
 sys.path.insert(0, TOOLS)
 sys.path.insert(0, BENCH)
 
-import quality22  # noqa: E402
+import tuner_quality  # noqa: E402
 import user_path_bench as upb  # noqa: E402
 from moetune_agent import space as space_mod  # noqa: E402
-from moetune_agent.backends.base import CandidateError, KernelConfig, Shape  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
 from moetune_agent.run.runner import headroom_seeds  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
@@ -76,20 +77,21 @@ class Quality(unittest.TestCase):
     SIZES = (1, 64, 2048)
 
     def test_regret_of_the_landscape_best_is_one_and_of_a_poor_choice_above(self):
-        be = SyntheticBackend(quality22.SHAPE)
+        be = SyntheticBackend(tuner_quality.SHAPE)
         good, poor = {}, {}
         for m in self.SIZES:
-            cs = quality22.landscape_space(m)
+            cs = tuner_quality.landscape_space(m)
             timed = sorted((be.measure("both", c, m, 3).samples_us[0], c.key(), c) for c in cs
                            if not be._fails("both", c))  # pylint: disable=protected-access
             good[m], poor[m] = timed[0][2], timed[len(timed) // 2][2]
-        tmp = tempfile.mkdtemp(prefix="moetune-q22-")
+        tmp = tempfile.mkdtemp(prefix="moetune-quality-")
         res = {}
         for name, w in (("good", good), ("poor", poor)):
             fake_result(os.path.join(tmp, name + ".json"), w)
             out = os.path.join(tmp, name + "-regret.json")
-            rc = quality22.main(["regret", "--backend", "synthetic", "--fast-result", os.path.join(tmp, name + ".json"),
-                                 "--fast-wall", "12.5", "--sizes", ",".join(map(str, self.SIZES)), "--out", out])
+            rc = tuner_quality.main(["regret", "--backend", "synthetic",
+                                     "--fast-result", os.path.join(tmp, name + ".json"),
+                                     "--fast-wall", "12.5", "--sizes", ",".join(map(str, self.SIZES)), "--out", out])
             self.assertEqual(rc, 0)
             with open(out) as f:
                 res[name] = json.load(f)
@@ -101,19 +103,21 @@ class Quality(unittest.TestCase):
             self.assertTrue(r["fast_in_landscape"])
 
     def test_repeat_counts_sizes_within_one_percent(self):
-        be = SyntheticBackend(quality22.SHAPE)
+        be = SyntheticBackend(tuner_quality.SHAPE)
         a, b = {}, {}
         for m in self.SIZES:
-            cs = sorted((be.measure("both", c, m, 3).samples_us[0], c.key(), c) for c in quality22.landscape_space(m)
+            cs = sorted((be.measure("both", c, m, 3).samples_us[0], c.key(), c)
+                        for c in tuner_quality.landscape_space(m)
                         if not be._fails("both", c))  # pylint: disable=protected-access
             a[m] = cs[0][2]
             b[m] = cs[0][2] if m != 64 else cs[-1][2]   # one size where the second run chose badly
-        tmp = tempfile.mkdtemp(prefix="moetune-q22-")
+        tmp = tempfile.mkdtemp(prefix="moetune-quality-")
         fake_result(os.path.join(tmp, "a.json"), a)
         fake_result(os.path.join(tmp, "b.json"), b)
         out = os.path.join(tmp, "rep.json")
-        self.assertEqual(quality22.main(["repeat", "--backend", "synthetic", "--results", os.path.join(tmp, "a.json"),
-                                         os.path.join(tmp, "b.json"), "--out", out]), 0)
+        self.assertEqual(tuner_quality.main(["repeat", "--backend", "synthetic",
+                                             "--results", os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json"),
+                                             "--out", out]), 0)
         with open(out) as f:
             rep = json.load(f)
         self.assertEqual(rep["summary"]["sizes"], 3)
@@ -122,7 +126,7 @@ class Quality(unittest.TestCase):
 
     def test_landscape_group_m_is_the_fast_strategys(self):
         for m in (1, 256, 4096):
-            for c in quality22.landscape_space(m):
+            for c in tuner_quality.landscape_space(m):
                 self.assertEqual(c.GROUP_SIZE_M, 16 if m * 8 / 128 > c.BLOCK_SIZE_M else 1)
 
 

@@ -1,11 +1,12 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 13's wall-time figure on a GPU host: `tune` of Qwen3-30B-A3B at TP1 (E=128, N=768, K=2048,
-top-k 8, bf16), fast strategy, the 18 default batch sizes, measured from starting `tune --foreground`
-to the result files, with the run's timeline (start-up, first measurement, every phase, head-to-head,
-result) written to OUT as the events arrive, so a run cut short still leaves what it reached.
+"""One fast run's wall time and timeline on a GPU host (issue 13's figure): `tune` of Qwen3-30B-A3B at
+TP1 (E=128, N=768, K=2048, top-k 8, bf16), fast strategy, the 18 default batch sizes, measured from
+starting `tune --foreground` to the result files, with the run's timeline (start-up, first measurement,
+every phase, head-to-head, result) written to OUT as the events arrive, so a run cut short still leaves
+what it reached.
 
-    python3 remote_agent/bench/bench_wall13.py --out DIR [--ops up|up+down] [--backend triton] [--limit-s 170]
+    python3 remote_agent/bench/wall_time.py --out DIR [--ops up|up+down] [--backend triton] [--limit-s 170]
 
 Prints one line per phase and the figures at the end; DIR gets timeline_<ops>.json, events_<ops>.jsonl
 and result_<ops>.json.
@@ -34,7 +35,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     tag = a.ops.replace("+", "_")
-    home = os.path.join("/tmp", "moetune-wall13-home")
+    home = os.path.join("/tmp", "moetune-wall-time-home")
     shutil.rmtree(home, ignore_errors=True)
     spec = dict(QWEN, ops=a.ops, backend=a.backend)
     sp = os.path.join(a.out, "spec_%s.json" % tag)
