@@ -7,7 +7,6 @@
 
 #include <QFile>
 #include <QJsonDocument>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -117,24 +116,6 @@ int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJson
         return FlowExitHost;
     }
     return RunReport::exitFor(*progress);
-}
-
-bool FlowHost::wait(int timeoutMs) {
-    if (m_done) {
-        m_done = false;
-        return true;
-    }
-    QTimer timer;
-    timer.setSingleShot(true);
-    bool timedOut = false;
-    QObject::connect(&timer, &QTimer::timeout, &m_loop, [this, &timedOut] {
-        timedOut = true;
-        m_loop.quit();
-    });
-    timer.start(timeoutMs);
-    m_loop.exec();
-    m_done = false;
-    return !timedOut;
 }
 
 } // namespace moetune::cli

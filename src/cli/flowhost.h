@@ -3,16 +3,16 @@
 #pragma once
 
 #include "cli/hostcli.h"
-#include "core/server/serverprofile.h"
 #include "core/run/runprogress.h"
+#include "core/server/serverprofile.h"
 #include "remote/hostcalls.h"
 #include "remote/pushflow.h"
 #include "remote/servercontrol.h"
 #include "remote/tuneflow.h"
+#include "remote/waiter.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
-#include <QEventLoop>
 #include <QString>
 
 #include <memory>
@@ -46,11 +46,8 @@ public:
     const ServerProfile &profile() const { return m_profile; }
 
     // Runs a nested loop until finish() is called from a flow's callback (or the timeout: false).
-    bool wait(int timeoutMs = 24 * 3600 * 1000);
-    void finish() {
-        m_done = true;
-        m_loop.quit();
-    }
+    bool wait(int timeoutMs = 24 * 3600 * 1000) { return m_waiter.wait(timeoutMs); }
+    void finish() { m_waiter.done(); }
 
     void fail(const QString &message) const;
     // Follows a run to its end with a progress line, then prints its summary (text or JSON, with extra
@@ -67,8 +64,7 @@ private:
     std::unique_ptr<TuneFlow> m_tune;
     std::unique_ptr<ServerControl> m_server;
     std::unique_ptr<PushFlow> m_push;
-    QEventLoop m_loop;
-    bool m_done = false; // finish() may come before wait() (a flow that fails at once)
+    Waiter m_waiter; // finish() may come before wait() (a flow that fails at once)
 };
 
 } // namespace moetune::cli

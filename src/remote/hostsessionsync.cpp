@@ -2,40 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hostsessionsync.h"
 
-#include <QEventLoop>
-#include <QTimer>
+#include "remote/waiter.h"
 
 using namespace Qt::StringLiterals;
 
 namespace moetune {
-
-namespace {
-
-// Runs the event loop until done() or the timeout; false on timeout.
-template <typename Done>
-bool spin(int timeoutMs, Done done) {
-    if (done())
-        return true;
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (done())
-            loop.quit();
-    });
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    bool timedOut = false;
-    QObject::connect(&timeout, &QTimer::timeout, &loop, [&] {
-        timedOut = true;
-        loop.quit();
-    });
-    poll.start(20);
-    timeout.start(timeoutMs);
-    loop.exec();
-    return !timedOut || done();
-}
-
-} // namespace
 
 HostSessionSync::HostSessionSync(const HostConfig &host, Options options,
                                  HostSession::Environment environment)
@@ -76,10 +47,12 @@ bool HostSessionSync::connect(QString *error, bool *hostKeyUnknown) {
     const QString label = m_session->label();
     HostSession *s = m_session.get();
     s->connectToHost();
-    const bool finished = spin(m_options.timeoutMs, [s] {
-        const auto st = s->state();
-        return st == Transport::State::Connected || st == Transport::State::Failed;
-    });
+    const bool finished = waitUntil(
+        [s] {
+            const auto st = s->state();
+            return st == Transport::State::Connected || st == Transport::State::Failed;
+        },
+        m_options.timeoutMs);
     if (s->state() == Transport::State::Connected) {
         if (s->environment().agentPath.isEmpty()) {
             *error =
@@ -116,7 +89,7 @@ bool HostSessionSync::connect(QString *error, bool *hostKeyUnknown) {
 }
 
 bool HostSessionSync::wait(JobId id, QString *error) {
-    bool done = false;
+    Waiter waiter;
     bool ok = false;
     QString failure;
     HostSession *s = m_session.get();
@@ -129,10 +102,10 @@ bool HostSessionSync::wait(JobId id, QString *error) {
         QObject::connect(s, &HostSession::jobFinished, s, [&](JobId j, HostSession::Flow, bool jobOk) {
             if (j != id)
                 return;
-            done = true;
             ok = jobOk;
+            waiter.done();
         });
-    const bool inTime = spin(m_options.timeoutMs, [&done] { return done; });
+    const bool inTime = waiter.wait(m_options.timeoutMs);
     QObject::disconnect(failed);
     QObject::disconnect(finished);
     if (!inTime) {

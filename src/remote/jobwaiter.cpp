@@ -2,8 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/jobwaiter.h"
 
-#include <QEventLoop>
-#include <QTimer>
+#include "remote/waiter.h"
 
 using namespace Qt::StringLiterals;
 
@@ -11,35 +10,28 @@ namespace moetune {
 
 WaitedJob waitForJob(Transport *transport, JobId id, int timeoutMs) {
     WaitedJob w;
-    QEventLoop loop;
-    bool done = false;
+    Waiter waiter;
+    QObject context; // the connections below end with this call
     QList<QMetaObject::Connection> cs;
-    cs << QObject::connect(transport, &Transport::stdoutLines, &loop, [&](JobId j, const QStringList &l) {
+    cs << QObject::connect(transport, &Transport::stdoutLines, &context, [&](JobId j, const QStringList &l) {
         if (j == id)
             w.stdoutLines += l;
     });
-    cs << QObject::connect(transport, &Transport::stderrLines, &loop, [&](JobId j, const QStringList &l) {
+    cs << QObject::connect(transport, &Transport::stderrLines, &context, [&](JobId j, const QStringList &l) {
         if (j == id)
             w.stderrLines += l;
     });
-    cs << QObject::connect(transport, &Transport::stdoutData, &loop, [&](JobId j, const QByteArray &d) {
+    cs << QObject::connect(transport, &Transport::stdoutData, &context, [&](JobId j, const QByteArray &d) {
         if (j == id)
             w.stdoutData += d;
     });
-    cs << QObject::connect(transport, &Transport::finished, &loop, [&](JobId j, const JobResult &r) {
+    cs << QObject::connect(transport, &Transport::finished, &context, [&](JobId j, const JobResult &r) {
         if (j != id)
             return;
         w.result = r;
-        done = true;
-        loop.quit();
+        waiter.done();
     });
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
-    if (timeoutMs > 0)
-        timer.start(timeoutMs);
-    if (!done)
-        loop.exec();
+    const bool done = waiter.wait(timeoutMs);
     for (const auto &c : cs)
         QObject::disconnect(c);
     if (!done) {
@@ -52,18 +44,14 @@ WaitedJob waitForJob(Transport *transport, JobId id, int timeoutMs) {
 bool waitForConnected(Transport *transport, int timeoutMs, QString *error) {
     if (transport->state() == Transport::State::Connected)
         return true;
-    QEventLoop loop;
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
-    auto c = QObject::connect(transport, &Transport::stateChanged, &loop, [&](Transport::State s) {
+    Waiter waiter;
+    QObject context;
+    QObject::connect(transport, &Transport::stateChanged, &context, [&](Transport::State s) {
         if (s == Transport::State::Connected || s == Transport::State::Failed ||
             s == Transport::State::Disconnected || s == Transport::State::AwaitingUser)
-            loop.quit();
+            waiter.done();
     });
-    timer.start(timeoutMs);
-    loop.exec();
-    QObject::disconnect(c);
+    waiter.wait(timeoutMs);
     const bool ok = transport->state() == Transport::State::Connected;
     if (!ok && error) {
         *error = transport->stateMessage().isEmpty()
