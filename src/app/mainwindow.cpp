@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
 
-#include "app/widgets/appresources.h"
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/results/resultspage.h"
 #include "app/tune/tunepage.h"
+#include "app/widgets/appresources.h"
 #include "remote/hostsession.h"
 
 #include "core/job/tuningtarget.h"

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/run/agentevent.h"
 #include "core/host/hostprobe.h"
 #include "core/job/tunespec.h"
+#include "core/run/agentevent.h"
 #include "remote/hostconfig.h"
 #include "remote/transport.h"
 

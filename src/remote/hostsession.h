@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// HostSession: one host and every flow run on it, for the app and the CLI alike.
+// HostSession: one host's connection and the jobs that watch it, for the app and the CLI alike.
 //
 // App (asynchronous, GUI thread):
 //     HostSession::Environment env = HostSession::userEnvironment(); // ~/.ssh files, agent zipapp
@@ -10,16 +10,28 @@
 //     connect(s, &HostSession::hostKeyUnknown, ...);   // ask, then s->answerHostKey(yes)
 //     connect(s, &HostSession::secretRequested, ...);  // ask, then s->provideSecret({pw}, remember)
 //     connect(s, &HostSession::probed, ...);           // (JobId, HostProbe)
-//     connect(s, &HostSession::jobFailed, ...);        // (JobId, Flow, sentence) for every flow
+//     connect(s, &HostSession::jobFailed, ...);        // (JobId, Flow, sentence) for every job
 //     s->probe();                                      // connects first when needed
 //     s->fetchLog(64 << 20, file, &err);               // jobProgress..., logFetched(id, file, probe)
-// CLI (synchronous): HostSessionSync (hostsessionsync.h) wraps one and waits in a nested event loop.
+// CLI (synchronous): HostSessionSync (hostsessionsync.h) wraps one and waits through Waiter (waiter.h).
 //
-// Adding a flow (tune, attach, cancel, push, undo, restart): a value in Flow, one public method that
-// starts it through agent() and returns its JobId (0 + *error when it cannot start), one result signal
-// carrying that JobId followed by finishJob(); failures go through failJob() -> jobFailed(id, flow,
-// error); progress through jobProgress(id, ...). jobFinished(id, ...) ends every job. See probe() /
-// fetchLog() in hostsession.cpp for the pattern, and HostSessionSync::wait() for the blocking side.
+// Two kinds of work, one style each:
+// - The session's own jobs (probe, fetch / follow the log, diagnose host) are job ids + signals: their
+//   results are the host's state, watched by several views at once (the host list, the overview, the
+//   Diagnose page), so they are broadcast. These four are all; they belong to the connection.
+// - Every flow that runs steps on the host (tune, attach, cancel, push, undo, restart, serving,
+//   headroom) is a class over HostCalls with continuation callbacks: each call takes a `done` that gets
+//   the value and an error sentence, exactly once, on the caller's thread, never after the object is
+//   gone. They chain (preflight -> start -> follow; push -> restart -> prove) and each result has one
+//   caller, so a callback per call needs no job bookkeeping in the shells. HostFlows (hostflows.h) is
+//   the one bundle of them per session; the app and the CLI take it rather than building them.
+//
+// Adding a flow: a class over HostCalls (shell / agent calls with a continuation; every host command is
+// announced through it, so both shells show what ran), one method per step taking a std::function done
+// (value, error sentence), progress as signals; put it in HostFlows when both shells need it over the
+// same calls (or make it over HostFlows::calls() / push() / server() where one box runs it, as
+// ServingFlow and HeadroomFlow are). The CLI waits for a callback with FlowHost::finish() / wait(), tests
+// with Waiter; the app's lambdas are guarded by the page. See TuneFlow::start() for the pattern.
 
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"

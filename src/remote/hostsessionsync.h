@@ -16,7 +16,7 @@
 
 namespace moetune {
 
-// A HostSession driven synchronously, for the CLI (and tests): every call runs a nested event loop until
+// A HostSession driven synchronously, for the CLI (and tests): every call waits (Waiter, waiter.h) until
 // its job finishes or the timeout (never use it on a GUI thread). Non-interactive by default: an unknown
 // host key is refused unless acceptNewHostKey (or it has the fingerprint expectFingerprint); a secret is
 // asked through askSecret, or the login fails with a sentence saying what to do instead.
@@ -56,8 +56,9 @@ public:
                                           QString *probeError = nullptr);
     void disconnect();
 
-    // Waits for jobFinished(id); false with *error (jobFailed's sentence, or the timeout, which cancels
-    // the job). New flows: connect to their result signal, start them, then wait(id, error).
+    // Waits for jobFinished(id) of one of the session's jobs; false with *error (jobFailed's sentence, or
+    // the timeout, which cancels the job). The flows over HostCalls are waited on through their callback
+    // (cli/flowhost.h), not here.
     bool wait(JobId id, QString *error);
 
 private:

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/server/serverprofile.h"
 #include "core/host/hostprobe.h"
+#include "core/server/serverprofile.h"
 #include "remote/hostcalls.h"
 
 #include <QElapsedTimer>

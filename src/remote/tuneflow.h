@@ -4,8 +4,8 @@
 
 #include "core/host/hostprobe.h"
 #include "core/host/preflight.h"
-#include "core/run/runprogress.h"
 #include "core/job/tunespec.h"
+#include "core/run/runprogress.h"
 #include "remote/hostcalls.h"
 
 #include <QObject>

@@ -4,13 +4,13 @@
 // host), the profile suggested from the probe's launch facts, Preflight, RunProgress (seq dedupe),
 // PushRecord, PushTarget (the server's own view first; survival warnings) and PushProof.
 #include "core/diagnosis/diagnoser.h"
-#include "core/server/serverprofile.h"
 #include "core/host/hostprobe.h"
 #include "core/host/preflight.h"
 #include "core/push/pushproof.h"
 #include "core/push/pushrecord.h"
 #include "core/push/pushtarget.h"
 #include "core/run/runprogress.h"
+#include "core/server/serverprofile.h"
 #include "remote/agentclient.h"
 #include "remote/hostcalls.h"
 #include "remote/hostconfig.h"
