@@ -9,7 +9,7 @@
 #include "app/results/resultspage.h"
 #include "app/tune/tunepage.h"
 #include "app/widgets/appresources.h"
-#include "remote/hostsession.h"
+#include "remote/flows/hostsession.h"
 
 #include "core/job/tuningtarget.h"
 

@@ -5,7 +5,7 @@
 #include "cli/console.h"
 #include "cli/runreport.h"
 #include "core/run/workspace.h"
-#include "remote/runkeeper.h"
+#include "remote/flows/runkeeper.h"
 
 #include <QFile>
 #include <QJsonDocument>

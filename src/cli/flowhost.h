@@ -5,12 +5,12 @@
 #include "cli/hostcli.h"
 #include "core/run/runprogress.h"
 #include "core/server/serverprofile.h"
-#include "remote/hostcalls.h"
-#include "remote/hostflows.h"
-#include "remote/pushflow.h"
-#include "remote/servercontrol.h"
-#include "remote/tuneflow.h"
-#include "remote/waiter.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/hostflows.h"
+#include "remote/flows/pushflow.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/tuneflow.h"
+#include "remote/flows/waiter.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

@@ -20,9 +20,9 @@
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "core/host/hostprobe.h"
-#include "remote/agentclient.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>

@@ -12,8 +12,8 @@
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "app/tune/tunepage.h"
-#include "remote/hostsession.h"
-#include "remote/practiceserver.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/practiceserver.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -16,8 +16,8 @@
 #include "charts/servingchart.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/run/workspacerun.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 #include "report/pdfreport.h"
 
 #include <QCheckBox>

@@ -11,8 +11,8 @@
 #include "app/tune/headroombox.h"
 #include "app/tune/tunepage.h"
 #include "core/run/workspacerun.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The Tune page (tune-workflow engineer's tests): a real synthetic run on the Local machine, and the
-# whole Tune this -> push -> restart -> proof -> undo workflow against the practice server (remote/practiceserver.h, a test double).
+# whole Tune this -> push -> restart -> proof -> undo workflow against the practice server (remote/hosts/practiceserver.h, a test double).
 if(TARGET moetune_app_private AND TARGET moetune_charts)
   moetune_add_qtest(tst_tunepage SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tunepage.cpp
                     LIBS moetune_app_private Qt6::Widgets LABELS gui)

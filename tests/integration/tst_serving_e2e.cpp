@@ -9,14 +9,14 @@
 // PushFlow/ServerControl: rigorous A B B A, faster, then undo).
 #include "core/diagnosis/diagnoser.h"
 #include "fakeserverhost.h"
-#include "remote/agentclient.h"
-#include "remote/hostcalls.h"
-#include "remote/jobwaiter.h"
-#include "remote/pushflow.h"
-#include "remote/servercontrol.h"
-#include "remote/servingflow.h"
-#include "remote/sshtransport.h"
-#include "remote/tuneflow.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/flows/pushflow.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/servingflow.h"
+#include "remote/flows/tuneflow.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>

@@ -10,9 +10,9 @@
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/serverprofiledialog.h"
 #include "app/widgets/banner.h"
-#include "remote/hostsession.h"
-#include "remote/practiceserver.h"
-#include "remote/serverprofilesuggestion.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/practiceserver.h"
+#include "remote/hosts/serverprofilesuggestion.h"
 
 #include "ui_hostspage.h"
 

@@ -4,8 +4,8 @@
 
 #include "core/host/hostprobe.h"
 #include "core/job/tunespec.h"
-#include "remote/hostconfig.h"
-#include "remote/transport.h"
+#include "remote/hosts/hostconfig.h"
+#include "remote/transport/transport.h"
 
 #include <QHash>
 #include <QTimer>

@@ -7,7 +7,7 @@
 #include "core/job/tunespec.h"
 #include "core/job/tuningtarget.h"
 #include "core/run/runprogress.h"
-#include "remote/pushflow.h"
+#include "remote/flows/pushflow.h"
 
 #include <QJsonObject>
 #include <QPointer>
