@@ -214,8 +214,9 @@ class Sglang(InstallCase):
 
     def test_practice_server_marker(self):
         """The app's practice server marks its tree with the practice text (the bytes of
-        src/remote/practiceserver.cpp): a simulated run installs there, as into a test fixture's tree."""
-        src = os.path.join(agenttest.AGENT_ROOT, "..", "src", "remote", "practiceserver.cpp")
+        src/remote/hosts/practiceserver.cpp): a simulated run installs there, as into a test
+        fixture's tree."""
+        src = os.path.join(agenttest.AGENT_ROOT, "..", "src", "remote", "hosts", "practiceserver.cpp")
         with open(src, encoding="utf-8") as f:
             cpp = f.read()
         pieces = re.findall(r'"([^"]*)"', cpp.split("kPracticeMarkerText", 1)[1].split('";', 1)[0] + '"')

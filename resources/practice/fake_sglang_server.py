@@ -4,7 +4,7 @@
 """PRACTICE / TEST DOUBLE: a fake SGLang server (resources/practice/fake_sglang_server.py).
 
 It is NOT an inference server. The app installs it into its practice server (the sandbox host of the Hosts
-page, src/remote/practiceserver.cpp) and moetune's end-to-end tests use the same tree. It stands in for
+page, src/remote/hosts/practiceserver.cpp) and moetune's end-to-end tests use the same tree. It stands in for
 `python -m sglang.launch_server` on a machine without GPUs: installed as `sglang/launch_server.py` of a fake SGLang tree, started through a server profile's
 start command, it writes an SGLang-style startup log whose MoE config lines follow SGLang's lookup over
 the config files that really exist on disk (docs/servers.md section 1, newest SGLang), once per tensor-

@@ -9,7 +9,7 @@
 #include "app/results/resultspage.h"
 #include "app/tune/tunepage.h"
 #include "app/widgets/appresources.h"
-#include "remote/hostsession.h"
+#include "remote/flows/hostsession.h"
 
 #include "core/job/tuningtarget.h"
 
@@ -85,13 +85,18 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_diagnosePage, &DiagnosePage::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     m_hostsPage = new HostsPage(m_hosts, this);
+    m_hostsPage->setDiagnoser([this] { return m_diagnosePage->diagnoser(); }); // the same rules
     addPage(m_hostsPage, HostIcons::page(), tr("Hosts"));
 
     // Hosts -> Diagnose: a fetched log, and a followed one, are diagnosed with the host's facts.
     connect(m_hostsPage, &HostsPage::logFetched, this,
             [this](const QString &alias, const QString &path, const HostProbe &probe) {
-                // A failure shows inline on the Diagnose page, which is where the user is sent.
-                m_diagnosePage->openFetchedLog(path, alias, m_hosts->displayName(alias), probe);
+                // A failure shows inline on the Diagnose page, which is where the user is sent. Diagnose
+                // host brings the flow's diagnosis (fetch + probe + diagnosis + merge, below both shells).
+                if (const auto &d = m_hostsPage->fetchedDiagnosis())
+                    m_diagnosePage->openHostDiagnosis(path, alias, m_hosts->displayName(alias), probe, *d);
+                else
+                    m_diagnosePage->openFetchedLog(path, alias, m_hosts->displayName(alias), probe);
                 showDiagnosePage();
             });
     connect(m_hostsPage, &HostsPage::followStarted, this, [this](const QString &alias) {

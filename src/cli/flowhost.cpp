@@ -4,10 +4,11 @@
 
 #include "cli/console.h"
 #include "cli/runreport.h"
+#include "core/run/workspace.h"
+#include "remote/flows/runkeeper.h"
 
 #include <QFile>
 #include <QJsonDocument>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -66,35 +67,46 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         return FlowExitHost;
     }
     HostSession *session = m_session->session();
-    m_calls = std::make_unique<HostCalls>(session->transport(), session->agent());
-    m_tune = std::make_unique<TuneFlow>(m_calls.get());
-    m_server = std::make_unique<ServerControl>(m_calls.get(), m_profile);
-    m_push = std::make_unique<PushFlow>(m_calls.get(), m_server.get(), session->label());
+    m_flows = std::make_unique<HostFlows>(session, m_profile);
     // What runs on the host is always shown (stderr, so --format json stays parseable on stdout).
-    QObject::connect(m_calls.get(), &HostCalls::commandStarted,
+    QObject::connect(calls(), &HostCalls::commandStarted,
                      [](const QString &c) { Console::err(u"$ "_s + c + u'\n'); });
-    QObject::connect(m_calls.get(), &HostCalls::commandOutput,
+    QObject::connect(calls(), &HostCalls::commandOutput,
                      [](const QString &l) { Console::err(u"  | "_s + l + u'\n'); });
-    QObject::connect(
-        m_calls.get(), &HostCalls::commandEnded, [](const QString &, int status, const QString &err) {
-            if (status != 0 || !err.isEmpty())
-                Console::err(
-                    u"  (exit status %1%2)\n"_s.arg(status).arg(err.isEmpty() ? QString() : u", "_s + err));
-        });
+    QObject::connect(calls(), &HostCalls::commandEnded, [](const QString &, int status, const QString &err) {
+        if (status != 0 || !err.isEmpty())
+            Console::err(
+                u"  (exit status %1%2)\n"_s.arg(status).arg(err.isEmpty() ? QString() : u", "_s + err));
+    });
     auto say = [](const QString &l) { Console::err(l + u'\n'); };
-    QObject::connect(m_server.get(), &ServerControl::status, say);
-    QObject::connect(m_push.get(), &PushFlow::status, say);
-    QObject::connect(m_tune.get(), &TuneFlow::reattaching, say);
+    QObject::connect(server(), &ServerControl::status, say);
+    QObject::connect(push(), &PushFlow::status, say);
+    QObject::connect(tune(), &TuneFlow::reattaching, say);
+    QObject::connect(m_flows->runKeeper(), &RunKeeper::problem, say);
     return FlowExitOk;
 }
 
-int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJsonObject &extra) {
+int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJsonObject &extra,
+                        const std::optional<HostProbe> &facts) {
+    // Kept where the app keeps the runs it follows: the Results page and `report` open it.
+    WorkspaceRun keep;
+    keep.runId = runId;
+    keep.host = host().label();
+    keep.source = u"moetune-cli %1, followed from %2"_s.arg(m_command, host().label());
+    keep.spec = extra.value("spec"_L1).toObject();
+    if (facts)
+        keep.hostFacts = facts->raw;
+    QString keepError;
+    RunKeeper *keeper = m_flows->runKeeper();
+    const bool kept = keeper->begin(Workspace::defaultLocation(), keep, &keepError);
+    if (!kept)
+        Console::err(u"This run is not kept locally: %1\n"_s.arg(keepError));
     RunProgressLine line;
-    auto c = QObject::connect(m_tune.get(), &TuneFlow::runEvent,
+    auto c = QObject::connect(tune(), &TuneFlow::runEvent,
                               [&line, progress](const QJsonObject &) { line.update(*progress); });
     bool ok = false;
     QString error;
-    m_tune->follow(runId, progress, [this, &ok, &error](bool o, const QString &e) {
+    tune()->follow(runId, progress, [this, &ok, &error](bool o, const QString &e) {
         ok = o;
         error = e;
         finish();
@@ -102,6 +114,12 @@ int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJson
     wait();
     QObject::disconnect(c);
     line.finish();
+    if (kept) {
+        if (keeper->flush(&keepError))
+            Console::err(u"Kept in %1 (moetune-cli report %1).\n"_s.arg(keeper->runFolder()));
+        else
+            Console::err(keepError + u'\n');
+    }
     if (m_json) {
         QJsonObject o = RunReport::summaryJson(*progress);
         for (auto it = extra.begin(); it != extra.end(); ++it)
@@ -117,24 +135,6 @@ int FlowHost::followRun(const QString &runId, RunProgress *progress, const QJson
         return FlowExitHost;
     }
     return RunReport::exitFor(*progress);
-}
-
-bool FlowHost::wait(int timeoutMs) {
-    if (m_done) {
-        m_done = false;
-        return true;
-    }
-    QTimer timer;
-    timer.setSingleShot(true);
-    bool timedOut = false;
-    QObject::connect(&timer, &QTimer::timeout, &m_loop, [this, &timedOut] {
-        timedOut = true;
-        m_loop.quit();
-    });
-    timer.start(timeoutMs);
-    m_loop.exec();
-    m_done = false;
-    return !timedOut;
 }
 
 } // namespace moetune::cli

@@ -5,17 +5,19 @@
 #include "cli/hostcli.h"
 #include "core/run/runprogress.h"
 #include "core/server/serverprofile.h"
-#include "remote/hostcalls.h"
-#include "remote/pushflow.h"
-#include "remote/servercontrol.h"
-#include "remote/tuneflow.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/hostflows.h"
+#include "remote/flows/pushflow.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/tuneflow.h"
+#include "remote/flows/waiter.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
-#include <QEventLoop>
 #include <QString>
 
 #include <memory>
+#include <optional>
 
 namespace moetune::cli {
 
@@ -28,9 +30,9 @@ enum FlowExit : int {
     FlowExitRefused = 4, // refused before changing anything (GPUs busy, simulated push, changed files)
 };
 
-// One host for a tuning command: the connection (HostSession) and the flows over it (TuneFlow,
-// ServerControl, PushFlow), driven synchronously through nested event loops, every host command and
-// its output echoed on stderr ("$ cmd" / "  | line") so a script's log shows what ran.
+// One host for a tuning command: the connection (HostSession) and its bundle of flows (HostFlows: TuneFlow,
+// ServerControl, PushFlow, RunKeeper), driven synchronously through nested event loops, every host command
+// and its output echoed on stderr ("$ cmd" / "  | line") so a script's log shows what ran.
 class FlowHost {
 public:
     static QList<QCommandLineOption> commonOptions(); // --python, --accept-new-host-key, --profile, --format
@@ -38,37 +40,33 @@ public:
     int connect(const QString &command, const QCommandLineParser &parser);
     bool json() const { return m_json; }
 
-    HostCalls *calls() const { return m_calls.get(); }
-    TuneFlow *tune() const { return m_tune.get(); }
-    ServerControl *server() const { return m_server.get(); }
-    PushFlow *push() const { return m_push.get(); }
+    HostFlows *flows() const { return m_flows.get(); }
+    HostCalls *calls() const { return m_flows->calls(); }
+    TuneFlow *tune() const { return m_flows->tune(); }
+    ServerControl *server() const { return m_flows->server(); }
+    PushFlow *push() const { return m_flows->push(); }
     const HostConfig &host() const { return m_session->host(); }
     const ServerProfile &profile() const { return m_profile; }
 
     // Runs a nested loop until finish() is called from a flow's callback (or the timeout: false).
-    bool wait(int timeoutMs = 24 * 3600 * 1000);
-    void finish() {
-        m_done = true;
-        m_loop.quit();
-    }
+    bool wait(int timeoutMs = 24 * 3600 * 1000) { return m_waiter.wait(timeoutMs); }
+    void finish() { m_waiter.done(); }
 
-    void fail(const QString &message) const;
     // Follows a run to its end with a progress line, then prints its summary (text or JSON, with extra
-    // merged into the JSON object). Exit status: 0 finished ok, 1 failed/cancelled, 3 lost.
-    int followRun(const QString &runId, RunProgress *progress,
-                  const QJsonObject &extra = {}); // "moetune-cli <command>: message" on stderr
+    // merged into the JSON object). The run is kept in the local workspace as the app keeps it
+    // (Workspace::defaultLocation(), with extra's "spec" and the host's facts). Exit status: 0 finished
+    // ok, 1 failed/cancelled, 3 lost.
+    int followRun(const QString &runId, RunProgress *progress, const QJsonObject &extra = {},
+                  const std::optional<HostProbe> &facts = std::nullopt);
+    void fail(const QString &message) const; // "moetune-cli <command>: message" on stderr
 
 private:
     QString m_command;
     bool m_json = false;
     ServerProfile m_profile;
     std::unique_ptr<HostSessionSync> m_session;
-    std::unique_ptr<HostCalls> m_calls;
-    std::unique_ptr<TuneFlow> m_tune;
-    std::unique_ptr<ServerControl> m_server;
-    std::unique_ptr<PushFlow> m_push;
-    QEventLoop m_loop;
-    bool m_done = false; // finish() may come before wait() (a flow that fails at once)
+    std::unique_ptr<HostFlows> m_flows;
+    Waiter m_waiter; // finish() may come before wait() (a flow that fails at once)
 };
 
 } // namespace moetune::cli

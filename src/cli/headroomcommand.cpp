@@ -6,7 +6,7 @@
 #include "cli/console.h"
 #include "cli/flowhost.h"
 #include "cli/specoptions.h"
-#include "remote/headroomflow.h"
+#include "remote/flows/headroomflow.h"
 
 #include <QJsonDocument>
 

@@ -3,7 +3,7 @@
 #include "cli/hostcli.h"
 
 #include "cli/console.h"
-#include "remote/hoststore.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QSettings>
 

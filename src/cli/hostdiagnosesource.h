@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cli/diagnosesource.h"
-#include "remote/hostconfig.h"
+#include "remote/hosts/hostconfig.h"
 
 #include <optional>
 

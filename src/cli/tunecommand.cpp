@@ -153,7 +153,7 @@ int TuneCommand::run(const QStringList &args) {
     Console::err(
         u"Started run %1%2; following it.\n"_s.arg(runId, simulated ? u" [SIMULATED]"_s : QString()));
     RunProgress progress;
-    return host.followRun(runId, &progress, extra);
+    return host.followRun(runId, &progress, extra, probe);
 }
 
 } // namespace moetune::cli

@@ -4,8 +4,8 @@
 // the longest gap between ticks while 4 SshTransports (4 sessions, 4 worker threads) stream a server log
 // each from the test sshd, the GUI thread receiving every line. Prints the longest stall vs the 50 ms goal.
 // Usage: gui_stall_bench [lines per host = 500000]
-#include "remote/jobwaiter.h"
-#include "remote/sshtransport.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QElapsedTimer>

@@ -3,8 +3,8 @@
 // SFTP throughput of moetune_remote vs OpenSSH's scp, both against the same test sshd on loopback
 // (SshdFixture). Prints MB/s for each direction and the ratio to the "within 2x of scp" goal.
 // Usage: sftp_bench [MB=1024]
-#include "remote/jobwaiter.h"
-#include "remote/sshtransport.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>

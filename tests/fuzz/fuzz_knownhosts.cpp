@@ -4,7 +4,7 @@
 // line an entry. Whatever parses must write back to a line that parses to the same entry and matches the
 // same names; a name matched by a !negation of a line never matches that line; globs are total.
 #include "fuzzcheck.h"
-#include "remote/knownhostsentry.h"
+#include "remote/hosts/knownhostsentry.h"
 
 #include <QByteArray>
 #include <QList>

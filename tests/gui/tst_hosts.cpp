@@ -21,9 +21,10 @@
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "core/host/hostprobe.h"
-#include "remote/agentclient.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostsession.h"
+#include "remote/flows/hostsessionsync.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -527,6 +528,44 @@ private slots:
         page->disconnectHost();
         QTRY_COMPARE(hostModel(page)->index(row, 0).data(HostListModel::StateRole).toInt(),
                      int(Transport::State::Disconnected));
+    }
+
+    // Issue 18: Diagnose host is one flow below both shells: the app's findings are those of the CLI's
+    // path (HostSessionSync::diagnoseHost, as `moetune-cli diagnose --host local` runs it).
+    void diagnoseHostSameAsTheCli() {
+        HostsPage *page = nullptr;
+        auto window = makeWindow(&page);
+        HostConfig local = hostModel(page)->entry(HostListModel::localAlias())->host;
+        local.logSource = {LogSource::Kind::File, m_host->logPath()};
+        page->saveHost(local);
+        QVERIFY(page->selectHost(HostListModel::localAlias()));
+        QSignalSpy opened(page, &HostsPage::logFetched);
+        page->diagnoseHost();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        DiagnosePage *diagnose = window->findChild<DiagnosePage *>();
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose->isBusy(), 30000);
+        const Diagnosis app = diagnose->diagnosis();
+
+        HostSession::Environment env;
+        env.localHome = m_host->homePath();
+        env.agentPath = m_agent;
+        HostSessionSync cli(local, {}, env);
+        QString error;
+        QVERIFY2(cli.connect(&error), qPrintable(error));
+        QTemporaryDir tmp;
+        const auto viaCli =
+            cli.diagnoseHost(64 << 20, tmp.filePath(u"cli.log"_s), diagnose->diagnoser(), &error);
+        QVERIFY2(viaCli, qPrintable(error));
+        QStringList appFindings;
+        QStringList cliFindings;
+        for (const Finding &f : app.findings)
+            appFindings << f.id + u' ' + f.title;
+        for (const Finding &f : viaCli->findings)
+            cliFindings << f.id + u' ' + f.title;
+        QVERIFY(appFindings.size() > 1);
+        QCOMPARE(appFindings, cliFindings);
+        QCOMPARE(app.summary, viaCli->summary);
+        QCOMPARE(app.targets.size(), viaCli->targets.size());
     }
 
     void fetchShowsProgressAndCancels() {

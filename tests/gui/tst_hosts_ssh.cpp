@@ -16,10 +16,10 @@
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
-#include "remote/agentclient.h"
-#include "remote/hostsession.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostsession.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
-#include "remote/credentialstore.h"
+#include "remote/hosts/credentialstore.h"
 #endif
 #include "sshdfixture.h"
 #include "waitforchild.h"

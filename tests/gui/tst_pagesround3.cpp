@@ -20,9 +20,9 @@
 #include "core/util/coreresources.h"
 #include "core/util/jobrunner.h"
 #include "findchild.h"
-#include "remote/hostconfig.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hostconfig.h"
+#include "remote/hosts/hoststore.h"
 #include "report/demoworkspace.h"
 #include "report/pdfreport.h"
 

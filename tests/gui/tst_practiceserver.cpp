@@ -13,8 +13,8 @@
 #include "app/mainwindow.h"
 #include "app/tune/tunepage.h"
 #include "findchild.h"
-#include "remote/hostsession.h"
-#include "remote/practiceserver.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/practiceserver.h"
 
 #include <QCheckBox>
 #include <QComboBox>

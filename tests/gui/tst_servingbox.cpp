@@ -17,8 +17,8 @@
 #include "core/diagnosis/diagnoser.h"
 #include "core/run/workspacerun.h"
 #include "findchild.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 #include "report/pdfreport.h"
 
 #include <QCheckBox>

@@ -12,8 +12,8 @@
 #include "app/tune/tunepage.h"
 #include "core/run/workspacerun.h"
 #include "findchild.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -23,8 +23,8 @@
 #include "charts/livebestchart.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/run/workspacerun.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>

@@ -11,8 +11,8 @@
 // file are real.
 
 #include "core/server/serverprofile.h"
-#include "remote/practiceserver.h"
-#include "remote/shellquote.h"
+#include "remote/hosts/practiceserver.h"
+#include "remote/hosts/shellquote.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -5,9 +5,9 @@
 #include "core/diagnosis/diagnoser.h"
 #include "core/host/hostprobemerge.h"
 #include "fakehosttree.h"
-#include "remote/agentclient.h"
-#include "remote/jobwaiter.h"
-#include "remote/sshtransport.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QCryptographicHash>

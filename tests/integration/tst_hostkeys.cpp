@@ -4,8 +4,8 @@
 // (SshdFixture) and a realistic HOME (SshHome: a config with comments, Host * StrictHostKeyChecking
 // no / accept-new, Include; known_hosts with hashed names, patterns, @revoked and @cert-authority lines).
 // A changed or revoked key is refused with the fix; "no" / "accept-new" never make it acceptable.
-#include "remote/jobwaiter.h"
-#include "remote/sshtransport.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 #include "sshhome.h"
 

@@ -8,8 +8,8 @@
 #include "core/diagnosis/logreader.h"
 #include "core/diagnosis/ruleset.h"
 #include "fakesglanghost.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -10,14 +10,15 @@
 #include "clirun.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/push/pushproof.h"
+#include "core/run/workspace.h"
 #include "fakeserverhost.h"
-#include "remote/agentclient.h"
-#include "remote/hostcalls.h"
-#include "remote/jobwaiter.h"
-#include "remote/pushflow.h"
-#include "remote/servercontrol.h"
-#include "remote/sshtransport.h"
-#include "remote/tuneflow.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/flows/pushflow.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/tuneflow.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>
@@ -98,6 +99,36 @@ private slots:
     void cleanupTestCase() {
         m_host.stopServer();
         m_sshd.stop();
+    }
+
+    // Issue 18: `tune --follow` keeps the run in the local workspace, the folder the app's Tune page
+    // keeps its runs in (Workspace::defaultLocation()), so the Results page and `report` open it. First:
+    // the log still names the missing config (the push below fixes it).
+    void cliTuneFollowKeepsTheRun() {
+        const QString data = m_home.path() + u"/xdg-data"_s;
+        qputenv("XDG_DATA_HOME", data.toUtf8());
+        const QString workspace = data + u"/moetune/moetune/workspace"_s;
+        const CliResult r =
+            cli(QStringList{u"tune"_s} + hostArgs() +
+                QStringList{u"--from-log"_s, m_host.log(), u"--backend"_s, u"synthetic"_s, u"--batch-sizes"_s,
+                            u"1,16"_s, u"--follow"_s, u"--format"_s, u"json"_s});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + QString::fromUtf8(r.out)));
+        const QString runId = r.json().value("run_id"_L1).toString();
+        QVERIFY(!runId.isEmpty());
+        const QString folder = workspace + u'/' + runId;
+        QVERIFY2(r.err.contains(u"Kept in "_s + folder), qPrintable(r.err));
+        QString error;
+        const auto ws = Workspace::open(workspace, &error);
+        QVERIFY2(ws, qPrintable(error));
+        const WorkspaceRun *kept = ws->run(runId);
+        QVERIFY2(kept, qPrintable(folder));
+        QCOMPARE(kept->spec.value("K"_L1).toInt(), 2048);
+        QVERIFY(kept->hostFacts.has_value());
+        QCOMPARE(kept->result.perBatch.size(), 2);
+        QVERIFY(kept->result.simulated);
+        // The folder is a run `report` reads.
+        const CliResult report = cli({u"report"_s, folder});
+        QVERIFY2(report.exitCode == 0, qPrintable(report.err));
     }
 
     void cliTunePushRestartUndo() {

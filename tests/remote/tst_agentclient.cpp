@@ -3,10 +3,10 @@
 // AgentClient against a REAL sshd (SshdFixture) and this machine: several clients deploying the agent to
 // one host at the same moment, and an agent that speaks another protocol version.
 #include "core/job/tunespec.h"
-#include "remote/agentclient.h"
-#include "remote/jobwaiter.h"
-#include "remote/localtransport.h"
-#include "remote/sshtransport.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/localtransport.h"
+#include "remote/transport/sshtransport.h"
 #include "sshdfixture.h"
 
 #include <QCryptographicHash>

@@ -5,9 +5,9 @@
 // and through HostSessionSync as the CLI uses it.
 #include "core/diagnosis/diagnoser.h"
 #include "fakesglanghost.h"
-#include "remote/hostsession.h"
-#include "remote/hostsessionsync.h"
-#include "remote/hoststore.h"
+#include "remote/flows/hostsession.h"
+#include "remote/flows/hostsessionsync.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QSignalSpy>
 #include <QTest>

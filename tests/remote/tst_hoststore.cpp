@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "remote/hoststore.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QDir>
 #include <QFile>

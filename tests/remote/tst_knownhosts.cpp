@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // known_hosts lines read as OpenSSH reads them (KnownHostsEntry, KnownHosts): markers, malformed lines,
 // patterns, negations, "[host]:port", and hashed names checked against what ssh-keygen -H writes.
-#include "remote/knownhosts.h"
+#include "remote/hosts/knownhosts.h"
 #include "sshdfixture.h"
 #include "sshhome.h"
 

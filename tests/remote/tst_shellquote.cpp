@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // shellQuote is checked against a real /bin/sh: whatever the word, the shell must see it unchanged.
-#include "remote/shellquote.h"
+#include "remote/hosts/shellquote.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -11,12 +11,12 @@
 #include "core/push/pushtarget.h"
 #include "core/run/runprogress.h"
 #include "core/server/serverprofile.h"
-#include "remote/agentclient.h"
-#include "remote/hostcalls.h"
-#include "remote/hostconfig.h"
-#include "remote/hoststore.h"
-#include "remote/localtransport.h"
-#include "remote/serverprofilesuggestion.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/hosts/hostconfig.h"
+#include "remote/hosts/hoststore.h"
+#include "remote/hosts/serverprofilesuggestion.h"
+#include "remote/transport/localtransport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

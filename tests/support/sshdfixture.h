@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "remote/sshoptions.h"
+#include "remote/hosts/sshoptions.h"
 
 #include <QProcess>
 #include <QString>

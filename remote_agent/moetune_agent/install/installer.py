@@ -46,7 +46,7 @@ TEST_DOUBLE_MARKER = ".moetune-test-double"
 TEST_DOUBLE_TEXT = (b"moetune test double: this folder tree is a test fixture's fake server; "
                     b"simulated results may be installed into it\n")
 # The app's practice server (a sandbox host the user creates in one click) is the same kind of double, made by
-# the app in a fresh folder of its own data folder (src/remote/practiceserver.cpp writes these bytes): its own
+# the app in a fresh folder of its own data folder (src/remote/hosts/practiceserver.cpp writes these bytes): its own
 # fake SGLang tree, config folders and log, which no real server reads.
 PRACTICE_DOUBLE_TEXT = (b"moetune practice server (sandbox): this folder tree is a practice double of an inference "
                         b"server, made by the moetune app in its own data folder; simulated results may be "

@@ -339,7 +339,7 @@ bool DiagnosePage::openFile(const QString &path) {
 }
 
 bool DiagnosePage::openFileFrom(const QString &path, const QString &hostAlias, const QString &hostLabel,
-                                const std::optional<HostProbe> &probe) {
+                                const std::optional<HostProbe> &probe, const Diagnosis *ready) {
     const QFileInfo info(path);
     if (!info.exists()) {
         showError(tr("Cannot open %1: there is no such file.").arg(path));
@@ -388,7 +388,18 @@ bool DiagnosePage::openFileFrom(const QString &path, const QString &hostAlias, c
     }
     updateSourceLabel();
     emit fileOpened(m_filePath);
-    diagnoseNow();
+    if (!ready) {
+        diagnoseNow();
+        return true;
+    }
+    // The host session's Diagnose host flow diagnosed it already: its result, as a job of this input.
+    m_debounce.stop();
+    m_jobs->cancel();
+    m_jobClock.start();
+    m_jobSerial = m_inputSerial;
+    m_jobSource = sourceText();
+    m_jobHost = m_hostAlias;
+    onResult(Result{*ready, {}, true});
     return true;
 }
 
@@ -441,6 +452,11 @@ void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel
 bool DiagnosePage::openFetchedLog(const QString &path, const QString &hostAlias, const QString &hostLabel,
                                   const HostProbe &probe) {
     return openFileFrom(path, hostAlias, hostLabel, probe);
+}
+
+bool DiagnosePage::openHostDiagnosis(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                                     const HostProbe &probe, const Diagnosis &diagnosis) {
+    return openFileFrom(path, hostAlias, hostLabel, probe, &diagnosis);
 }
 
 void DiagnosePage::beginFollow(const QString &hostAlias, const QString &hostLabel,
@@ -628,8 +644,9 @@ void DiagnosePage::onResult(const Result &result) {
         return;
     }
     // A log from a host: what the probe knows goes into the findings (confirmed folders, served model).
-    Diagnosis diagnosis =
-        m_hostProbe ? mergeHostProbe(result.diagnosis, *m_hostProbe, m_hostLabel) : result.diagnosis;
+    Diagnosis diagnosis = m_hostProbe && !result.merged
+                              ? mergeHostProbe(result.diagnosis, *m_hostProbe, m_hostLabel)
+                              : result.diagnosis;
     diagnosis.host = m_jobHost;
     const qint64 ms = m_jobClock.elapsed();
     QString previousId;

@@ -58,6 +58,11 @@ public:
     // with the host's probe merged; the diagnosis carries the alias.
     bool openFetchedLog(const QString &path, const QString &hostAlias, const QString &hostLabel,
                         const HostProbe &probe);
+    // A host's log with its diagnosis made by the host session's Diagnose host flow (the probe merged):
+    // shown as is, not diagnosed again.
+    bool openHostDiagnosis(const QString &path, const QString &hostAlias, const QString &hostLabel,
+                           const HostProbe &probe, const Diagnosis &diagnosis);
+    const Diagnoser &diagnoser() const { return m_diagnoser; }
     // Follow Live of a host: the log view is emptied and shows the lines as they come.
     void beginFollow(const QString &hostAlias, const QString &hostLabel,
                      const std::optional<HostProbe> &probe);
@@ -125,9 +130,10 @@ private:
     struct Result {
         Diagnosis diagnosis;
         QString error;
+        bool merged = false; // the host's probe is in already
     };
     bool openFileFrom(const QString &path, const QString &hostAlias, const QString &hostLabel,
-                      const std::optional<HostProbe> &probe);
+                      const std::optional<HostProbe> &probe, const Diagnosis *ready = nullptr);
     void holdRestBriefly();
     void setupViews();
     void setupActions();

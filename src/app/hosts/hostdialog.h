@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "remote/hostconfig.h"
+#include "remote/hosts/hostconfig.h"
 
 #include <QDialog>
 #include <QStringList>

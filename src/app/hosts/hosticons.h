@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "remote/transport.h"
+#include "remote/transport/transport.h"
 
 #include <QColor>
 #include <QIcon>

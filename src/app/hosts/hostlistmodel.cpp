@@ -3,7 +3,7 @@
 #include "app/hosts/hostlistmodel.h"
 
 #include "app/hosts/hosticons.h"
-#include "remote/hoststore.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QHash>
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "remote/hostconfig.h"
-#include "remote/transport.h"
+#include "remote/hosts/hostconfig.h"
+#include "remote/transport/transport.h"
 
 #include <QAbstractTableModel>
 #include <QList>

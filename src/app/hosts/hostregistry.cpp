@@ -3,9 +3,9 @@
 #include "app/hosts/hostregistry.h"
 
 #include "app/hosts/hostlistmodel.h"
-#include "remote/agentclient.h"
-#include "remote/hostsession.h"
-#include "remote/hoststore.h"
+#include "remote/agent/agentclient.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/hoststore.h"
 
 #include <QSettings>
 

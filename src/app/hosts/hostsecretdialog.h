@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "remote/sshtransport.h"
+#include "remote/transport/sshtransport.h"
 
 #include <QDialog>
 #include <QList>

@@ -10,9 +10,9 @@
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/serverprofiledialog.h"
 #include "app/widgets/banner.h"
-#include "remote/hostsession.h"
-#include "remote/practiceserver.h"
-#include "remote/serverprofilesuggestion.h"
+#include "remote/flows/hostsession.h"
+#include "remote/hosts/practiceserver.h"
+#include "remote/hosts/serverprofilesuggestion.h"
 
 #include "ui_hostspage.h"
 
@@ -154,7 +154,7 @@ void HostsPage::wireConnection(const QString &alias, HostSession *c) {
                 if (flow == HostSession::Flow::Probe) {
                     m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
                     showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
-                } else if (flow == HostSession::Flow::FetchLog) {
+                } else if (flow == HostSession::Flow::FetchLog || flow == HostSession::Flow::DiagnoseHost) {
                     if (m_fetching == alias)
                         m_fetching.clear();
                     m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
@@ -172,6 +172,16 @@ void HostsPage::wireConnection(const QString &alias, HostSession *c) {
     });
     connect(c, &HostSession::logFetched, this,
             [this, alias](JobId, const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
+    connect(c, &HostSession::hostDiagnosed, this, [this, alias](JobId, const Diagnosis &d) {
+        // The facts merged into d: the session's fresh probe (empty ones, named, when it failed).
+        const HostSession *s = connection(alias);
+        HostProbe facts;
+        if (s && s->lastProbe())
+            facts = *s->lastProbe();
+        else
+            facts.hostName = labelFor(alias);
+        onLogFetched(alias, m_fetchFile, facts, d);
+    });
     connect(c, &HostSession::followLines, this, [this, alias](JobId, const QStringList &lines) {
         if (m_following != alias)
             return;
@@ -387,7 +397,9 @@ void HostsPage::diagnoseHost() {
     if (!c)
         return;
     QString error;
-    if (!c->fetchLog(qint64(m_ui->fetchSizeSpin->value()) << 20, fetchFilePath(alias), &error)) {
+    m_fetchFile = fetchFilePath(alias);
+    if (!c->diagnoseHost(qint64(m_ui->fetchSizeSpin->value()) << 20, m_fetchFile,
+                         m_diagnoser ? m_diagnoser() : Diagnoser(), &error)) {
         showHostMessage(alias, int(Banner::Kind::Error), error);
         return;
     }
@@ -406,7 +418,8 @@ void HostsPage::cancelFetch() {
         c->cancelFetch();
 }
 
-void HostsPage::onLogFetched(const QString &alias, const QString &path, const HostProbe &probe) {
+void HostsPage::onLogFetched(const QString &alias, const QString &path, const HostProbe &probe,
+                             const std::optional<Diagnosis> &diagnosis) {
     if (m_fetching == alias)
         m_fetching.clear();
     m_model->setBusy(alias, false);
@@ -415,7 +428,9 @@ void HostsPage::onLogFetched(const QString &alias, const QString &path, const Ho
                     tr("Fetched %1 of %2's log to %3; its diagnosis is in the Diagnose page.")
                         .arg(QLocale().formattedDataSize(QFileInfo(path).size()), labelFor(alias),
                              QDir::toNativeSeparators(path)));
+    m_fetchedDiagnosis = diagnosis;
     emit logFetched(alias, path, probe);
+    m_fetchedDiagnosis.reset();
 }
 
 void HostsPage::setFollowing(bool follow) {

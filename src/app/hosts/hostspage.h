@@ -2,16 +2,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diagnosis/diagnoser.h"
+#include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobe.h"
 #include "core/job/tunespec.h"
-#include "remote/hostconfig.h"
-#include "remote/transport.h"
+#include "remote/hosts/hostconfig.h"
+#include "remote/transport/transport.h"
 
 #include <QHash>
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 namespace Ui {
 class HostsPage;
@@ -52,7 +56,12 @@ public:
     void connectHost();
     void disconnectHost();
     void probeHost();
+    // "Diagnose host": the session's diagnoseHost flow (fetch + fresh probe + diagnosis with the probe
+    // merged, as `moetune-cli diagnose --host`), with the rules the Diagnose page uses (setDiagnoser).
     void diagnoseHost();
+    void setDiagnoser(std::function<Diagnoser()> diagnoser) { m_diagnoser = std::move(diagnoser); }
+    // While logFetched() is emitted: the host diagnosis of that log (nullopt for a plain fetch).
+    const std::optional<Diagnosis> &fetchedDiagnosis() const { return m_fetchedDiagnosis; }
     void setFollowing(bool follow);
     void stopFollowing();
     QString followingAlias() const { return m_following; }
@@ -90,7 +99,8 @@ private:
     void onSecretRequested(const QString &alias, int kind, const QStringList &prompts,
                            const QString &instruction);
     void onProbed(const QString &alias, const HostProbe &probe);
-    void onLogFetched(const QString &alias, const QString &path, const HostProbe &probe);
+    void onLogFetched(const QString &alias, const QString &path, const HostProbe &probe,
+                      const std::optional<Diagnosis> &diagnosis = std::nullopt);
     QString fetchFilePath(const QString &alias) const;
     QString labelFor(const QString &alias) const;
     HostSession *connection(const QString &alias) const;
@@ -108,7 +118,10 @@ private:
     QString m_following; // alias whose log streams out of this page
     QStringList m_followBuffer;
     QTimer m_followFlush;
-    QString m_fetching; // alias whose log is being fetched
+    QString m_fetching;  // alias whose log is being fetched
+    QString m_fetchFile; // where it goes
+    std::function<Diagnoser()> m_diagnoser;
+    std::optional<Diagnosis> m_fetchedDiagnosis;
 };
 
 } // namespace moetune

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/tune/agentsentence.h"
 
-#include "remote/pushflow.h"
+#include "remote/flows/pushflow.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

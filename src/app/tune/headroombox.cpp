@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/tune/headroombox.h"
 
-#include "remote/headroomflow.h"
-#include "remote/hostcalls.h"
+#include "remote/flows/headroomflow.h"
+#include "remote/flows/hostcalls.h"
 #include "ui_headroombox.h"
 
 #include <QHeaderView>

@@ -5,8 +5,8 @@
 #include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobe.h"
 #include "core/serving/servingcomparison.h"
-#include "remote/pushflow.h"
-#include "remote/servingflow.h"
+#include "remote/flows/pushflow.h"
+#include "remote/flows/servingflow.h"
 
 #include <QGroupBox>
 #include <QPointer>

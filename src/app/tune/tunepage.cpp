@@ -13,11 +13,13 @@
 #include "core/moe/moemodelcatalog.h"
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
-#include "remote/hostcalls.h"
-#include "remote/hostsession.h"
-#include "remote/servercontrol.h"
-#include "remote/serverprofilesuggestion.h"
-#include "remote/tuneflow.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/hostflows.h"
+#include "remote/flows/hostsession.h"
+#include "remote/flows/runkeeper.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/tuneflow.h"
+#include "remote/hosts/serverprofilesuggestion.h"
 #include "ui_tunepage.h"
 
 #include <QDir>
@@ -376,12 +378,16 @@ bool TunePage::ensureFlows() {
         if (m_flows)
             m_flows->deleteLater();
         m_session = session;
-        m_flows = new QObject(this);
-        m_calls = new HostCalls(session->transport(), session->agent(), m_flows);
-        m_tune = new TuneFlow(m_calls, m_flows);
         const auto host = m_registry->host(alias);
-        m_server = new ServerControl(m_calls, host ? host->serverProfile : ServerProfile{}, m_flows);
-        m_push = new PushFlow(m_calls, m_server, m_registry->displayName(alias), m_flows);
+        m_flows = new HostFlows(session, host ? host->serverProfile : ServerProfile{},
+                                m_registry->displayName(alias), this);
+        m_calls = m_flows->calls();
+        m_tune = m_flows->tune();
+        m_server = m_flows->server();
+        m_push = m_flows->push();
+        if (!m_runFolder.isEmpty()) // a run followed again keeps its folder
+            m_flows->runKeeper()->resume(m_runFolder);
+        connect(m_flows->runKeeper(), &RunKeeper::problem, this, &TunePage::appendOutput);
         connect(m_calls, &HostCalls::commandStarted, this,
                 [this](const QString &c) { appendOutput(u"$ "_s + c); });
         connect(m_calls, &HostCalls::commandOutput, this,
@@ -399,9 +405,7 @@ bool TunePage::ensureFlows() {
             setBusy(why);
         });
         connect(m_tune, &TuneFlow::runEvent, this, [this](const QJsonObject &e) {
-            // already applied to m_progress by the flow; the chart, the table and the run folder follow
-            if (!m_runFolder.isEmpty())
-                m_pendingEvents += QJsonDocument(e).toJson(QJsonDocument::Compact) + '\n';
+            // already applied to m_progress by the flow and kept by its RunKeeper; the chart and table follow
             AgentEvent ev;
             ev.type = e.value("type"_L1).toString();
             ev.object = e;
@@ -834,17 +838,10 @@ void TunePage::onEditProfile() {
 }
 
 void TunePage::beginRunFolder(const QString &runId) {
-    m_pendingEvents.clear();
     m_runFolder.clear();
     m_ui->resultsButton->setEnabled(false);
     QString error;
-    if (!QFileInfo::exists(QDir(m_workspacePath).filePath(u"workspace.json"_s)) &&
-        !Workspace::create(m_workspacePath, tr("My runs"), &error)) {
-        appendOutput(tr("This run is not kept locally: %1").arg(error));
-        return;
-    }
     WorkspaceRun run;
-    run.dir = QDir(m_workspacePath).filePath(runId);
     run.runId = runId;
     run.host = m_ui->hostCombo->currentText();
     run.source = tr("Tune page, followed from %1").arg(m_ui->hostCombo->currentText());
@@ -856,22 +853,18 @@ void TunePage::beginRunFolder(const QString &runId) {
     // The headroom check of this very job, when one ran before the tune (the report shows it).
     if (m_headroom->result() && m_headroom->resultSpec().toJson() == run.spec)
         run.headroom = m_headroom->result()->toJson();
-    QFile::remove(QDir(run.dir).filePath(u"events.jsonl"_s));
-    if (!run.save(&error)) {
+    if (!m_flows->runKeeper()->begin(m_workspacePath, run, &error, tr("My runs"))) {
         appendOutput(tr("This run is not kept locally: %1").arg(error));
         return;
     }
-    m_runFolder = run.dir;
+    m_runFolder = m_flows->runKeeper()->runFolder();
     m_ui->resultsButton->setEnabled(true);
 }
 
 void TunePage::flushRunEvents() {
-    if (m_pendingEvents.isEmpty() || m_runFolder.isEmpty())
-        return;
     QString error;
-    if (!WorkspaceRun::appendEvents(m_runFolder, m_pendingEvents, &error))
-        appendOutput(tr("Could not keep the run's events in %1: %2").arg(m_runFolder, error));
-    m_pendingEvents.clear();
+    if (m_flows && !m_flows->runKeeper()->flush(&error))
+        appendOutput(error);
 }
 
 void TunePage::saveRunPart(const QString &file, const QJsonObject &json) {

@@ -7,7 +7,7 @@
 #include "core/job/tunespec.h"
 #include "core/job/tuningtarget.h"
 #include "core/run/runprogress.h"
-#include "remote/pushflow.h"
+#include "remote/flows/pushflow.h"
 
 #include <QJsonObject>
 #include <QPointer>
@@ -25,6 +25,7 @@ namespace moetune {
 class HeadroomBox;
 class HostCalls;
 class HostRegistry;
+class HostFlows;
 class HostSession;
 class LiveBestChart;
 class ServerControl;
@@ -115,7 +116,7 @@ private:
     std::unique_ptr<Ui::TunePage> m_ui;
     HostRegistry *m_registry;
     QPointer<HostSession> m_session;
-    QPointer<QObject> m_flows; // parent of the flow objects below
+    QPointer<HostFlows> m_flows; // the session's flows (remote/hostflows.h); the pointers below are its
     QPointer<HostCalls> m_calls;
     QPointer<TuneFlow> m_tune;
     QPointer<ServerControl> m_server;
@@ -140,7 +141,6 @@ private:
     QString m_pendingRun; // openRun() before the runs were listed
     QString m_workspacePath;
     QString m_runFolder;
-    QByteArray m_pendingEvents; // event lines not yet appended to the run folder's events.jsonl
 };
 
 } // namespace moetune

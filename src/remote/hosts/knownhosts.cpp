@@ -1,0 +1,120 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "remote/hosts/knownhosts.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+KnownHosts::KnownHosts(QStringList files)
+    : m_files(std::move(files)) {}
+
+QStringList KnownHosts::defaultFiles(const QString &userFile) {
+    const QString ssh = QDir::homePath() + u"/.ssh/"_s;
+    QStringList files = userFile.isEmpty() ? QStringList{ssh + u"known_hosts"_s, ssh + u"known_hosts2"_s}
+                                           : QStringList{userFile};
+    files << u"/etc/ssh/ssh_known_hosts"_s << u"/etc/ssh/ssh_known_hosts2"_s;
+    return files;
+}
+
+HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray &keyBlob) const {
+    HostKeyVerdict v;
+    const QByteArray name = KnownHostsEntry::lookupName(host, port);
+    const QByteArray type = KnownHostsEntry::blobKeyType(keyBlob);
+    QList<HostKeyVerdict::Where> sameType, otherType, revoked;
+    bool known = false;
+    for (const QString &path : m_files) {
+        QFile f(path);
+        if (!f.exists())
+            continue;
+        if (!f.open(QIODevice::ReadOnly)) {
+            v.status = HostKeyVerdict::Status::Error;
+            v.error = u"cannot read %1: %2"_s.arg(path, f.errorString());
+            return v;
+        }
+        int lineNo = 0;
+        while (!f.atEnd()) {
+            const QByteArray text = f.readLine(1 << 20);
+            ++lineNo;
+            const auto e = KnownHostsEntry::parse(text);
+            if (!e || !e->matches(name))
+                continue; // malformed lines are skipped, as ssh does
+            const HostKeyVerdict::Where at{path, lineNo};
+            switch (e->marker) {
+            case KnownHostsEntry::Marker::Revoked:
+                if (e->key == keyBlob)
+                    revoked.append(at);
+                break;
+            case KnownHostsEntry::Marker::CertAuthority:
+                v.certAuthorities.append(at);
+                break;
+            case KnownHostsEntry::Marker::None:
+                if (e->key == keyBlob)
+                    known = true;
+                else if (e->keyType == type)
+                    sameType.append(at);
+                else
+                    otherType.append(at);
+                break;
+            }
+        }
+    }
+    // Revocation wins over any plain line for the same key (ssh refuses it too).
+    if (!revoked.isEmpty()) {
+        v.status = HostKeyVerdict::Status::Revoked;
+        v.lines = revoked;
+    } else if (known) {
+        v.status = HostKeyVerdict::Status::Known;
+    } else if (!sameType.isEmpty()) {
+        v.status = HostKeyVerdict::Status::Changed;
+        v.lines = sameType;
+    } else if (!otherType.isEmpty()) {
+        v.status = HostKeyVerdict::Status::OtherType;
+        v.lines = otherType;
+    }
+    return v;
+}
+
+bool KnownHosts::add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const {
+    if (m_files.isEmpty()) {
+        *error = u"no known_hosts file to write"_s;
+        return false;
+    }
+    const QString path = m_files.first();
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QFileInfo::exists(dir) && ::mkdir(QFile::encodeName(dir).constData(), 0700) != 0) {
+        *error = u"cannot create %1: %2"_s.arg(dir, QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *error = u"cannot write %1: %2"_s.arg(path, QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    QByteArray line;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+        char last = '\n'; // O_RDWR: pread needs read access
+        if (::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+            line += '\n'; // a last line without its newline must not swallow ours
+    }
+    line += KnownHostsEntry::lookupName(host, port) + ' ' + KnownHostsEntry::blobKeyType(keyBlob) + ' ' +
+            keyBlob.toBase64() + '\n';
+    const bool ok = ::write(fd, line.constData(), size_t(line.size())) == line.size();
+    if (!ok)
+        *error = u"cannot write %1: %2"_s.arg(path, QString::fromLocal8Bit(strerror(errno)));
+    ::close(fd);
+    return ok;
+}
+
+} // namespace moetune

@@ -1,0 +1,53 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "remote/hosts/knownhostsentry.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace moetune {
+
+// The verdict on a host key, decided by moetune itself from the known_hosts files (never by libssh's
+// check, which StrictHostKeyChecking in ~/.ssh/config can turn into "OK" for a changed key).
+struct HostKeyVerdict {
+    enum class Status {
+        Known,     // a plain line for this host holds exactly this key
+        Unknown,   // no line for this host: ask the user
+        Changed,   // lines for this host hold another key of the same type: refuse
+        OtherType, // lines for this host hold keys of other types only: refuse (as before)
+        Revoked,   // an @revoked line for this host holds this key: refuse, whatever else is listed
+        Error,     // a known_hosts file exists but cannot be read
+    };
+    struct Where {
+        QString file;
+        int line = 0;
+    };
+    Status status = Status::Unknown;
+    QList<Where> lines;           // the lines behind the verdict (Changed, OtherType, Revoked)
+    QList<Where> certAuthorities; // @cert-authority lines for this host (host certificates: unsupported)
+    QString error;                // Error: which file and why
+};
+
+// OpenSSH's known_hosts files, read the way ssh reads them: plain and hashed (|1|salt|hash) names,
+// "[host]:port", comma lists, * and ? patterns, !negations, @revoked and @cert-authority markers.
+class KnownHosts {
+public:
+    // files: the user's file(s) first (the first one is written by add()), then the global ones.
+    explicit KnownHosts(QStringList files);
+
+    HostKeyVerdict check(const QString &host, int port, const QByteArray &keyBlob) const;
+    // Appends "name keytype base64" to the first file (creating it and its folder, mode 0600 / 0700).
+    bool add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const;
+
+    const QStringList &files() const { return m_files; }
+    // The files ssh reads by default: ~/.ssh/known_hosts{,2} (or userFile), /etc/ssh/ssh_known_hosts{,2}.
+    static QStringList defaultFiles(const QString &userFile = {});
+
+private:
+    QStringList m_files;
+};
+
+} // namespace moetune

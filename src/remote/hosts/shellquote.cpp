@@ -1,0 +1,41 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "remote/hosts/shellquote.h"
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+QString shellQuote(QStringView word) {
+    QString out;
+    out.reserve(word.size() + 2);
+    out += u'\'';
+    for (QChar c : word) {
+        if (c == u'\'')
+            out += u"'\\''"_s; // close, escaped quote, reopen: the only character single quotes cannot hold
+        else
+            out += c;
+    }
+    out += u'\'';
+    return out;
+}
+
+QString shellQuotePath(QStringView path) {
+    if (path == u"~")
+        return u"\"$HOME\""_s;
+    if (path.startsWith(u"~/")) {
+        const QStringView rest = path.sliced(2);
+        return rest.isEmpty() ? u"\"$HOME\"/"_s : u"\"$HOME\"/"_s + shellQuote(rest);
+    }
+    return shellQuote(path);
+}
+
+QString shellJoin(const QStringList &argv) {
+    QStringList quoted;
+    quoted.reserve(argv.size());
+    for (const QString &a : argv)
+        quoted.append(shellQuote(a));
+    return quoted.join(u' ');
+}
+
+} // namespace moetune
