@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/run/headroomresult.h"
 #include "core/job/tunespec.h"
+#include "core/run/headroomresult.h"
 
 #include <QGroupBox>
 #include <QPointer>

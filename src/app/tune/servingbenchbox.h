@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/diagnosis/diagnosis.h"
-#include "core/serving/servingcomparison.h"
 #include "core/host/hostprobe.h"
+#include "core/serving/servingcomparison.h"
 #include "remote/pushflow.h"
 #include "remote/servingflow.h"
 
