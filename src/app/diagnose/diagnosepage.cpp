@@ -36,8 +36,10 @@
 #include <QKeyEvent>
 #include <QLocale>
 #include <QMenu>
+#include <QTableView>
 #include <QTextBlock>
 #include <QToolButton>
+#include <QTreeView>
 
 using namespace Qt::StringLiterals;
 
