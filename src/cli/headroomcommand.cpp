@@ -77,7 +77,7 @@ int HeadroomCommand::run(const QStringList &args) {
             return FlowExitUsage;
         }
     }
-    bad = spec.validate();
+    bad = checkSpec(name(), spec, src.target);
     if (!bad.isEmpty()) {
         host.fail(bad);
         return FlowExitUsage;

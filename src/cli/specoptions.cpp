@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/specoptions.h"
 
+#include "cli/console.h"
 #include "core/diagnosis/diagnoser.h"
+#include "core/job/jobcheck.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -111,6 +113,13 @@ QString applySpecOverrides(const QCommandLineParser &p, TuneSpec *s) {
     if (p.isSet(u"device-name"_s))
         s->deviceName = p.value(u"device-name"_s);
     return {};
+}
+
+QString checkSpec(const QString &command, const TuneSpec &spec, const std::optional<TuningTarget> &target) {
+    const JobCheck check = JobCheck::check(spec, target);
+    if (const QString warning = check.namesWarning(); !warning.isEmpty())
+        Console::err(u"moetune-cli %1: warning: %2\n"_s.arg(command, warning));
+    return check.firstProblem();
 }
 
 SpecSource readSpecSource(const QCommandLineParser &p) {

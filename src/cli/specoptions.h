@@ -26,5 +26,10 @@ QList<QCommandLineOption> specOptions(const QString &verb);
 SpecSource readSpecSource(const QCommandLineParser &p);
 // Options that override any source; "" or a sentence naming the bad option.
 QString applySpecOverrides(const QCommandLineParser &p, TuneSpec *s);
+// The core's JobCheck of the job, the Tune page's sentences: "" when runnable, else the first problem
+// (a job for another N or E than the log's target is refused, as on the page). File names the server
+// would not read are a warning on stderr ("moetune-cli tune: warning: The server looks for X, not Y"),
+// not a refusal, as on the page.
+QString checkSpec(const QString &command, const TuneSpec &spec, const std::optional<TuningTarget> &target);
 
 } // namespace moetune::cli

@@ -85,7 +85,7 @@ int TuneCommand::run(const QStringList &args) {
         bad = applySpecOverrides(p, &filled);
         spec = filled;
     }
-    bad = spec.validate();
+    bad = checkSpec(name(), spec, src.target);
     if (!bad.isEmpty()) {
         host.fail(bad);
         return FlowExitUsage;

@@ -29,6 +29,7 @@ private:
         env.remove(u"SSH_AUTH_SOCK"_s);
         return moetune::test::runCli(QStringLiteral(MOETUNE_CLI_PATH), args, 180000, env);
     }
+    static QString fallbackLog() { return QFINDTESTDATA("data/sglang-fallback.log"); }
     static QStringList shape() {
         return {u"--framework"_s, u"sglang"_s,    u"--E"_s,           u"128"_s,          u"--N"_s,
                 u"768"_s,         u"--K"_s,       u"2048"_s,          u"--topk"_s,       u"8"_s,
@@ -75,6 +76,22 @@ private slots:
                                                   u"--E"_s,      u"8"_s,     u"--N"_s,         u"64"_s,
                                                   u"--topk"_s,   u"2"_s,     u"--backend"_s,   u"synthetic"_s}
                                    << u"K"_s;
+        // The core's JobCheck, as on the Tune page: a job for another N than the log's target is refused.
+        const QString log = fallbackLog();
+        QTest::newRow("N differs from the log's")
+            << QStringList{u"headroom"_s, u"local"_s, u"--from-log"_s, log,    u"--N"_s,       u"512"_s,
+                           u"--K"_s,      u"7168"_s,  u"--topk"_s,     u"8"_s, u"--backend"_s, u"synthetic"_s}
+            << u"N is 512 but the server wanted N=256"_s;
+        // Other file names are a warning (stderr), printed before a refusal of the same job.
+        QTest::newRow("tune: other dtype warned, no K refused")
+            << QStringList{u"tune"_s,    u"local"_s,     u"--from-log"_s, log,
+                           u"--dtype"_s, u"int8_w8a8"_s, u"--backend"_s,  u"synthetic"_s}
+            << u"moetune-cli tune: warning: The server looks for E=257,N=256,device_name=NVIDIA_H200,"
+               u"dtype=fp8_w8a8,block_shape=[128, 128].json, not E=257,N=256,device_name=NVIDIA_H200,"
+               u"dtype=int8_w8a8,block_shape=[128, 128].json"_s;
+        QTest::newRow("tune: no K refused")
+            << QStringList{u"tune"_s, u"local"_s, u"--from-log"_s, log, u"--backend"_s, u"synthetic"_s}
+            << u"K is unknown"_s;
     }
     void usage() {
         QFETCH(QStringList, args);
@@ -82,6 +99,24 @@ private slots:
         const Run r = cli(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(sentence), qPrintable(r.err));
+    }
+
+    // The job runs with a warning when its file names are not the ones the log's server looks for.
+    void namesWarning() {
+        const Run r = cli({u"headroom"_s, u"local"_s, u"--from-log"_s, fallbackLog(), u"--K"_s, u"7168"_s,
+                           u"--topk"_s, u"8"_s, u"--backend"_s, u"synthetic"_s, u"--batch-sizes"_s, u"1,16"_s,
+                           u"--dtype"_s, u"int8_w8a8"_s});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"moetune-cli headroom: warning: The server looks for "_s),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"it would never read this file."_s), qPrintable(r.err));
+        QVERIFY(QString::fromUtf8(r.out).startsWith(u"SIMULATED: "_s));
+        // The names the server wanted: no warning.
+        const Run same =
+            cli({u"headroom"_s, u"local"_s, u"--from-log"_s, fallbackLog(), u"--K"_s, u"7168"_s, u"--topk"_s,
+                 u"8"_s, u"--backend"_s, u"synthetic"_s, u"--batch-sizes"_s, u"1,16"_s});
+        QVERIFY2(same.exitCode == 0, qPrintable(same.err));
+        QVERIFY2(!same.err.contains(u"warning"_s), qPrintable(same.err));
     }
 };
 

@@ -2,17 +2,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/diagnose/diagnosepage.h"
 
+#include "app/diagnose/diagnoselogpane.h"
 #include "app/diagnose/evidencedelegate.h"
 #include "app/diagnose/evidencemodel.h"
-#include "app/diagnose/findingsfiltermodel.h"
+#include "app/diagnose/findingdetailspane.h"
 #include "app/diagnose/findingsmodel.h"
+#include "app/diagnose/findingspane.h"
 #include "app/diagnose/targetfieldsmodel.h"
 #include "app/widgets/appresources.h"
 #include "app/widgets/banner.h"
 #include "app/widgets/logedit.h"
 #include "app/widgets/logtext.h"
 #include "app/widgets/severitystyle.h"
-#include "app/widgets/wrappingdelegate.h"
 
 #include "core/diagnosis/loglineindex.h"
 #include "core/diagnosis/logsniff.h"
@@ -31,15 +32,15 @@
 #include <QDataStream>
 #include <QFile>
 #include <QFileInfo>
-#include <QHeaderView>
 #include <QIODevice>
 #include <QJsonDocument>
 #include <QKeyEvent>
 #include <QLocale>
 #include <QMenu>
-#include <QScrollBar>
+#include <QTableView>
 #include <QTextBlock>
 #include <QToolButton>
+#include <QTreeView>
 
 using namespace Qt::StringLiterals;
 
@@ -47,14 +48,8 @@ namespace moetune {
 
 namespace {
 
-constexpr Severity severities[3] = {Severity::Error, Severity::Warning, Severity::Info};
-
 QString humanBytes(qint64 bytes) {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
-}
-
-QString htmlParagraphs(const QString &text) {
-    return text.toHtmlEscaped().replace(u"\n"_s, u"<br>"_s);
 }
 
 } // namespace
@@ -64,17 +59,15 @@ DiagnosePage::DiagnosePage(QWidget *parent)
     , m_ui(std::make_unique<Ui::DiagnosePage>())
     , m_jobs(new JobRunner(this))
     , m_findingsModel(new FindingsModel(this))
-    , m_filterModel(new FindingsFilterModel(this))
-    , m_evidenceModel(new EvidenceModel(this))
-    , m_targetModel(new TargetFieldsModel(this))
     , m_windowJobs(new JobRunner(this)) {
     m_ui->setupUi(this);
+    m_log = m_ui->logPane;
+    m_findings = m_ui->findingsPane;
+    m_details = m_ui->detailsPane;
     setObjectName(u"diagnosePage"_s);
     m_jobs->setObjectName(u"diagnosisJobs"_s);
     m_windowJobs->setObjectName(u"logWindowJobs"_s);
     m_findingsModel->setObjectName(u"findingsModel"_s);
-    m_evidenceModel->setObjectName(u"evidenceModel"_s);
-    m_targetModel->setObjectName(u"targetModel"_s);
 
     // User rules are data; a broken file is reported inline and the rest still loads.
     QStringList ruleErrors;
@@ -158,119 +151,38 @@ void DiagnosePage::setupViews() {
     connect(ui.followBanner, &Banner::actionTriggered, this,
             [this] { emit stopFollowRequested(m_hostAlias); });
 
-    ui.progressBar->hide();
-    ui.cancelButton->hide();
-    connect(ui.cancelButton, &QPushButton::clicked, this, &DiagnosePage::cancelDiagnosis);
-    connect(ui.diagnoseButton, &QPushButton::clicked, this, &DiagnosePage::diagnoseNow);
-
-    LogEdit *edit = ui.logEdit;
+    connect(m_log, &DiagnoseLogPane::cancelClicked, this, &DiagnosePage::cancelDiagnosis);
+    connect(m_log, &DiagnoseLogPane::diagnoseClicked, this, &DiagnosePage::diagnoseNow);
+    LogEdit *edit = m_log->edit();
     // Ctrl+F and the arrows work once the page is chosen in the sidebar (MainWindow focuses the page).
     setFocusProxy(edit);
-    // Long lines are cut at the pane's edge unless wrapped: a toggle, remembered with the page's state.
-    auto *wrap = new QToolButton(ui.logPane);
-    wrap->setObjectName(u"wrapButton"_s);
-    wrap->setText(tr("Wrap lines"));
-    wrap->setToolTip(tr("Wrap long log lines at the pane's width instead of cutting them"));
-    wrap->setCheckable(true);
-    ui.logBar->insertWidget(1, wrap);
-    connect(wrap, &QToolButton::toggled, edit, &LogEdit::setWrapLines);
     connect(edit, &LogEdit::textPasted, this, &DiagnosePage::setLogText);
     connect(edit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
     connect(edit, &LogEdit::loaded, this, &DiagnosePage::logLoaded);
     connect(edit, &LogEdit::loaded, this, &DiagnosePage::updateFindingLines);
-    connect(edit, &LogEdit::findRequested, this, &DiagnosePage::showFindBar);
     connect(edit, &LogEdit::clearRequested, this, &DiagnosePage::clearLog);
 
-    // Find in the log: Enter / Shift+Enter, Esc closes.
-    ui.findBar->hide();
-    connect(ui.findEdit, &QLineEdit::returnPressed, this,
-            [this] { runFind(QGuiApplication::keyboardModifiers().testFlag(Qt::ShiftModifier)); });
-    connect(ui.findEdit, &QLineEdit::textEdited, this, [this] {
-        // Searching as one types starts from the top of the current match.
-        QTextCursor c = m_ui->logEdit->textCursor();
-        c.setPosition(c.selectionStart());
-        m_ui->logEdit->setTextCursor(c);
-        runFind(false);
-    });
-    connect(ui.findNextButton, &QToolButton::clicked, this, [this] { runFind(false); });
-    connect(ui.findPreviousButton, &QToolButton::clicked, this, [this] { runFind(true); });
-    connect(ui.findCloseButton, &QToolButton::clicked, this, [this] {
-        m_ui->findBar->hide();
-        m_ui->logEdit->setFocus();
-    });
-    auto *closeFind = new QAction(ui.findBar);
-    closeFind->setShortcut(QKeySequence(Qt::Key_Escape));
-    closeFind->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(closeFind, &QAction::triggered, ui.findCloseButton, &QToolButton::click);
-    ui.findBar->addAction(closeFind);
-
-    // The severity buttons are filters of the list.
-    QToolButton *countButtons[3] = {ui.countError, ui.countWarning, ui.countInfo};
-    for (int i = 0; i < 3; ++i) {
-        QToolButton *b = countButtons[i];
-        b->setIcon(SeverityStyle::icon(severities[i]));
-        b->setIconSize(QSize(14, 14));
-        const Severity severity = severities[i];
-        connect(b, &QToolButton::toggled, this, [this, severity](bool shown) {
-            const int row = currentFindingRow();
-            m_filterModel->setSeverityShown(severity, shown);
-            selectFinding(row);
-        });
-    }
-    ui.staleLabel->hide();
-
-    connect(ui.copyDiagnosisButton, &QPushButton::clicked, m_copyDiagnosisAction, &QAction::trigger);
-    connect(m_copyDiagnosisAction, &QAction::changed, ui.copyDiagnosisButton,
-            [this] { m_ui->copyDiagnosisButton->setEnabled(m_copyDiagnosisAction->isEnabled()); });
-    connect(ui.copyFindingButton, &QPushButton::clicked, m_copyFindingAction, &QAction::trigger);
-    connect(m_copyFindingAction, &QAction::changed, ui.copyFindingButton,
-            [this] { m_ui->copyFindingButton->setEnabled(m_copyFindingAction->isEnabled()); });
-    connect(ui.tuneButton, &QPushButton::clicked, this, &DiagnosePage::requestTune);
-    connect(ui.headroomButton, &QPushButton::clicked, this, [this] {
+    m_findings->setModel(m_findingsModel);
+    connect(m_findings, &FindingsPane::filterChanged, this, &DiagnosePage::selectFinding);
+    connect(m_findings, &FindingsPane::currentRowChanged, this, &DiagnosePage::showFinding);
+    connect(m_findings, &FindingsPane::copyAllClicked, m_copyDiagnosisAction, &QAction::trigger);
+    connect(m_copyDiagnosisAction, &QAction::changed, m_findings,
+            [this] { m_findings->setCopyEnabled(m_copyDiagnosisAction->isEnabled()); });
+    connect(m_details, &FindingDetailsPane::copyClicked, m_copyFindingAction, &QAction::trigger);
+    connect(m_copyFindingAction, &QAction::changed, m_details,
+            [this] { m_details->setCopyEnabled(m_copyFindingAction->isEnabled()); });
+    connect(m_details, &FindingDetailsPane::tuneClicked, this, &DiagnosePage::requestTune);
+    connect(m_details, &FindingDetailsPane::headroomClicked, this, [this] {
         const Finding *f = m_findingsModel->finding(currentFindingRow());
         if (f && f->target && f->target->isTunable())
             emit headroomRequested(diagnosis().host, *f->target);
     });
+    connect(m_details, &FindingDetailsPane::evidenceClicked, this,
+            [this](const Evidence &e) { showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength)); });
 
-    m_filterModel->setSourceModel(m_findingsModel);
-    QTreeView *findings = ui.findingsView;
-    findings->setModel(m_filterModel);
-    findings->header()->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
-    findings->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn, QHeaderView::ResizeToContents);
-    findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::ResizeToContents);
-    // Titles wrap at the column's width (shown whole down to the minimum window size, never elided).
-    findings->setItemDelegate(new WrappingDelegate(findings));
-    connect(findings->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                showFinding(current.isValid() ? m_filterModel->mapToSource(current).row() : -1);
-            });
-
-    ui.detailsBrowser->document()->setDocumentMargin(8);
-    ui.tuneSpecLabel->hide();
-
-    QTableView *target = ui.targetView;
-    target->setModel(m_targetModel);
-    target->horizontalHeader()->setSectionResizeMode(TargetFieldsModel::FieldColumn,
-                                                     QHeaderView::ResizeToContents);
-    target->setTextElideMode(Qt::ElideNone);
-
-    QTableView *evidence = ui.evidenceView;
-    evidence->setModel(m_evidenceModel);
-    evidence->setItemDelegate(new EvidenceDelegate(evidence));
-    evidence->horizontalHeader()->setSectionResizeMode(EvidenceModel::LineColumn,
-                                                       QHeaderView::ResizeToContents);
-    auto jump = [this](const QModelIndex &index) {
-        if (!index.isValid())
-            return;
-        const Evidence &e = m_evidenceModel->evidence().at(index.row());
-        showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength));
-    };
-    connect(evidence, &QTableView::clicked, this, jump);
-    connect(evidence, &QTableView::activated, this, jump);
-
-    for (QAbstractItemView *view :
-         {static_cast<QAbstractItemView *>(findings), static_cast<QAbstractItemView *>(target),
-          static_cast<QAbstractItemView *>(evidence)}) {
+    for (QAbstractItemView *view : {static_cast<QAbstractItemView *>(m_findings->view()),
+                                    static_cast<QAbstractItemView *>(m_details->targetView()),
+                                    static_cast<QAbstractItemView *>(m_details->evidenceView())}) {
         view->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(view, &QWidget::customContextMenuRequested, this,
                 [this, view](const QPoint &pos) { showContextMenu(view, pos); });
@@ -290,7 +202,7 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
     menu->setObjectName(u"contextMenu"_s);
     menu->setAttribute(Qt::WA_DeleteOnClose);
     const Finding *f = m_findingsModel->finding(currentFindingRow());
-    if (view == m_ui->findingsView) {
+    if (view == m_findings->view()) {
         if (!f) {
             delete menu;
             return;
@@ -302,11 +214,13 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
             menu->addAction(tr("&Tune This..."), this, &DiagnosePage::requestTune);
         menu->addSeparator();
         menu->addAction(m_copyDiagnosisAction);
-    } else if (view == m_ui->targetView) {
-        const QModelIndex index = m_ui->targetView->indexAt(pos);
+    } else if (view == m_details->targetView()) {
+        const QModelIndex index = m_details->targetView()->indexAt(pos);
         if (index.isValid()) {
-            const QString value =
-                m_targetModel->index(index.row(), TargetFieldsModel::ValueColumn).data().toString();
+            const QString value = m_details->targetModel()
+                                      ->index(index.row(), TargetFieldsModel::ValueColumn)
+                                      .data()
+                                      .toString();
             menu->addAction(tr("&Copy Value"), this,
                             [value] { QGuiApplication::clipboard()->setText(value); });
         }
@@ -318,10 +232,10 @@ void DiagnosePage::showContextMenu(QWidget *view, const QPoint &pos) {
                             [spec] { QGuiApplication::clipboard()->setText(spec); });
             menu->addAction(tr("&Tune This..."), this, &DiagnosePage::requestTune);
         }
-    } else if (view == m_ui->evidenceView) {
-        const QModelIndex index = m_ui->evidenceView->indexAt(pos);
+    } else if (view == m_details->evidenceView()) {
+        const QModelIndex index = m_details->evidenceView()->indexAt(pos);
         if (index.isValid()) {
-            const Evidence e = m_evidenceModel->evidence().at(index.row());
+            const Evidence e = m_details->evidenceModel()->evidence().at(index.row());
             menu->addAction(tr("&Copy Line"), this, [e] { QGuiApplication::clipboard()->setText(e.text); });
             menu->addAction(tr("&Show in Log"), this,
                             [this, e] { showLogLine(e.line, e.text.mid(e.matchStart, e.matchLength)); });
@@ -378,7 +292,7 @@ bool DiagnosePage::openFileFrom(const QString &path, const QString &hostAlias, c
     if (big)
         m_lineIndex = std::make_shared<LogLineIndex>(m_filePath);
     // The file is read from disk so the line numbers are the file's own; the findings come first.
-    m_ui->logEdit->loadText(displayLogText(QString::fromUtf8(head)), true);
+    m_log->edit()->loadText(displayLogText(QString::fromUtf8(head)), true);
     holdRestBriefly();
     if (big) {
         m_ui->noteBanner->showMessage(Banner::Kind::Info,
@@ -410,18 +324,18 @@ void DiagnosePage::setLogText(const QString &text) {
     m_rawText = text.toUtf8();
     updateSourceLabel();
     diagnoseNow();
-    m_ui->logEdit->loadText(displayLogText(text), isBusy());
+    m_log->edit()->loadText(displayLogText(text), isBusy());
     holdRestBriefly();
 }
 
 void DiagnosePage::holdRestBriefly() {
     // The findings come first: the rest of a big text follows once the worker is done, or soon anyway.
-    if (m_ui->logEdit->isLoading())
-        QTimer::singleShot(300, m_ui->logEdit, &LogEdit::resumeLoading);
+    if (m_log->edit()->isLoading())
+        QTimer::singleShot(300, m_log->edit(), &LogEdit::resumeLoading);
 }
 
 bool DiagnosePage::isLoading() const {
-    return m_ui->logEdit->isLoading();
+    return m_log->edit()->isLoading();
 }
 
 void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel,
@@ -463,7 +377,7 @@ void DiagnosePage::beginFollow(const QString &hostAlias, const QString &hostLabe
                                const std::optional<HostProbe> &probe) {
     beginInput(hostAlias, hostLabel, probe);
     m_following = true;
-    m_ui->logEdit->loadText(QString());
+    m_log->edit()->loadText(QString());
     m_findingsModel->clear();
     m_hasResult = false;
     showFinding(-1);
@@ -477,7 +391,7 @@ void DiagnosePage::beginFollow(const QString &hostAlias, const QString &hostLabe
 void DiagnosePage::appendFollowedLines(const QString &hostAlias, const QStringList &lines) {
     if (!m_following || hostAlias != m_hostAlias || lines.isEmpty())
         return;
-    m_ui->logEdit->appendLines(lines);
+    m_log->edit()->appendLines(lines);
     m_followedLines += lines.size();
     updateFollowBanner();
     m_debounce.start();
@@ -542,7 +456,7 @@ void DiagnosePage::clearLog() {
     m_jobs->cancel();
     beginInput();
     m_ui->summaryBanner->hide();
-    m_ui->logEdit->loadText(QString());
+    m_log->edit()->loadText(QString());
     m_findingsModel->clear();
     m_hasResult = false;
     m_copyDiagnosisAction->setEnabled(false);
@@ -550,7 +464,7 @@ void DiagnosePage::clearLog() {
     updateCounts();
     updateSourceLabel();
     updateStale();
-    m_ui->logEdit->setFocus();
+    m_log->edit()->setFocus();
 }
 
 void DiagnosePage::diagnoseNow() {
@@ -560,7 +474,7 @@ void DiagnosePage::diagnoseNow() {
         startJob(m_filePath, {}, m_preview);
         return;
     }
-    const QByteArray text = m_rawText.isNull() ? m_ui->logEdit->toPlainText().toUtf8() : m_rawText;
+    const QByteArray text = m_rawText.isNull() ? m_log->edit()->toPlainText().toUtf8() : m_rawText;
     if (text.trimmed().isEmpty()) {
         m_jobs->cancel();
         m_findingsModel->clear();
@@ -610,29 +524,21 @@ void DiagnosePage::cancelDiagnosis() {
 
 void DiagnosePage::setBusy(bool busy, bool showProgressNow) {
     if (!busy) {
-        m_ui->logEdit->resumeLoading();
+        m_log->edit()->resumeLoading();
         m_showProgressDelay.stop();
-        m_ui->progressBar->hide();
-        m_ui->cancelButton->hide();
+        m_log->hideProgress();
         return;
     }
     if (showProgressNow) {
         m_showProgressDelay.stop();
-        m_ui->progressBar->setRange(0, 1000);
-        m_ui->progressBar->setValue(0);
-        m_ui->progressBar->show();
-        m_ui->cancelButton->show();
-        m_ui->cancelButton->setEnabled(true);
-    } else if (!m_ui->progressBar->isVisible()) {
+        m_log->showProgress();
+    } else if (!m_log->progressShown()) {
         m_showProgressDelay.start();
     }
 }
 
 void DiagnosePage::onProgress(qint64 done, qint64 total) {
-    if (total > 0)
-        m_ui->progressBar->setValue(int(qBound(qint64(0), done * 1000 / total, qint64(1000))));
-    else
-        m_ui->progressBar->setRange(0, 0);
+    m_log->setProgress(done, total);
 }
 
 void DiagnosePage::onResult(const Result &result) {
@@ -705,19 +611,14 @@ bool DiagnosePage::resultsAreStale() const {
 
 void DiagnosePage::updateStale() {
     const bool stale = resultsAreStale();
-    QLabel *label = m_ui->staleLabel;
-    if (stale) {
-        label->setText(
-            isBusy()
-                ? tr("These findings are of %1, not of the log shown: diagnosing it...").arg(m_resultSource)
-                : tr("These findings are of %1, not of the log shown (its diagnosis was "
-                     "cancelled or failed). Press Ctrl+Return to diagnose the log shown.")
-                      .arg(m_resultSource));
-    }
-    label->setVisible(stale);
+    m_findings->setStale(
+        stale,
+        isBusy() ? tr("These findings are of %1, not of the log shown: diagnosing it...").arg(m_resultSource)
+                 : tr("These findings are of %1, not of the log shown (its diagnosis was "
+                      "cancelled or failed). Press Ctrl+Return to diagnose the log shown.")
+                       .arg(m_resultSource));
     // Dimmed, still readable: they are the last known findings, not this log's.
-    m_ui->findingsView->setEnabled(!stale);
-    m_ui->detailsPane->setEnabled(!stale);
+    m_details->setEnabled(!stale);
     m_ui->summaryBanner->setEnabled(!stale);
 }
 
@@ -734,8 +635,7 @@ bool DiagnosePage::isBusy() const {
 }
 
 QString DiagnosePage::countsText() const {
-    return QStringList{m_ui->countError->text(), m_ui->countWarning->text(), m_ui->countInfo->text()}.join(
-        u", "_s);
+    return m_findings->countsText();
 }
 
 QString DiagnosePage::summaryText() const {
@@ -747,16 +647,7 @@ QString DiagnosePage::errorText() const {
 }
 
 void DiagnosePage::updateCounts() {
-    const Diagnosis &d = m_findingsModel->diagnosis();
-    QToolButton *buttons[3] = {m_ui->countError, m_ui->countWarning, m_ui->countInfo};
-    for (int i = 0; i < 3; ++i) {
-        const int n = d.count(severities[i]);
-        buttons[i]->setText(QString::number(n) + u' ' +
-                            (severities[i] == Severity::Info    ? tr("info")
-                             : severities[i] == Severity::Error ? (n == 1 ? tr("error") : tr("errors"))
-                                                                : (n == 1 ? tr("warning") : tr("warnings"))));
-        buttons[i]->setEnabled(n > 0);
-    }
+    m_findings->updateCounts();
 }
 
 QString DiagnosePage::sourceText() const {
@@ -767,7 +658,7 @@ QString DiagnosePage::sourceText() const {
         text = m_filePath + u"  ("_s + humanBytes(m_fileSize) + u')';
     else if (m_following)
         text = tr("Live log");
-    else if (m_rawText.isEmpty() && m_ui->logEdit->document()->isEmpty())
+    else if (m_rawText.isEmpty() && m_log->edit()->document()->isEmpty())
         text = tr("Paste a log, drop a file, or press Ctrl+O");
     else
         text = tr("Pasted text");
@@ -777,9 +668,7 @@ QString DiagnosePage::sourceText() const {
 }
 
 void DiagnosePage::updateSourceLabel() {
-    const QString text = sourceText();
-    m_ui->sourceLabel->setText(text);
-    m_ui->sourceLabel->setToolTip(text);
+    m_log->setSource(sourceText());
 }
 
 void DiagnosePage::updateFindingLines() {
@@ -792,44 +681,22 @@ void DiagnosePage::updateFindingLines() {
                 lines.insert(e.line, SeverityStyle::color(f.severity));
         }
     }
-    m_ui->logEdit->setFindingLines(lines);
+    m_log->edit()->setFindingLines(lines);
 }
 
 int DiagnosePage::currentFindingRow() const {
-    const QModelIndex current = m_ui->findingsView->currentIndex();
-    return current.isValid() ? m_filterModel->mapToSource(current).row() : -1;
+    return m_findings->currentRow();
 }
 
 void DiagnosePage::selectFinding(int row) {
-    const QModelIndex index = row >= 0 && row < m_findingsModel->rowCount()
-                                  ? m_filterModel->mapFromSource(m_findingsModel->index(row, 0))
-                                  : QModelIndex();
-    if (!index.isValid()) {
-        // Filtered out or gone: the first one shown, else nothing.
-        const QModelIndex first = m_filterModel->index(0, 0);
-        if (first.isValid() && row >= 0) {
-            m_ui->findingsView->selectionModel()->setCurrentIndex(first, QItemSelectionModel::ClearAndSelect |
-                                                                             QItemSelectionModel::Rows);
-            showFinding(m_filterModel->mapToSource(first).row());
-            return;
-        }
-        m_ui->findingsView->setCurrentIndex({});
-        showFinding(-1);
-        return;
-    }
-    m_ui->findingsView->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                                     QItemSelectionModel::Rows);
-    showFinding(row);
+    showFinding(m_findings->selectRow(row));
 }
 
 void DiagnosePage::selectAdjacentFinding(int step) {
-    const int rows = m_filterModel->rowCount();
-    if (rows == 0)
+    const int next = m_findings->adjacentRow(step);
+    if (next < 0)
         return;
-    const QModelIndex current = m_ui->findingsView->currentIndex();
-    const int at = current.isValid() ? current.row() : (step > 0 ? -1 : 0);
-    const int next = ((at + step) % rows + rows) % rows;
-    selectFinding(m_filterModel->mapToSource(m_filterModel->index(next, 0)).row());
+    selectFinding(next);
     // Show where it is: the first evidence line in the log.
     if (const Finding *f = m_findingsModel->finding(currentFindingRow()); f && !f->evidence.isEmpty()) {
         const Evidence &e = f->evidence.first();
@@ -839,68 +706,9 @@ void DiagnosePage::selectAdjacentFinding(int step) {
 
 void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
-    // Another finding opens at its top, not where the last one was scrolled to.
-    if (const QString id = f ? f->id : QString(); id != m_shownFindingId) {
-        m_shownFindingId = id;
-        m_ui->detailsScroll->verticalScrollBar()->setValue(0);
-    }
     m_copyFindingAction->setEnabled(f != nullptr);
-    m_ui->tuneButton->setVisible(f && f->target && f->target->isTunable());
-    m_ui->headroomButton->setVisible(f && f->target && f->target->isTunable());
-    if (!f) {
-        m_ui->detailsTitle->setText(tr("Details"));
-        m_ui->detailsBrowser->setHtml(
-            m_hasResult ? tr("<p style='color:gray'>Select a finding to see what it means and what "
-                             "to do about it.</p>")
-                        : tr("<p style='color:gray'>Paste a server log on the left: its findings "
-                             "appear above, their details here.</p>"));
-        m_targetModel->setTarget(std::nullopt);
-        m_ui->tuneSpecLabel->hide(); // the last finding's next step is not this page's any more
-        m_evidenceModel->setEvidence({});
-        m_ui->targetHeader->setText(tr("Tuning target"));
-        m_ui->evidenceHeader->setText(tr("Evidence"));
-        return;
-    }
-    const QColor color = SeverityStyle::color(f->severity);
-    m_ui->detailsTitle->setText(tr("Details"));
-    QString html;
-    html +=
-        u"<h3 style='margin-top:0; margin-bottom:4px'><span style='color:%1'>%2</span> &nbsp;%3</h3>"_s.arg(
-            color.name(), SeverityStyle::label(f->severity).toHtmlEscaped(), f->title.toHtmlEscaped());
-    QString seen = tr("Seen %n time(s)", nullptr, f->occurrences);
-    if (!f->sources.isEmpty())
-        seen += tr(" on %1").arg(compactSources(f->sources));
-    html += u"<p style='color:gray; margin-top:0'>"_s + seen.toHtmlEscaped() + u" &middot; rule <code>"_s +
-            f->rule.toHtmlEscaped() + u"</code></p>"_s;
-    // What to do first: it is what a person came for; the why follows.
-    if (!f->advice.isEmpty()) {
-        html += u"<table width='100%' cellpadding='8' style='background-color:#eaf3ea; margin-top:2px'>"
-                u"<tr><td><b>What to do</b><br>"_s +
-                htmlParagraphs(f->advice) + u"</td></tr></table>"_s;
-    }
-    if (!f->explanation.isEmpty())
-        html += u"<p><b>Why</b><br>"_s + htmlParagraphs(f->explanation) + u"</p>"_s;
-    m_ui->detailsBrowser->setHtml(html);
-
-    m_targetModel->setTarget(f->target);
-    m_ui->tuneSpecLabel->setVisible(f->target && f->target->isTunable());
-    if (f->target)
-        m_ui->tuneSpecLabel->setText(tuneSpecText(*f->target));
-    m_ui->targetHeader->setText(f->target ? tr("Tuning target: %1").arg(f->target->shapeSummary())
-                                          : tr("Tuning target: none for this finding"));
-    m_ui->tuneButton->setToolTip(
-        m_hostLabel.isEmpty() ? tr("Tune this shape (pick the GPU host on the Tune page)")
-                              : tr("Tune this shape on %1, the host this log came from").arg(m_hostLabel));
-    m_evidenceModel->setEvidence(f->evidence);
-    // A finding of many lines shows its first lines and the latest ones, and says how many are left out.
-    m_ui->evidenceHeader->setText(
-        f->evidenceOmitted > 0
-            ? tr("Evidence: the first %1 and the latest %2 lines; %3 lines between them left out (click one "
-                 "to show it in the log)")
-                  .arg(Finding::headEvidence)
-                  .arg(f->evidence.size() - Finding::headEvidence)
-                  .arg(f->evidenceOmitted)
-            : tr("Evidence (click a line to show it in the log)"));
+    m_details->showFinding(f, m_hasResult, m_hostLabel,
+                           f && f->target ? tuneSpecText(*f->target) : QString());
 }
 
 QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
@@ -926,7 +734,7 @@ void DiagnosePage::requestTune() {
 }
 
 bool DiagnosePage::showLogLine(qint64 line, const QString &expectedText) {
-    LogEdit *edit = m_ui->logEdit;
+    LogEdit *edit = m_log->edit();
     if (line < 1)
         return false;
     qint64 target = line;
@@ -979,7 +787,7 @@ void DiagnosePage::loadWindowAround(qint64 line, const QString &expectedText) {
                                 showError(w.error);
                                 return;
                             }
-                            LogEdit *edit = m_ui->logEdit;
+                            LogEdit *edit = m_log->edit();
                             edit->loadText(displayLogText(QString::fromUtf8(w.bytes)), false, w.firstLine);
                             updateFindingLines();
                             m_ui->noteBanner->showMessage(
@@ -995,7 +803,7 @@ void DiagnosePage::loadWindowAround(qint64 line, const QString &expectedText) {
                             auto jump = [this, serial, line, expectedText] {
                                 if (serial != m_inputSerial)
                                     return;
-                                if (m_ui->logEdit->hasLine(line)) // else the file ends before it: its end
+                                if (m_log->edit()->hasLine(line)) // else the file ends before it: its end
                                     showLogLine(line, expectedText);
                                 emit logWindowLoaded();
                             };
@@ -1007,36 +815,7 @@ void DiagnosePage::loadWindowAround(qint64 line, const QString &expectedText) {
 }
 
 void DiagnosePage::showFindBar() {
-    m_ui->findBar->show();
-    const QString selected = m_ui->logEdit->textCursor().selectedText();
-    if (!selected.isEmpty() && !selected.contains(QChar::ParagraphSeparator))
-        m_ui->findEdit->setText(selected);
-    m_ui->findEdit->setFocus();
-    m_ui->findEdit->selectAll();
-}
-
-void DiagnosePage::runFind(bool backward) {
-    const QString needle = m_ui->findEdit->text();
-    LogEdit *edit = m_ui->logEdit;
-    if (needle.isEmpty()) {
-        m_ui->findStatus->clear();
-        return;
-    }
-    const QTextDocument::FindFlags flags =
-        backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
-    bool found = edit->find(needle, flags);
-    if (!found) {
-        // Wrap around once, like every find bar.
-        QTextCursor c = edit->textCursor();
-        c.movePosition(backward ? QTextCursor::End : QTextCursor::Start);
-        edit->setTextCursor(c);
-        found = edit->find(needle, flags);
-        m_ui->findStatus->setText(found ? tr("wrapped") : tr("not found"));
-    } else {
-        m_ui->findStatus->clear();
-    }
-    if (found)
-        edit->setMarkedLine(edit->cursorLine());
+    m_log->showFindBar();
 }
 
 bool DiagnosePage::copyFindingMarkdown() {
@@ -1057,7 +836,7 @@ QByteArray DiagnosePage::saveState() const {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
     out << quint32(3) << m_ui->mainSplitter->saveState() << m_ui->rightSplitter->saveState()
-        << m_ui->logEdit->wrapsLines();
+        << m_log->edit()->wrapsLines();
     return state;
 }
 

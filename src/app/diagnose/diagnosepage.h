@@ -21,17 +21,20 @@ class DiagnosePage;
 
 namespace moetune {
 
-class EvidenceModel;
-class FindingsFilterModel;
+class DiagnoseLogPane;
+class FindingDetailsPane;
 class FindingsModel;
+class FindingsPane;
 class JobRunner;
 class LogLineIndex;
-class TargetFieldsModel;
 struct TuningTarget;
 
 // Paste or open a server log, see what it says about the MoE kernel configs, and what to do. Knows no
 // other page: a log from a host arrives through openFetchedLog / beginFollow (MainWindow connects the
-// Hosts page), and "Tune this" leaves as tuneRequested.
+// Hosts page), and "Tune this" leaves as tuneRequested. A container (ui/diagnosepage.ui) of the banners
+// and three sub-views: DiagnoseLogPane (the log, its find bar and the diagnosis' progress), FindingsPane
+// (the counts as filters and the list) and FindingDetailsPane (what to do, the target, the evidence);
+// the page owns the input, the diagnosis jobs and the actions.
 class DiagnosePage : public QWidget {
     Q_OBJECT
 public:
@@ -153,7 +156,6 @@ private:
     void updateFollowBanner();
     void updateFindingLines();
     void showError(const QString &text);
-    void runFind(bool backward);
     void loadWindowAround(qint64 line, const QString &expectedText);
     QString tuneSpecText(const TuningTarget &target) const;
     QString sourceText() const;
@@ -162,9 +164,9 @@ private:
     JobRunner *m_jobs;
     Diagnoser m_diagnoser;
     FindingsModel *m_findingsModel;
-    FindingsFilterModel *m_filterModel;
-    EvidenceModel *m_evidenceModel;
-    TargetFieldsModel *m_targetModel;
+    DiagnoseLogPane *m_log;
+    FindingsPane *m_findings;
+    FindingDetailsPane *m_details;
 
     QAction *m_diagnoseAction = nullptr;
     QAction *m_copyFindingAction = nullptr;
@@ -197,7 +199,6 @@ private:
     // A big file: the view holds a window of it; another window is read around a line it lacks.
     std::shared_ptr<LogLineIndex> m_lineIndex;
     JobRunner *m_windowJobs;
-    QString m_shownFindingId; // the details scroll back to the top when another finding is shown
 };
 
 } // namespace moetune

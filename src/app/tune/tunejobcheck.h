@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/job/jobcheck.h"
 #include "core/job/tunespec.h"
 #include "core/job/tuningtarget.h"
 
@@ -13,22 +14,24 @@
 
 namespace moetune {
 
-// The Tune page's checks of a job as typed: one sentence per bad field (naming the field and the fix),
-// and the file names a server would read for it, compared with the ones the server wanted.
+// The Tune page's view of the core's JobCheck (core/job/jobcheck.h, the one validator the CLI uses too):
+// the same sentences and file names, each problem named by the object name of the widget that shows it.
 struct TuneJobCheck {
     struct Problem {
-        QString field; // object name of the widget ("nSpin", ...)
+        QString field; // object name of the widget ("nSpin", ...); "" when no field of the form has it
         QString sentence;
     };
     QList<Problem> problems;
-    QStringList fileNames;  // what the run will write (SGLang up [+ _down], or vLLM)
-    QString fileNamesMatch; // a sentence: matches the wanted names, or how it differs ("" without a target)
+    QStringList fileNames;
+    QString fileNamesMatch;
     bool namesMatch = true;
 
     bool ok() const { return problems.isEmpty(); }
     static TuneJobCheck check(const TuneSpec &spec, const std::optional<TuningTarget> &target);
-    // "1, 2, 4" / "0,1" / "all" as typed.
-    static std::optional<QList<int>> parseList(const QString &text, bool allowAll, QString *error);
+    static QString widgetName(JobCheck::Field field);
+    static std::optional<QList<int>> parseList(const QString &text, bool allowAll, QString *error) {
+        return JobCheck::parseList(text, allowAll, error);
+    }
 };
 
 } // namespace moetune

@@ -7,9 +7,10 @@
 #include "app/tune/agentsentence.h"
 #include "app/tune/headroombox.h"
 #include "app/tune/servingbenchbox.h"
-#include "app/tune/tunebestmodel.h"
-#include "app/tune/tunejobcheck.h"
-#include "charts/livebestchart.h"
+#include "app/tune/tunejobform.h"
+#include "app/tune/tuneliveview.h"
+#include "app/tune/tunepushpanel.h"
+#include "app/tune/tunerunfolder.h"
 #include "core/moe/moemodelcatalog.h"
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
@@ -23,13 +24,7 @@
 #include "ui_tunepage.h"
 
 #include <QDir>
-#include <QFile>
-#include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QMessageBox>
-#include <QSaveFile>
-#include <QScrollArea>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -42,38 +37,23 @@ namespace moetune {
 TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     : QWidget(parent)
     , m_ui(std::make_unique<Ui::TunePage>())
-    , m_registry(registry)
-    , m_bestModel(new TuneBestModel(this))
-    , m_chart(new LiveBestChart(this))
-    , m_headroom(new HeadroomBox(this)) {
+    , m_registry(registry) {
     m_ui->setupUi(this);
-    m_headroom->setObjectName(u"headroomBox"_s);
-    m_ui->headroomHolderLayout->addWidget(m_headroom);
-    connect(m_headroom, &HeadroomBox::checkRequested, this, &TunePage::checkHeadroom);
-    m_workspacePath = Workspace::defaultLocation();
-    m_bestModel->setObjectName(u"tuneBestModel"_s);
-    m_chart->setObjectName(u"liveBestChart"_s);
-    m_ui->chartLayout->addWidget(m_chart);
-    m_ui->bestTable->setModel(m_bestModel);
-    m_ui->bestTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_ui->bestTable->verticalHeader()->hide();
+    m_form = m_ui->jobForm;
+    m_live = m_ui->livePane;
+    m_pushPanel = m_ui->pushPane;
+    m_runFolder = new TuneRunFolder(this);
+    connect(m_runFolder, &TuneRunFolder::problem, this, &TunePage::appendOutput);
+    connect(m_ui->headroomBox, &HeadroomBox::checkRequested, this, &TunePage::checkHeadroom);
     m_ui->splitter->setStretchFactor(0, 0);
     m_ui->splitter->setStretchFactor(1, 1);
-    // The sentences change as one types: each sits in a box of fixed height (scrolling when longer), so
-    // the fields and buttons below never move under the pointer.
-    const int line = m_ui->validationLabel->fontMetrics().lineSpacing();
-    for (auto [label, lines] : {std::pair{m_ui->validationLabel, 4}, std::pair{m_ui->fileNamesLabel, 4}}) {
-        auto *box = new QScrollArea(m_ui->jobPane);
-        box->setObjectName(label->objectName() + u"Box"_s);
-        box->setFrameShape(QFrame::NoFrame);
-        box->setWidgetResizable(true);
-        box->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        box->setFixedHeight(lines * line + 4);
-        label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-        delete m_ui->jobPane->layout()->replaceWidget(label, box);
-        box->setWidget(label);
-    }
-    setupForm();
+    connect(m_form, &TuneJobForm::changed, this, &TunePage::updateChecks);
+    connect(m_form, &TuneJobForm::hostChanged, this, [this] {
+        if (!m_following && m_session && m_session->host().alias != hostAlias())
+            dropFlows();
+        updateProfileLine();
+        updateChecks();
+    });
     setupServingBox();
     // Events may stream at 1000/s: the labels and the table are refreshed at most 10 times a second.
     auto *refresh = new QTimer(this);
@@ -81,7 +61,7 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     connect(refresh, &QTimer::timeout, this, [this] {
         if (m_viewDirty)
             refreshView();
-        flushRunEvents();
+        m_runFolder->flush();
     });
     refresh->start();
     connect(m_ui->preflightButton, &QPushButton::clicked, this, &TunePage::onPreflight);
@@ -90,101 +70,75 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->cancelButton, &QPushButton::clicked, this, &TunePage::onCancel);
     connect(m_ui->refreshRunsButton, &QPushButton::clicked, this, &TunePage::onRefreshRuns);
     connect(m_ui->attachButton, &QPushButton::clicked, this, [this] { onAttach(chosenRun()); });
-    connect(m_ui->pushPreviewButton, &QPushButton::clicked, this, &TunePage::onPreviewPush);
-    connect(m_ui->pushButton, &QPushButton::clicked, this, &TunePage::onPush);
-    connect(m_ui->restartButton, &QPushButton::clicked, this, &TunePage::onRestart);
-    connect(m_ui->undoButton, &QPushButton::clicked, this, &TunePage::onUndo);
-    connect(m_ui->profileButton, &QPushButton::clicked, this, &TunePage::onEditProfile);
-    connect(m_ui->resultsButton, &QPushButton::clicked, this, [this] {
-        flushRunEvents();
-        if (!m_runFolder.isEmpty())
-            emit showResultsRequested(m_workspacePath, QDir(m_runFolder).dirName());
+    connect(m_pushPanel, &TunePushPanel::previewClicked, this, &TunePage::onPreviewPush);
+    connect(m_pushPanel, &TunePushPanel::pushClicked, this, &TunePage::onPush);
+    connect(m_pushPanel, &TunePushPanel::restartClicked, this, &TunePage::onRestart);
+    connect(m_pushPanel, &TunePushPanel::undoClicked, this, &TunePage::onUndo);
+    connect(m_pushPanel, &TunePushPanel::profileClicked, this, &TunePage::onEditProfile);
+    connect(m_live, &TuneLiveView::showResultsClicked, this, [this] {
+        m_runFolder->flush();
+        if (!m_runFolder->folder().isEmpty())
+            emit showResultsRequested(m_runFolder->workspacePath(), m_runFolder->runId());
     });
-    m_ui->resultsButton->setEnabled(false);
     connect(m_ui->runsCombo, &QComboBox::currentIndexChanged, this, [this] {
         // Another run chosen: a preview of the previous one must not be pushed.
         m_preview.reset();
-        m_ui->pushButton->setEnabled(false);
+        m_pushPanel->setPushEnabled(false);
     });
     m_ui->stopServerButton->setEnabled(false);
     m_ui->cancelButton->setEnabled(false);
-    m_ui->pushButton->setEnabled(false);
-    m_ui->runLabel->setText(tr("No run yet: fill in the job, check the GPUs, then start."));
-    m_ui->pushText->setPlaceholderText(
-        tr("Choose a finished run (after a run, or with Runs on host), then Preview push: the exact "
-           "folder the server reads, a diff against the file there, and whether it survives an upgrade."));
 
     connect(m_registry, &HostRegistry::hostsChanged, this, [this] {
-        reloadHosts();
+        m_form->reloadHosts(*m_registry);
         updateProfileLine();
     });
     connect(m_registry, &HostRegistry::connectionDropped, this, [this](const QString &alias) {
         if (m_session && m_session->host().alias == alias)
             dropFlows();
     });
-    reloadHosts();
+    updateChecks();
+    m_form->reloadHosts(*m_registry);
     updateProfileLine();
 }
 
 TunePage::~TunePage() = default;
 
-void TunePage::setupForm() {
-    m_ui->frameworkCombo->addItem(u"SGLang"_s, int(Framework::SGLang));
-    m_ui->frameworkCombo->addItem(u"vLLM"_s, int(Framework::VLLM));
-    m_ui->dtypeCombo->addItem(u"bf16 / fp16"_s, QString());
-    for (const QString &d : ConfigName::knownDtypes())
-        m_ui->dtypeCombo->addItem(d, d);
-    m_ui->strategyCombo->addItems({u"fast"_s, u"exhaustive"_s});
-    m_ui->backendCombo->addItem(tr("auto (server's kernel, else Triton)"), u"auto"_s);
-    m_ui->backendCombo->addItem(u"triton"_s, u"triton"_s);
-    m_ui->backendCombo->addItem(u"server"_s, u"server"_s);
-    m_ui->backendCombo->addItem(tr("synthetic (SIMULATED numbers, a test double for a GPU)"), u"synthetic"_s);
-    QStringList sizes;
-    for (int m : TuneSpec::defaultBatchSizes())
-        sizes.append(QString::number(m));
-    m_ui->batchSizesEdit->setText(sizes.join(u","_s));
-    m_ui->gpusEdit->setText(u"all"_s);
-    m_ui->expertsSpin->setValue(0);
-    const auto changed = [this] { updateChecks(); };
-    for (QSpinBox *s : {m_ui->expertsSpin, m_ui->nSpin, m_ui->kSpin, m_ui->topkSpin, m_ui->budgetSpin})
-        connect(s, &QSpinBox::valueChanged, this, changed);
-    for (QComboBox *c : {m_ui->frameworkCombo, m_ui->dtypeCombo, m_ui->strategyCombo, m_ui->backendCombo})
-        connect(c, &QComboBox::currentIndexChanged, this, changed);
-    for (QLineEdit *e : {m_ui->blockShapeEdit, m_ui->batchSizesEdit, m_ui->gpusEdit})
-        connect(e, &QLineEdit::textChanged, this, changed);
-    for (QCheckBox *b : {m_ui->perChannelCheck, m_ui->upDownCheck})
-        connect(b, &QCheckBox::toggled, this, changed);
-    connect(m_ui->hostCombo, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_following && m_session && m_session->host().alias != hostAlias())
-            dropFlows();
-        updateProfileLine();
-        updateChecks();
-    });
-    updateChecks();
+HeadroomBox *TunePage::headroomBox() const {
+    return m_ui->headroomBox;
 }
 
-void TunePage::reloadHosts() {
-    const QString current = hostAlias();
-    const QSignalBlocker block(m_ui->hostCombo);
-    m_ui->hostCombo->clear();
-    const HostConfig local = m_registry->localHost();
-    m_ui->hostCombo->addItem(local.label(), local.alias);
-    for (const HostConfig &h : m_registry->hosts())
-        m_ui->hostCombo->addItem(m_registry->displayName(h.alias), h.alias);
-    const int i = m_ui->hostCombo->findData(current);
-    m_ui->hostCombo->setCurrentIndex(i >= 0 ? i : 0);
+TuneBestModel *TunePage::bestModel() const {
+    return m_live->bestModel();
+}
+
+LiveBestChart *TunePage::liveChart() const {
+    return m_live->chart();
+}
+
+ServingBenchBox *TunePage::servingBox() const {
+    return m_pushPanel->servingBox();
+}
+
+void TunePage::setWorkspacePath(const QString &path) {
+    m_runFolder->setWorkspacePath(path);
+}
+
+QString TunePage::workspacePath() const {
+    return m_runFolder->workspacePath();
+}
+
+QString TunePage::runFolder() const {
+    return m_runFolder->folder();
 }
 
 QString TunePage::hostAlias() const {
-    return m_ui->hostCombo->currentData().toString();
+    return m_form->hostAlias();
 }
 
 void TunePage::updateProfileLine() {
     const auto host = m_registry->host(hostAlias());
     const ServerProfile p = host ? host->serverProfile : ServerProfile{};
-    const QString problem = p.validate();
-    m_ui->profileLabel->setText(problem.isEmpty() ? tr("Server profile: %1").arg(p.summary())
-                                                  : tr("Server profile: %1").arg(problem));
+    m_pushPanel->setProfile(p);
     if (m_server)
         m_server->setProfile(p);
 }
@@ -209,134 +163,62 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
         }
     }
     tuneSpec(alias, s);
-    m_ui->sourceLabel->setText(tr("From the finding: %1 wanted in %2 (%3).")
-                                   .arg(target.shapeSummary(), target.installFolder(),
-                                        hostAlias.isEmpty()
-                                            ? tr("a log of no known host: tuning on the host chosen below")
-                                            : tr("the log of %1").arg(m_registry->displayName(hostAlias))) +
-                               fromList);
+    m_form->setSource(tr("From the finding: %1 wanted in %2 (%3).")
+                          .arg(target.shapeSummary(), target.installFolder(),
+                               hostAlias.isEmpty()
+                                   ? tr("a log of no known host: tuning on the host chosen below")
+                                   : tr("the log of %1").arg(m_registry->displayName(hostAlias))) +
+                      fromList);
 }
 
 void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
-    const int i = m_ui->hostCombo->findData(hostAlias);
-    if (i >= 0)
-        m_ui->hostCombo->setCurrentIndex(i);
-    m_ui->frameworkCombo->setCurrentIndex(qMax(0, m_ui->frameworkCombo->findData(int(s.framework))));
-    m_ui->expertsSpin->setValue(s.experts);
-    m_ui->nSpin->setValue(s.n);
-    m_ui->kSpin->setValue(s.hiddenSize);
-    m_ui->topkSpin->setValue(s.topk);
-    m_ui->dtypeCombo->setCurrentIndex(qMax(0, m_ui->dtypeCombo->findData(s.dtype)));
-    m_ui->blockShapeEdit->setText(s.blockShape ? u"%1,%2"_s.arg((*s.blockShape)[0]).arg((*s.blockShape)[1])
-                                               : QString());
-    m_ui->perChannelCheck->setChecked(s.perChannelQuant);
-    m_ui->upDownCheck->setChecked(s.upAndDown);
-    QStringList sizes;
-    for (int m : s.batchSizes)
-        sizes.append(QString::number(m));
-    m_ui->batchSizesEdit->setText(sizes.join(u","_s));
-    QStringList gpus;
-    for (int g : s.gpus)
-        gpus.append(QString::number(g));
-    m_ui->gpusEdit->setText(gpus.isEmpty() ? u"all"_s : gpus.join(u","_s));
-    if (m_ui->strategyCombo->findText(s.strategy) < 0)
-        m_ui->strategyCombo->addItem(s.strategy);
-    m_ui->strategyCombo->setCurrentText(s.strategy);
-    m_ui->budgetSpin->setValue(int(s.timeBudgetSeconds));
-    m_ui->backendCombo->setCurrentIndex(qMax(0, m_ui->backendCombo->findData(s.backend)));
+    m_form->chooseHost(hostAlias);
+    m_form->setSpec(s);
     // The practice server has no GPU: its runs are the synthetic backend's (SIMULATED, said everywhere).
     if (const auto h = m_registry->host(this->hostAlias()); h && h->isPractice() && s.backend == "auto"_L1)
-        m_ui->backendCombo->setCurrentIndex(m_ui->backendCombo->findData(u"synthetic"_s));
+        m_form->chooseBackend(u"synthetic"_s);
     if (!m_target)
-        m_ui->sourceLabel->setText(tr("From %1's probe or by hand: check every field.")
-                                       .arg(m_registry->displayName(this->hostAlias())));
+        m_form->setSource(tr("From %1's probe or by hand: check every field.")
+                              .arg(m_registry->displayName(this->hostAlias())));
     updateChecks();
 }
 
 TuneSpec TunePage::spec() const {
-    TuneSpec s;
-    s.framework = Framework(m_ui->frameworkCombo->currentData().toInt());
-    s.experts = m_ui->expertsSpin->value();
-    s.n = m_ui->nSpin->value();
-    s.hiddenSize = m_ui->kSpin->value();
-    s.topk = m_ui->topkSpin->value();
-    s.dtype = m_ui->dtypeCombo->currentData().toString();
-    QString err;
-    if (const auto b = TuneJobCheck::parseList(m_ui->blockShapeEdit->text(), true, &err); b && b->size() == 2)
-        s.blockShape = std::array<int, 2>{(*b)[0], (*b)[1]};
-    s.perChannelQuant = m_ui->perChannelCheck->isChecked();
-    s.upAndDown = m_ui->upDownCheck->isChecked();
-    if (const auto m = TuneJobCheck::parseList(m_ui->batchSizesEdit->text(), false, &err))
-        s.batchSizes = *m;
-    if (const auto g = TuneJobCheck::parseList(m_ui->gpusEdit->text(), true, &err))
-        s.gpus = *g;
-    s.strategy = m_ui->strategyCombo->currentText();
-    s.timeBudgetSeconds = m_ui->budgetSpin->value();
-    s.backend = m_ui->backendCombo->currentData().toString();
+    TuneSpec s = m_form->spec();
     if (m_target)
         s.deviceName = m_target->name.deviceName;
     return s;
 }
 
 QString TunePage::validation() const {
-    return m_ui->validationLabel->text();
+    return m_form->validation();
 }
 
 void TunePage::updateChecks() {
     const TuneSpec s = spec();
-    TuneJobCheck c = TuneJobCheck::check(s, m_target);
-    QString err;
-    if (!TuneJobCheck::parseList(m_ui->batchSizesEdit->text(), false, &err))
-        c.problems.append({u"batchSizesEdit"_s, u"Batch sizes: "_s + err});
-    if (!TuneJobCheck::parseList(m_ui->gpusEdit->text(), true, &err))
-        c.problems.append(
-            {u"gpusEdit"_s, u"GPUs: "_s + err + u" Use device indices such as 0,1 or 'all'."_s});
-    const auto block = TuneJobCheck::parseList(m_ui->blockShapeEdit->text(), true, &err);
-    if (!block || (!block->isEmpty() && block->size() != 2))
-        c.problems.append(
-            {u"blockShapeEdit"_s, u"The block shape is two integers such as 128,128, or empty."_s});
+    const TuneJobCheck c = m_form->showCheck(s, m_target);
     QStringList sentences;
-    for (QWidget *w : findChildren<QWidget *>())
-        if (w->property("moetuneProblem").toBool()) {
-            w->setToolTip(QString());
-            w->setProperty("moetuneProblem", false);
-        }
-    for (const auto &p : c.problems) {
+    for (const auto &p : c.problems)
         sentences.append(p.sentence);
-        if (QWidget *w = findChild<QWidget *>(p.field)) {
-            w->setToolTip(p.sentence);
-            w->setProperty("moetuneProblem", true);
-        }
-    }
-    m_ui->validationLabel->setText(sentences.join(u'\n'));
-    m_ui->validationLabel->setStyleSheet(sentences.isEmpty() ? QString() : u"color: #b03030;"_s);
-    QString names = tr("Files the run writes: %1").arg(c.fileNames.join(u", "_s));
-    if (!c.fileNamesMatch.isEmpty())
-        names += u"\n"_s + c.fileNamesMatch;
-    if (s.backend == "synthetic"_L1)
-        names += u"\n"_s +
-                 tr("SIMULATED: the synthetic backend measures nothing; its files cannot be installed on a "
-                    "real server.");
-    m_ui->fileNamesLabel->setText(names);
     const bool blocked = !m_preflightBlocked.isEmpty() &&
                          m_preflightBlocked == QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, s.toJson()}};
-    m_ui->startButton->setEnabled(c.ok() && m_ui->hostCombo->count() > 0 && !m_following && !blocked);
+    m_ui->startButton->setEnabled(c.ok() && m_form->hostCount() > 0 && !m_following && !blocked);
     m_ui->startButton->setToolTip(blocked ? tr("Check GPUs found a problem with this job on this host: see "
                                                "the check below, change the job, or check again.")
                                           : QString());
-    m_headroom->setRunnable(c.ok() && m_ui->hostCombo->count() > 0 && !m_following,
-                            tr("Fix the job first: %1").arg(sentences.join(u' ')));
+    m_ui->headroomBox->setRunnable(c.ok() && m_form->hostCount() > 0 && !m_following,
+                                   tr("Fix the job first: %1").arg(sentences.join(u' ')));
 }
 
 void TunePage::checkHeadroom() {
     updateChecks();
     if (!validation().isEmpty()) {
-        m_headroom->showError(tr("the job is not complete: %1").arg(validation()));
+        m_ui->headroomBox->showError(tr("the job is not complete: %1").arg(validation()));
         return;
     }
     if (!ensureFlows())
         return;
-    m_headroom->run(m_calls, spec());
+    m_ui->headroomBox->run(m_calls, spec());
 }
 
 void TunePage::appendOutput(const QString &line) {
@@ -344,7 +226,7 @@ void TunePage::appendOutput(const QString &line) {
 }
 
 void TunePage::setBusy(const QString &what) {
-    m_ui->runLabel->setText(what);
+    m_live->setStatus(what);
 }
 
 void TunePage::dropFlows() {
@@ -385,9 +267,7 @@ bool TunePage::ensureFlows() {
         m_tune = m_flows->tune();
         m_server = m_flows->server();
         m_push = m_flows->push();
-        if (!m_runFolder.isEmpty()) // a run followed again keeps its folder
-            m_flows->runKeeper()->resume(m_runFolder);
-        connect(m_flows->runKeeper(), &RunKeeper::problem, this, &TunePage::appendOutput);
+        m_runFolder->setKeeper(m_flows->runKeeper()); // a run followed again keeps its folder
         connect(m_calls, &HostCalls::commandStarted, this,
                 [this](const QString &c) { appendOutput(u"$ "_s + c); });
         connect(m_calls, &HostCalls::commandOutput, this,
@@ -406,10 +286,7 @@ bool TunePage::ensureFlows() {
         });
         connect(m_tune, &TuneFlow::runEvent, this, [this](const QJsonObject &e) {
             // already applied to m_progress by the flow and kept by its RunKeeper; the chart and table follow
-            AgentEvent ev;
-            ev.type = e.value("type"_L1).toString();
-            ev.object = e;
-            m_chart->addEvent(ev);
+            m_live->addEvent(e);
             m_viewDirty = true;
         });
         connect(session, &HostSession::stateChanged, m_flows,
@@ -428,70 +305,28 @@ bool TunePage::ensureFlows() {
 void TunePage::applyRunEvent(const QJsonObject &e) {
     if (!m_progress.apply(e))
         return;
-    AgentEvent ev;
-    ev.type = e.value("type"_L1).toString();
-    ev.object = e;
-    m_chart->addEvent(ev);
+    m_live->addEvent(e);
     m_viewDirty = true;
 }
 
 void TunePage::refreshView() {
     m_viewDirty = false;
-    const RunProgress &p = m_progress;
-    // The bar and the per-GPU counts count the same units: journal + each GPU's timed and failed ones.
-    const qint64 units = p.unitsDone();
-    const qint64 total = qMax<qint64>(1, qMax(p.total, units));
-    m_ui->progressBar->setMaximum(int(total));
-    m_ui->progressBar->setValue(int(units));
-    m_ui->progressBar->setFormat(p.progressLine());
-    QStringList gpus;
-    for (auto it = p.gpus.begin(); it != p.gpus.end(); ++it)
-        gpus.append(tr("GPU %1: %2 units (%3 timed, %4 failed)")
-                        .arg(it.key())
-                        .arg(it->measured + it->failed)
-                        .arg(it->measured)
-                        .arg(it->failed));
-    if (p.journalUnits > 0)
-        gpus.append(tr("%1 from the journal").arg(p.journalUnits));
-    QString gpuText = gpus.join(u"   "_s);
-    if (p.failures > 0)
-        gpuText += u"\n"_s + tr("Failed configs (skipped, never fatal): %1.").arg(p.failureText());
-    m_ui->gpuLabel->setText(gpuText);
-    m_ui->gpuLabel->setToolTip(
-        p.failures > 0
-            ? tr("A failed unit is a candidate config that could not run at that batch size: it did "
-                 "not compile, needed more shared memory or registers than the GPU has, ran out "
-                 "of memory, gave results that differ from the reference, or crashed its worker. "
-                 "It is skipped; the others are still timed.")
-            : QString());
-    m_ui->progressBar->setToolTip(p.failures > 0 ? p.failureText() : QString());
-    m_bestModel->setProgress(p);
-    QString line = tr("Run %1 on %2: %3").arg(p.runId, m_ui->hostCombo->currentText(), p.state);
-    if (!p.doneStatus.isEmpty())
-        line += tr(" (%1, %2 measurements in %3 s)")
-                    .arg(p.doneStatus)
-                    .arg(p.measurements)
-                    .arg(p.wallS, 0, 'f', 1);
-    if (!p.error.isEmpty())
-        line += u" - "_s + agentSentenceForGui(p.error, m_ui->hostCombo->currentText());
-    if (p.simulated)
-        line += tr(" - SIMULATED (synthetic backend: a test double for a GPU)");
-    m_ui->runLabel->setText(line);
+    m_live->showProgress(m_progress, m_form->hostLabel());
 }
 
 void TunePage::onPreflight() {
     if (!ensureFlows())
         return;
-    setBusy(tr("Checking the GPUs of %1...").arg(m_ui->hostCombo->currentText()));
+    setBusy(tr("Checking the GPUs of %1...").arg(m_form->hostLabel()));
     m_tune->preflight(spec(), [this](const Preflight &p, const HostProbe &probe, const QString &error) {
         if (!error.isEmpty()) {
             m_ui->preflightText->setPlainText(
-                tr("Preflight failed: %1").arg(agentSentenceForGui(error, m_ui->hostCombo->currentText())));
+                tr("Preflight failed: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
             setBusy(tr("Cannot start yet: see the preflight."));
             return;
         }
         m_probe = probe;
-        if (m_target && m_ui->kSpin->value() == 0) // the probe knows what the log does not
+        if (m_target && m_form->spec().hiddenSize == 0) // the probe knows what the log does not
             tuneTarget(hostAlias(), *m_target, m_before.value_or(Diagnosis{}));
         QStringList lines;
         for (const Preflight::Gpu &g : p.gpus)
@@ -537,12 +372,11 @@ void TunePage::onStart() {
     if (!ensureFlows())
         return;
     m_ui->startButton->setEnabled(false);
-    setBusy(tr("Starting a run on %1...").arg(m_ui->hostCombo->currentText()));
+    setBusy(tr("Starting a run on %1...").arg(m_form->hostLabel()));
     m_tune->start(spec(), [this](const QString &runId, const QJsonObject &, const QString &error) {
         updateChecks();
         if (!error.isEmpty()) {
-            setBusy(tr("The run did not start: %1")
-                        .arg(agentSentenceForGui(error, m_ui->hostCombo->currentText())));
+            setBusy(tr("The run did not start: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
             return;
         }
         onAttach(runId);
@@ -555,8 +389,7 @@ QString TunePage::chosenRun() const {
 
 void TunePage::onAttach(const QString &runId) {
     if (runId.isEmpty()) {
-        setBusy(
-            tr("Choose a run first: Runs on host lists the runs of %1.").arg(m_ui->hostCombo->currentText()));
+        setBusy(tr("Choose a run first: Runs on host lists the runs of %1.").arg(m_form->hostLabel()));
         return;
     }
     if (m_following && runId == m_runId)
@@ -567,8 +400,7 @@ void TunePage::onAttach(const QString &runId) {
         m_tune->stopFollowing();
     if (runId != m_runId || m_progress.runId != runId) {
         m_progress = RunProgress{};
-        m_bestModel->clear();
-        m_chart->reset();
+        m_live->reset();
         m_runId = runId;
         beginRunFolder(runId); // a fresh follow replays from the first event: the folder starts over
     }
@@ -579,7 +411,7 @@ void TunePage::onAttach(const QString &runId) {
     m_tune->follow(runId, &m_progress, [this, runId](bool ok, const QString &error) {
         m_following = false;
         refreshView();
-        flushRunEvents();
+        m_runFolder->flush();
         m_ui->cancelButton->setEnabled(false);
         updateChecks();
         if (!ok) {
@@ -601,7 +433,7 @@ void TunePage::onCancel() {
         return;
     // A cancelled run cannot be resumed from the app: ask first (window-modal, no nested event loop).
     auto *box = new QMessageBox(QMessageBox::Question, tr("Cancel Run"),
-                                tr("Cancel run %1 on %2?").arg(m_runId, m_ui->hostCombo->currentText()),
+                                tr("Cancel run %1 on %2?").arg(m_runId, m_form->hostLabel()),
                                 QMessageBox::NoButton, this);
     box->setObjectName(u"cancelRunConfirm"_s);
     box->setInformativeText(
@@ -642,7 +474,7 @@ void TunePage::onRefreshRuns() {
             const QString run = m_pendingRun;
             m_pendingRun.clear();
             if (m_ui->runsCombo->findData(run) < 0)
-                setBusy(tr("Run %1 is not on %2.").arg(run, m_ui->hostCombo->currentText()));
+                setBusy(tr("Run %1 is not on %2.").arg(run, m_form->hostLabel()));
             else
                 onAttach(run); // a finished run replays its events: the table and the chart fill
         }
@@ -650,8 +482,7 @@ void TunePage::onRefreshRuns() {
 }
 
 void TunePage::openRun(const QString &hostAlias, const QString &runId) {
-    if (const int i = m_ui->hostCombo->findData(hostAlias); i >= 0)
-        m_ui->hostCombo->setCurrentIndex(i);
+    m_form->chooseHost(hostAlias);
     m_pendingRun = runId;
     m_ui->rightTabs->setCurrentWidget(m_ui->pushTab);
     onRefreshRuns();
@@ -660,85 +491,40 @@ void TunePage::openRun(const QString &hostAlias, const QString &runId) {
 void TunePage::onPreviewPush() {
     const QString runId = chosenRun().isEmpty() ? m_runId : chosenRun();
     if (runId.isEmpty()) {
-        m_ui->pushText->setPlainText(tr("Choose a finished run first (Runs on host lists them)."));
-        emit previewReady(QString(), m_ui->pushText->toPlainText());
+        m_pushPanel->setText(tr("Choose a finished run first (Runs on host lists them)."));
+        emit previewReady(QString(), m_pushPanel->text());
         return;
     }
     if (!ensureFlows())
         return;
-    m_ui->pushButton->setEnabled(false);
-    m_ui->proofLabel->clear(); // a proof belongs to the push before this preview
-    m_ui->pushText->setPlainText(
-        tr("Reading run %1 and the server's view of %2...").arg(runId, m_ui->hostCombo->currentText()));
-    m_push->preview(
-        runId, spec().framework, m_before ? &*m_before : nullptr, m_probe ? &*m_probe : nullptr,
-        m_ui->persistentCheck->isChecked(), [this, runId](const PushFlow::Preview &p) {
-            m_preview = p;
-            if (!p.ok()) {
-                m_ui->pushText->setPlainText(agentSentenceForGui(p.error, m_ui->hostCombo->currentText()));
-                emit previewReady(runId, p.error);
-                return;
-            }
-            QStringList t{tr("Run %1: %2").arg(p.runId, p.shape.fileName(p.framework)),
-                          tr("Target folder: %1").arg(p.target.folder),
-                          tr("Why there: %1").arg(p.target.source)};
-            if (p.simulated && p.canPush())
-                t.append(tr("SIMULATED results: this host is a practice or test double, so they may go in; a "
-                            "real server refuses them."));
-            for (const QString &w : p.target.warnings)
-                t.append(tr("Warning: %1").arg(w));
-            if (!p.target.persistentFolder.isEmpty())
-                t.append(
-                    tr("Persistent alternative (tick 'persistent folder' and preview again): %1 with %2. %3")
-                        .arg(p.target.persistentFolder, p.target.persistentEnv, p.target.persistentNote));
-            for (const QJsonObject &d : p.diffs) {
-                const bool exists = d.value("exists"_L1).toBool();
-                const bool changed = d.value("changed"_L1).toBool(true);
-                t.append(u"%1 %2"_s.arg(!exists   ? tr("new file")
-                                        : changed ? tr("replace (backup kept)")
-                                                  : tr("unchanged"),
-                                        d.value("target"_L1).toString()));
-                for (const PushRowMerge &m : std::as_const(p.merges)) {
-                    if (m.target == d.value("target"_L1).toString())
-                        t.append(m.lines()); // every row: kept / replaced with its gain / added / unmeasured
-                }
-                const QString diff = d.value("diff"_L1).toString();
-                if ((exists || !p.canPush()) && !diff.isEmpty())
-                    t.append(diff); // a refused push shows what it would have written
-            }
-            if (!p.refused.isEmpty())
-                t.insert(1, tr("Push is off for this run: %1").arg(p.refused));
-            m_ui->pushText->setPlainText(t.join(u'\n'));
-            m_ui->pushButton->setEnabled(p.canPush());
-            m_bench->suggest(p.framework, m_probe ? &*m_probe : nullptr,
-                             m_server ? m_server->profile() : ServerProfile{});
-            emit previewReady(runId, QString());
-        });
+    m_pushPanel->setPushEnabled(false);
+    m_pushPanel->setProof(QString()); // a proof belongs to the push before this preview
+    m_pushPanel->setText(tr("Reading run %1 and the server's view of %2...").arg(runId, m_form->hostLabel()));
+    m_push->preview(runId, spec().framework, m_before ? &*m_before : nullptr, m_probe ? &*m_probe : nullptr,
+                    m_pushPanel->persistentFolder(), [this, runId](const PushFlow::Preview &p) {
+                        m_preview = p;
+                        m_pushPanel->showPreview(p, m_form->hostLabel());
+                        if (!p.ok()) {
+                            emit previewReady(runId, p.error);
+                            return;
+                        }
+                        servingBox()->suggest(p.framework, m_probe ? &*m_probe : nullptr,
+                                              m_server ? m_server->profile() : ServerProfile{});
+                        emit previewReady(runId, QString());
+                    });
 }
 
 void TunePage::onPush() {
     if (!m_preview || !m_push)
         return;
-    m_ui->pushButton->setEnabled(false);
+    m_pushPanel->setPushEnabled(false);
     const QString runId = m_preview->runId;
     m_push->push(*m_preview, [this, runId](const PushRecord &r, const QString &error) {
         m_pushedTargets.clear();
-        QStringList t;
-        for (const PushRecord::File &f : r.files) {
+        for (const PushRecord::File &f : r.files)
             m_pushedTargets.append(f.target);
-            t.append(f.unchanged ? tr("unchanged %1 (the same bytes were there)").arg(f.target)
-                                 : tr("installed %1%2")
-                                       .arg(f.target, f.backup.isEmpty() ? tr(" (new file; undo removes it)")
-                                                                         : tr(" (backup %1)").arg(f.backup)));
-        }
-        if (!error.isEmpty())
-            t.append(agentSentenceForGui(error, m_ui->hostCombo->currentText()));
-        else if (m_server && !m_server->profile().canStopStart())
-            t.append(tr("Restart the server to load it: %1").arg(m_server->profile().validate()));
-        else
-            t.append(
-                tr("Restart and prove restarts the server through its profile and re-diagnoses its log."));
-        m_ui->pushText->appendPlainText(u"\n"_s + t.join(u'\n'));
+        const ServerProfile profile = m_server ? m_server->profile() : ServerProfile{};
+        m_pushPanel->showPushed(r, error, m_form->hostLabel(), m_server ? &profile : nullptr);
         emit pushed(runId, error);
     });
 }
@@ -748,16 +534,16 @@ void TunePage::onRestart() {
         return;
     const QString problem = m_server->profile().validate();
     if (!problem.isEmpty()) {
-        m_ui->pushText->appendPlainText(u"\n"_s + problem);
+        m_pushPanel->appendText(u"\n"_s + problem);
         emit proved(m_runId, false);
         return;
     }
-    m_ui->restartButton->setEnabled(false);
+    m_pushPanel->setRestartEnabled(false);
     const QString runId = chosenRun().isEmpty() ? m_runId : chosenRun();
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
     QDir().mkpath(dir);
     const QString log = QDir(dir).filePath(u"after-restart-%1.log"_s.arg(runId));
-    m_ui->pushText->appendPlainText(
+    m_pushPanel->appendText(
         u"\n"_s + (m_serverStopped
                        ? tr("Starting the server (stopped for the tuning) through the profile (%1)...")
                        : tr("Restarting through the profile (%1)..."))
@@ -765,24 +551,12 @@ void TunePage::onRestart() {
     m_push->restartAndProve(
         m_before.value_or(Diagnosis{}), m_pushedTargets, log,
         [this, runId](const PushFlow::Proof &p) {
-            m_ui->restartButton->setEnabled(true);
+            m_pushPanel->setRestartEnabled(true);
             if (p.start.ok)
                 m_serverStopped = false;
-            QStringList t{tr("Before/after: %1").arg(p.message)};
-            if (!p.proof.ranksBefore.isEmpty())
-                t.append(tr("  warned before: %1").arg(p.proof.ranksBefore.join(u", "_s)));
-            for (const PushProof::Remaining &r : p.proof.remaining)
-                t.append(tr("  still: %1 (%2)").arg(r.title, r.sources.join(u", "_s)));
-            if (p.ok && p.proof.warningGone())
-                t.append(tr("  warning gone on every rank"));
-            if (!p.proof.ranksUsing.isEmpty())
-                t.append(tr("  ranks using the pushed file: %1").arg(p.proof.ranksUsing.join(u", "_s)));
-            if (!p.afterLogFile.isEmpty())
-                t.append(tr("  log since the restart: %1").arg(p.afterLogFile));
-            m_ui->proofLabel->setText(p.ok ? p.proof.summary() : p.message);
-            if (p.ok && runId == QDir(m_runFolder).dirName())
-                saveRunPart(u"diagnosis-after.json"_s, p.after.toJson());
-            m_ui->pushText->appendPlainText(t.join(u'\n'));
+            if (p.ok && runId == m_runFolder->runId())
+                m_runFolder->save(u"diagnosis-after.json"_s, p.after.toJson());
+            m_pushPanel->showProof(p);
             emit proved(runId, p.ok && p.proof.warningGone());
         },
         m_serverStopped);
@@ -791,24 +565,14 @@ void TunePage::onRestart() {
 void TunePage::onUndo() {
     const QString runId = chosenRun().isEmpty() ? m_runId : chosenRun();
     if (runId.isEmpty()) {
-        m_ui->pushText->appendPlainText(tr("Choose the run whose push to undo first."));
+        m_pushPanel->appendText(tr("Choose the run whose push to undo first."));
         emit undone(QString(), tr("no run"));
         return;
     }
     if (!ensureFlows())
         return;
     m_push->undo(runId, [this, runId](const PushRecord &r, const QString &error) {
-        QStringList t;
-        if (error.isEmpty()) {
-            for (const PushRecord::File &f : r.files)
-                t.append(f.backup.isEmpty()
-                             ? tr("removed %1 (it did not exist before the push)").arg(f.target)
-                             : tr("restored %1 from %2").arg(f.target, f.backup));
-            t.append(tr("Undone: the files the push replaced are back; restart the server to load them."));
-        } else {
-            t.append(error);
-        }
-        m_ui->pushText->appendPlainText(u"\n"_s + t.join(u'\n'));
+        m_pushPanel->showUndone(r, error);
         emit undone(runId, error);
     });
 }
@@ -838,49 +602,27 @@ void TunePage::onEditProfile() {
 }
 
 void TunePage::beginRunFolder(const QString &runId) {
-    m_runFolder.clear();
-    m_ui->resultsButton->setEnabled(false);
-    QString error;
+    m_live->setResultsEnabled(false);
     WorkspaceRun run;
     run.runId = runId;
-    run.host = m_ui->hostCombo->currentText();
-    run.source = tr("Tune page, followed from %1").arg(m_ui->hostCombo->currentText());
+    run.host = m_form->hostLabel();
+    run.source = tr("Tune page, followed from %1").arg(m_form->hostLabel());
     run.spec = spec().toJson();
     if (m_probe)
         run.hostFacts = m_probe->raw;
     if (m_before)
         run.diagnosisBefore = m_before->toJson();
     // The headroom check of this very job, when one ran before the tune (the report shows it).
-    if (m_headroom->result() && m_headroom->resultSpec().toJson() == run.spec)
-        run.headroom = m_headroom->result()->toJson();
-    if (!m_flows->runKeeper()->begin(m_workspacePath, run, &error, tr("My runs"))) {
-        appendOutput(tr("This run is not kept locally: %1").arg(error));
-        return;
-    }
-    m_runFolder = m_flows->runKeeper()->runFolder();
-    m_ui->resultsButton->setEnabled(true);
-}
-
-void TunePage::flushRunEvents() {
-    QString error;
-    if (m_flows && !m_flows->runKeeper()->flush(&error))
-        appendOutput(error);
-}
-
-void TunePage::saveRunPart(const QString &file, const QJsonObject &json) {
-    QSaveFile f(QDir(m_runFolder).filePath(file));
-    const QByteArray bytes = QJsonDocument(json).toJson();
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        appendOutput(tr("Could not write %1: %2").arg(f.fileName(), f.errorString()));
+    if (const HeadroomBox *h = m_ui->headroomBox; h->result() && h->resultSpec().toJson() == run.spec)
+        run.headroom = h->result()->toJson();
+    m_live->setResultsEnabled(m_runFolder->begin(run));
 }
 
 // The serving benchmark box of the push tab (app/tune/servingbenchbox): the page hands it the host's
 // flows and the preview when it asks, keeps its result with the run, and takes over its push.
 void TunePage::setupServingBox() {
-    m_bench = new ServingBenchBox(this);
-    m_bench->setObjectName(u"servingBenchBox"_s);
-    m_ui->pushPane->layout()->addWidget(m_bench);
-    m_bench->setProvider([this]() -> std::optional<ServingBenchBox::Context> {
+    ServingBenchBox *bench = servingBox();
+    bench->setProvider([this]() -> std::optional<ServingBenchBox::Context> {
         if (!ensureFlows())
             return std::nullopt;
         ServingBenchBox::Context c{m_calls,   m_push,   m_server, spec().framework,
@@ -891,19 +633,19 @@ void TunePage::setupServingBox() {
             QDir(dir).filePath(u"after-restart-%1.log"_s.arg(m_preview ? m_preview->runId : m_runId));
         return c;
     });
-    connect(m_bench, &ServingBenchBox::finished, this, [this](const ServingComparison &c) {
-        if (!m_runFolder.isEmpty() && !c.runId.isEmpty() && c.runId == QDir(m_runFolder).dirName())
-            saveRunPart(u"serving.json"_s, c.toJson());
+    connect(bench, &ServingBenchBox::finished, this, [this](const ServingComparison &c) {
+        if (!c.runId.isEmpty() && c.runId == m_runFolder->runId())
+            m_runFolder->save(u"serving.json"_s, c.toJson());
     });
-    connect(m_bench, &ServingBenchBox::pushedByComparison, this,
+    connect(bench, &ServingBenchBox::pushedByComparison, this,
             [this](const PushRecord &r, bool, const QString &summary) {
                 m_pushedTargets.clear();
                 for (const PushRecord::File &f : r.files)
                     m_pushedTargets.append(f.target);
-                m_ui->proofLabel->setText(summary);
+                m_pushPanel->setProof(summary);
                 emit pushed(r.runId, QString());
             });
-    connect(m_bench, &ServingBenchBox::undoRequested, this, &TunePage::onUndo);
+    connect(bench, &ServingBenchBox::undoRequested, this, &TunePage::onUndo);
 }
 
 } // namespace moetune

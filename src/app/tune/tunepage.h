@@ -32,6 +32,10 @@ class ServerControl;
 class ServingBenchBox;
 class TuneBestModel;
 class TuneFlow;
+class TuneJobForm;
+class TuneLiveView;
+class TunePushPanel;
+class TuneRunFolder;
 
 // The Tune page: a job filled from a finding ("Tune this"), a host's probe ("Tune the served model")
 // or by hand, every field validated with a sentence and the file names a server would read previewed
@@ -41,6 +45,9 @@ class TuneFlow;
 // diff, survival warnings), push with backup, restart and prove, undo. It drives the flows of
 // src/remote (TuneFlow, ServerControl, PushFlow) over the registry's connection of the chosen host:
 // the Hosts page asks for host keys and secrets of every connection, so the page never logs in itself.
+// A container (ui/tunepage.ui) of sub-views that each show one part: TuneJobForm (the job and its
+// checks), HeadroomBox, TuneLiveView (the Run tab), TunePushPanel (the Push and proof tab, with the
+// ServingBenchBox); TuneRunFolder keeps the run locally. The page owns the flows and drives them.
 class TunePage : public QWidget {
     Q_OBJECT
 public:
@@ -58,22 +65,22 @@ public:
     // "Check headroom" (the box before Start tuning, or the Diagnose page's finding through MainWindow):
     // the agent's headroom check of the job as the form says now, on the chosen host.
     void checkHeadroom();
-    HeadroomBox *headroomBox() const { return m_headroom; }
+    HeadroomBox *headroomBox() const;
 
     QString hostAlias() const;  // the host chosen
     TuneSpec spec() const;      // as the form says now
     QString validation() const; // the sentences shown, "" when the job is runnable
     const RunProgress &progress() const { return m_progress; }
-    TuneBestModel *bestModel() const { return m_bestModel; }
-    LiveBestChart *liveChart() const { return m_chart; }
-    ServingBenchBox *servingBox() const { return m_bench; } // the push tab's serving benchmark
+    TuneBestModel *bestModel() const;
+    LiveBestChart *liveChart() const;
+    ServingBenchBox *servingBox() const; // the push tab's serving benchmark
     // Feeds one run event (the flows do this; the benchmark feeds synthetic ones).
     void applyRunEvent(const QJsonObject &event);
     // Where followed runs are kept locally (a workspace: a folder per run, reopened by the Results
     // page); Workspace::defaultLocation() unless set (tests).
-    void setWorkspacePath(const QString &path) { m_workspacePath = path; }
-    QString workspacePath() const { return m_workspacePath; }
-    QString runFolder() const { return m_runFolder; } // the local folder of the run shown ("" = none)
+    void setWorkspacePath(const QString &path);
+    QString workspacePath() const;
+    QString runFolder() const; // the local folder of the run shown ("" = none)
 
 signals:
     void runFinished(const QString &runId, const QString &status);
@@ -86,8 +93,6 @@ signals:
     void showResultsRequested(const QString &workspacePath, const QString &runId);
 
 private:
-    void setupForm();
-    void reloadHosts();
     void updateChecks();
     void updateProfileLine();
     // The registry's connection of the chosen host and the flows over it (made again when the host,
@@ -110,10 +115,13 @@ private:
     void onEditProfile();
     QString chosenRun() const;
     void beginRunFolder(const QString &runId);
-    void flushRunEvents();
-    void saveRunPart(const QString &file, const QJsonObject &json);
+    void setupServingBox();
 
     std::unique_ptr<Ui::TunePage> m_ui;
+    TuneJobForm *m_form;
+    TuneLiveView *m_live;
+    TunePushPanel *m_pushPanel;
+    TuneRunFolder *m_runFolder;
     HostRegistry *m_registry;
     QPointer<HostSession> m_session;
     QPointer<HostFlows> m_flows; // the session's flows (remote/hostflows.h); the pointers below are its
@@ -127,11 +135,6 @@ private:
     std::optional<PushFlow::Preview> m_preview;
     QStringList m_pushedTargets;
     RunProgress m_progress;
-    TuneBestModel *m_bestModel;
-    LiveBestChart *m_chart;
-    HeadroomBox *m_headroom;
-    ServingBenchBox *m_bench = nullptr;
-    void setupServingBox();
     bool m_viewDirty = false;
     bool m_following = false;
     bool m_serverStopped = false;   // stopped by Stop server and not started since
@@ -139,8 +142,6 @@ private:
     QJsonObject m_preflightBlocked; // {host, spec} that Check GPUs said cannot start ({} = none)
     QString m_runId;
     QString m_pendingRun; // openRun() before the runs were listed
-    QString m_workspacePath;
-    QString m_runFolder;
 };
 
 } // namespace moetune

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/job/tunespec.h"
 
+#include "core/job/jobcheck.h"
 #include "core/job/tuningtarget.h"
 #include "core/moe/configname.h"
 
@@ -56,52 +57,7 @@ TuneSpec TuneSpec::fromTarget(const TuningTarget &target) {
 }
 
 QString TuneSpec::validate() const {
-    if (framework == Framework::Unknown)
-        return u"Choose the server framework (SGLang or vLLM) the config is for."_s;
-    if (experts <= 0)
-        return u"The number of experts E must be a positive integer."_s;
-    if (n <= 0)
-        return u"The per-rank intermediate size N must be a positive integer."_s;
-    if (hiddenSize <= 0)
-        return u"The hidden size K is unknown: enter it (the model's hidden_size)."_s;
-    if (topk <= 0 || topk > experts)
-        return u"top-k must be between 1 and E (%1)."_s.arg(experts);
-    if (batchSizes.isEmpty())
-        return u"Give at least one batch size."_s;
-    for (int m : batchSizes) {
-        if (m <= 0)
-            return u"Batch sizes must be positive (got %1)."_s.arg(m);
-    }
-    if (blockShape && ((*blockShape)[0] < 0 || (*blockShape)[1] <= 0))
-        return u"The block shape must be two positive integers, or [0, group] for group-quantised weights."_s;
-    if (strategy.isEmpty())
-        return u"Choose a strategy."_s;
-    for (const QChar c : deviceName) {
-        const auto cat = c.category();
-        if (c.unicode() < 0x20 || c == u'/' || c == u'\\' || cat == QChar::Other_Control ||
-            cat == QChar::Other_Format || cat == QChar::Separator_Line || cat == QChar::Separator_Paragraph)
-            return u"The device name may not hold control, bidirectional or other invisible characters, "
-                   u"slashes or line breaks (U+%1 found): it becomes part of a file name."_s.arg(
-                       QString::number(c.unicode(), 16).toUpper().rightJustified(4, u'0'));
-    }
-    // The longest name the run writes (the _down file, SGLang's spelling) plus the suffixes of its backup
-    // and temporary files must fit a file name (255 bytes); checked here, not after the whole sweep.
-    ConfigName longest;
-    longest.experts = experts;
-    longest.n = n;
-    longest.deviceName = deviceName.isEmpty() ? u"SIMULATED_GPU"_s : deviceName;
-    longest.dtype = dtype;
-    longest.blockShape = blockShape;
-    longest.perChannelQuant = perChannelQuant;
-    longest.down = true;
-    const qsizetype bytes = longest.fileName(Framework::SGLang).toUtf8().size();
-    if (bytes > kMaxConfigNameBytes)
-        return u"The config file name would be %1 bytes long (%2 at most, to leave room for its backup and "
-               u"temporary names within the 255-byte limit of a file name): shorten the device name (%3 "
-               u"characters)."_s.arg(bytes)
-                   .arg(kMaxConfigNameBytes)
-                   .arg(deviceName.size());
-    return {};
+    return JobCheck::check(*this).firstProblem(); // the one validator, shared with the Tune page
 }
 
 QString TuneSpec::shapeText() const {

@@ -44,7 +44,8 @@ struct TuneSpec {
     // The longest config file name a run may write (255 bytes less room for the agent's backup and
     // temporary suffixes, ".bak-<stamp>-<n>" and ".<name>.moetune-tmp-<pid>-<hex>").
     static constexpr qsizetype kMaxConfigNameBytes = 191;
-    QString validate() const; // empty when runnable, else a sentence naming the bad field
+    // Empty when runnable, else the first sentence of JobCheck::check() (core/job/jobcheck.h).
+    QString validate() const;
     // "E=128, N=768, K=2048, top-k 8, bf16" (K and top-k left out while unknown), for tables and lines.
     QString shapeText() const;
     // "SGLang: E=128, N=768, K=2048, top-k 8, bf16, up and down": one line naming the whole job.

@@ -1,0 +1,153 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/tune/tunepushpanel.h"
+
+#include "app/tune/agentsentence.h"
+#include "app/tune/servingbenchbox.h"
+#include "ui_tunepushpanel.h"
+
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace moetune {
+
+TunePushPanel::TunePushPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::TunePushPanel>()) {
+    m_ui->setupUi(this);
+    connect(m_ui->pushPreviewButton, &QPushButton::clicked, this, &TunePushPanel::previewClicked);
+    connect(m_ui->pushButton, &QPushButton::clicked, this, &TunePushPanel::pushClicked);
+    connect(m_ui->restartButton, &QPushButton::clicked, this, &TunePushPanel::restartClicked);
+    connect(m_ui->undoButton, &QPushButton::clicked, this, &TunePushPanel::undoClicked);
+    connect(m_ui->profileButton, &QPushButton::clicked, this, &TunePushPanel::profileClicked);
+    m_ui->pushButton->setEnabled(false);
+    m_ui->pushText->setPlaceholderText(
+        tr("Choose a finished run (after a run, or with Runs on host), then Preview push: the exact "
+           "folder the server reads, a diff against the file there, and whether it survives an upgrade."));
+}
+
+TunePushPanel::~TunePushPanel() = default;
+
+ServingBenchBox *TunePushPanel::servingBox() const {
+    return m_ui->servingBenchBox;
+}
+
+bool TunePushPanel::persistentFolder() const {
+    return m_ui->persistentCheck->isChecked();
+}
+
+void TunePushPanel::setProfile(const ServerProfile &p) {
+    const QString problem = p.validate();
+    m_ui->profileLabel->setText(problem.isEmpty() ? tr("Server profile: %1").arg(p.summary())
+                                                  : tr("Server profile: %1").arg(problem));
+}
+
+void TunePushPanel::setPushEnabled(bool enabled) {
+    m_ui->pushButton->setEnabled(enabled);
+}
+
+void TunePushPanel::setRestartEnabled(bool enabled) {
+    m_ui->restartButton->setEnabled(enabled);
+}
+
+void TunePushPanel::setText(const QString &text) {
+    m_ui->pushText->setPlainText(text);
+}
+
+void TunePushPanel::appendText(const QString &text) {
+    m_ui->pushText->appendPlainText(text);
+}
+
+QString TunePushPanel::text() const {
+    return m_ui->pushText->toPlainText();
+}
+
+void TunePushPanel::setProof(const QString &line) {
+    m_ui->proofLabel->setText(line);
+}
+
+void TunePushPanel::showPreview(const PushFlow::Preview &p, const QString &hostLabel) {
+    if (!p.ok()) {
+        setText(agentSentenceForGui(p.error, hostLabel));
+        return;
+    }
+    QStringList t{tr("Run %1: %2").arg(p.runId, p.shape.fileName(p.framework)),
+                  tr("Target folder: %1").arg(p.target.folder), tr("Why there: %1").arg(p.target.source)};
+    if (p.simulated && p.canPush())
+        t.append(tr("SIMULATED results: this host is a practice or test double, so they may go in; a "
+                    "real server refuses them."));
+    for (const QString &w : p.target.warnings)
+        t.append(tr("Warning: %1").arg(w));
+    if (!p.target.persistentFolder.isEmpty())
+        t.append(tr("Persistent alternative (tick 'persistent folder' and preview again): %1 with %2. %3")
+                     .arg(p.target.persistentFolder, p.target.persistentEnv, p.target.persistentNote));
+    for (const QJsonObject &d : p.diffs) {
+        const bool exists = d.value("exists"_L1).toBool();
+        const bool changed = d.value("changed"_L1).toBool(true);
+        t.append(u"%1 %2"_s.arg(!exists   ? tr("new file")
+                                : changed ? tr("replace (backup kept)")
+                                          : tr("unchanged"),
+                                d.value("target"_L1).toString()));
+        for (const PushRowMerge &m : std::as_const(p.merges)) {
+            if (m.target == d.value("target"_L1).toString())
+                t.append(m.lines()); // every row: kept / replaced with its gain / added / unmeasured
+        }
+        const QString diff = d.value("diff"_L1).toString();
+        if ((exists || !p.canPush()) && !diff.isEmpty())
+            t.append(diff); // a refused push shows what it would have written
+    }
+    if (!p.refused.isEmpty())
+        t.insert(1, tr("Push is off for this run: %1").arg(p.refused));
+    setText(t.join(u'\n'));
+    setPushEnabled(p.canPush());
+}
+
+void TunePushPanel::showPushed(const PushRecord &r, const QString &error, const QString &hostLabel,
+                               const ServerProfile *profile) {
+    QStringList t;
+    for (const PushRecord::File &f : r.files) {
+        t.append(f.unchanged ? tr("unchanged %1 (the same bytes were there)").arg(f.target)
+                             : tr("installed %1%2")
+                                   .arg(f.target, f.backup.isEmpty() ? tr(" (new file; undo removes it)")
+                                                                     : tr(" (backup %1)").arg(f.backup)));
+    }
+    if (!error.isEmpty())
+        t.append(agentSentenceForGui(error, hostLabel));
+    else if (profile && !profile->canStopStart())
+        t.append(tr("Restart the server to load it: %1").arg(profile->validate()));
+    else
+        t.append(tr("Restart and prove restarts the server through its profile and re-diagnoses its log."));
+    appendText(u"\n"_s + t.join(u'\n'));
+}
+
+void TunePushPanel::showProof(const PushFlow::Proof &p) {
+    QStringList t{tr("Before/after: %1").arg(p.message)};
+    if (!p.proof.ranksBefore.isEmpty())
+        t.append(tr("  warned before: %1").arg(p.proof.ranksBefore.join(u", "_s)));
+    for (const PushProof::Remaining &r : p.proof.remaining)
+        t.append(tr("  still: %1 (%2)").arg(r.title, r.sources.join(u", "_s)));
+    if (p.ok && p.proof.warningGone())
+        t.append(tr("  warning gone on every rank"));
+    if (!p.proof.ranksUsing.isEmpty())
+        t.append(tr("  ranks using the pushed file: %1").arg(p.proof.ranksUsing.join(u", "_s)));
+    if (!p.afterLogFile.isEmpty())
+        t.append(tr("  log since the restart: %1").arg(p.afterLogFile));
+    setProof(p.ok ? p.proof.summary() : p.message);
+    appendText(t.join(u'\n'));
+}
+
+void TunePushPanel::showUndone(const PushRecord &r, const QString &error) {
+    QStringList t;
+    if (error.isEmpty()) {
+        for (const PushRecord::File &f : r.files)
+            t.append(f.backup.isEmpty() ? tr("removed %1 (it did not exist before the push)").arg(f.target)
+                                        : tr("restored %1 from %2").arg(f.target, f.backup));
+        t.append(tr("Undone: the files the push replaced are back; restart the server to load them."));
+    } else {
+        t.append(error);
+    }
+    appendText(u"\n"_s + t.join(u'\n'));
+}
+
+} // namespace moetune

@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/server/serverprofile.h"
+#include "remote/flows/pushflow.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace Ui {
+class TunePushPanel;
+}
+
+namespace moetune {
+
+class ServingBenchBox;
+
+// The Tune page's Push and proof tab (ui/tunepushpanel.ui): the server profile line, the push preview
+// (target folder, why there, survival warnings, the row merge and the diff), what a push installed,
+// the before/after proof of a restart, an undo, and the serving benchmark box. The page runs the flows
+// and hands their results here; the panel only shows them and asks (the *Clicked signals).
+class TunePushPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TunePushPanel(QWidget *parent = nullptr);
+    ~TunePushPanel() override;
+
+    ServingBenchBox *servingBox() const;
+    bool persistentFolder() const; // "persistent folder" ticked
+    void setProfile(const ServerProfile &profile);
+    void setPushEnabled(bool enabled);
+    void setRestartEnabled(bool enabled);
+    void setText(const QString &text);
+    void appendText(const QString &text);
+    QString text() const;
+    void setProof(const QString &line);
+
+    // The preview as text; Push is on when the preview may be pushed.
+    void showPreview(const PushFlow::Preview &preview, const QString &hostLabel);
+    // What a push did; profile: the server profile of the flows (nullptr without them).
+    void showPushed(const PushRecord &record, const QString &error, const QString &hostLabel,
+                    const ServerProfile *profile);
+    void showProof(const PushFlow::Proof &proof);
+    void showUndone(const PushRecord &record, const QString &error);
+
+signals:
+    void previewClicked();
+    void pushClicked();
+    void restartClicked();
+    void undoClicked();
+    void profileClicked();
+
+private:
+    std::unique_ptr<Ui::TunePushPanel> m_ui;
+};
+
+} // namespace moetune
