@@ -93,11 +93,10 @@ QString TuningTarget::downPath() const {
 }
 
 bool TuningTarget::sameShape(const TuningTarget &other) const {
-    ConfigName a = name;
-    ConfigName b = other.name;
-    a.down = b.down = false;
-    return a == b && kernel == other.kernel && denseK == other.denseK && framework == other.framework &&
-           configRoot == other.configRoot && tritonFolder == other.tritonFolder;
+    // The shape is ConfigName's one sameShape(); a target also has a place (root, Triton folder).
+    return name.sameShape(other.name) && kernel == other.kernel && denseK == other.denseK &&
+           framework == other.framework && configRoot == other.configRoot &&
+           tritonFolder == other.tritonFolder;
 }
 
 QString TuningTarget::shapeKey() const {

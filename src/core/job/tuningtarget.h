@@ -50,7 +50,7 @@ struct TuningTarget {
     QString downPath() const;
     // The folder the files must be installed into (configRoot[/tritonFolder]).
     QString installFolder() const;
-    // Same shape and same place (used to merge up and down into one target).
+    // Same shape (ConfigName::sameShape) and same place (used to merge up and down into one target).
     bool sameShape(const TuningTarget &other) const;
     // A string equal for two targets exactly when sameShape() holds (for hashing).
     QString shapeKey() const;
