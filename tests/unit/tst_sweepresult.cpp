@@ -186,8 +186,8 @@ private Q_SLOTS:
         const auto points = run->result.landscape(SweepOp::Both, 1024);
         // The exhaustive run timed every config of the pruned space once (the bench file says how many),
         // plus the server's default config, which lies outside that space (BLOCK_SIZE_K 32).
-        const QJsonObject bench =
-            readJson(QStringLiteral(MOETUNE_SOURCE_DIR "/remote_agent/bench/recordings/h200-strategies/qwen3_h200.json"));
+        const QJsonObject bench = readJson(QStringLiteral(
+            MOETUNE_SOURCE_DIR "/remote_agent/bench/recordings/h200-strategies/qwen3_h200.json"));
         QCOMPARE(points.size(), bench.value("space_sizes"_L1).toObject().value("1024"_L1).toInt() + 1);
         int winners = 0, defaults = 0;
         double fastest = 1e300;

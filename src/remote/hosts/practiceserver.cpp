@@ -20,7 +20,8 @@ namespace moetune {
 
 namespace {
 
-// remote_agent/moetune_agent/install/installer.py PRACTICE_DOUBLE_TEXT, the same bytes (its test reads this line).
+// remote_agent/moetune_agent/install/installer.py PRACTICE_DOUBLE_TEXT, the same bytes (its test reads this
+// line).
 constexpr char kPracticeMarkerText[] =
     "moetune practice server (sandbox): this folder tree is a practice double of an inference server, made "
     "by "
