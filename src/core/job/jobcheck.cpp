@@ -21,6 +21,18 @@ std::optional<QChar> badDeviceChar(const QString &name) {
     return std::nullopt;
 }
 
+// The file name the spec's shape gets, on a device of that name (the spec's own, else a stand-in).
+ConfigName nameOf(const TuneSpec &s, const QString &deviceWhenUnnamed) {
+    ConfigName name;
+    name.experts = s.experts;
+    name.n = s.n;
+    name.deviceName = s.deviceName.isEmpty() ? deviceWhenUnnamed : s.deviceName;
+    name.dtype = s.dtype;
+    name.blockShape = s.blockShape;
+    name.perChannelQuant = s.perChannelQuant;
+    return name;
+}
+
 } // namespace
 
 std::optional<QList<int>> JobCheck::parseList(const QString &text, bool allowAll, QString *error) {
@@ -97,13 +109,7 @@ JobCheck JobCheck::check(const TuneSpec &s, const std::optional<TuningTarget> &t
     } else if (s.experts > 0 && s.n > 0) {
         // The longest name the run writes (the _down file, SGLang's spelling) plus the suffixes of its
         // backup and temporary files must fit a file name (255 bytes): checked here, not after the sweep.
-        ConfigName longest;
-        longest.experts = s.experts;
-        longest.n = s.n;
-        longest.deviceName = s.deviceName.isEmpty() ? u"SIMULATED_GPU"_s : s.deviceName;
-        longest.dtype = s.dtype;
-        longest.blockShape = s.blockShape;
-        longest.perChannelQuant = s.perChannelQuant;
+        ConfigName longest = nameOf(s, u"SIMULATED_GPU"_s);
         longest.down = true;
         const qsizetype bytes = longest.fileName(Framework::SGLang).toUtf8().size();
         if (bytes > TuneSpec::kMaxConfigNameBytes)
@@ -115,14 +121,8 @@ JobCheck JobCheck::check(const TuneSpec &s, const std::optional<TuningTarget> &t
                     .arg(s.deviceName.size()));
     }
 
-    ConfigName name;
-    name.experts = s.experts;
-    name.n = s.n;
     // No device name: the agent names the file after the GPU it runs on.
-    name.deviceName = s.deviceName.isEmpty() ? u"<the host's GPU>"_s : s.deviceName;
-    name.dtype = s.dtype;
-    name.blockShape = s.blockShape;
-    name.perChannelQuant = s.perChannelQuant;
+    const ConfigName name = nameOf(s, u"<the host's GPU>"_s);
     const Framework dialect = s.framework == Framework::VLLM ? Framework::VLLM : Framework::SGLang;
     c.fileNames.append(name.fileName(dialect));
     if (s.upAndDown && dialect == Framework::SGLang) {
