@@ -568,7 +568,10 @@ def run_check(spec: Dict[str, Any], out) -> int:
     from .protocol import EXIT_FAILED, EXIT_OK
     from .scheduler import BackendFailed
 
+    from . import profiling
+
     t0 = time.time()
+    profiling.start("headroom")
     shape = spec_mod.shape_of(spec)
     ops = spec_mod.strategy_ops(spec)
     sizes = sorted(set(spec["batch_sizes"]))
@@ -653,6 +656,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
     finally:
         if sched is not None:
             sched.close()
+        profiling.stop()
         if not cache_persistent:
             shutil.rmtree(cache_dir, ignore_errors=True)
 

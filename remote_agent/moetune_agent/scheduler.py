@@ -57,6 +57,8 @@ def die_with_parent(parent_pid: int) -> None:
 
 def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
+    from . import profiling
+    profiling.start("worker-gpu%d" % gpu)
     if parent_pid is not None:
         die_with_parent(parent_pid)
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
@@ -69,6 +71,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     except Exception as e:
         result_conn.send((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
+    profiling.mark("backend_made")
     crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
     hang_key = os.environ.get("MOETUNE_TEST_HANG_UNIT")    # test hook: hang on this unit ident
     while True:
@@ -134,6 +137,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         backend.close()
     except Exception:
         pass
+    profiling.stop()
     result_conn.close()
 
 

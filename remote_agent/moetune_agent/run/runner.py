@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any, Dict, Optional, Tuple
 
-from .. import safefile, space as space_mod, spec as spec_mod
+from .. import profiling, safefile, space as space_mod, spec as spec_mod
 from ..backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from ..backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from ..kernel_types import KernelConfig
@@ -86,6 +86,7 @@ class Run(object):
         simulated = is_simulated(backend)
         self.events = logs.EventLog(self.run_dir, self.run_id, simulated, self.echo)
         t0 = time.time()
+        profiling.start("run")
         try:
             status = self._run(t0)
         except Cancelled:
@@ -108,6 +109,7 @@ class Run(object):
         finally:
             if self.sched is not None:
                 self.sched.close()
+            profiling.stop()
         if self.cancelled:
             status = "cancelled"
         state = {"ok": "finished"}.get(status, status)
