@@ -10,6 +10,7 @@ stream does). Run: python3 kernels/bandwidth.py [--torch] [--mib 2048]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -33,18 +34,70 @@ def _cu_source():
         return None
 
 
-def _nvcc_probe(mib: int, device: int):
-    nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
-    code = _cu_source()
+def _nvcc():
+    return shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
+
+
+def _exe_path(folder: str, code: bytes) -> str:
+    return os.path.join(folder, "bandwidth-%s" % hashlib.sha256(code + str(_nvcc()).encode()).hexdigest()[:16])
+
+
+def build(folder: str):
+    """bandwidth.cu built once per host into folder (named by the source's and nvcc's hash, written
+    atomically) -> the executable's path, or None without nvcc. Only the CPU works: safe beside timing."""
+    nvcc, code = _nvcc(), _cu_source()
     if not nvcc or code is None:
         return None
-    out_dir = tempfile.mkdtemp(prefix="moetune-bw-")
-    exe = os.path.join(out_dir, "bandwidth")
-    src = os.path.join(out_dir, "bandwidth.cu")
-    with open(src, "wb") as f:
-        f.write(code)
+    exe = _exe_path(folder, code)
+    if os.path.exists(exe):
+        return exe
+    os.makedirs(folder, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="moetune-bw-", dir=folder)
     try:
-        subprocess.run([nvcc, "-O3", "-arch=sm_90", "-o", exe, src], check=True, capture_output=True, timeout=180)
+        src = os.path.join(work, "bandwidth.cu")
+        with open(src, "wb") as f:
+            f.write(code)
+        subprocess.run([nvcc, "-O3", "-arch=sm_90", "-o", os.path.join(work, "bandwidth"), src], check=True,
+                       capture_output=True, timeout=180)
+        os.replace(os.path.join(work, "bandwidth"), exe)
+        return exe
+    except (subprocess.SubprocessError, OSError) as e:
+        sys.stderr.write("bandwidth: nvcc build failed (%s)\n" % e)
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+_BUILDS = {}
+
+
+def prebuild(folder: str) -> None:
+    """Start build(folder) in a background thread (a GPU worker's start-up: nvcc's seconds overlap the
+    torch import); measure(exe_folder=folder) waits for it."""
+    import threading
+
+    if folder in _BUILDS:
+        return
+    t = threading.Thread(target=build, args=(folder,), name="moetune-bandwidth-build", daemon=True)
+    _BUILDS[folder] = t
+    t.start()
+
+
+def _nvcc_probe(mib: int, device: int, exe_folder=None):
+    if exe_folder:
+        t = _BUILDS.get(exe_folder)
+        if t is not None:
+            t.join()
+        exe = build(exe_folder)
+        tmp = None
+    else:
+        tmp = tempfile.mkdtemp(prefix="moetune-bw-")
+        exe = build(tmp)
+    if exe is None:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return None
+    try:
         env = dict(os.environ)
         if "CUDA_VISIBLE_DEVICES" not in env:
             env["CUDA_VISIBLE_DEVICES"] = str(device)
@@ -56,7 +109,8 @@ def _nvcc_probe(mib: int, device: int):
         sys.stderr.write("bandwidth: nvcc probe failed (%s); falling back to torch copy\n" % e)
         return None
     finally:
-        shutil.rmtree(out_dir, ignore_errors=True)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _torch_probe(mib: int, device: int):
@@ -88,8 +142,9 @@ def _torch_probe(mib: int, device: int):
             "bytes": nbytes}
 
 
-def measure(mib: int = 2048, device: int = 0, use_nvcc: bool = True) -> dict:
-    res = _nvcc_probe(mib, device) if use_nvcc else None
+def measure(mib: int = 2048, device: int = 0, use_nvcc: bool = True, exe_folder=None) -> dict:
+    """exe_folder: where the probe's executable is kept between runs (build())."""
+    res = _nvcc_probe(mib, device, exe_folder) if use_nvcc else None
     return res or _torch_probe(mib, device)
 
 

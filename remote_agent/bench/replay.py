@@ -46,8 +46,8 @@ RECORDINGS = {"qwen3": os.path.join(DATA, "h200_qwen3_exhaustive.json.gz"),
 BEFORE_ISSUE13 = {"screen_replays": 2, "final_rounds": 2, "top_tiles": 6, "seeds": 6, "level_final": True}
 BEFORE_ISSUE13_H2H = {"first_rounds": 5}   # the head-to-head then: 5 rounds before any decision
 UNIT_OVERHEAD_S = 0.020   # model constant (see the module comment)
-GRAPH_CALLS = 10          # calls per graph replay (triton_backend.GRAPH_CALLS)
-WARMUP_REPLAYS = 5        # triton_backend.WARMUP_REPLAYS
+from moetune_agent.backends.triton_backend import (  # noqa: E402  (no torch at import)
+    GRAPH_CALLS, SCREEN_MAX_REPLAYS, WARMUP_REPLAYS, screen_calls)
 
 
 def load_recording(path: str) -> dict:
@@ -85,7 +85,8 @@ class ReplayBackend(Backend):
             raise CandidateError("other", "not recorded: %s at %d" % (cfg.key(), m))
         self.replays += replays
         warm = min(WARMUP_REPLAYS, max(1, replays))
-        self.model_s += (warm + replays) * GRAPH_CALLS * self.truth(m, cfg) * 1e-6
+        calls = screen_calls(self.shape, op, m) if replays <= SCREEN_MAX_REPLAYS else GRAPH_CALLS
+        self.model_s += (warm + replays) * calls * self.truth(m, cfg) * 1e-6
         # which recorded samples a call gets depends on the call's identity only (deterministic replays)
         k = (m, cfg.key(), replays)
         self.seq[k] = self.seq.get(k, 0) + 1
@@ -150,7 +151,8 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
 
     snap = (be.calls, be.replays, be.model_s)
     defaults = {(op, m): be.default_config(op, m) for op in ops for m in sizes}
-    measure_all(be, [Unit(op, defaults[(op, m)], m, 10, -1) for op in ops for m in sizes])
+    dmeas = measure_all(be, [Unit(op, defaults[(op, m)], m, 10, -1) for op in ops for m in sizes])
+    call_us = {(x.unit.op, x.unit.m): (x.median_us if x.ok else None) for x in dmeas}
     account("default", snap)
 
     snap = (be.calls, be.replays, be.model_s)
@@ -162,7 +164,7 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
     contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists)
     checks = sum(len(cs) for cs in contenders.values())   # one correctness check per contender
     snap = (be.calls, be.replays, be.model_s)
-    h2h = HeadToHead(ops, sizes, defaults, contenders, **(h2h_options or {}))
+    h2h = HeadToHead(ops, sizes, defaults, contenders, **dict({"call_us": call_us}, **(h2h_options or {})))
     h2h_meas: List[Measurement] = []
     h2h_phases = 0
     while True:

@@ -46,17 +46,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import space as space_mod
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .kernel_types import KernelConfig, Shape
-from .work import Measurement, Unit
+from .work import Measurement, Unit, timed_replays
 
 SCREEN_ROUND = 0
 RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
 RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
 NEAREST = 3            # catalogue configs per size
-GRAPH_CALLS = 10       # calls per timed replay (triton_backend.GRAPH_CALLS): a replay takes 10 x the call
-RETIME_TARGET_US = 12000.0   # timed GPU time per re-timing unit: replays = this / (GRAPH_CALLS x the call)
-RETIME_MIN_REPLAYS = 3
-RETIME_MAX_REPLAYS = 10
 NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
                        # can flip a tie either way)
 CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
@@ -238,12 +234,9 @@ class HeadroomPlan(object):
 
     @staticmethod
     def retime_replays(call_us: Optional[float]) -> int:
-        """Timed replays per re-timing unit: about RETIME_TARGET_US of timed GPU time (a small-M call is
-        cheap and noisy, so it gets more; a large-M call is expensive and steady)."""
-        if not call_us or call_us <= 0 or math.isinf(call_us):
-            return RETIME_MIN_REPLAYS
-        n = int(math.ceil(RETIME_TARGET_US / (GRAPH_CALLS * call_us)))
-        return max(RETIME_MIN_REPLAYS, min(RETIME_MAX_REPLAYS, n))
+        """Timed replays per re-timing unit: the head-to-head's rule (work.timed_replays), so the check
+        times the default and its best screened config as the tune's final decision does."""
+        return timed_replays(call_us)
 
     def _keys(self):
         return [(op, m) for m in self.sizes for op in self.ops]

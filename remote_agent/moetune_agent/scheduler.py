@@ -59,6 +59,8 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     from . import profiling
     profiling.start("worker-gpu%d" % gpu)
+    if profiling.enabled():  # a cancelled run terminates its workers: keep what was profiled
+        signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
     if parent_pid is not None:
         die_with_parent(parent_pid)
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
@@ -201,6 +203,7 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
+    COMPILE_WAIT_S = 20.0  # longest wait for the pool's compile of the next units before a worker compiles
     def __init__(self, desc: Dict[str, Any], gpus: Sequence[int], cache_dir: Optional[str], precompile_workers: int = 0,
                  home: Optional[str] = None) -> None:
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
@@ -229,6 +232,7 @@ class Scheduler(object):
         self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None}
         self._pool_early = False
         self._pc_desc: Optional[Dict[str, Any]] = None
+        self._waiting_since: Optional[float] = None
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -359,7 +363,10 @@ class Scheduler(object):
                     continue
                 q = held.setdefault(g, [])
                 while pending and len(q) < self.PREFETCH:
-                    i = pending.pop(self._pick(tasks, pending))
+                    pos = self._pick(tasks, pending)
+                    if pos is None:  # nothing compiled yet: the pool is faster than this worker alone
+                        break
+                    i = pending.pop(pos)
                     tid = self.next_tid
                     self.next_tid += 1
                     tid_to_index[tid] = i
@@ -435,7 +442,7 @@ class Scheduler(object):
                 raise Cancelled()
             dispatch()
             conns = {self.workers[g][2]: g for g in self.gpus if g in self.workers}
-            ready = mp_connection.wait(list(conns), timeout=0.2)
+            ready = mp_connection.wait(list(conns), timeout=0.02 if self._waiting_since is not None else 0.2)
             closed = False
             for conn in ready:
                 closed = not drain(conns[conn]) or closed
@@ -455,16 +462,28 @@ class Scheduler(object):
                     return False
         return True
 
-    def _pick(self, tasks: List[Tuple[str, Any]], pending: List[int]) -> int:
+    def _pick(self, tasks: List[Tuple[str, Any]], pending: List[int]) -> Optional[int]:
         """Position in pending (a reversed list) of the next task: with a precompile pool, the first of
-        the next few units whose kernels are already compiled, so the GPU times while the CPUs compile;
-        otherwise, or when none is ready yet, simply the next one."""
+        the next few units whose kernels are already compiled, so the GPU times while the CPUs compile.
+        When none is ready: None (wait) while the pool is still compiling them, for at most
+        COMPILE_WAIT_S, else simply the next one. A worker that compiled the unit itself would compile
+        one kernel at a time beside a pool compiling many (a cold host's first units: ~4 s of the
+        worker's start-up compiled serially, issue 22), and the pool's copy of that kernel too."""
         if not self._precompiled:
             return len(pending) - 1
         for pos in range(len(pending) - 1, max(-1, len(pending) - 1 - 256), -1):
             kind, payload = tasks[pending[pos]]
             if kind != "measure" or self._compiled(payload):
+                self._waiting_since = None
                 return pos
+        if not self.precompiling:
+            return len(pending) - 1
+        now = time.time()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        if now - self._waiting_since < self.COMPILE_WAIT_S:
+            return None
+        self._waiting_since = None
         return len(pending) - 1
 
     def info(self, ops, sizes):

@@ -15,9 +15,29 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
+
+
+GRAPH_CALLS = 10            # calls per timed replay of a full (non-screening) unit: backends/triton_backend.py
+TIMED_TARGET_US = 20000.0   # timed GPU time of a re-timing unit (the head-to-head's, the headroom check's)
+TIMED_MIN_REPLAYS = 3
+TIMED_MAX_REPLAYS = 10
+
+
+def timed_replays(call_us: Optional[float], unknown: int = TIMED_MIN_REPLAYS) -> int:
+    """Timed replays for a re-timing unit of a call taking call_us: about TIMED_TARGET_US of timed GPU
+    time, 3 to 10 replays. A small-M call is cheap and noisy, so it gets 10; a large-M call (10 calls of
+    ~1 ms a replay at M = 4096) is steady within a round and its spread comes from the GPU's clock across
+    rounds, which more replays within one round do not remove (issue 22, tools/timing_protocols.py).
+    One rule for the head-to-head and the headroom check, so that the check estimates what the tune's
+    decision measures (issue 19). unknown: replays when the call's time is not known."""
+    if not call_us or call_us <= 0 or math.isinf(call_us) or math.isnan(call_us):
+        return unknown
+    n = int(math.ceil(TIMED_TARGET_US / (GRAPH_CALLS * call_us)))
+    return max(TIMED_MIN_REPLAYS, min(TIMED_MAX_REPLAYS, n))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,6 +5,13 @@
 Timing follows the reference tuners: the whole call (router top-k, alignment, GEMMs) captured 10 times
 in one CUDA graph, fresh random router logits copied in before every replay, 5 warm-up replays (fewer when
 fewer than 5 are timed), then `replays` timed replays; one sample = replay time / 10, in microseconds.
+A screening unit (at most SCREEN_MAX_REPLAYS timed replays: it only ranks configs against each other at
+one size) captures SCREEN_GRAPH_CALLS calls and times `launches` back-to-back launches of that graph per
+sample, launches from the call's HBM floor (about SCREEN_TARGET_US of GPU time per sample), after one
+warm-up sample. Measured on an H200 (issue 22, tools/timing_protocols.py): 3 calls instead of 10 per
+sample kept the top 4 of 12 configs at M = 64, 1024 and 4096 with a uniform bias of +0.5-0.9%, while the
+capture of 10 calls was most of a screening unit (3 of 6 ms with this kernel; ~50 of 57 ms through
+SGLang's Python call path).
 
 Every measurement is also a correctness check: the first (eager) run writes into poisoned buffers and
 is compared with a float32 torch reference of the same inputs before any timing is recorded.
@@ -27,17 +34,32 @@ compiles for the GPU's target into the shared cache without a CUDA context, weig
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
 from typing import Dict, Optional, Tuple
 
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
+from ..work import GRAPH_CALLS
 from . import TRITON, defaults as defaults_mod
 from .base import Backend
 
-GRAPH_CALLS = 10
 WARMUP_REPLAYS = 5
 LOGIT_POOL = 16
+SCREEN_MAX_REPLAYS = 2      # units timing at most this many replays are screening units
+SCREEN_GRAPH_CALLS = 2      # calls captured in a screening unit's graph
+SCREEN_TARGET_US = 500.0    # GPU time per screening sample: launches = this / (calls x the call's floor)
+SCREEN_MAX_LAUNCHES = 5
+NOMINAL_HBM_GBPS = 4800.0   # for the launch count only (an H200's HBM3e): a slower GPU just times longer
+
+
+def screen_launches(floor_us: Optional[float]) -> int:
+    """Back-to-back launches of a screening unit's graph per sample, from the call's floor (None:
+    unknown, the most)."""
+    if not floor_us or floor_us <= 0:
+        return SCREEN_MAX_LAUNCHES
+    n = int(math.ceil(SCREEN_TARGET_US / (SCREEN_GRAPH_CALLS * floor_us)))
+    return max(1, min(SCREEN_MAX_LAUNCHES, n))
 
 
 def load_kernel_module(name: str):
@@ -120,6 +142,15 @@ class TritonBackend(Backend):
         self._ref: Dict[Tuple[str, int], object] = {}
         self._bw: Optional[dict] = None
         self._check_calls = 0
+        self._stream = None
+        self._bw_folder = None
+        if cache_dir and not cpu_compile and bandwidth_probe != "torch":
+            # the HBM probe's executable, kept beside the compile cache and built while torch imports
+            self._bw_folder = os.path.join(os.path.dirname(os.path.abspath(cache_dir)), "bandwidth-probe")
+            try:
+                load_kernel_module("bandwidth").prebuild(self._bw_folder)
+            except Exception:  # noqa: BLE001 - the probe then builds (or falls back) when it is asked
+                pass
 
     # -- setup ------------------------------------------------------------------------------------
     def _ensure(self):
@@ -293,6 +324,9 @@ class TritonBackend(Backend):
         w = self.weights()
         x, logits, inter = self._inputs(m)
         graph = None
+        screening = replays <= SCREEN_MAX_REPLAYS
+        calls = SCREEN_GRAPH_CALLS if screening else GRAPH_CALLS
+        launches = screen_launches(self.call_floor_us(op, m)) if screening else 1
         try:
             moe = self._make(w, m, cfg, cfg_down)
             moe.x.copy_(x)
@@ -303,13 +337,7 @@ class TritonBackend(Backend):
             torch.cuda.synchronize()
             # the reference for (op, m) uses logits[0]: the routing of this run is the same
             self._verify(op, m, moe, self._reference(op, m, moe))
-            stream = torch.cuda.Stream(self.dev)
-            stream.wait_stream(torch.cuda.current_stream())
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, stream=stream):
-                for _ in range(GRAPH_CALLS):
-                    self._step(moe, op)
-            torch.cuda.synchronize()
+            graph = self._capture(moe, op, calls)
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             samples = []
@@ -318,11 +346,12 @@ class TritonBackend(Backend):
             for i in range(warm + replays):
                 moe.logits.copy_(logits[(i + 1) % len(logits)])
                 start.record()
-                graph.replay()
+                for _ in range(launches):
+                    graph.replay()
                 end.record()
                 end.synchronize()
                 if i >= warm:
-                    samples.append(start.elapsed_time(end) * 1000.0 / GRAPH_CALLS)
+                    samples.append(start.elapsed_time(end) * 1000.0 / (calls * launches))
             return Timing(samples)
         except Exception as e:  # noqa: BLE001
             raise classify(e)
@@ -330,6 +359,31 @@ class TritonBackend(Backend):
             if graph is not None:
                 graph.reset()
             del graph
+
+    def _capture(self, moe, op: str, calls: int):
+        """calls x the whole call in one CUDA graph, captured on a side stream. Not torch.cuda.graph():
+        its entry synchronises, garbage-collects and empties the allocator's cache, a third of the
+        capture's cost on every unit (issue 22, tools/measure_anatomy.py); the eager call before has
+        synchronised already and the buffers are allocated."""
+        torch = self._torch
+        if self._stream is None:
+            self._stream = torch.cuda.Stream(self.dev)
+        stream = self._stream
+        stream.wait_stream(torch.cuda.current_stream())
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(stream):
+            graph.capture_begin()
+            try:
+                for _ in range(calls):
+                    self._step(moe, op)
+            finally:
+                graph.capture_end()
+        torch.cuda.current_stream().wait_stream(stream)
+        return graph
+
+    def call_floor_us(self, op: str, m: int) -> float:
+        """The call's HBM floor at a nominal bandwidth (the screening launch count; no probe)."""
+        return self._floor_bytes(op, m) / (NOMINAL_HBM_GBPS * 1e9) * 1e6
 
     def check(self, op: str, cfg: KernelConfig, m: int) -> float:
         """Fresh random inputs and routing (a new seed per call), poisoned outputs, float32 reference."""
@@ -368,7 +422,8 @@ class TritonBackend(Backend):
         if self._bw is None:
             self._ensure()
             bw = load_kernel_module("bandwidth")
-            self._bw = bw.measure(device=self.device_index, use_nvcc=self.bandwidth_probe != "torch")
+            self._bw = bw.measure(device=self.device_index, use_nvcc=self.bandwidth_probe != "torch",
+                                  exe_folder=self._bw_folder)
         return self._bw
 
     def set_bandwidth(self, bw: dict) -> None:
@@ -378,20 +433,14 @@ class TritonBackend(Backend):
         """Bytes that must move at least once / measured bandwidth (the larger of streaming read and
         copy, so the floor stays a floor): the weights of the experts a uniform random routing is
         expected to hit, plus reading x and writing the output."""
-        s = self.shape
         bw = self.bandwidth()
         gbps = max(bw.get("read_gbps", 0.0), bw.get("copy_gbps", 0.0))
         if gbps <= 0:
             return None
-        hit = expected_experts_hit(s.E, s.topk, m)
-        wbytes = {"fp8_w8a8": 1, "int8_w8a8": 1, "int8_w8a16": 1, "int4_w4a16": 0.5}.get(s.dtype, 2)
-        per_expert = 0
-        if op in ("both", "up"):
-            per_expert += 2 * s.N * s.K * wbytes
-        if op in ("both", "down"):
-            per_expert += s.K * s.N * wbytes
-        act = 2 * m * s.K * 2
-        return (hit * per_expert + act) / (gbps * 1e9) * 1e6
+        return self._floor_bytes(op, m) / (gbps * 1e9) * 1e6
+
+    def _floor_bytes(self, op: str, m: int) -> float:
+        return floor_bytes(self.shape, op, m)
 
     def close(self) -> None:
         self._x.clear()
@@ -402,6 +451,26 @@ class TritonBackend(Backend):
         self._small = None
         if self._torch is not None:
             self._torch.cuda.empty_cache()
+
+
+def floor_bytes(s: Shape, op: str, m: int) -> float:
+    """Bytes one call must move at least once: the weights of the experts a uniform random routing is
+    expected to hit, plus reading x and writing the output."""
+    hit = expected_experts_hit(s.E, s.topk, m)
+    wbytes = {"fp8_w8a8": 1, "int8_w8a8": 1, "int8_w8a16": 1, "int4_w4a16": 0.5}.get(s.dtype, 2)
+    per_expert = 0
+    if op in ("both", "up"):
+        per_expert += 2 * s.N * s.K * wbytes
+    if op in ("both", "down"):
+        per_expert += s.K * s.N * wbytes
+    act = 2 * m * s.K * 2
+    return hit * per_expert + act
+
+
+def screen_calls(shape: Shape, op: str, m: int) -> int:
+    """Calls timed per sample of a screening unit (SCREEN_GRAPH_CALLS x the launches)."""
+    floor = floor_bytes(shape, op, m) / (NOMINAL_HBM_GBPS * 1e9) * 1e6
+    return SCREEN_GRAPH_CALLS * screen_launches(floor)
 
 
 def expected_experts_hit(E: int, topk: int, m: int) -> float:

@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import dataclasses
 
 from ..kernel_types import KernelConfig
-from ..work import Measurement, Unit
+from ..work import Measurement, Unit, timed_replays
 from .common import TIER, Book, median
 
 H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
@@ -106,15 +106,25 @@ class HeadToHead(object):
     def __init__(self, ops: Sequence[str], sizes: Sequence[int], defaults: Dict[Tuple[str, int], KernelConfig],
                  contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
                  min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
-                 first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS):
+                 first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS,
+                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None):
         """contenders: per (op, m) the tuned configs to try (the default is added here). early_rounds 0
-        turns off the decisions and drops after the first two rounds (the agent before issue 22)."""
+        turns off the decisions and drops after the first two rounds (the agent before issue 22).
+        call_us: per (op, m) the default's measured time; the replays of a round at that size then
+        follow work.timed_replays (10 at small M, down to 3 where one replay of 10 calls takes
+        milliseconds), else `replays` everywhere. A function of the journal: a resumed run derives the
+        same units."""
         self.first_rounds = min(first_rounds, min_rounds)
         self.early_rounds = min(early_rounds, self.first_rounds - 1) if early_rounds > 0 else 0
         self.ops = tuple(ops)
         self.sizes = list(sizes)
         self.defaults = dict(defaults)
         self.replays = replays
+        self.replays_at: Dict[Tuple[str, int], int] = {}
+        for op in self.ops:
+            for m in self.sizes:
+                self.replays_at[(op, m)] = (timed_replays((call_us or {}).get((op, m)), unknown=replays)
+                                            if call_us is not None else replays)
         self.min_rounds = min_rounds
         self.step_rounds = step_rounds
         self.max_rounds = max_rounds
@@ -135,7 +145,7 @@ class HeadToHead(object):
         if times is not None and self.early_rounds and rnd >= self.early_rounds:
             keep = [c for c in self._contenders(m) if c.is_default or c.key() not in self._dropped(m, times)]
             live = {op: {cfg for c in keep for o, cfg in zip(self.ops, c.cfgs) if o == op} for op in self.ops}
-        return [Unit(op, c, m, self.replays, H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]
+        return [Unit(op, c, m, self.replays_at[(op, m)], H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]
                 if live is None or c in live[op] or c == self.defaults[(op, m)]]
 
     def _dropped(self, m: int, times) -> set:
