@@ -331,3 +331,51 @@ class WholeRuns(RunCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TimedReplays(unittest.TestCase):
+    """How many replays a timed unit gets (issue 22): one rule for the head-to-head and the headroom
+    check, from the default's measured call; screening units time back-to-back launches of a 2-call graph
+    from the call's HBM floor."""
+
+    D = KernelConfig(64, 64, 32, 8, 4, 3)
+    T = KernelConfig(128, 256, 64, 1, 8, 4)
+
+    def test_rule(self):
+        from moetune_agent import work
+
+        self.assertEqual(work.timed_replays(55.0), 10)     # M = 1: 10 calls of 55 us a replay
+        self.assertEqual(work.timed_replays(300.0), 7)     # M = 64
+        self.assertEqual(work.timed_replays(1500.0), 3)    # M = 4096's default
+        self.assertEqual(work.timed_replays(None), work.TIMED_MIN_REPLAYS)
+        self.assertEqual(work.timed_replays(float("inf"), unknown=10), 10)
+
+    def test_head_to_head_units_follow_the_default_call(self):
+        sizes = [1, 4096]
+        defaults = {("up", m): self.D for m in sizes}
+        cont = {("up", m): [self.T] for m in sizes}
+        h = HeadToHead(("up",), sizes, defaults, cont, call_us={("up", 1): 55.0, ("up", 4096): 1500.0})
+        reps = {(u.m, u.cfg.key()): u.replays for u in h.next_units([])}
+        self.assertEqual(reps, {(1, self.D.key()): 10, (1, self.T.key()): 10,
+                                (4096, self.D.key()): 3, (4096, self.T.key()): 3})
+        # without the default's times (a resumed run of an agent before this rule): 10 everywhere
+        old = HeadToHead(("up",), sizes, defaults, cont)
+        self.assertEqual({u.replays for u in old.next_units([])}, {10})
+        # a size whose default failed: the default replays
+        h2 = HeadToHead(("up",), sizes, defaults, cont, call_us={("up", 1): None, ("up", 4096): 1500.0})
+        self.assertEqual({u.replays for u in h2.next_units([]) if u.m == 1}, {10})
+
+    def test_screening_launches_from_the_floor(self):
+        from moetune_agent.backends import triton_backend as tb
+        from moetune_agent.kernel_types import Shape
+
+        qwen = Shape(128, 768, 2048, 8, "bf16", None, False)
+        calls = [tb.screen_calls(qwen, "up", m) for m in (1, 16, 64, 256, 1024, 4096)]
+        self.assertEqual(calls[0], tb.SCREEN_GRAPH_CALLS * tb.SCREEN_MAX_LAUNCHES)  # a 10 us call: 10 calls
+        self.assertEqual(calls[-1], 4)   # ~175 us floor (every expert's weights): 2 launches of 2 calls
+        self.assertEqual(calls, sorted(calls, reverse=True))
+        self.assertEqual(tb.screen_launches(None), tb.SCREEN_MAX_LAUNCHES)
+        self.assertEqual(tb.screen_launches(5000.0), 1)
+        # the measured floor and the nominal one share the bytes
+        self.assertAlmostEqual(tb.floor_bytes(qwen, "up", 4096) / 4.8e12 * 1e6,
+                               tb.TritonBackend(qwen).call_floor_us("up", 4096), places=6)

@@ -104,6 +104,32 @@ class EarlyPool(unittest.TestCase):
         self.assertEqual(marks, {"both-" + u.cfg.key() for u in ok})
         self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))
 
+    def test_worker_waits_for_the_pool_instead_of_compiling(self):
+        """Nothing compiled yet when the first units are due: the GPU worker waits for the pool's compiles
+        (many at once) rather than compiling the next unit's kernel itself, one at a time (issue 22: a cold
+        host's first units were compiled serially on the worker, and by the pool a second time)."""
+        cache = tempfile.mkdtemp(prefix="moetune-wait-pool-")
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "150"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
+        us = [u for u in units(10) if not SyntheticBackend(SHAPE)._fails("both", u.cfg)]  # pylint: disable=protected-access
+        s = Scheduler(DESC, [0], cache, 3)
+        s.start(early_pool=True)
+        got = []
+        try:
+            s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448})
+            s.precompile(us)
+            s.measure(us, got.append, simulated=True)
+        finally:
+            s.close()
+        folder = os.path.join(cache, "synthetic-compiled")
+        by = {}
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name)) as f:
+                by.setdefault(f.read(), []).append(name)
+        self.assertEqual(sum(len(v) for v in by.values()), len({u.cfg.key() for u in us}))
+        self.assertEqual([k for k in by if k.startswith("moetune-gpu")], [], by)
+        self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))
+
     def test_early_pool_ends_when_the_backend_cannot_precompile(self):
         s = Scheduler(DESC, [0], None, 2)
         s.start(early_pool=True)

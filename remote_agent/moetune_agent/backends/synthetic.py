@@ -151,9 +151,13 @@ class SyntheticBackend(Backend):
         time.sleep(cost)
         os.makedirs(os.path.dirname(marker), exist_ok=True)
         try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except FileExistsError:
-            pass
+            return
+        import multiprocessing
+
+        with os.fdopen(fd, "w") as f:  # which process compiled it (a pool worker or a GPU worker)
+            f.write(multiprocessing.current_process().name)
 
     def cpu_compile_info(self):
         """With a simulated compile cost the run gets CPU precompile workers, as for a GPU backend."""
