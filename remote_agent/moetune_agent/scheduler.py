@@ -203,7 +203,7 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
-    COMPILE_WAIT_S = 20.0  # longest wait for the pool's compile of the next units before a worker compiles
+    COMPILE_WAIT_S = 10.0  # longest wait for the pool's compile of the next units before a worker compiles
     def __init__(self, desc: Dict[str, Any], gpus: Sequence[int], cache_dir: Optional[str], precompile_workers: int = 0,
                  home: Optional[str] = None) -> None:
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
@@ -233,6 +233,7 @@ class Scheduler(object):
         self._pool_early = False
         self._pc_desc: Optional[Dict[str, Any]] = None
         self._waiting_since: Optional[float] = None
+        self._wait_gave_up = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -476,14 +477,17 @@ class Scheduler(object):
             if kind != "measure" or self._compiled(payload):
                 self._waiting_since = None
                 return pos
-        if not self.precompiling:
+        if not self.precompiling or self._wait_gave_up:
             return len(pending) - 1
         now = time.time()
         if self._waiting_since is None:
             self._waiting_since = now
         if now - self._waiting_since < self.COMPILE_WAIT_S:
             return None
+        # A pool that kept a worker waiting this long lost its tasks (a pool process that died mid-compile
+        # never answers): no more waiting on it in this run, the worker compiles what it needs.
         self._waiting_since = None
+        self._wait_gave_up = True
         return len(pending) - 1
 
     def info(self, ops, sizes):

@@ -6,6 +6,7 @@ every unit measured once with the backend's own numbers, a precompile pool, comp
 import json
 import os
 import tempfile
+import time
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
@@ -129,6 +130,34 @@ class EarlyPool(unittest.TestCase):
         self.assertEqual(sum(len(v) for v in by.values()), len({u.cfg.key() for u in us}))
         self.assertEqual([k for k in by if k.startswith("moetune-gpu")], [], by)
         self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in us))
+
+    def test_a_pool_that_never_answers_is_waited_for_once(self):
+        """A precompile that never completes (its pool process died mid-compile): the worker waits
+        COMPILE_WAIT_S once, then compiles itself, and is not kept waiting again in this run."""
+        us = [u for u in units(14) if not SyntheticBackend(SHAPE)._fails("both", u.cfg)]  # pylint: disable=protected-access
+        self.assertGreaterEqual(len(us), 8)
+
+        class Never(object):
+            def ready(self):
+                return False
+
+        s = Scheduler(DESC, [0], None, 0)
+        s.COMPILE_WAIT_S = 0.3
+        s.start()
+        got = []
+        try:
+            s._pool, s._pool_early = object(), False  # pylint: disable=protected-access
+            for u in us:
+                s._precompiled[s._pc_key(u.op, u.cfg, u.m)] = Never()  # pylint: disable=protected-access
+            t0 = time.time()
+            s.measure(us, got.append, simulated=True)
+            wall = time.time() - t0
+        finally:
+            s._pool = None  # pylint: disable=protected-access
+            s.close()
+        self.assertEqual(len(got), len(us))
+        self.assertGreaterEqual(wall, 0.3)
+        self.assertLess(wall, 0.3 * 2 + 1.0)  # one wait, not one per unit (>= 8 x 0.3 s)
 
     def test_early_pool_ends_when_the_backend_cannot_precompile(self):
         s = Scheduler(DESC, [0], None, 2)
