@@ -60,6 +60,11 @@ LiveBestChart::LiveBestChart(QWidget *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x->setTitleText(tr("evaluations"));
     m_x->setLabelFormat(u"%d"_s);
+    // The empty chart's axis as redraw() sets it (whole-number ticks): the default five ticks over 0..1
+    // printed "0 0 0 0 1" under the chart a user sees before the first measurement.
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    m_x->setTickInterval(niceTickStep(1));
     m_x->setRange(0, 1);
     m_y->setBase(10);
     // Short: the axis title runs along the plot's height, which is about 150 px at the minimum window size;

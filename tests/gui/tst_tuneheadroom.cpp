@@ -107,6 +107,9 @@ private slots:
         QVERIFY2(verdict->text().startsWith(u"SIMULATED: worth tuning"_s), qPrintable(verdict->text()));
         QVERIFY(table->isVisibleTo(&page));
         QVERIFY(table->rowCount() >= 1);
+        // the answer is in view without scrolling: the verdict and the table's first rows
+        QTRY_VERIFY(!verdict->visibleRegion().isEmpty());
+        QTRY_COMPARE(table->visibleRegion().boundingRect().height(), table->height()); // the whole table
         int sizes = 0; // every batch size is in one range row's tooltip
         for (int r = 0; r < table->rowCount(); ++r)
             sizes += int(table->item(r, 0)->toolTip().count(u"M="_s));

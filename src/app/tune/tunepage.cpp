@@ -45,6 +45,16 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     m_runFolder = new TuneRunFolder(this);
     connect(m_runFolder, &TuneRunFolder::problem, this, &TunePage::appendOutput);
     connect(m_ui->headroomBox, &HeadroomBox::checkRequested, this, &TunePage::checkHeadroom);
+    // The check's answer sits below the job's fields: bring its table, then its verdict, into view (on a
+    // 900 px screen the table was below the column's fold, seen on a screenshot).
+    connect(m_ui->headroomBox, &HeadroomBox::finished, this, [this] {
+        QTimer::singleShot(0, this, [this] { // once the box has its new height
+            if (auto *table = m_ui->headroomBox->findChild<QWidget *>(u"headroomTable"_s))
+                m_ui->jobScroll->ensureWidgetVisible(table, 0, 8);
+            if (auto *verdict = m_ui->headroomBox->findChild<QWidget *>(u"headroomVerdict"_s))
+                m_ui->jobScroll->ensureWidgetVisible(verdict, 0, 8);
+        });
+    });
     m_ui->splitter->setStretchFactor(0, 0);
     m_ui->splitter->setStretchFactor(1, 1);
     connect(m_form, &TuneJobForm::changed, this, &TunePage::updateChecks);

@@ -4,6 +4,10 @@
 
 #include "remote/transport/sshsession.h"
 
+#ifdef MOETUNE_HAVE_LIBCRYPTO
+#include <openssl/crypto.h>
+#endif
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +26,13 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
     m_session = new SshSession(options, m_undelivered);
     m_session->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_session, &QObject::deleteLater);
+#ifdef MOETUNE_HAVE_LIBCRYPTO
+    // libssh's crypto (OpenSSL) keeps per-thread state that a thread destructor frees after the thread's
+    // function returned, which is after QThread::wait() returns: a program that then exits ran
+    // OPENSSL_cleanup() beside that destructor, and ASan caught the double free (moetune-cli trust-host,
+    // once in a CI run). Freed here, on the thread, before wait() returns.
+    connect(&m_thread, &QThread::finished, &m_thread, [] { OPENSSL_thread_stop(); }, Qt::DirectConnection);
+#endif
 
     connect(m_session, &SshSession::stateChanged, this, &SshTransport::onWorkerState);
     connect(m_session, &SshSession::hostKeyUnknown, this, &SshTransport::hostKeyUnknown);
