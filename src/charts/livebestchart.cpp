@@ -60,12 +60,9 @@ LiveBestChart::LiveBestChart(QWidget *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x->setTitleText(tr("evaluations"));
     m_x->setLabelFormat(u"%d"_s);
-    // The empty chart's axis as redraw() sets it (whole-number ticks): the default five ticks over 0..1
-    // printed "0 0 0 0 1" under the chart a user sees before the first measurement.
-    m_x->setTickType(QValueAxis::TicksDynamic);
-    m_x->setTickAnchor(0);
-    m_x->setTickInterval(niceTickStep(1));
-    m_x->setRange(0, 1);
+    // The empty chart's axis as redraw() sets it: the default five ticks over 0..1 printed "0 0 0 0 1"
+    // under the chart a user sees before the first measurement.
+    setXSpan(1);
     m_y->setBase(10);
     // Short: the axis title runs along the plot's height, which is about 150 px at the minimum window size;
     // the chart's title says the scale is logarithmic.
@@ -296,6 +293,16 @@ QList<QPointF> LiveBestChart::curve(int m) const {
     return points;
 }
 
+void LiveBestChart::setXSpan(double xmax) {
+    // Whole-number ticks at 1, 2 or 5 times a power of ten, at most six of them: the default five ticks
+    // over 0..1 evaluations (or seconds) printed "0" twice with a whole-number label format.
+    const double step = niceTickStep(xmax);
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    m_x->setTickInterval(step);
+    m_x->setRange(0, std::ceil(xmax / step) * step);
+}
+
 void LiveBestChart::redraw() {
     if (!m_dirty)
         return;
@@ -321,13 +328,7 @@ void LiveBestChart::redraw() {
         }
         xmax = qMax(xmax, points.last().x());
     }
-    // Whole-number ticks at 1, 2 or 5 times a power of ten, at most six of them: the default five ticks
-    // over 0..1 evaluations (or seconds) printed "0" twice with a whole-number label format.
-    const double step = niceTickStep(xmax);
-    m_x->setTickType(QValueAxis::TicksDynamic);
-    m_x->setTickAnchor(0);
-    m_x->setTickInterval(step);
-    m_x->setRange(0, std::ceil(xmax / step) * step);
+    setXSpan(xmax);
     if (hi > 0)
         m_y->setRange(std::pow(10.0, std::floor(std::log10(lo * 0.95))),
                       std::pow(10.0, std::ceil(std::log10(hi * 1.05))));

@@ -83,6 +83,7 @@ private:
     };
     void scheduleRedraw();
     void redraw();
+    void setXSpan(double xmax); // the x axis over 0..xmax with whole-number ticks
     double elapsed(const QJsonObject &o) const;
     QLineSeries *seriesFor(int m);
     QString seriesName(int m) const;

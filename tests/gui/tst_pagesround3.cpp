@@ -240,8 +240,9 @@ private slots:
             if (!x)
                 return labels;
             for (double v = x->min(); v <= x->max() + 1e-9;
-                 v += x->tickType() == QValueAxis::TicksDynamic ? x->tickInterval()
-                                                                : (x->max() - x->min()) / (x->tickCount() - 1))
+                 v += x->tickType() == QValueAxis::TicksDynamic
+                          ? x->tickInterval()
+                          : (x->max() - x->min()) / (x->tickCount() - 1))
                 labels.append(QString::asprintf("%d", int(std::lround(v))));
             return labels;
         };

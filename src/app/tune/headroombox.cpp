@@ -49,6 +49,10 @@ HeadroomBox::HeadroomBox(QWidget *parent)
 
 HeadroomBox::~HeadroomBox() = default;
 
+QList<QWidget *> HeadroomBox::answerWidgets() const {
+    return {m_ui->headroomTable, m_ui->headroomVerdict};
+}
+
 bool HeadroomBox::running() const {
     return m_flow && m_flow->running();
 }

@@ -39,6 +39,9 @@ public:
     // The last result and the spec it was checked for (a tune of that spec keeps it in its run folder).
     const std::optional<HeadroomResult> &result() const { return m_result; }
     const TuneSpec &resultSpec() const { return m_resultSpec; }
+    // The widgets that hold the answer, most important last (a page scrolling it into view shows them
+    // in this order): the table per range, then the verdict.
+    QList<QWidget *> answerWidgets() const;
 
 signals:
     void checkRequested();

@@ -49,10 +49,8 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     // 900 px screen the table was below the column's fold, seen on a screenshot).
     connect(m_ui->headroomBox, &HeadroomBox::finished, this, [this] {
         QTimer::singleShot(0, this, [this] { // once the box has its new height
-            if (auto *table = m_ui->headroomBox->findChild<QWidget *>(u"headroomTable"_s))
-                m_ui->jobScroll->ensureWidgetVisible(table, 0, 8);
-            if (auto *verdict = m_ui->headroomBox->findChild<QWidget *>(u"headroomVerdict"_s))
-                m_ui->jobScroll->ensureWidgetVisible(verdict, 0, 8);
+            for (QWidget *w : m_ui->headroomBox->answerWidgets())
+                m_ui->jobScroll->ensureWidgetVisible(w, 0, 8);
         });
     });
     m_ui->splitter->setStretchFactor(0, 0);

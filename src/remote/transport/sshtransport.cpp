@@ -31,7 +31,8 @@ SshTransport::SshTransport(const SshOptions &options, QObject *parent)
     // function returned, which is after QThread::wait() returns: a program that then exits ran
     // OPENSSL_cleanup() beside that destructor, and ASan caught the double free (moetune-cli trust-host,
     // once in a CI run). Freed here, on the thread, before wait() returns.
-    connect(&m_thread, &QThread::finished, &m_thread, [] { OPENSSL_thread_stop(); }, Qt::DirectConnection);
+    connect(
+        &m_thread, &QThread::finished, &m_thread, [] { OPENSSL_thread_stop(); }, Qt::DirectConnection);
 #endif
 
     connect(m_session, &SshSession::stateChanged, this, &SshTransport::onWorkerState);
