@@ -77,6 +77,18 @@ int runShell(const char *script, const QByteArray &path) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Bytes the process has read through read()/pread() so far (/proc/PID/io's rchar), -1 when unreadable.
+qint64 bytesReadBy(qint64 pid) {
+    QFile io(u"/proc/%1/io"_s.arg(pid));
+    if (!io.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : io.readAll().split('\n')) {
+        if (line.startsWith("rchar:"))
+            return line.mid(6).trimmed().toLongLong();
+    }
+    return -1;
+}
+
 struct Outcome {
     int signal = 0; // the child died of this signal
     bool ok = false;
@@ -310,7 +322,17 @@ private slots:
         QProcess p;
         p.start(cli, {u"diagnose"_s, path, u"--format"_s, u"json"_s});
         QVERIFY(p.waitForStarted());
-        QTest::qWait(300);
+        // Truncate once the CLI is inside the 4 GB read (64 MB read), not after a fixed wait: under ASan on
+        // a loaded CI machine its start-up outlasted 300 ms, the file was empty when it was opened and the
+        // CLI rightly diagnosed an empty log (exit 0).
+        QElapsedTimer waited;
+        waited.start();
+        qint64 read = 0;
+        while (p.state() == QProcess::Running && (read = bytesReadBy(p.processId())) < (64LL << 20) &&
+               waited.elapsed() < 60000)
+            QTest::qWait(2);
+        QVERIFY2(read >= (64LL << 20),
+                 qPrintable(u"moetune-cli read %1 bytes in %2 ms"_s.arg(read).arg(waited.elapsed())));
         QVERIFY2(p.state() == QProcess::Running, "moetune-cli finished before the log could be truncated");
         QCOMPARE(runShell(script.constData(), QFile::encodeName(path)), 0);
         QVERIFY(p.waitForFinished(120000));
