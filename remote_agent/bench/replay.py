@@ -36,7 +36,7 @@ from moetune_agent.kernel_types import CandidateError, Shape, Timing  # noqa: E4
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.strategies.common import Book  # noqa: E402
 from moetune_agent.strategies.headtohead import FINALISTS, HeadToHead, pick_contenders  # noqa: E402
-from moetune_agent.work import Measurement, Unit  # noqa: E402
+from moetune_agent.work import Measurement, Unit, measure_unit  # noqa: E402
 
 DATA = os.path.join(AGENT_ROOT, "tests", "data")
 RECORDINGS = {"qwen3": os.path.join(DATA, "h200_qwen3_exhaustive.json.gz"),
@@ -111,10 +111,7 @@ class ReplayBackend(Backend):
 def measure_all(backend: ReplayBackend, units: Sequence[Unit]) -> List[Measurement]:
     out = []
     for u in units:
-        try:
-            out.append(Measurement(u, backend.measure(u.op, u.cfg, u.m, u.replays).samples_us))
-        except CandidateError as e:
-            out.append(Measurement(u, None, e.kind, e.message))
+        out.append(measure_unit(backend, u))
     return out
 
 
@@ -164,7 +161,7 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
     contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists)
     checks = sum(len(cs) for cs in contenders.values())   # one correctness check per contender
     snap = (be.calls, be.replays, be.model_s)
-    h2h = HeadToHead(ops, sizes, defaults, contenders, **dict({"call_us": call_us}, **(h2h_options or {})))
+    h2h = HeadToHead(ops, sizes, defaults, contenders, **dict({"call_us": call_us, "paired": True}, **(h2h_options or {})))
     h2h_meas: List[Measurement] = []
     h2h_phases = 0
     while True:

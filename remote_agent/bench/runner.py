@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
-from moetune_agent.work import Measurement, Unit  # noqa: E402
+from moetune_agent.work import Measurement, Unit, measure_unit  # noqa: E402
 
 CompileKey = Tuple[str, int, int, int, int, int]
 
@@ -91,11 +91,7 @@ def _gpu_worker(kind: str, gpu: int, shape: Shape, cache_dir: str, bw: Optional[
             t0 = time.perf_counter()
             if kind == "unit":
                 u = payload
-                try:
-                    t = be.measure(u.op, u.cfg, u.m, u.replays, u.cfg_down)
-                    meas = Measurement(u, t.samples_us, gpu=gpu)
-                except CandidateError as e:
-                    meas = Measurement(u, None, e.kind, e.message, gpu=gpu)
+                meas = measure_unit(be, u, gpu=gpu)
                 result_q.put(("meas", gpu, meas, time.perf_counter() - t0))
             elif kind == "call":
                 name, args = payload

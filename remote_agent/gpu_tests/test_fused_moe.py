@@ -151,6 +151,24 @@ class FusedMoETest(unittest.TestCase):
             floor = be.roofline_us("both", m)
             self.assertGreater(t.median_us, 0.5 * floor, "faster than the HBM floor: timing is wrong")
 
+    def test_paired_measure_alternates_two_configs(self):
+        """measure_pair (the head-to-head's and the headroom check's re-timing): a config against itself
+        is a ratio of 1 within 3% at every size; a clearly slower config stays slower; a reference that
+        cannot run leaves cfg timed and says why."""
+        be = self.backend("qwen3_30b_a3b", SHAPES[4][1])
+        good, slow = KernelConfig(16, 64, 128, 1, 4, 3), KernelConfig(16, 32, 32, 1, 4, 2)
+        for m in (1, 256, 4096):
+            t, tp, why = be.measure_pair("up", good, good, m, replays=5)
+            self.assertIsNone(why)
+            self.assertEqual((len(t.samples_us), len(tp.samples_us)), (5, 5))
+            self.assertAlmostEqual(t.median_us / tp.median_us, 1.0, delta=0.03, msg=m)
+        t, tp, _why = be.measure_pair("up", good, slow, 1024, replays=5)
+        self.assertLess(t.median_us, tp.median_us)
+        t, tp, why = be.measure_pair("up", good, KernelConfig(256, 256, 256, 1, 8, 5), 64, replays=4)
+        self.assertIsNone(tp)
+        self.assertTrue(why.startswith("resources"), why)
+        self.assertEqual(len(t.samples_us), 4)
+
     def test_resource_failure_is_a_candidate_error(self):
         be = self.backend("qwen3_30b_a3b", SHAPES[4][1])
         with self.assertRaises(CandidateError) as cm:

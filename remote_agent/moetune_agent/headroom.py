@@ -16,9 +16,10 @@ The screen (HeadroomPlan): per (op, batch size)
     family (the variants time within noise of each other);
   * the default's neighbours: its config with one or two more pipeline stages (at decode sizes the
     default tile is often right and only its pipeline is short);
-  then re-timing (retime_units): round 1 the default and the two best screened, round 2 the default and
-    round 1's best, paired (one round's medians are noisy: the winner's curse, docs/servers.md section 7),
-    replays scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
+  then re-timing (retime_units): round 1 the two best screened, round 2 round 1's best (one round's
+    medians are noisy: the winner's curse, docs/servers.md section 7), each in a unit paired with the
+    default (Unit.pair: the two alternate replay by replay, as in the tune's head-to-head), replays
+    scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
     is ~5 units and ~1.4 kernels per size.
 Why this screen (bench/headroom_replay.py on the recorded landscapes): a catalogue chosen by tokens per
 expert reaches within 2% of the landscape's best at the recorded sizes where the default's own
@@ -46,7 +47,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import space as space_mod
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .kernel_types import KernelConfig, Shape
-from .work import Measurement, Unit, timed_replays
+from .work import Measurement, Unit, median as _median, timed_replays
 
 SCREEN_ROUND = 0
 RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
@@ -220,11 +221,22 @@ class HeadroomPlan(object):
         return units
 
     def _round_times(self, measured: Sequence[Measurement], op: str, m: int, rnd: int) -> Dict[KernelConfig, float]:
+        """config -> its time in round rnd at (op, m). A re-timing round's units are paired with the default
+        (Unit.pair): a challenger's time is then its ratio to the default timed beside it, scaled by the
+        default's median over the round's pairs, and the default's time is that median, so every ratio
+        of the round is a paired one (the head-to-head decides the same way: strategies/headtohead.py)."""
         out = {}
-        for x in measured:
+        mine = [x for x in measured if x.unit.round == rnd and x.unit.op == op and x.unit.m == m]
+        refs = [x.pair_median_us for x in mine if x.pair_samples_us]
+        scale = _median(refs) if refs else None
+        for x in mine:
             u = x.unit
-            if u.round == rnd and u.op == op and u.m == m and x.ok:
+            if x.paired and x.pair_median_us > 0 and scale:
+                out[u.cfg] = scale * x.median_us / x.pair_median_us
+            elif x.ok:
                 out[u.cfg] = x.median_us
+        if scale and self.defaults[(op, m)] not in out:
+            out[self.defaults[(op, m)]] = scale
         return out
 
     def _screen_ranked(self, measured: Sequence[Measurement], op: str, m: int) -> List[KernelConfig]:
@@ -259,7 +271,7 @@ class HeadroomPlan(object):
                 gain = st[d] / st[ranked[0]] if d in st and st[ranked[0]] > 0 else None
                 top = ranked[:1] if gain is not None and gain >= CLEAR else ranked[:RETIME_TOP]
                 reps = self.retime_replays(st.get(d, st.get(ranked[0])))
-                units.extend(Unit(op, c, m, reps, RETIME_ROUND) for c in [d] + top)
+                units.extend(Unit(op, c, m, reps, RETIME_ROUND, pair=d) for c in top)
             return units
         if RETIME_ROUND + 1 in done:
             return []
@@ -271,7 +283,7 @@ class HeadroomPlan(object):
                 continue
             reps = next(x.unit.replays for x in measured if x.unit.round == RETIME_ROUND and x.unit.op == op
                         and x.unit.m == m)
-            units.extend(Unit(op, c, m, reps, RETIME_ROUND + 1) for c in (d, chal[0][2]))
+            units.append(Unit(op, chal[0][2], m, reps, RETIME_ROUND + 1, pair=d))
         return units
 
     def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int,

@@ -88,8 +88,13 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                     os._exit(17)
                 if hang_key and unit.ident() == hang_key and desc["name"] == SYNTHETIC:
                     time.sleep(3600)
-                t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
-                result_conn.send((gpu, tid, "ok", list(t.samples_us)))
+                if unit.pair is not None:
+                    t, tp, why = backend.measure_pair(unit.op, unit.cfg, unit.pair, unit.m, unit.replays)
+                    result_conn.send((gpu, tid, "ok", {"samples": list(t.samples_us), "pair_error": why,
+                                                       "pair": list(tp.samples_us) if tp is not None else None}))
+                else:
+                    t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
+                    result_conn.send((gpu, tid, "ok", list(t.samples_us)))
             elif kind == "check":
                 op, cfg, m = payload
                 result_conn.send((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
@@ -131,7 +136,13 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                                                "supports_tma": bool(backend.supports_tma), "smoke": smoke,
                                                "extra": extra}))
         except CandidateError as e:
-            result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
+            ref = None
+            if kind == "measure" and payload.pair is not None:  # the default is still timed (work.measure_unit)
+                try:
+                    ref = list(backend.measure(payload.op, payload.pair, payload.m, payload.replays).samples_us)
+                except Exception:  # noqa: BLE001 - then neither side of the unit has a time
+                    ref = None
+            result_conn.send((gpu, tid, "cand", (e.kind, e.message, ref) if ref is not None else (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
             result_conn.send((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
                                                                      traceback.format_exc(limit=3)))))
@@ -321,7 +332,7 @@ class Scheduler(object):
                 seen.add(k)
             units = first + rest
         for u in units:
-            for c in (u.cfg, u.cfg_down):
+            for c in (u.cfg, u.cfg_down, u.pair):
                 if c is None:
                     continue
                 key = self._pc_key(u.op, c, u.m)
@@ -456,7 +467,7 @@ class Scheduler(object):
         self.busy = {g: q[0] for g, q in held.items() if q}
 
     def _compiled(self, unit: Unit) -> bool:
-        for c in (unit.cfg, unit.cfg_down):
+        for c in (unit.cfg, unit.cfg_down, unit.pair):
             if c is not None:
                 r = self._precompiled.get(self._pc_key(unit.op, c, unit.m))
                 if r is not None and not r.ready():
@@ -512,10 +523,16 @@ class Scheduler(object):
                 simulated: bool = False) -> None:
         def done(i, gpu, status, payload):
             u = units[i]
-            if status == "ok":
+            if status == "ok" and isinstance(payload, dict):  # a paired unit
+                pair = payload.get("pair")
+                meas = Measurement(u, [float(x) for x in payload["samples"]], gpu=gpu, simulated=simulated,
+                                   pair_samples_us=[float(x) for x in pair] if pair is not None else None,
+                                   pair_error=payload.get("pair_error"))
+            elif status == "ok":
                 meas = Measurement(u, [float(x) for x in payload], gpu=gpu, simulated=simulated)
             elif status == "cand":
-                meas = Measurement(u, None, payload[0], payload[1], gpu, simulated)
+                meas = Measurement(u, None, payload[0], payload[1], gpu, simulated,
+                                   pair_samples_us=[float(x) for x in payload[2]] if len(payload) > 2 else None)
             else:
                 meas = Measurement(u, None, "crash", str(payload), gpu, simulated)
             on_measurement(meas)

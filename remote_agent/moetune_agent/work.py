@@ -48,12 +48,17 @@ class Unit:
     replays: int = 10       # timed graph replays
     round: int = 0          # strategy phase / re-timing round; part of the identity
     cfg_down: Optional[KernelConfig] = None   # for op "both" with separate up/down configs
+    pair: Optional[KernelConfig] = None       # a paired unit: this config (the reference, the server's
+                                              # default) is timed in the same unit, replay by replay
+                                              # alternating with cfg (Measurement.pair_samples_us)
 
     def ident(self) -> str:
         """Stable identity used by the journal to skip work already done on resume."""
         s = "%s|%s|%d|%d|%d" % (self.op, self.cfg.key(), self.m, self.replays, self.round)
         if self.cfg_down is not None:
             s += "|" + self.cfg_down.key()
+        if self.pair is not None:
+            s += "|pair:" + self.pair.key()
         return s
 
 
@@ -65,16 +70,55 @@ class Measurement:
     error: Optional[str] = None
     gpu: int = 0
     simulated: bool = False
+    pair_samples_us: Optional[List[float]] = None   # a paired unit's reference, replay by replay with
+                                                    # samples_us; None when it failed (pair_error says why)
+    pair_error: Optional[str] = None
 
     @property
     def ok(self) -> bool:
         return self.samples_us is not None
 
     @property
+    def paired(self) -> bool:
+        """Both sides of a paired unit were timed (the ratio of the two is then free of the drift and
+        clock changes that move unpaired units apart: issue 19)."""
+        return self.ok and self.pair_samples_us is not None
+
+    @property
+    def pair_median_us(self) -> float:
+        return median(self.pair_samples_us or [float("inf")])
+
+    @property
     def median_us(self) -> float:
-        s = sorted(self.samples_us or [float("inf")])
-        n = len(s)
-        return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+        return median(self.samples_us or [float("inf")])
+
+
+def measure_unit(backend, unit: Unit, gpu: int = 0, simulated: bool = False) -> Measurement:
+    """Run one unit on a backend (kernel_types.CandidateError becomes a failed Measurement): a paired
+    unit through backend.measure_pair, every other through backend.measure."""
+    from .kernel_types import CandidateError
+
+    try:
+        if unit.pair is not None:
+            t, tp, why = backend.measure_pair(unit.op, unit.cfg, unit.pair, unit.m, unit.replays)
+            return Measurement(unit, list(t.samples_us), gpu=gpu, simulated=simulated,
+                               pair_samples_us=list(tp.samples_us) if tp is not None else None, pair_error=why)
+        t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
+        return Measurement(unit, list(t.samples_us), gpu=gpu, simulated=simulated)
+    except CandidateError as e:
+        meas = Measurement(unit, None, e.kind, e.message, gpu, simulated)
+        if unit.pair is not None:  # the default is still timed: the head-to-head keeps its round
+            try:
+                meas.pair_samples_us = list(backend.measure(unit.op, unit.pair, unit.m, unit.replays).samples_us)
+            except CandidateError as e2:
+                meas.pair_error = "%s: %s" % (e2.kind, e2.message)
+        return meas
+
+
+def median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
 class Strategy(abc.ABC):

@@ -94,10 +94,12 @@ class LeanScreen(unittest.TestCase):
         self.assertLessEqual(len({u.cfg for u in units}), 27)       # was 32
 
     def test_replayed_cost(self):
-        """Units per replayed landscape with the server's heuristic as its config (was 70 and 63)."""
+        """Measure calls per replayed landscape with the server's heuristic as its config (was 70 and 63;
+        52 and 33 before the re-timing rounds paired each challenger with the default, 57 and 34 since:
+        the default is timed beside each of round 1's two challengers)."""
         for name in ("qwen3", "fp8block"):
             res = headroom_replay.evaluate(name, "heuristic")
-            self.assertLessEqual(res["units"], 55, name)
+            self.assertLessEqual(res["units"], 58, name)
 
     def test_retime_replays_follow_the_call_time(self):
         self.assertEqual(headroom.HeadroomPlan.retime_replays(55.0), work.TIMED_MAX_REPLAYS)
@@ -147,8 +149,13 @@ class SmallMNoise(unittest.TestCase):
                 return 70.0 if c == d else (70.0 / gain if c == best else 70.0 * 1.02)
 
             def meas(units):
-                return [Measurement(u, [truth(u.cfg) * (1 + rng.gauss(0, 0.03)) for _ in range(u.replays)])
-                        for u in units]
+                out = []
+                for u in units:
+                    x = Measurement(u, [truth(u.cfg) * (1 + rng.gauss(0, 0.03)) for _ in range(u.replays)])
+                    if u.pair is not None:
+                        x.pair_samples_us = [truth(u.pair) * (1 + rng.gauss(0, 0.03)) for _ in range(u.replays)]
+                    out.append(x)
+                return out
             measured = meas(plan.screen_units())
             for _phase in range(4):  # the re-timing ends by itself within 2 phases
                 more = plan.retime_units(measured)
@@ -158,6 +165,52 @@ class SmallMNoise(unittest.TestCase):
             self.assertEqual(plan.retime_units(measured), [])
             ok += abs(plan.estimate(measured)[0]["gain"] - gain) <= 0.02
         self.assertGreaterEqual(ok, 150)
+
+
+class LargeMDrift(unittest.TestCase):
+    """M=4096 on the H200 missed by 11.7 pp: the same two configs timed 1.50x-1.70x apart in separate
+    units (the GPU's clock moves between units). A TEST DOUBLE of that: every unit runs at its own clock
+    (+-8%, seeded), shared by both sides of a paired unit, 0.5% noise per sample, a true 1.55x: the
+    re-timing's units pair each challenger with the default, so the estimate stays within 2 pp in >= 95 of
+    100 trials (unpaired, the units' clocks went into the ratio: 14 of 100 before this change)."""
+
+    def test_drift(self):
+        import random
+        from moetune_agent import space as space_mod
+        from moetune_agent.kernel_types import KernelConfig, Shape
+        from moetune_agent.work import Measurement
+        shape = Shape(128, 768, 2048, 8)
+        sp = space_mod.build_space(shape, [4096], ("both",))
+        d = KernelConfig.from_key("m64n64k32g8w4s3")
+        plan = headroom.HeadroomPlan(shape, [4096], ("both",), sp, {("both", 4096): d})
+        best = plan.candidates("both", 4096)[0]
+        gain = 1.55
+        within = 0
+        for seed in range(100):
+            rng = random.Random(seed)
+
+            def truth(c):
+                return 3000.0 if c == d else (3000.0 / gain if c == best else 3000.0 / 1.3)
+
+            def meas(units):
+                out = []
+                for u in units:
+                    clock = 1.0 + rng.uniform(-0.08, 0.08)
+                    x = Measurement(u, [truth(u.cfg) * clock * (1 + rng.gauss(0, 0.005)) for _ in range(u.replays)])
+                    if u.pair is not None:
+                        x.pair_samples_us = [truth(u.pair) * clock * (1 + rng.gauss(0, 0.005))
+                                             for _ in range(u.replays)]
+                    out.append(x)
+                return out
+            measured = meas(plan.screen_units())
+            for _phase in range(4):
+                more = plan.retime_units(measured)
+                if not more:
+                    break
+                self.assertTrue(all(u.pair == d and u.cfg != d for u in more))
+                measured += meas(more)
+            within += abs(plan.estimate(measured)[0]["gain"] - gain) <= 0.02
+        self.assertGreaterEqual(within, 95)
 
 
 class CompileCache(unittest.TestCase):

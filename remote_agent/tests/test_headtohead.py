@@ -41,7 +41,11 @@ def drive(h2h, timing, limit=100):
             return measured
         for u in units:
             s = timing(u.op, u.cfg, u.m, u.round - H2H_ROUND)
-            measured.append(Measurement(u, s) if s is not None else Measurement(u, None, "other", "failed"))
+            meas = Measurement(u, s) if s is not None else Measurement(u, None, "other", "failed")
+            if u.pair is not None:  # a paired unit: the default timed beside it (or failed)
+                meas.pair_samples_us = timing(u.op, u.pair, u.m, u.round - H2H_ROUND)
+                meas.pair_error = None if meas.pair_samples_us is not None else "other: failed"
+            measured.append(meas)
     raise AssertionError("head-to-head never ended")
 
 
@@ -123,7 +127,7 @@ class Decisions(unittest.TestCase):
         # every round timed every contender: the interleaving is complete
         rounds = {}
         for mm in meas:
-            rounds.setdefault(mm.unit.round, set()).add(mm.unit.cfg.key())
+            rounds.setdefault(mm.unit.round, set()).update(c.key() for c in (mm.unit.cfg, mm.unit.pair) if c)
         self.assertTrue(all(v == {D.key(), A.key(), B.key()} for v in rounds.values()))
 
     def test_small_margin_inside_noise_runs_more_rounds_then_keeps_default(self):
@@ -143,7 +147,9 @@ class Decisions(unittest.TestCase):
         row = h.report(meas)[0]
         per = {}
         for mm in meas:
-            per.setdefault(mm.unit.cfg.key(), set()).add(mm.unit.round - H2H_ROUND)
+            for c in (mm.unit.cfg, mm.unit.pair):
+                if c is not None:
+                    per.setdefault(c.key(), set()).add(mm.unit.round - H2H_ROUND)
         self.assertEqual(per[B.key()], set(range(EARLY_ROUNDS)))
         self.assertEqual(per[A.key()], per[D.key()])
         self.assertGreater(len(per[A.key()]), EARLY_ROUNDS)
@@ -160,7 +166,7 @@ class Decisions(unittest.TestCase):
                                ("both", B.key(), 1): 49.5}, 0.003))
         rounds = {}
         for mm in meas:
-            rounds.setdefault(mm.unit.round, set()).add(mm.unit.cfg.key())
+            rounds.setdefault(mm.unit.round, set()).update(c.key() for c in (mm.unit.cfg, mm.unit.pair) if c)
         self.assertTrue(all(v == {D.key(), A.key(), B.key()} for v in rounds.values()))
         self.assertEqual(h.report(meas)[0]["dropped"], [])
 
@@ -205,6 +211,91 @@ class Decisions(unittest.TestCase):
         again = HeadToHead(("both",), [1, 8], {("both", 1): D, ("both", 8): D}, {("both", 1): [A], ("both", 8): [B]})
         self.assertEqual(again.winners(meas), h.winners(meas))
         self.assertIsNone(again.next_units(meas))
+
+
+class PairedDecisions(Decisions):
+    """Every decision above, with the tuned configs timed in units paired with the default (Unit.pair,
+    as a tune runs them): on drift-free timings the paired head-to-head decides as the unpaired one."""
+
+    def setUp(self):
+        global HeadToHead
+        self._plain = HeadToHead
+        plain = self._plain
+        HeadToHead = lambda *a, **kw: plain(*a, **dict(kw, paired=True))  # noqa: E731
+
+    def tearDown(self):
+        global HeadToHead
+        HeadToHead = self._plain
+
+    def test_small_margin_inside_noise_runs_more_rounds_then_keeps_default(self):
+        # Paired, the ratio of each unit is judged: a 1% gain under 8% noise may be found or not; a
+        # challenger 1% slower under that noise is never chosen, whatever the noise draws (20 seeds).
+        for seed in range(20):
+            h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+            meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 50.5}, 0.08, seed=seed))
+            self.assertEqual(h.winners(meas), {("both", 1): D}, seed)
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.5}, 0.08, seed=3))
+        self.assertIn(h.report(meas)[0]["decision"], ("tie_default_kept", "tuned_faster", "default_fastest"))
+
+
+def drifting(true_us, drift, rel_noise, seed=0):
+    """Per round the GPU's clock moves every config by the same factor (round 0 fast, then 1 - drift,
+    1 + drift, ...), as large-M units on an H200 do between rounds; within a round, rel_noise."""
+    rng = random.Random(seed)
+
+    def timing(op, cfg, m, rnd):
+        f = 1.0 + drift * (rnd % 3 - 1)
+        return [true_us[(op, cfg.key(), m)] * f * (1.0 + rng.uniform(-rel_noise, rel_noise)) for _ in range(3)]
+    return timing
+
+
+class Paired(unittest.TestCase):
+    def test_units_pair_every_tuned_config_with_the_default(self):
+        h = HeadToHead(("up", "down"), [4], {("up", 4): D, ("down", 4): D}, {("up", 4): [A, B], ("down", 4): []},
+                       paired=True)
+        units = h.next_units([])
+        first = [u for u in units if u.round == H2H_ROUND]
+        self.assertEqual(sorted((u.op, u.cfg.key(), u.pair.key() if u.pair else None) for u in first),
+                         sorted([("up", A.key(), D.key()), ("up", B.key(), D.key()), ("down", D.key(), None)]))
+        self.assertEqual(len({u.ident() for u in units}), len(units))
+        self.assertIn("|pair:" + D.key(), first[0].ident() if first[0].pair else first[1].ident())
+
+    def test_drift_between_rounds_cannot_hide_a_steady_gain(self):
+        # 2.5% faster in every unit, 6% clock drift between rounds: paired, the ratio decides at once; the
+        # unpaired head-to-head sees overlapping rounds and keeps the default after every round it has
+        true = {("both", D.key(), 4096): 1000.0, ("both", A.key(), 4096): 975.0}
+        paired = HeadToHead(("both",), [4096], {("both", 4096): D}, {("both", 4096): [A]}, paired=True)
+        row = paired.report(drive(paired, drifting(true, 0.06, 0.002)))[0]
+        self.assertEqual(row["decision"], "tuned_faster")
+        self.assertAlmostEqual(row["speedup"], 1000.0 / 975.0, delta=0.006)
+        plain = HeadToHead(("both",), [4096], {("both", 4096): D}, {("both", 4096): [A]})
+        row = plain.report(drive(plain, drifting(true, 0.06, 0.002)))[0]
+        self.assertEqual(row["decision"], "tie_default_kept")
+        self.assertEqual(row["rounds"], MAX_ROUNDS)
+
+    def test_a_failed_default_leaves_the_tuned_config(self):
+        h = HeadToHead(("both",), [8], {("both", 8): D}, {("both", 8): [A]}, paired=True)
+        base = noisy({("both", D.key(), 8): 50.0, ("both", A.key(), 8): 48.0}, 0.01)
+        meas = drive(h, lambda op, cfg, m, rnd: None if cfg == D else base(op, cfg, m, rnd))
+        self.assertTrue(all(x.ok and not x.paired and x.pair_error for x in meas))
+        row = h.report(meas)[0]
+        self.assertEqual(row["decision"], "default_failed")
+        self.assertEqual(h.winners(meas), {("both", 8): A})
+
+    def test_paired_measurements_survive_the_journal(self):
+        from moetune_agent.runs.logs import measurement_from_record, measurement_record
+        from moetune_agent.work import Unit
+
+        u = Unit("up", A, 64, 10, H2H_ROUND + 1, pair=D)
+        for meas in (Measurement(u, [2.0, 2.1], pair_samples_us=[3.0, 3.2]),
+                     Measurement(u, [2.0], pair_error="resources: out of shared memory")):
+            rec = json.loads(json.dumps(measurement_record(meas, 7)))
+            back = measurement_from_record(rec)
+            self.assertEqual(back.unit, u)
+            self.assertEqual(back.unit.ident(), rec["unit"])
+            self.assertEqual((back.samples_us, back.pair_samples_us, back.pair_error),
+                             (meas.samples_us, meas.pair_samples_us, meas.pair_error))
 
 
 class ReplayedH200(unittest.TestCase):

@@ -59,6 +59,20 @@ class Backend(abc.ABC):
         """Time cfg at batch size m the reference way (whole call in a CUDA graph, fresh random routing
         per replay). Compiles on first use. Raises CandidateError."""
 
+    def measure_pair(self, op: str, cfg: kernel_types.KernelConfig, ref: kernel_types.KernelConfig, m: int,
+                     replays: int = 10):
+        """A paired measurement: cfg and the reference ref (the server's default) timed in one unit, replay
+        by replay alternating, so that both see the same clocks and drift and their ratio is what the
+        head-to-head and the headroom check decide on. -> (cfg's Timing, ref's Timing or None, why ref
+        failed or None). cfg's own failure raises CandidateError; ref's is returned, so the head-to-head
+        can still pick a tuned config where the default cannot run. Default (a model with no drift):
+        the two measured one after the other."""
+        t = self.measure(op, cfg, m, replays)
+        try:
+            return t, self.measure(op, ref, m, replays), None
+        except kernel_types.CandidateError as e:
+            return t, None, "%s: %s" % (e.kind, e.message)
+
     @abc.abstractmethod
     def check(self, op: str, cfg: kernel_types.KernelConfig, m: int) -> float:
         """Run cfg once on fresh random inputs and return the relative error against a torch

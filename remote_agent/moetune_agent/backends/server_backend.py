@@ -281,6 +281,14 @@ class ServerBackend(TritonBackend):
         self._check_op(op, cfg)
         return super().measure(op, cfg, m, replays, cfg_down)
 
+    def measure_pair(self, op, cfg, ref, m, replays=10):
+        self._check_op(op, cfg)
+        try:
+            self._check_op(op, ref)
+        except CandidateError as e:
+            return super().measure(op, cfg, m, replays), None, "%s: %s" % (e.kind, e.message)
+        return super().measure_pair(op, cfg, ref, m, replays)
+
     def check(self, op, cfg, m):
         self._check_op(op, cfg)
         return super().check(op, cfg, m)

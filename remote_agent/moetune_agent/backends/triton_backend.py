@@ -37,7 +37,7 @@ import importlib
 import math
 import os
 import sys
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from ..work import GRAPH_CALLS
@@ -317,33 +317,54 @@ class TritonBackend(Backend):
                                  % (err, tol, op, m))
         return err
 
-    def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
-                cfg_down: Optional[KernelConfig] = None) -> Timing:
-        self._ensure()
-        torch = self._torch
-        w = self.weights()
-        x, logits, inter = self._inputs(m)
-        graph = None
+    def _protocol(self, op: str, m: int, replays: int) -> Tuple[int, int, int]:
+        """(calls per graph, launches per sample, warm-up replays) of a unit with this many replays: a
+        screening unit (<= SCREEN_MAX_REPLAYS) captures SCREEN_GRAPH_CALLS and launches from the floor."""
         screening = replays <= SCREEN_MAX_REPLAYS
         calls = SCREEN_GRAPH_CALLS if screening else GRAPH_CALLS
-        launches = screen_launches(self.call_floor_us(op, m)) if screening else 1
-        try:
-            moe = self._make(w, m, cfg, cfg_down)
-            moe.x.copy_(x)
-            moe.poison()
-            moe.inter2.copy_(inter)
-            moe.logits.copy_(logits[0])
-            self._step(moe, op)          # compiles on first use; output checked below
-            torch.cuda.synchronize()
-            # the reference for (op, m) uses logits[0]: the routing of this run is the same
-            self._verify(op, m, moe, self._reference(op, m, moe))
-            graph = self._capture(moe, op, calls)
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            samples = []
-            # the reference's 5 warm-up replays; a cheap screening measurement warms up as often as it times
-            warm = min(WARMUP_REPLAYS, max(1, replays))
-            for i in range(warm + replays):
+        launches = screen_launches(nominal_floor_us(self.shape, op, m)) if screening else 1
+        # the reference's 5 warm-up replays; a cheap screening measurement warms up as often as it times
+        return calls, launches, min(WARMUP_REPLAYS, max(1, replays))
+
+    def _prepare(self, op: str, cfg: KernelConfig, m: int, calls: int, cfg_down: Optional[KernelConfig] = None):
+        """-> (call, graph): cfg's call at m, run once eagerly (compiles on first use) and checked against
+        the reference, then captured `calls` times in one graph. Raises what the call raised."""
+        torch = self._torch
+        x, logits, inter = self._inputs(m)
+        moe = self._make(self.weights(), m, cfg, cfg_down)
+        moe.x.copy_(x)
+        moe.poison()
+        moe.inter2.copy_(inter)
+        moe.logits.copy_(logits[0])
+        self._step(moe, op)
+        torch.cuda.synchronize()
+        # the reference for (op, m) uses logits[0]: the routing of this run is the same
+        self._verify(op, m, moe, self._reference(op, m, moe))
+        return moe, self._capture(moe, op, calls)
+
+    def _release(self, graphs) -> None:
+        live = [g for g in graphs if g is not None]
+        for g in live:
+            g.reset()
+        if live:
+            # the graph's private memory pool goes back to the driver now: kept as the allocator's
+            # cache, every unit's pool added up until the GPU was full, a burden to every other
+            # process on it (what torch.cuda.graph() did on entry; 0.3 ms)
+            self._torch.cuda.empty_cache()
+
+    def _replays(self, sides, m: int, replays: int, calls: int, launches: int, warm: int) -> List[List[float]]:
+        """Time the sides [(call, graph), ...] replay by replay: in replay i every side runs once, in
+        turn (the order reversed every other replay, so neither side always runs first), each with the
+        routing of replay i. -> per side its samples (microseconds per call)."""
+        torch = self._torch
+        logits = self._inputs(m)[1]
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        samples: List[List[float]] = [[] for _ in sides]
+        order = list(range(len(sides)))
+        for i in range(warm + replays):
+            for j in (order if i % 2 == 0 else order[::-1]):
+                moe, graph = sides[j]
                 moe.logits.copy_(logits[(i + 1) % len(logits)])
                 start.record()
                 for _ in range(launches):
@@ -351,18 +372,53 @@ class TritonBackend(Backend):
                 end.record()
                 end.synchronize()
                 if i >= warm:
-                    samples.append(start.elapsed_time(end) * 1000.0 / (calls * launches))
-            return Timing(samples)
+                    samples[j].append(start.elapsed_time(end) * 1000.0 / (calls * launches))
+        return samples
+
+    def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
+                cfg_down: Optional[KernelConfig] = None) -> Timing:
+        self._ensure()
+        graph = None
+        calls, launches, warm = self._protocol(op, m, replays)
+        try:
+            moe, graph = self._prepare(op, cfg, m, calls, cfg_down)
+            return Timing(self._replays([(moe, graph)], m, replays, calls, launches, warm)[0])
         except Exception as e:  # noqa: BLE001
             raise classify(e)
         finally:
-            if graph is not None:
-                graph.reset()
-                # the graph's private memory pool goes back to the driver now: kept as the allocator's
-                # cache, every unit's pool added up until the GPU was full, a burden to every other
-                # process on it (what torch.cuda.graph() did on entry; 0.3 ms)
-                torch.cuda.empty_cache()
+            self._release([graph])
             del graph
+
+    def measure_pair(self, op: str, cfg: KernelConfig, ref: KernelConfig, m: int, replays: int = 10):
+        """cfg and ref in one unit, replay by replay alternating (Backend.measure_pair). At M = 4096 the
+        default/best ratio of the same two configs moved from 1.50 to 1.70 with the timing protocol when
+        they were timed in separate units (issue 19, tools/timing_protocols.py); paired, both sides see
+        the same clocks."""
+        self._ensure()
+        graphs: list = []
+        calls, launches, warm = self._protocol(op, m, replays)
+        try:
+            try:
+                mine = self._prepare(op, cfg, m, calls)
+            except Exception as e:  # noqa: BLE001
+                raise classify(e)
+            graphs.append(mine[1])
+            ref_error = None
+            try:
+                theirs = self._prepare(op, ref, m, calls)
+                graphs.append(theirs[1])
+            except Exception as e:  # noqa: BLE001 - the reference's failure is reported, cfg still timed
+                err = classify(e)
+                theirs, ref_error = None, "%s: %s" % (err.kind, err.message)
+            try:
+                sides = [mine] + ([theirs] if theirs is not None else [])
+                got = self._replays(sides, m, replays, calls, launches, warm)
+            except Exception as e:  # noqa: BLE001
+                raise classify(e)
+            return Timing(got[0]), (Timing(got[1]) if theirs is not None else None), ref_error
+        finally:
+            self._release(graphs)
+            del graphs
 
     def _capture(self, moe, op: str, calls: int):
         """calls x the whole call in one CUDA graph, captured on a side stream. Not torch.cuda.graph():
@@ -387,7 +443,7 @@ class TritonBackend(Backend):
 
     def call_floor_us(self, op: str, m: int) -> float:
         """The call's HBM floor at a nominal bandwidth (the screening launch count; no probe)."""
-        return self._floor_bytes(op, m) / (NOMINAL_HBM_GBPS * 1e9) * 1e6
+        return nominal_floor_us(self.shape, op, m)
 
     def check(self, op: str, cfg: KernelConfig, m: int) -> float:
         """Fresh random inputs and routing (a new seed per call), poisoned outputs, float32 reference."""
@@ -441,10 +497,7 @@ class TritonBackend(Backend):
         gbps = max(bw.get("read_gbps", 0.0), bw.get("copy_gbps", 0.0))
         if gbps <= 0:
             return None
-        return self._floor_bytes(op, m) / (gbps * 1e9) * 1e6
-
-    def _floor_bytes(self, op: str, m: int) -> float:
-        return floor_bytes(self.shape, op, m)
+        return floor_bytes(self.shape, op, m) / (gbps * 1e9) * 1e6
 
     def close(self) -> None:
         self._x.clear()
@@ -471,10 +524,14 @@ def floor_bytes(s: Shape, op: str, m: int) -> float:
     return hit * per_expert + act
 
 
+def nominal_floor_us(shape: Shape, op: str, m: int) -> float:
+    """floor_bytes at NOMINAL_HBM_GBPS, in microseconds."""
+    return floor_bytes(shape, op, m) / (NOMINAL_HBM_GBPS * 1e9) * 1e6
+
+
 def screen_calls(shape: Shape, op: str, m: int) -> int:
     """Calls timed per sample of a screening unit (SCREEN_GRAPH_CALLS x the launches)."""
-    floor = floor_bytes(shape, op, m) / (NOMINAL_HBM_GBPS * 1e9) * 1e6
-    return SCREEN_GRAPH_CALLS * screen_launches(floor)
+    return SCREEN_GRAPH_CALLS * screen_launches(nominal_floor_us(shape, op, m))
 
 
 def expected_experts_hit(E: int, topk: int, m: int) -> float:

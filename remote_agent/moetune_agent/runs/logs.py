@@ -253,6 +253,13 @@ def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
     rec = {"type": "measurement" if meas.ok else "candidate_error", "unit": u.ident(), "op": u.op, "m": u.m,
            "config": u.cfg.as_dict(), "config_down": cfg_json(u.cfg_down), "round": u.round,
            "replays": u.replays, "gpu": meas.gpu, "index": index}
+    if u.pair is not None:
+        rec["pair"] = u.pair.as_dict()
+        if meas.pair_samples_us is not None:
+            rec["pair_samples_us"] = list(meas.pair_samples_us)
+            rec["pair_median_us"] = meas.pair_median_us
+        if meas.pair_error:
+            rec["pair_error"] = meas.pair_error
     if meas.ok:
         s = list(meas.samples_us or [])
         med = meas.median_us
@@ -267,13 +274,19 @@ def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
 
 def measurement_from_record(rec: Dict[str, Any], simulated: bool = False) -> Measurement:
     cd = rec.get("config_down")
+    pr = rec.get("pair")
     unit = Unit(rec["op"], KernelConfig.from_dict(rec["config"]), int(rec["m"]), int(rec["replays"]),
-                int(rec["round"]), KernelConfig.from_dict(cd) if cd else None)
+                int(rec["round"]), KernelConfig.from_dict(cd) if cd else None,
+                KernelConfig.from_dict(pr) if pr else None)
     if rec.get("type") == "measurement":
+        ps = rec.get("pair_samples_us")
         return Measurement(unit, [float(x) for x in rec["samples_us"]], gpu=int(rec.get("gpu", 0)),
-                           simulated=simulated)
+                           simulated=simulated, pair_samples_us=[float(x) for x in ps] if ps is not None else None,
+                           pair_error=rec.get("pair_error"))
+    ps = rec.get("pair_samples_us")
     return Measurement(unit, None, rec.get("kind") or "other", rec.get("message"), int(rec.get("gpu", 0)),
-                       simulated)
+                       simulated, pair_samples_us=[float(x) for x in ps] if ps is not None else None,
+                       pair_error=rec.get("pair_error"))
 
 
 class Journal(object):

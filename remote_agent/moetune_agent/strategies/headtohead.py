@@ -107,13 +107,16 @@ class HeadToHead(object):
                  contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
                  min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
                  first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS,
-                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None):
+                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None, paired: bool = False):
         """contenders: per (op, m) the tuned configs to try (the default is added here). early_rounds 0
         turns off the decisions and drops after the first two rounds (the agent before issue 22).
         call_us: per (op, m) the default's measured time; the replays of a round at that size then
         follow work.timed_replays (10 at small M, down to 3 where one replay of 10 calls takes
         milliseconds), else `replays` everywhere. A function of the journal: a resumed run derives the
-        same units."""
+        same units. paired: every tuned config of a round is timed in one unit with the default (Unit.pair,
+        replay by replay alternating) and judged by its ratio to the default of that unit (see _times);
+        an op whose only config is the default is timed alone."""
+        self.paired = paired
         self.first_rounds = min(first_rounds, min_rounds)
         self.early_rounds = min(early_rounds, self.first_rounds - 1) if early_rounds > 0 else 0
         self.ops = tuple(ops)
@@ -145,8 +148,19 @@ class HeadToHead(object):
         if times is not None and self.early_rounds and rnd >= self.early_rounds:
             keep = [c for c in self._contenders(m) if c.is_default or c.key() not in self._dropped(m, times)]
             live = {op: {cfg for c in keep for o, cfg in zip(self.ops, c.cfgs) if o == op} for op in self.ops}
-        return [Unit(op, c, m, self.replays_at[(op, m)], H2H_ROUND + rnd) for op in self.ops for c in self.cfgs[(op, m)]
-                if live is None or c in live[op] or c == self.defaults[(op, m)]]
+        out = []
+        for op in self.ops:
+            d = self.defaults[(op, m)]
+            reps = self.replays_at[(op, m)]
+            if not self.paired:
+                out.extend(Unit(op, c, m, reps, H2H_ROUND + rnd) for c in self.cfgs[(op, m)]
+                           if live is None or c in live[op] or c == d)
+                continue
+            tuned = [c for c in self.cfgs[(op, m)] if c != d and (live is None or c in live[op])]
+            out.extend(Unit(op, c, m, reps, H2H_ROUND + rnd, pair=d) for c in tuned)
+            if not tuned:
+                out.append(Unit(op, d, m, reps, H2H_ROUND + rnd))
+        return out
 
     def _dropped(self, m: int, times) -> set:
         """Keys of the tuned contenders out of the race at m: slower than another tuned contender in each
@@ -201,16 +215,36 @@ class HeadToHead(object):
 
     # -- statistics ----------------------------------------------------------------------------------
     def _times(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int, str], Dict[int, float]]:
-        """(op, m, config key) -> {round: median of that round's samples}; failures are absent."""
+        """(op, m, config key) -> {round: median of that round's samples}; failures are absent.
+
+        A paired unit gives its tuned config the ratio to the default timed beside it, scaled by the
+        default's median over every paired unit at (op, m): value = D * c / d. The default's own value in
+        such a round is D, so the rules below (quartiles over rounds) judge the ratios, free of the drift
+        and clock changes that move rounds apart (issue 19: at M = 4096 unpaired units put the same two
+        configs 1.50x to 1.70x apart). A paired unit whose default failed gives its config's own time."""
         out: Dict[Tuple[str, int, str], Dict[int, float]] = {}
+        ref: Dict[Tuple[str, int], List[float]] = {}
+        for meas in measured:
+            u = meas.unit
+            if u.round >= H2H_ROUND and u.cfg_down is None and meas.pair_samples_us:
+                ref.setdefault((u.op, u.m), []).append(meas.pair_median_us)
+        scale = {k: median(v) for k, v in ref.items()}
         for meas in measured:
             u = meas.unit
             if u.round < H2H_ROUND or u.cfg_down is not None:
                 continue
+            rnd = u.round - H2H_ROUND
             att = out.setdefault(("attempted", u.m, ""), {})
-            att[u.round - H2H_ROUND] = 0.0
-            if meas.ok:
-                out.setdefault((u.op, u.m, u.cfg.key()), {})[u.round - H2H_ROUND] = median(meas.samples_us or [])
+            att[rnd] = 0.0
+            if u.pair is not None and meas.pair_samples_us:
+                out.setdefault((u.op, u.m, u.pair.key()), {})[rnd] = scale[(u.op, u.m)]
+            if not meas.ok:
+                continue  # (a tuned config that failed: its default was still timed, above)
+            if meas.paired and meas.pair_median_us > 0:
+                dd = scale[(u.op, u.m)]
+                out.setdefault((u.op, u.m, u.cfg.key()), {})[rnd] = dd * meas.median_us / meas.pair_median_us
+            else:
+                out.setdefault((u.op, u.m, u.cfg.key()), {})[rnd] = median(meas.samples_us or [])
         return out
 
     def _contenders(self, m: int) -> List[Contender]:
@@ -254,7 +288,9 @@ class HeadToHead(object):
                "dropped": sorted(dropped)}
         if rounds < self.min_rounds:
             clear = None
-            if rounds >= self.first_rounds:
+            if chal is not None and len(chal["values"]) < rounds:
+                pass  # a round in which the challenger failed: never decided early
+            elif rounds >= self.first_rounds:
                 clear = self._clear(dflt, chal)
             elif self.early_rounds and rounds >= self.early_rounds:
                 clear = self._clear(dflt, chal, BIG_MARGIN, others=stats[1:])
