@@ -163,6 +163,10 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    from . import profiling
+    profiling.start("precompile")
+    if profiling.enabled():  # the pool is terminated when the run ends: keep what was profiled
+        signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
     if parent_pid is not None:
         die_with_parent(parent_pid)
     if cache_dir:
