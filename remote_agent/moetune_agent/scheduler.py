@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .backends import SYNTHETIC
 from .kernel_types import CandidateError, KernelConfig
-from .work import Measurement, Unit
+from .work import Measurement, Unit, measure_unit
 
 
 PR_SET_PDEATHSIG = 1
@@ -88,13 +88,12 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                     os._exit(17)
                 if hang_key and unit.ident() == hang_key and desc["name"] == SYNTHETIC:
                     time.sleep(3600)
-                if unit.pair is not None:
-                    t, tp, why = backend.measure_pair(unit.op, unit.cfg, unit.pair, unit.m, unit.replays)
-                    result_conn.send((gpu, tid, "ok", {"samples": list(t.samples_us), "pair_error": why,
-                                                       "pair": list(tp.samples_us) if tp is not None else None}))
+                meas = measure_unit(backend, unit, gpu)
+                pair = {"pair": meas.pair_samples_us, "pair_error": meas.pair_error}
+                if meas.ok:
+                    result_conn.send((gpu, tid, "ok", dict(pair, samples=meas.samples_us)))
                 else:
-                    t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
-                    result_conn.send((gpu, tid, "ok", list(t.samples_us)))
+                    result_conn.send((gpu, tid, "cand", (meas.error_kind, meas.error, pair)))
             elif kind == "check":
                 op, cfg, m = payload
                 result_conn.send((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
@@ -136,13 +135,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                                                "supports_tma": bool(backend.supports_tma), "smoke": smoke,
                                                "extra": extra}))
         except CandidateError as e:
-            ref = None
-            if kind == "measure" and payload.pair is not None:  # the default is still timed (work.measure_unit)
-                try:
-                    ref = list(backend.measure(payload.op, payload.pair, payload.m, payload.replays).samples_us)
-                except Exception:  # noqa: BLE001 - then neither side of the unit has a time
-                    ref = None
-            result_conn.send((gpu, tid, "cand", (e.kind, e.message, ref) if ref is not None else (e.kind, e.message)))
+            result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
             result_conn.send((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
                                                                      traceback.format_exc(limit=3)))))
@@ -527,18 +520,17 @@ class Scheduler(object):
                 simulated: bool = False) -> None:
         def done(i, gpu, status, payload):
             u = units[i]
-            if status == "ok" and isinstance(payload, dict):  # a paired unit
-                pair = payload.get("pair")
-                meas = Measurement(u, [float(x) for x in payload["samples"]], gpu=gpu, simulated=simulated,
-                                   pair_samples_us=[float(x) for x in pair] if pair is not None else None,
-                                   pair_error=payload.get("pair_error"))
-            elif status == "ok":
-                meas = Measurement(u, [float(x) for x in payload], gpu=gpu, simulated=simulated)
+            if status == "ok":
+                meas = Measurement(u, [float(x) for x in payload["samples"]], gpu=gpu, simulated=simulated)
             elif status == "cand":
-                meas = Measurement(u, None, payload[0], payload[1], gpu, simulated,
-                                   pair_samples_us=[float(x) for x in payload[2]] if len(payload) > 2 else None)
+                meas = Measurement(u, None, payload[0], payload[1], gpu, simulated)
             else:
                 meas = Measurement(u, None, "crash", str(payload), gpu, simulated)
+            # a paired unit's default (work.measure_unit): in the "ok" dict, or third in a "cand" tuple
+            pair = payload if status == "ok" else (payload[2] if status == "cand" and len(payload) > 2 else {})
+            if pair.get("pair") is not None:
+                meas.pair_samples_us = [float(x) for x in pair["pair"]]
+            meas.pair_error = pair.get("pair_error")
             on_measurement(meas)
 
         self._run([("measure", u) for u in units], done)
