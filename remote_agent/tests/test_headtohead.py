@@ -296,6 +296,12 @@ class Paired(unittest.TestCase):
             self.assertEqual(back.unit.ident(), rec["unit"])
             self.assertEqual((back.samples_us, back.pair_samples_us, back.pair_error),
                              (meas.samples_us, meas.pair_samples_us, meas.pair_error))
+        # a damaged or hostile pair in a journal line: an error the journal counts as damage (re-measured)
+        good = measurement_record(Measurement(u, [2.0], pair_samples_us=[3.0]), 1)
+        for bad in ({"pair": "m16"}, {"pair": {"BLOCK_SIZE_M": "x"}}, {"pair_samples_us": "abc"},
+                    {"pair_samples_us": [None]}, {"pair": [1, 2]}):
+            with self.assertRaises((ValueError, KeyError, TypeError, AttributeError), msg=bad):
+                measurement_from_record(dict(good, **bad))
 
 
 class ReplayedH200(unittest.TestCase):
