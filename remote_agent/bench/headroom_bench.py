@@ -16,8 +16,10 @@ Writes headroom_bench.json (and each pair's events) under --out (default $OUT, e
 """
 
 import argparse
+import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_ROOT = os.path.dirname(HERE)
 REPO = os.path.dirname(AGENT_ROOT)
+sys.path.insert(0, AGENT_ROOT)
+from moetune_agent.kernel_types import KernelConfig  # noqa: E402  # pylint: disable=wrong-import-position
 
 SHAPES = {
     "qwen3": {"E": 128, "N": 768, "K": 2048, "topk": 8},
@@ -86,6 +90,35 @@ def compare(headroom_rows, per_batch, pp=2.0):
     return rows
 
 
+def tune_timings(run_dir):
+    """(m, config key) -> the median of the tune's screening medians of that config (its journal, op up or both)."""
+    got = {}
+    try:
+        with open(os.path.join(run_dir, "journal.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("type") != "measurement" or r.get("op") not in ("up", "both") or not 0 <= int(r.get("round", -1)) < 100:
+                    continue
+                got.setdefault((r["m"], KernelConfig.from_dict(r["config"]).key()), []).append(r["median_us"])
+    except OSError:
+        return {}
+    return {k: round(sorted(v)[len(v) // 2], 2) for k, v in got.items()}
+
+
+def save_run(run_dir, out_dir, tag):
+    """The tune's result.json and journal (gzipped) next to the benchmark's JSON."""
+    try:
+        shutil.copy(os.path.join(run_dir, "result.json"), os.path.join(out_dir, tag + "_result.json"))
+        with open(os.path.join(run_dir, "journal.jsonl"), "rb") as f, \
+                gzip.open(os.path.join(out_dir, tag + "_journal.jsonl.gz"), "wb") as g:
+            shutil.copyfileobj(f, g)
+    except OSError as e:
+        print("[%s] could not keep the tune's files: %s" % (tag, e), flush=True)
+
+
 def run_pair(agent, shape, backend, out_dir, synthetic):
     spec = dict(SHAPES[shape], framework="sglang", backend="synthetic" if synthetic else backend,
                 ops="up", strategy="fast")
@@ -136,6 +169,17 @@ def run_pair(agent, shape, backend, out_dir, synthetic):
         result = json.load(f)
     res["tune_backend"] = result.get("backend")
     res["rows"] = compare(hr["sizes"], result["per_batch"])
+    # what each side picked, and what the tune's own timings say of the check's best (a miss is either the
+    # tune not finding what the check found, or the two timing the same config differently)
+    chosen = {w["m"]: KernelConfig.from_dict(w["config"]).key() for w in result.get("winners", []) if w["op"] in ("up", "both")}
+    seen = tune_timings(os.path.dirname(paths[0]))
+    for r in res["rows"]:
+        best = res["best_configs"].get(r["m"])
+        r["check_best"] = KernelConfig.from_dict(best).key() if best else None
+        r["tune_chosen"] = chosen.get(r["m"])
+        r["tune_saw_check_best"] = seen.get((r["m"], r["check_best"]))
+        r["tune_saw_chosen"] = seen.get((r["m"], r["tune_chosen"]))
+    save_run(os.path.dirname(paths[0]), out_dir, tag)
     res["within"] = sum(1 for r in res["rows"] if r["within"])
     res["sizes"] = len(res["rows"])
     print("[%s] tune %.1f s; estimate vs the tune's head-to-head gain:" % (tag, res["tune_wall_s"]))
@@ -143,6 +187,10 @@ def run_pair(agent, shape, backend, out_dir, synthetic):
         print("    m=%5d estimate %s tune %s  %s pp%s" % (
             r["m"], "%.3fx" % r["estimate"] if r["estimate"] else "-", "%.3fx" % r["tune_gain"] if r["tune_gain"] else "-",
             "%+.1f" % r["error_pp"] if r["error_pp"] is not None else "-", "" if r["within"] else "  MISS"))
+    for r in res["rows"]:
+        if not r["within"]:
+            print("    m=%5d check's best %s (tune's screening median %s us), tune chose %s (%s us)" % (
+                r["m"], r["check_best"], r["tune_saw_check_best"], r["tune_chosen"], r["tune_saw_chosen"]))
     print("[%s] within 2 pp at %d of %d sizes; check wall %.1f s" % (tag, res["within"], res["sizes"], check_wall),
           flush=True)
     return res

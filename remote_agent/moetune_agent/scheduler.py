@@ -151,7 +151,7 @@ _PRECOMPILE_BACKEND = None
 _PRECOMPILE_ARGS: Optional[Tuple[Dict[str, Any], Optional[str]]] = None
 
 
-def _precompile_init(desc, cache_dir, parent_pid=None):
+def _precompile_init(desc, cache_dir, parent_pid=None, forked=False):
     global _PRECOMPILE_ARGS
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
@@ -161,7 +161,9 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
     if profiling.enabled():  # the pool is terminated when the run ends: keep what was profiled
         signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
     if parent_pid is not None:
-        die_with_parent(parent_pid)
+        # A process forked by the fork server (pool_context) is the fork server's child; the fork server
+        # ends when the run process does (its end of the server's pipe closes), and this with it.
+        die_with_parent(os.getppid() if forked else parent_pid)
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
     _PRECOMPILE_ARGS = (desc, cache_dir)
@@ -201,6 +203,27 @@ def _precompile_task(op, cfg, m=None, desc=None):
         return "other: %s" % e
 
 
+def pool_context(desc: Dict[str, Any]):
+    """The multiprocessing context of the precompile pool: a fork server that imported torch and Triton
+    once (pool_preload) where the backend compiles kernels and the platform has fork servers, else spawn
+    (the synthetic backend unless MOETUNE_POOL_FORKSERVER=force, as its tests do; MOETUNE_POOL_FORKSERVER=0).
+    The GPU workers are always spawned (a fresh process per GPU: nothing inherited from a process that
+    imported CUDA libraries)."""
+    how = os.environ.get("MOETUNE_POOL_FORKSERVER", "1")
+    if how == "0" or (desc.get("name") == SYNTHETIC and how != "force") \
+            or "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    # The fork server is a fresh interpreter that gets this process's environment but (Python < 3.12)
+    # not its sys.path: the folder (or .pyz) holding this package goes on its PYTHONPATH.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
+    ctx.set_forkserver_preload([__package__ + ".pool_preload"])
+    return ctx
+
+
 class Cancelled(Exception):
     pass
 
@@ -225,6 +248,7 @@ class Scheduler(object):
         self.cache_dir = shared or cache_dir
         self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
+        self.pool_ctx = pool_context(desc)
         self.workers: Dict[int, Tuple[Any, Any]] = {}
         self.busy: Dict[int, Tuple[int, str, Any]] = {}
         self.next_tid = 0
@@ -237,7 +261,9 @@ class Scheduler(object):
         self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
         self._started: Dict[int, float] = {}
         self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
-        self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None}
+        self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None, "lookahead": 0,
+                                 "lookahead_used": 0, "wait_s": 0.0}
+        self._speculative: set = set()  # precompile keys submitted by a lookahead and not yet measured
         self._pool_early = False
         self._pc_desc: Optional[Dict[str, Any]] = None
         self._waiting_since: Optional[float] = None
@@ -255,6 +281,9 @@ class Scheduler(object):
         w.close()
         self.workers[gpu] = (p, q, r)
 
+    def _forked(self) -> bool:
+        return self.pool_ctx.get_start_method() == "forkserver"
+
     def start(self, early_pool=False):
         """The GPU workers; early_pool also starts the precompile pool now, whose processes import torch
         and Triton while the GPU worker starts up (issue 13: start-up was ~12 s of a 67-85 s run), and
@@ -262,8 +291,8 @@ class Scheduler(object):
         for g in self.gpus:
             self._spawn(g)
         if early_pool and self.precompile_workers > 0 and self._pool is None:
-            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                       initargs=(dict(self.desc), self.cache_dir, os.getpid()))
+            self._pool = self.pool_ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                            initargs=(dict(self.desc), self.cache_dir, os.getpid(), self._forked()))
             self._pool_early = True
 
     def start_precompile(self, cpu_compile: Optional[Dict[str, Any]], per_m: bool = False) -> None:
@@ -279,8 +308,8 @@ class Scheduler(object):
             if self._pool_early and self._pc_desc is None:
                 self._pc_desc = desc  # sent with every task: built once per worker process
             return
-        self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                   initargs=(desc, self.cache_dir, os.getpid()))
+        self._pool = self.pool_ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                        initargs=(desc, self.cache_dir, os.getpid(), self._forked()))
 
     def stop_precompile(self):
         """No precompile after all (the backend cannot compile without its GPU): end an early pool."""
@@ -339,6 +368,40 @@ class Scheduler(object):
                 self.precompile_stats["submitted"] += 1
                 self._precompiled[key] = self._pool.apply_async(_precompile_task, args,
                                                                 callback=self._precompile_done)
+
+    LOOKAHEAD_AT = (0.25, 0.5, 0.75, 0.9)  # fractions of a phase measured at which the next phase is guessed
+
+    def _outstanding(self) -> int:
+        st = self.precompile_stats
+        return st["submitted"] - st["ok"] - st["failed"]
+
+    def _speculate(self, lookahead: Callable[[List[Unit]], Sequence[Unit]], remaining: List[Unit]) -> None:
+        """Precompile what the next phase will probably measure (lookahead: the strategy's next phase as if
+        the remaining units of this one had failed), while the pool has nothing left to compile: a phase
+        waits for its kernels only where the guess was wrong (issue 22: with compiles submitted phase by
+        phase, a cold own-kernel run's GPU waited 18 of its 50 s for the pool, whose processes were idle
+        for 30 s). At most a few tasks per pool process per guess, so a wrong guess delays the next
+        phase's real compiles by little."""
+        if self._outstanding() > 2 * self.precompile_workers:
+            return
+        try:
+            guess = list(lookahead(remaining) or ())
+        except Exception as e:  # noqa: BLE001 - a guess that fails costs nothing but its compiles
+            sys.stderr.write("moetune-agent: precompile lookahead failed: %s: %s\n" % (type(e).__name__, e))
+            return
+        cap = 6 * max(1, self.precompile_workers)
+        todo = []
+        for u in guess:
+            if any(c is not None and self._pc_key(u.op, c, u.m) not in self._precompiled
+                   for c in (u.cfg, u.cfg_down, u.pair)):
+                todo.append(u)
+            if len(todo) >= cap:
+                break
+        before = set(self._precompiled)
+        self.precompile(todo)
+        new = set(self._precompiled) - before
+        self._speculative |= new
+        self.precompile_stats["lookahead"] += len(new)
 
     def _pc_key(self, op, cfg, m):
         return (op, cfg.key(), m) if self.precompile_per_m else (op, cfg.key())
@@ -483,7 +546,7 @@ class Scheduler(object):
         for pos in range(len(pending) - 1, max(-1, len(pending) - 1 - 256), -1):
             kind, payload = tasks[pending[pos]]
             if kind != "measure" or self._compiled(payload):
-                self._waiting_since = None
+                self._end_wait()
                 return pos
         if not self.precompiling or self._wait_gave_up:
             return len(pending) - 1
@@ -494,9 +557,18 @@ class Scheduler(object):
             return None
         # A pool that kept a worker waiting this long lost its tasks (a pool process that died mid-compile
         # never answers): no more waiting on it in this run, the worker compiles what it needs.
-        self._waiting_since = None
+        self._end_wait()
         self._wait_gave_up = True
         return len(pending) - 1
+
+    def _end_wait(self) -> None:
+        """A wait for the pool's compiles is over: its length goes into precompile_stats["wait_s"] (the
+        seconds a worker had nothing compiled to time; a worker with units still queued was not idle for
+        all of it)."""
+        if self._waiting_since is not None:
+            self.precompile_stats["wait_s"] = round(self.precompile_stats["wait_s"] + time.time()
+                                                    - self._waiting_since, 3)
+            self._waiting_since = None
 
     def info(self, ops, sizes):
         out = {}
@@ -517,9 +589,23 @@ class Scheduler(object):
         return out["info"]
 
     def measure(self, units: Sequence[Unit], on_measurement: Callable[[Measurement], None],
-                simulated: bool = False) -> None:
+                simulated: bool = False,
+                lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None) -> None:
+        """lookahead(units not measured yet) -> the units the next phase will probably hold: precompiled
+        while this phase is timed (_speculate), at LOOKAHEAD_AT of it."""
+        finished: set = set()
+        wait0 = self.precompile_stats["wait_s"]
+        marks = [int(f * len(units)) for f in self.LOOKAHEAD_AT] if lookahead is not None else []
+
         def done(i, gpu, status, payload):
             u = units[i]
+            finished.add(i)
+            if self._speculative:
+                for c in (u.cfg, u.cfg_down, u.pair):
+                    key = self._pc_key(u.op, c, u.m) if c is not None else None
+                    if key in self._speculative:
+                        self._speculative.discard(key)
+                        self.precompile_stats["lookahead_used"] += 1
             if status == "ok":
                 meas = Measurement(u, [float(x) for x in payload["samples"]], gpu=gpu, simulated=simulated)
             elif status == "cand":
@@ -532,8 +618,15 @@ class Scheduler(object):
                 meas.pair_samples_us = [float(x) for x in pair["pair"]]
             meas.pair_error = pair.get("pair_error")
             on_measurement(meas)
+            if marks and len(finished) >= marks[0] and self.precompiling:
+                while marks and len(finished) >= marks[0]:
+                    marks.pop(0)
+                self._speculate(lookahead, [x for j, x in enumerate(units) if j not in finished])
 
         self._run([("measure", u) for u in units], done)
+        if self._precompiled:  # per scheduler call (a phase): units and the seconds waited for compiles
+            self.precompile_stats.setdefault("waits", []).append(
+                [len(units), round(self.precompile_stats["wait_s"] - wait0, 2)])
 
     def check(self, items: Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]:
         res: List[Tuple[str, Any]] = [("", None)] * len(items)

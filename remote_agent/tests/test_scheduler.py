@@ -246,3 +246,78 @@ class Pick(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def _pool_facts():
+    """Run in a pool process: what it inherited."""
+    import sys as _sys  # pylint: disable=import-outside-toplevel,reimported
+    return os.getpid(), os.getppid(), "moetune_agent.pool_preload" in _sys.modules, os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+class ForkServerPool(unittest.TestCase):
+    """The precompile pool forked by a fork server that imported torch and Triton once
+    (scheduler.pool_context, pool_preload): its processes inherit the preload, see no GPU, and end with
+    the run process, also when the run is SIGKILLed (the OOM killer)."""
+
+    def setUp(self):
+        os.environ["MOETUNE_POOL_FORKSERVER"] = "force"
+        self.addCleanup(os.environ.pop, "MOETUNE_POOL_FORKSERVER", None)
+
+    def test_pool_processes_come_from_the_preloaded_fork_server(self):
+        s = Scheduler(DESC, [0], None, 2)
+        self.assertEqual(s.pool_ctx.get_start_method(), "forkserver")
+        s.start(early_pool=True)
+        try:
+            facts = [s._pool.apply_async(_pool_facts).get(60) for _ in range(4)]  # pylint: disable=protected-access
+        finally:
+            s.close()
+        for pid, ppid, preloaded, cvd in facts:
+            self.assertNotEqual(ppid, os.getpid(), "a pool process is the fork server's child, not the run's")
+            self.assertTrue(preloaded, "the fork server imported pool_preload before forking")
+            self.assertEqual(cvd, "", "a pool process never sees a GPU")
+            self.assertNotEqual(pid, os.getpid())
+
+    def test_synthetic_runs_measure_the_same_through_the_fork_server(self):
+        us, got = Workers.run_units(self, [0], 2)
+        Workers.check(self, us, got, [0])
+
+    def test_pool_dies_with_a_killed_run(self):
+        import signal as _signal  # pylint: disable=import-outside-toplevel
+        import subprocess  # pylint: disable=import-outside-toplevel
+        import sys as _sys  # pylint: disable=import-outside-toplevel,reimported
+        code = ("import json, os, sys, time\n"
+                "sys.path.insert(0, %r)\n"
+                "from moetune_agent.scheduler import Scheduler\n"
+                "from test_scheduler import DESC, _pool_facts\n"
+                "s = Scheduler(DESC, [0], None, 2)\n"
+                "s.start(early_pool=True)\n"
+                "pids = sorted({s._pool.apply_async(_pool_facts).get(60)[0] for _ in range(6)})\n"
+                "print(json.dumps(pids), flush=True)\n"
+                "time.sleep(120)\n" % os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        p = subprocess.Popen([_sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)), env=dict(os.environ))
+        try:
+            pids = json.loads(p.stdout.readline())
+            self.assertTrue(pids)
+            for pid in pids:
+                os.kill(pid, 0)  # alive while the run is
+            p.send_signal(_signal.SIGKILL)
+            p.wait(10)
+            deadline = time.time() + 10
+            alive = list(pids)
+            while alive and time.time() < deadline:
+                time.sleep(0.1)
+                alive = [pid for pid in alive if _alive(pid)]
+            self.assertEqual(alive, [], "pool processes outlived the SIGKILLed run")
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

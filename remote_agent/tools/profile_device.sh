@@ -6,6 +6,14 @@
 # tune cold and again warm (tools/user_path_bench.py), every agent process under cProfile
 # (MOETUNE_PROFILE_DIR, moetune_agent/profiling.py), then one measurement's steps timed one at a time
 # (tools/measure_anatomy.py). Summaries are printed; profiles and JSON land under $OUT.
+#
+#   PROFILE_STAGES=gputest,headroom,sglang_up,vllm_up   only these stages (default: all but gputest;
+#                                                       gputest = the GPU tests of paired timing)
+#   HEADROOM_PAIRS=qwen3_triton,fp8block_triton         the headroom benchmark's pairs (default qwen3_triton)
+#   PROFILE_HEADROOM=0                                  the headroom benchmark unprofiled (its wall times
+#                                                       are the check's figures then)
+#   PROFILE_ROWS=0                                      the own-kernel rows unprofiled (cold_off, cold, warm)
+#   HEADROOM_UPSTREAM=.upstream/sglang_head             with the server pairs (qwen3_server)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/profile-out}
@@ -16,25 +24,64 @@ T0=$(date +%s)
 SYN=()
 [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && SYN=(--synthetic)
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
+STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality
+want() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
 
-MOETUNE_PROFILE_DIR="$WORK/prof_headroom" python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" \
-  --pairs qwen3_triton --out "$WORK/hr" > "$OUT/headroom.log" 2>&1
-stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY" "$OUT/headroom.log" | head -40
-cp "$WORK/hr/headroom_bench.json" "$OUT/" 2>/dev/null
-for t in cold warm; do
-  MOETUNE_PROFILE_DIR="$WORK/prof_$t" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$t" \
-    --home "$WORK/home" --rows own_up --json "$OUT/own_up_$t.json" > "$WORK/own_up_$t.log" 2>&1
+if want gputest && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
+  python3 -m unittest discover -s remote_agent/gpu_tests -p 'test_fused_moe.py' -k paired -v \
+    > "$OUT/gpu_paired.log" 2>&1
+  stamp "GPU tests of paired timing rc=$?"; tail -n 4 "$OUT/gpu_paired.log"
+fi
+
+if want headroom; then
+  PROF=(env MOETUNE_PROFILE_DIR="$WORK/prof_headroom")
+  [ "${PROFILE_HEADROOM:-1}" = 0 ] && PROF=(env)
+  "${PROF[@]}" python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" \
+    --pairs "${HEADROOM_PAIRS:-qwen3_triton}" ${HEADROOM_UPSTREAM:+--upstream "$HEADROOM_UPSTREAM"} \
+    --limit-s "${HEADROOM_LIMIT_S:-360}" --out "$WORK/hr" > "$OUT/headroom.log" 2>&1
+  stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY|^  " "$OUT/headroom.log" | head -60
+  cp "$WORK/hr/headroom_bench.json" "$OUT/" 2>/dev/null
+  tar -C "$WORK" -czf "$OUT/headroom_files.tar.gz" hr 2>/dev/null  # specs, events, the tunes' results, journals
+fi
+# cold_off: a cold host with the precompile lookahead and the fork-server pool off (the "before" of both);
+# cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
+for t in cold_off cold warm; do
+  want $t || continue
+  home="$WORK/home"; envs=()
+  [ $t = cold_off ] && { home="$WORK/home_off"; envs=(MOETUNE_PRECOMPILE_LOOKAHEAD=0 MOETUNE_POOL_FORKSERVER=0); }
+  [ "${PROFILE_ROWS:-1}" = 1 ] && envs+=(MOETUNE_PROFILE_DIR="$WORK/prof_$t")
+  env "${envs[@]}" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$t" \
+    --home "$home" --rows own_up --json "$OUT/own_up_$t.json" > "$WORK/own_up_$t.log" 2>&1
   stamp "own up $t"; grep -E "^own_up|precompile" "$WORK/own_up_$t.log"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; p=json.load(open(r['result_path']))['timings']['precompile']; print('            precompile', {k: p.get(k) for k in ('submitted', 'lookahead', 'lookahead_used', 'wait_s', 'waits')})" "$OUT/own_up_$t.json" 2>/dev/null
 done
-# the server backend over SGLang main and vLLM main (.upstream carried), capped
+# the tuner's quality from the cold and warm runs (two independent runs): regret at 6 sizes, repeatability
+if want quality; then
+  jr() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0].get(sys.argv[2]) or '')" "$@"; }
+  R1=$(jr "$OUT/own_up_cold.json" result_path); R2=$(jr "$OUT/own_up_warm.json" result_path)
+  W1=$(jr "$OUT/own_up_cold.json" wall_s)
+  QB=(--backend triton); [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && QB=(--backend synthetic)
+  if [ -n "$R1" ] && [ -n "$R2" ]; then
+    MOETUNE_HOME="$WORK/home" python3 remote_agent/bench/tuner_quality.py repeat "${QB[@]}" --results "$R1" "$R2" \
+      --out "$WORK/repeat.json" > "$WORK/repeat.log" 2>&1
+    MOETUNE_HOME="$WORK/home" python3 remote_agent/bench/tuner_quality.py regret "${QB[@]}" --fast-result "$R1" \
+      --fast-wall "$W1" --sizes 1,16,64,256,2048,4096 --out "$WORK/regret.json" > "$WORK/regret.log" 2>&1
+  fi
+  stamp "quality"; grep -h -E "^(REGRET|REPEAT)|OUTSIDE" "$WORK/repeat.log" "$WORK/regret.log" 2>/dev/null
+fi
+# the server backend over SGLang main and vLLM main (.upstream carried), capped; the trees byte-compiled
+# first, as pip leaves an installed server (a tree copied without __pycache__ compiled its sources in every
+# process: 7-9 s of each vLLM process's 25-30 s import on the H200)
+[ -d .upstream ] && python3 -m compileall -q -j 0 .upstream > /dev/null 2>&1
 for r in sglang_up vllm_up; do
+  want $r || continue
   [ -d .upstream ] || [ "${PROFILE_SYNTHETIC:-0}" = 1 ] || break
   MOETUNE_PROFILE_DIR="$WORK/prof_$r" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$r" \
     --home "$WORK/home" --rows $r --upstream .upstream --row-cap sglang_up="${SGL_CAP:-90}" \
     --row-cap vllm_up="${VLLM_CAP:-60}" --json "$OUT/$r.json" > "$WORK/$r.log" 2>&1
   stamp "$r"; grep -E "^(sglang|vllm)_up|precompile|Traceback|Error" "$WORK/$r.log" | head -8
 done
-if [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
+if want anatomy && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   python3 remote_agent/tools/measure_anatomy.py --prepare --cache "$WORK/anatomy_cache" > "$WORK/anatomy.log" 2>&1
   python3 remote_agent/tools/measure_anatomy.py --cache "$WORK/anatomy_cache" --json "$OUT/anatomy.json" \
     >> "$WORK/anatomy.log" 2>&1
@@ -47,6 +94,7 @@ fi
     python3 remote_agent/tools/prof_summary.py "$WORK/prof_$d" --top 35
   done
 } > "$OUT/profiles.txt" 2>&1
-mkdir -p "$WORK/json" && mv "$OUT"/*.json "$WORK/json/" 2>/dev/null
-tar -C "$WORK" -czf "$OUT/profiles.tar.gz" $(cd "$WORK" && ls -d prof_* *.log json) 2>/dev/null
+mkdir -p "$WORK/json" && mv "$OUT"/own_up_*.json "$OUT"/*_up.json "$OUT"/anatomy.json "$WORK/json/" 2>/dev/null
+# logs and JSON only: the raw profiles of a run are tens of MB (profiles.txt has their summaries)
+tar -C "$WORK" -czf "$OUT/runs.tar.gz" $(cd "$WORK" && ls -d *.log json) 2>/dev/null
 stamp "done"

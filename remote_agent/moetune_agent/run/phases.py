@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
@@ -90,16 +90,37 @@ def search(s: Session, strategy: Strategy) -> bool:
             break
         phase_name = getattr(strategy, "phase_name", None) or s.strategy_name
         if defaults_pending:
-            s.run_phase(phase_name, phase, also=[("default", default_units)])
+            s.run_phase(phase_name, phase, also=[("default", default_units)], lookahead=_lookahead(s, strategy))
             _defaults_timed(s)
             defaults_pending = False
         else:
-            s.run_phase(phase_name, phase)
+            s.run_phase(phase_name, phase, lookahead=_lookahead(s, strategy))
     if defaults_pending:  # a strategy with nothing (left) to measure: the defaults alone
         s.run_phase("default", default_units)
         _defaults_timed(s)
     _require_a_measurement(s)
     return budget_hit
+
+
+def _lookahead(s: Session, strategy: Strategy) -> Optional[Callable[[List[Unit]], List[Unit]]]:
+    """The strategy's next phase as it would be if the units of this phase not measured yet had failed:
+    the units whose kernels the precompile pool compiles while this phase is timed (Scheduler._speculate).
+    A guess only: the phase the loop above runs is derived from the real measurements, as always.
+    MOETUNE_PRECOMPILE_LOOKAHEAD=0 turns it off (the benchmarks' before/after switch)."""
+    if os.environ.get("MOETUNE_PRECOMPILE_LOOKAHEAD", "1") == "0":
+        return None
+    name = getattr(strategy, "phase_name", None)
+
+    def guess(remaining: List[Unit]) -> List[Unit]:
+        ghosts = [Measurement(u, None, "other", "not measured yet (precompile lookahead)", simulated=s.simulated)
+                  for u in remaining if 0 <= u.round < H2H_ROUND and not u.op.startswith("check:")]
+        try:
+            return list(strategy.next_phase(s.strategy_view() + ghosts) or ())
+        finally:
+            if name is not None:
+                strategy.phase_name = name  # type: ignore[attr-defined]  # a guess never renames the phase
+
+    return guess
 
 
 def _defaults_timed(s: Session) -> None:

@@ -7,7 +7,7 @@ does with them: record a finished unit, measure a phase's units, check configs a
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..kernel_types import KernelConfig
 from ..runs.logs import EventLog, Journal
@@ -81,10 +81,11 @@ class Session(object):
             self.state["last_progress"] = now
             self.progress()
 
-    def run_phase(self, name: str, units: Sequence[Unit], also: Iterable[Tuple[str, Sequence[Unit]]] = ()) -> None:
+    def run_phase(self, name: str, units: Sequence[Unit], also: Iterable[Tuple[str, Sequence[Unit]]] = (),
+                  lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None) -> None:
         """Measure a phase's units not yet in the journal. also: (name, units) of phases measured in the same
         scheduler call (their phase events first): the scheduler then times whichever unit's kernels are
-        compiled first."""
+        compiled first. lookahead: the next phase's probable units (Scheduler.measure precompiles them)."""
         todo_all = []
         for nm, us in list(also) + [(name, units)]:
             todo = [u for u in us if u.ident() not in self.journal.idents]
@@ -94,7 +95,7 @@ class Session(object):
             self.state["phase"] += 1
             todo_all.extend(todo)
         self.sched.precompile(todo_all)
-        self.sched.measure(todo_all, self.record, self.simulated)
+        self.sched.measure(todo_all, self.record, self.simulated, lookahead=lookahead)
         self.progress()
 
     def run_checks(self, items: Sequence[Tuple[str, int, KernelConfig]]) -> Set[Tuple[str, str]]:
