@@ -151,7 +151,7 @@ _PRECOMPILE_BACKEND = None
 _PRECOMPILE_ARGS: Optional[Tuple[Dict[str, Any], Optional[str]]] = None
 
 
-def _precompile_init(desc, cache_dir, parent_pid=None, forked=False):
+def _precompile_init(desc, cache_dir, parent_pid=None):
     global _PRECOMPILE_ARGS
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
@@ -161,9 +161,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None, forked=False):
     if profiling.enabled():  # the pool is terminated when the run ends: keep what was profiled
         signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
     if parent_pid is not None:
-        # A process forked by the fork server (pool_context) is the fork server's child; the fork server
-        # ends when the run process does (its end of the server's pipe closes), and this with it.
-        die_with_parent(os.getppid() if forked else parent_pid)
+        die_with_parent(parent_pid)
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
     _PRECOMPILE_ARGS = (desc, cache_dir)
@@ -203,27 +201,6 @@ def _precompile_task(op, cfg, m=None, desc=None):
         return "other: %s" % e
 
 
-def pool_context(desc: Dict[str, Any]):
-    """The multiprocessing context of the precompile pool: a fork server that imported torch and Triton
-    once (pool_preload) where the backend compiles kernels and the platform has fork servers, else spawn
-    (the synthetic backend unless MOETUNE_POOL_FORKSERVER=force, as its tests do; MOETUNE_POOL_FORKSERVER=0).
-    The GPU workers are always spawned (a fresh process per GPU: nothing inherited from a process that
-    imported CUDA libraries)."""
-    how = os.environ.get("MOETUNE_POOL_FORKSERVER", "1")
-    if how == "0" or (desc.get("name") == SYNTHETIC and how != "force") \
-            or "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    # The fork server is a fresh interpreter that gets this process's environment but (Python < 3.12)
-    # not its sys.path: the folder (or .pyz) holding this package goes on its PYTHONPATH.
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
-    ctx.set_forkserver_preload([__package__ + ".pool_preload"])
-    return ctx
-
-
 class Cancelled(Exception):
     pass
 
@@ -248,7 +225,6 @@ class Scheduler(object):
         self.cache_dir = shared or cache_dir
         self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
-        self.pool_ctx = pool_context(desc)
         self.workers: Dict[int, Tuple[Any, Any]] = {}
         self.busy: Dict[int, Tuple[int, str, Any]] = {}
         self.next_tid = 0
@@ -281,9 +257,6 @@ class Scheduler(object):
         w.close()
         self.workers[gpu] = (p, q, r)
 
-    def _forked(self) -> bool:
-        return self.pool_ctx.get_start_method() == "forkserver"
-
     def start(self, early_pool=False):
         """The GPU workers; early_pool also starts the precompile pool now, whose processes import torch
         and Triton while the GPU worker starts up (issue 13: start-up was ~12 s of a 67-85 s run), and
@@ -291,8 +264,8 @@ class Scheduler(object):
         for g in self.gpus:
             self._spawn(g)
         if early_pool and self.precompile_workers > 0 and self._pool is None:
-            self._pool = self.pool_ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                            initargs=(dict(self.desc), self.cache_dir, os.getpid(), self._forked()))
+            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                       initargs=(dict(self.desc), self.cache_dir, os.getpid()))
             self._pool_early = True
 
     def start_precompile(self, cpu_compile: Optional[Dict[str, Any]], per_m: bool = False) -> None:
@@ -308,8 +281,8 @@ class Scheduler(object):
             if self._pool_early and self._pc_desc is None:
                 self._pc_desc = desc  # sent with every task: built once per worker process
             return
-        self._pool = self.pool_ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                        initargs=(desc, self.cache_dir, os.getpid(), self._forked()))
+        self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                   initargs=(desc, self.cache_dir, os.getpid()))
 
     def stop_precompile(self):
         """No precompile after all (the backend cannot compile without its GPU): end an early pool."""
@@ -387,7 +360,9 @@ class Scheduler(object):
         try:
             guess = list(lookahead(remaining) or ())
         except Exception as e:  # noqa: BLE001 - a guess that fails costs nothing but its compiles
-            sys.stderr.write("moetune-agent: precompile lookahead failed: %s: %s\n" % (type(e).__name__, e))
+            if not self.precompile_stats.get("lookahead_error"):
+                sys.stderr.write("moetune-agent: precompile lookahead failed: %s: %s\n" % (type(e).__name__, e))
+            self.precompile_stats["lookahead_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
             return
         cap = 6 * max(1, self.precompile_workers)
         todo = []

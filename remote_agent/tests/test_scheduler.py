@@ -12,7 +12,7 @@ import unittest
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.synthetic import SyntheticBackend
-from moetune_agent.kernel_types import KernelConfig as K, Shape
+from moetune_agent.kernel_types import CandidateError, KernelConfig as K, Shape
 from moetune_agent.scheduler import Scheduler
 from moetune_agent.work import Unit
 
@@ -248,76 +248,95 @@ if __name__ == "__main__":
     unittest.main()
 
 
-def _pool_facts():
-    """Run in a pool process: what it inherited."""
-    import sys as _sys  # pylint: disable=import-outside-toplevel,reimported
-    return os.getpid(), os.getppid(), "moetune_agent.pool_preload" in _sys.modules, os.environ.get("CUDA_VISIBLE_DEVICES")
 
-
-class ForkServerPool(unittest.TestCase):
-    """The precompile pool forked by a fork server that imported torch and Triton once
-    (scheduler.pool_context, pool_preload): its processes inherit the preload, see no GPU, and end with
-    the run process, also when the run is SIGKILLed (the OOM killer)."""
+class Lookahead(unittest.TestCase):
+    """The precompile lookahead (Scheduler._speculate): while a phase is timed, the pool compiles what the
+    strategy will probably measure next, once the pool has nothing else to compile."""
 
     def setUp(self):
-        os.environ["MOETUNE_POOL_FORKSERVER"] = "force"
-        self.addCleanup(os.environ.pop, "MOETUNE_POOL_FORKSERVER", None)
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "5"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
 
-    def test_pool_processes_come_from_the_preloaded_fork_server(self):
-        s = Scheduler(DESC, [0], None, 2)
-        self.assertEqual(s.pool_ctx.get_start_method(), "forkserver")
-        s.start(early_pool=True)
+    def run_phase(self, lookahead):
+        allc = units(30)
+        now, later = allc[:20], allc[20:]  # 10 next: within one guess's cap (6 per pool process)
+        s = Scheduler(DESC, [0], tempfile.mkdtemp(prefix="moetune-lookahead-"), 2)
+        s.start()
+        got, asked = [], []
+
+        def guess(remaining):
+            asked.append(len(remaining))
+            return lookahead(remaining, later)
+
         try:
-            facts = [s._pool.apply_async(_pool_facts).get(60) for _ in range(4)]  # pylint: disable=protected-access
+            s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448})
+            s.precompile(now)
+            s.measure(now, got.append, simulated=True, lookahead=guess)
+            submitted = {k[1] for k in s._precompiled}  # pylint: disable=protected-access
+            s.measure(later, got.append, simulated=True)
         finally:
             s.close()
-        for pid, ppid, preloaded, cvd in facts:
-            self.assertNotEqual(ppid, os.getpid(), "a pool process is the fork server's child, not the run's")
-            self.assertTrue(preloaded, "the fork server imported pool_preload before forking")
-            self.assertEqual(cvd, "", "a pool process never sees a GPU")
-            self.assertNotEqual(pid, os.getpid())
+        return s, now, later, got, asked, submitted
 
-    def test_synthetic_runs_measure_the_same_through_the_fork_server(self):
-        us, got = Workers.run_units(self, [0], 2)
-        Workers.check(self, us, got, [0])
+    def test_the_next_phase_compiles_during_this_one(self):
+        s, now, later, got, asked, submitted = self.run_phase(lambda remaining, later: later)
+        self.assertTrue(asked, "the lookahead was never asked")
+        self.assertTrue(all(n < len(now) for n in asked), asked)  # asked with part of the phase measured
+        self.assertTrue({u.cfg.key() for u in later} <= submitted, "the guessed phase was not precompiled")
+        st = s.precompile_stats
+        self.assertEqual(st["lookahead"], len({u.cfg.key() for u in later} - {u.cfg.key() for u in now}))
+        self.assertEqual(st["lookahead_used"], st["lookahead"])  # every guess was measured later
+        self.assertEqual(sorted(m.unit.ident() for m in got), sorted(u.ident() for u in now + later))
+        self.assertEqual([w[0] for w in st["waits"]], [len(now), len(later)])
 
-    def test_pool_dies_with_a_killed_run(self):
-        import signal as _signal  # pylint: disable=import-outside-toplevel
-        import subprocess  # pylint: disable=import-outside-toplevel
-        import sys as _sys  # pylint: disable=import-outside-toplevel,reimported
-        code = ("import json, os, sys, time\n"
-                "sys.path.insert(0, %r)\n"
-                "from moetune_agent.scheduler import Scheduler\n"
-                "from test_scheduler import DESC, _pool_facts\n"
-                "s = Scheduler(DESC, [0], None, 2)\n"
-                "s.start(early_pool=True)\n"
-                "pids = sorted({s._pool.apply_async(_pool_facts).get(60)[0] for _ in range(6)})\n"
-                "print(json.dumps(pids), flush=True)\n"
-                "time.sleep(120)\n" % os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        p = subprocess.Popen([_sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                             cwd=os.path.dirname(os.path.abspath(__file__)), env=dict(os.environ))
+    def test_a_failing_guess_costs_nothing(self):
+        def boom(remaining, later):
+            raise RuntimeError("strategy bug")
+        s, now, later, got, asked, submitted = self.run_phase(boom)
+        self.assertTrue(asked)
+        self.assertEqual(s.precompile_stats["lookahead"], 0)
+        self.assertFalse({u.cfg.key() for u in later} & submitted - {u.cfg.key() for u in now})
+        self.assertEqual(len(got), len(now) + len(later))
+
+    def test_a_guess_is_capped(self):
+        s, _now, _later, _got, asked, _submitted = self.run_phase(lambda remaining, later: later)
+        self.assertLessEqual(s.precompile_stats["lookahead"], 6 * 2 * len(asked))
+
+
+class StrategyLookahead(unittest.TestCase):
+    """run/phases._lookahead: the fast strategy's next phase with this phase's unmeasured units counted as
+    failed - other units than this phase's, and it leaves the strategy's plan untouched."""
+
+    def test_guess_is_the_next_phase(self):
+        from moetune_agent.run import phases  # pylint: disable=import-outside-toplevel
+        from moetune_agent.strategies import make_strategy  # pylint: disable=import-outside-toplevel
+        from moetune_agent.work import Measurement  # pylint: disable=import-outside-toplevel
+        sizes = [1, 16, 256, 4096]
+        sp = space.build_space(SHAPE, sizes, ["up"])
+        strat = make_strategy("fast", sp, sizes, ["up"], SHAPE)
+        be = SyntheticBackend(SHAPE, delay_s=0)
+        first = strat.next_phase([])
+        half = []
+        for u in first[: len(first) // 2]:
+            try:
+                half.append(Measurement(u, be.measure(u.op, u.cfg, u.m).samples_us))
+            except CandidateError as e:
+                half.append(Measurement(u, None, e.kind, e.message))
+
+        class S(object):
+            simulated = True
+
+            @staticmethod
+            def strategy_view():
+                return list(half)
+
+        guess = phases._lookahead(S(), strat)(first[len(first) // 2:])  # pylint: disable=protected-access
+        self.assertTrue(guess)
+        idents = {u.ident() for u in first}
+        self.assertFalse([u for u in guess if u.ident() in idents], "the guess repeats this phase")
+        self.assertEqual([u.ident() for u in strat.next_phase([])], [u.ident() for u in first])
+        os.environ["MOETUNE_PRECOMPILE_LOOKAHEAD"] = "0"
         try:
-            pids = json.loads(p.stdout.readline())
-            self.assertTrue(pids)
-            for pid in pids:
-                os.kill(pid, 0)  # alive while the run is
-            p.send_signal(_signal.SIGKILL)
-            p.wait(10)
-            deadline = time.time() + 10
-            alive = list(pids)
-            while alive and time.time() < deadline:
-                time.sleep(0.1)
-                alive = [pid for pid in alive if _alive(pid)]
-            self.assertEqual(alive, [], "pool processes outlived the SIGKILLed run")
+            self.assertIsNone(phases._lookahead(S(), strat))  # pylint: disable=protected-access
         finally:
-            if p.poll() is None:
-                p.kill()
-            p.stdout.close()
-
-
-def _alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
+            del os.environ["MOETUNE_PRECOMPILE_LOOKAHEAD"]

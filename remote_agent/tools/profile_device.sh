@@ -14,6 +14,7 @@
 #                                                       are the check's figures then)
 #   PROFILE_ROWS=0                                      the own-kernel rows unprofiled (cold_off, cold, warm)
 #   HEADROOM_UPSTREAM=.upstream/sglang_head             with the server pairs (qwen3_server)
+#   HEADROOM_LAST=1                                     the headroom stage after the own-kernel rows
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/profile-out}
@@ -33,6 +34,7 @@ if want gputest && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   stamp "GPU tests of paired timing rc=$?"; tail -n 4 "$OUT/gpu_paired.log"
 fi
 
+headroom_stage() {
 if want headroom; then
   PROF=(env MOETUNE_PROFILE_DIR="$WORK/prof_headroom")
   [ "${PROFILE_HEADROOM:-1}" = 0 ] && PROF=(env)
@@ -43,12 +45,14 @@ if want headroom; then
   cp "$WORK/hr/headroom_bench.json" "$OUT/" 2>/dev/null
   tar -C "$WORK" -czf "$OUT/headroom_files.tar.gz" hr 2>/dev/null  # specs, events, the tunes' results, journals
 fi
-# cold_off: a cold host with the precompile lookahead and the fork-server pool off (the "before" of both);
+}
+[ "${HEADROOM_LAST:-0}" = 1 ] || headroom_stage
+# cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
 for t in cold_off cold warm; do
   want $t || continue
   home="$WORK/home"; envs=()
-  [ $t = cold_off ] && { home="$WORK/home_off"; envs=(MOETUNE_PRECOMPILE_LOOKAHEAD=0 MOETUNE_POOL_FORKSERVER=0); }
+  [ $t = cold_off ] && { home="$WORK/home_off"; envs=(MOETUNE_PRECOMPILE_LOOKAHEAD=0); }
   [ "${PROFILE_ROWS:-1}" = 1 ] && envs+=(MOETUNE_PROFILE_DIR="$WORK/prof_$t")
   env "${envs[@]}" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$t" \
     --home "$home" --rows own_up --json "$OUT/own_up_$t.json" > "$WORK/own_up_$t.log" 2>&1
@@ -69,6 +73,7 @@ if want quality; then
   fi
   stamp "quality"; grep -h -E "^(REGRET|REPEAT)|OUTSIDE" "$WORK/repeat.log" "$WORK/regret.log" 2>/dev/null
 fi
+[ "${HEADROOM_LAST:-0}" = 1 ] && headroom_stage
 # the server backend over SGLang main and vLLM main (.upstream carried), capped; the trees byte-compiled
 # first, as pip leaves an installed server (a tree copied without __pycache__ compiled its sources in every
 # process: 7-9 s of each vLLM process's 25-30 s import on the H200)
