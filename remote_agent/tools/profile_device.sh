@@ -25,7 +25,7 @@ T0=$(date +%s)
 SYN=()
 [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && SYN=(--synthetic)
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
-STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality
+STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality int4
 want() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
 
 if want gputest && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
@@ -86,6 +86,12 @@ for r in sglang_up vllm_up; do
     --row-cap vllm_up="${VLLM_CAP:-60}" --json "$OUT/$r.json" > "$WORK/$r.log" 2>&1
   stamp "$r"; grep -E "^(sglang|vllm)_up|precompile|Traceback|Error" "$WORK/$r.log" | head -8
 done
+# int4_w4a16 against bf16 at 3 sizes (issue 22: within 1.5x of bf16), on the host of the rows above
+if want int4; then
+  python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label int4 --home "$WORK/home" --rows bf16_3,int4_3 \
+    --row-cap int4_3="${INT4_CAP:-60}" --json "$OUT/int4_rows.json" > "$WORK/int4_rows.log" 2>&1
+  stamp "int4 rows"; grep -E "^(bf16_3|int4_3) |int4_w4a16 /" "$WORK/int4_rows.log"
+fi
 if want anatomy && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   python3 remote_agent/tools/measure_anatomy.py --prepare --cache "$WORK/anatomy_cache" > "$WORK/anatomy.log" 2>&1
   python3 remote_agent/tools/measure_anatomy.py --cache "$WORK/anatomy_cache" --json "$OUT/anatomy.json" \
@@ -99,7 +105,7 @@ fi
     python3 remote_agent/tools/prof_summary.py "$WORK/prof_$d" --top 35
   done
 } > "$OUT/profiles.txt" 2>&1
-mkdir -p "$WORK/json" && mv "$OUT"/own_up_*.json "$OUT"/*_up.json "$OUT"/anatomy.json "$WORK/json/" 2>/dev/null
+mkdir -p "$WORK/json" && mv "$OUT"/own_up_*.json "$OUT"/*_up.json "$OUT"/anatomy.json "$OUT"/int4_rows.json "$WORK/json/" 2>/dev/null
 # logs and JSON only: the raw profiles of a run are tens of MB (profiles.txt has their summaries)
 tar -C "$WORK" -czf "$OUT/runs.tar.gz" $(cd "$WORK" && ls -d *.log json) 2>/dev/null
 stamp "done"
