@@ -51,7 +51,9 @@ def stop() -> Optional[str]:
     folder = os.environ.get(ENV) or "."
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, "%s-%d" % (_state["name"], os.getpid()))
-    prof.dump_stats(base + ".prof")
+    # written aside and renamed: a process killed while it writes leaves no truncated profile
+    prof.dump_stats(base + ".prof.tmp")
+    os.replace(base + ".prof.tmp", base + ".prof")
     marks = _state["marks"] + [("stop", time.time())]
     with open(base + ".marks.json", "w", encoding="utf-8") as f:
         json.dump([{"what": w, "ts": t} for w, t in marks], f)

@@ -39,7 +39,13 @@ def main(argv=None):
             pass
         for key in ("cumulative", "tottime"):
             s = io.StringIO()
-            st = pstats.Stats(p, stream=s)
+            try:
+                st = pstats.Stats(p, stream=s)
+            except (EOFError, ValueError, TypeError, OSError) as e:
+                # a process killed while it wrote its profile (before profiling.stop wrote atomically):
+                # say so and go on with the others (it used to end the whole summary here)
+                print("  unreadable profile (%s: %s): skipped" % (type(e).__name__, e))
+                break
             st.strip_dirs().sort_stats(key).print_stats(a.top)
             text = s.getvalue()
             start = text.find("   ncalls")
