@@ -96,13 +96,15 @@ def tune_timings(run_dir):
     try:
         with open(os.path.join(run_dir, "journal.jsonl"), encoding="utf-8") as f:
             for line in f:
-                try:
+                try:  # a damaged journal line is skipped, as the agent's own reader counts it as damage
                     r = json.loads(line)
-                except ValueError:
+                    if r.get("type") != "measurement" or r.get("op") not in ("up", "both") \
+                            or not 0 <= int(r.get("round", -1)) < 100:
+                        continue
+                    key = (int(r["m"]), KernelConfig.from_dict(r["config"]).key())
+                    got.setdefault(key, []).append(float(r["median_us"]))
+                except (ValueError, TypeError, KeyError, AttributeError):
                     continue
-                if r.get("type") != "measurement" or r.get("op") not in ("up", "both") or not 0 <= int(r.get("round", -1)) < 100:
-                    continue
-                got.setdefault((r["m"], KernelConfig.from_dict(r["config"]).key()), []).append(r["median_us"])
     except OSError:
         return {}
     return {k: round(sorted(v)[len(v) // 2], 2) for k, v in got.items()}

@@ -316,9 +316,10 @@ class Scheduler(object):
             self._pool = None
 
     # -- precompile ----------------------------------------------------------------------------
-    def precompile(self, units: Sequence[Unit]) -> None:
+    def precompile(self, units: Sequence[Unit]) -> List[Tuple]:
+        """Submit the kernels of units not submitted before; -> their precompile keys."""
         if not self.precompiling:
-            return
+            return []
         if self.precompile_per_m:
             # The first size of every config first: submitted in the phase's order, one config at several
             # sizes went to several pool processes at once, each compiling the same kernel before any had
@@ -330,6 +331,7 @@ class Scheduler(object):
                 (rest if k in seen else first).append(u)
                 seen.add(k)
             units = first + rest
+        new = []
         for u in units:
             for c in (u.cfg, u.cfg_down, u.pair):
                 if c is None:
@@ -341,6 +343,8 @@ class Scheduler(object):
                 self.precompile_stats["submitted"] += 1
                 self._precompiled[key] = self._pool.apply_async(_precompile_task, args,
                                                                 callback=self._precompile_done)
+                new.append(key)
+        return new
 
     LOOKAHEAD_AT = (0.25, 0.5, 0.75, 0.9)  # fractions of a phase measured at which the next phase is guessed
 
@@ -372,10 +376,8 @@ class Scheduler(object):
                 todo.append(u)
             if len(todo) >= cap:
                 break
-        before = set(self._precompiled)
-        self.precompile(todo)
-        new = set(self._precompiled) - before
-        self._speculative |= new
+        new = self.precompile(todo)
+        self._speculative.update(new)
         self.precompile_stats["lookahead"] += len(new)
 
     def _pc_key(self, op, cfg, m):

@@ -37,16 +37,18 @@ def main(argv=None):
             print("  milestones: " + ", ".join("%s %+.2f s" % (m["what"], m["ts"] - t0) for m in marks))
         except (OSError, ValueError, IndexError, KeyError):
             pass
+        try:
+            st = pstats.Stats(p, stream=io.StringIO())
+        except (EOFError, ValueError, TypeError, OSError) as e:
+            # a process killed while it wrote its profile (before profiling.stop wrote atomically):
+            # say so and go on with the others (it used to end the whole summary here)
+            print("  unreadable profile (%s: %s): skipped" % (type(e).__name__, e))
+            continue
+        st.strip_dirs()
         for key in ("cumulative", "tottime"):
             s = io.StringIO()
-            try:
-                st = pstats.Stats(p, stream=s)
-            except (EOFError, ValueError, TypeError, OSError) as e:
-                # a process killed while it wrote its profile (before profiling.stop wrote atomically):
-                # say so and go on with the others (it used to end the whole summary here)
-                print("  unreadable profile (%s: %s): skipped" % (type(e).__name__, e))
-                break
-            st.strip_dirs().sort_stats(key).print_stats(a.top)
+            st.stream = s
+            st.sort_stats(key).print_stats(a.top)
             text = s.getvalue()
             start = text.find("   ncalls")
             print("  -- by %s" % key)

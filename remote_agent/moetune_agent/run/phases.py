@@ -109,16 +109,11 @@ def _lookahead(s: Session, strategy: Strategy) -> Optional[Callable[[List[Unit]]
     MOETUNE_PRECOMPILE_LOOKAHEAD=0 turns it off (the benchmarks' before/after switch)."""
     if os.environ.get("MOETUNE_PRECOMPILE_LOOKAHEAD", "1") == "0":
         return None
-    name = getattr(strategy, "phase_name", None)
 
     def guess(remaining: List[Unit]) -> List[Unit]:
         ghosts = [Measurement(u, None, "other", "not measured yet (precompile lookahead)", simulated=s.simulated)
                   for u in remaining if 0 <= u.round < H2H_ROUND and not u.op.startswith("check:")]
-        try:
-            return list(strategy.next_phase(s.strategy_view() + ghosts) or ())
-        finally:
-            if name is not None:
-                strategy.phase_name = name  # type: ignore[attr-defined]  # a guess never renames the phase
+        return list(strategy.next_phase(s.strategy_view() + ghosts) or ())
 
     return guess
 
