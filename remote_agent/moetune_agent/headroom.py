@@ -177,9 +177,23 @@ class HeadroomPlan(object):
     def candidates(self, op: str, m: int) -> List[KernelConfig]:
         """The screened configs at (op, m), the default excluded: the NEAREST catalogue configs by
         tokens per expert, then the default's two pipeline neighbours (one and two more stages)."""
+        d = self.defaults[(op, m)]
+        seen = {_but_group(d)}
+        out = self._nearest(op, m, seen, self.nearest)
+        if self.neighbours:
+            base = dataclasses.replace(d, USE_TMA=None)
+            for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
+                      dataclasses.replace(base, num_stages=base.num_stages + 2)):
+                if c in self._in_space.get((op, m), set()) and _but_group(c) not in seen:
+                    seen.add(_but_group(c))
+                    out.append(c)
+        return out
+
+    def _nearest(self, op: str, m: int, seen: set, count: int) -> List[KernelConfig]:
+        """The count catalogue configs nearest to (op, m) by tokens per expert, in the space, none of
+        whose GROUP_SIZE_M-less form is in seen (which grows with them)."""
         t = max(tokens_per_expert(self.shape, m), 1e-6)
         wb = _wbytes(self.shape.dtype)
-        d = self.defaults[(op, m)]
         scored = []
         for i, (key, te, web, _src) in enumerate(self.catalogue):
             dist = abs(math.log2(max(te, 1e-6) / t)) + (0.0 if web == wb else 1.5)
@@ -189,22 +203,26 @@ class HeadroomPlan(object):
         # GROUP_SIZE_M variants of one config time within noise of each other in every recorded landscape
         # (e.g. qwen3 M=16: g1, g64, g32 within 0.3%): one of them per screen slot, so the NEAREST slots
         # hold different tiles / pipelines.
-        seen = {_but_group(d)}
         for _dist, _i, key in scored:
-            if len(out) >= self.nearest:
+            if len(out) >= count:
                 break
             c = self._clamp(op, m, KernelConfig.from_key(key))
             if c is not None and _but_group(c) not in seen:
                 seen.add(_but_group(c))
                 out.append(c)
-        if self.neighbours:
-            base = dataclasses.replace(d, USE_TMA=None)
-            for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
-                      dataclasses.replace(base, num_stages=base.num_stages + 2)):
-                if c in self._in_space.get((op, m), set()) and _but_group(c) not in seen:
-                    seen.add(_but_group(c))
-                    out.append(c)
         return out
+
+    def likely_units(self) -> List[Unit]:
+        """Before the server's defaults are known (the GPU worker's early facts: issue 19's start-up):
+        the catalogue configs the screen will time whatever the defaults are, the NEAREST at each size
+        and one more (the screen skips the one the default stands for), to compile while the GPU worker
+        starts. A superset of the screen's catalogue part; defaults and their neighbours come later."""
+        units = []
+        for m in self.sizes:
+            for op in self.ops:
+                units.extend(Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND)
+                             for c in self._nearest(op, m, set(), self.nearest + 1))
+        return units
 
     def screened_candidates(self) -> Dict[Tuple[str, int], List[KernelConfig]]:
         """(op, m) -> the configs the screen times there (the default excluded): see the module
@@ -509,6 +527,8 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
                 pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             sched = Scheduler(desc, gpus, cache_dir, pool)
+            sched.facts_per_m = name == SERVER
+            sched.on_facts = _early_precompile(spec, ops, sizes, sched)
             sched.start(early_pool=pool > 0)
             try:
                 info = sched.info(ops, sizes)
@@ -533,6 +553,24 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
             sched.close()
         raise
     raise BackendFailed("no backend could run")  # not reached: cands is never empty here
+
+
+def _early_precompile(spec: Dict[str, Any], ops, sizes, sched):
+    """The scheduler's on_facts for the check: with the GPU's facts (its shared memory decides the space),
+    compile the screen's catalogue configs (HeadroomPlan.likely_units) while the GPU worker still imports
+    the server and makes its smoke calls (on SGLang's kernel the screen waited 9.4 s for its compiles
+    after a 16 s start-up: issue 19)."""
+    from . import spec as spec_mod
+
+    def go(facts: Dict[str, Any]) -> None:
+        smem = int(spec["space"].get("smem_limit") or facts.get("smem") or 0)
+        if smem <= 0:
+            return
+        shape = spec_mod.shape_of(spec)
+        space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+        plan = HeadroomPlan(shape, sizes, ops, space, {})
+        sched.precompile(plan.likely_units())
+    return go
 
 
 def _measure(plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, simulated: bool,
@@ -645,6 +683,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                                    "screen_units": len(screen), "retime_units": len(measured) - len(screen),
                                    "distinct_configs": len({(u.op, u.cfg) for u in screen}),
                                    "precompile": dict(sched.precompile_stats),
+                                   "info_steps": extra.get("info_steps"),
                                    "compile_cache": cache_dir if cache_persistent else None,
                                    "compile_cache_entries_before": cache_before},
                        "ts": time.time()}, **sim))

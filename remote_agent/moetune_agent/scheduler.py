@@ -57,6 +57,8 @@ def die_with_parent(parent_pid: int) -> None:
 
 def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
+    t_proc = time.time()
+    t_facts = None
     from . import profiling
     profiling.start("worker-gpu%d" % gpu)
     if profiling.enabled():  # a cancelled run terminates its workers: keep what was profiled
@@ -74,6 +76,19 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         result_conn.send((gpu, -1, "fatal", "%s: %s" % (type(e).__name__, e)))
         return
     profiling.mark("backend_made")
+    if desc.get("early_facts"):
+        # What the precompile pool compiles for (capability, name, shared memory), sent before the slow
+        # part of the start-up (the server's import, the roofline probe, the smoke calls): an early pool
+        # builds its backends meanwhile, importing the server there too (Scheduler._on_facts).
+        facts = None
+        try:
+            fn = getattr(backend, "cpu_compile_info", None)
+            facts = fn() if fn is not None else None
+        except Exception:  # noqa: BLE001 - the info call says what is wrong, with its own message
+            facts = None
+        result_conn.send((gpu, -2, "facts", facts))
+        t_facts = round(time.time() - t_proc, 3)
+        profiling.mark("facts_sent")
     crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
     hang_key = os.environ.get("MOETUNE_TEST_HANG_UNIT")    # test hook: hang on this unit ident
     while True:
@@ -99,6 +114,10 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                 result_conn.send((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
             elif kind == "info":
                 ops, sizes = payload
+                # seconds per step of the info call, and since the process started (where a start-up
+                # goes: issue 19)
+                steps = {"info_at_s": round(time.time() - t_proc, 3), "facts_at_s": t_facts}
+                t_step = time.time()
                 roof = {}
                 for op in ops:
                     for m in sizes:
@@ -106,10 +125,14 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                             roof["%s|%d" % (op, m)] = backend.roofline_us(op, m)
                         except Exception:
                             roof["%s|%d" % (op, m)] = None
+                steps["roofline_s"] = round(time.time() - t_step, 3)
+                t_step = time.time()
                 defaults = {}
                 for op in ops:
                     for m in sizes:
                         defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
+                steps["defaults_s"] = round(time.time() - t_step, 3)
+                t_step = time.time()
                 tv = None
                 if desc["name"] != SYNTHETIC:
                     try:
@@ -119,15 +142,21 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                         tv = None
                 # One real call per op with the default config at the smallest size: a backend that
                 # cannot run (an API it does not know, a TypeError in the call) fails here, at once.
+                steps["triton_import_s"] = round(time.time() - t_step, 3)
+                t_step = time.time()
                 smoke = {}
                 for op in ops:
                     m0 = min(sizes)
                     smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
+                steps["smoke_s"] = round(time.time() - t_step, 3)
+                t_step = time.time()
                 extra = {}
                 for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
                     fn = getattr(backend, name, None)
                     if fn is not None:
                         extra[name] = fn()
+                steps["extra_s"] = round(time.time() - t_step, 3)
+                extra["info_steps"] = steps
                 result_conn.send((gpu, tid, "ok", {"device_name": backend.device_name(),
                                                "smem_limit": backend.shared_memory_per_block(),
                                                "roofline": roof, "defaults": defaults,
@@ -151,7 +180,7 @@ _PRECOMPILE_BACKEND = None
 _PRECOMPILE_ARGS: Optional[Tuple[Dict[str, Any], Optional[str]]] = None
 
 
-def _precompile_init(desc, cache_dir, parent_pid=None):
+def _precompile_init(desc, cache_dir, parent_pid=None, facts_path=None):
     global _PRECOMPILE_ARGS
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
@@ -165,16 +194,36 @@ def _precompile_init(desc, cache_dir, parent_pid=None):
     if cache_dir:
         os.environ["TRITON_CACHE_DIR"] = cache_dir
     _PRECOMPILE_ARGS = (desc, cache_dir)
+    if not desc.get("cpu_compile"):
+        if desc["name"] != SYNTHETIC:
+            # Started with the GPU worker, before it has said what to compile for: import the heavy modules
+            # now (seconds per process), so they load while the GPU worker starts instead of after it.
+            try:
+                import torch  # type: ignore  # noqa: F401  # pylint: disable=unused-import
+                import triton  # type: ignore  # noqa: F401  # pylint: disable=unused-import
+            except Exception:
+                pass
+        if facts_path:
+            desc = _await_facts(facts_path)
+            _PRECOMPILE_ARGS = (desc, cache_dir)
     if desc.get("cpu_compile"):
-        _precompile_backend(desc)
-    elif desc["name"] != SYNTHETIC:
-        # Started with the GPU worker, before it has said what to compile for: import the heavy modules
-        # now (seconds per process), so they load while the GPU worker starts instead of after it.
+        _precompile_warm(desc)
+
+
+def _await_facts(path: str) -> Dict[str, Any]:
+    """An early pool process, once torch and Triton are in: wait for the GPU worker's facts (the
+    backend description with its cpu_compile, written by the scheduler: Scheduler._write_facts), so the
+    backend is built, and the server imported, before the first compile is asked for. Waits as long as
+    the pool lives (the scheduler ends a pool that gets no facts; a process the pool starts later finds
+    the file there)."""
+    import pickle
+
+    while True:
         try:
-            import torch  # type: ignore  # noqa: F401  # pylint: disable=unused-import
-            import triton  # type: ignore  # noqa: F401  # pylint: disable=unused-import
-        except Exception:
-            pass
+            with open(path, "rb") as f:
+                return pickle.load(f)
+        except FileNotFoundError:
+            time.sleep(0.02)
 
 
 def _precompile_backend(desc):
@@ -183,6 +232,19 @@ def _precompile_backend(desc):
         from .backends.factory import make_backend
         _PRECOMPILE_BACKEND = make_backend(desc, 0, _PRECOMPILE_ARGS[1] if _PRECOMPILE_ARGS else None)
     return _PRECOMPILE_BACKEND
+
+
+def _precompile_warm(desc):
+    """Build this pool process's backend and let it load what its compiles need (the server's modules),
+    before any task. -> None, or why it failed (the tasks then fail with their own error)."""
+    try:
+        be = _precompile_backend(desc)
+        warm = getattr(be, "warm_precompile", None)
+        if warm is not None:
+            warm()
+        return None
+    except Exception as e:  # noqa: BLE001
+        return "%s: %s" % (type(e).__name__, e)
 
 
 def _precompile_task(op, cfg, m=None, desc=None):
@@ -242,16 +304,25 @@ class Scheduler(object):
         self._speculative: set = set()  # precompile keys submitted by a lookahead and not yet measured
         self._pool_early = False
         self._pc_desc: Optional[Dict[str, Any]] = None
+        self._warm_desc: Optional[Dict[str, Any]] = None  # the early facts' desc the pool was warmed with
+        self._t_start: Optional[float] = None
+        self._facts_dir: Optional[str] = None  # where an early pool finds the facts (_await_facts)
+        self._provisional = False  # compiling for the early facts, not yet confirmed by start_precompile
+        # Called with the early facts once the pool has them: it may precompile() what it will measure
+        # for sure (the headroom check's screen), while the GPU worker finishes its start-up.
+        self.on_facts: Optional[Callable[[Dict[str, Any]], None]] = None
+        self.facts_per_m = False  # precompile_per_m for what on_facts submits
         self._waiting_since: Optional[float] = None
         self._wait_gave_up = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
+        desc = dict(self.desc, early_facts=True) if self._pool_early else self.desc
         q = self.ctx.Queue()
         # Results come back on a pipe per worker: a send is complete when it returns, so whatever a
         # worker reported before crashing is still readable after it died.
         r, w = self.ctx.Pipe(duplex=False)
-        p = self.ctx.Process(target=_worker_main, args=(self.desc, gpu, self.cache_dir, q, w, os.getpid()),
+        p = self.ctx.Process(target=_worker_main, args=(desc, gpu, self.cache_dir, q, w, os.getpid()),
                              name="moetune-gpu%d" % gpu, daemon=True)
         p.start()
         w.close()
@@ -260,37 +331,107 @@ class Scheduler(object):
     def start(self, early_pool=False):
         """The GPU workers; early_pool also starts the precompile pool now, whose processes import torch
         and Triton while the GPU worker starts up (issue 13: start-up was ~12 s of a 67-85 s run), and
-        learn what to compile for with their first task."""
+        learn what to compile for from the GPU worker's first message (its facts, sent before the rest of
+        its start-up: _on_facts), so they build their backends, and import the server, meanwhile."""
+        self._t_start = time.time()
+        early = early_pool and self.precompile_workers > 0 and self._pool is None
+        if early:
+            self._pool_early = True
         for g in self.gpus:
             self._spawn(g)
-        if early_pool and self.precompile_workers > 0 and self._pool is None:
+        if early:
+            import tempfile
+
+            self._facts_dir = tempfile.mkdtemp(prefix="moetune-pool-")
             self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                       initargs=(dict(self.desc), self.cache_dir, os.getpid()))
-            self._pool_early = True
+                                       initargs=(dict(self.desc), self.cache_dir, os.getpid(),
+                                                 os.path.join(self._facts_dir, "facts.pkl")))
+
+    def _write_facts(self, desc: Dict[str, Any]) -> None:
+        """What the early pool's processes wait for (_await_facts): written aside, then renamed."""
+        import pickle
+
+        if self._facts_dir is None:
+            return
+        path = os.path.join(self._facts_dir, "facts.pkl")
+        with open(path + ".tmp", "wb") as f:
+            pickle.dump(desc, f)
+        os.replace(path + ".tmp", path)
+
+    def _on_facts(self, facts: Optional[Dict[str, Any]]) -> None:
+        """A GPU worker's early facts (what a CPU compile targets), sent before the rest of its start-up:
+        every process of the early pool builds its backend with them now, not at its first compile (for
+        the server backend that is the server's import, seconds per process, which the SGLang check's first
+        compiles waited 9.4 s behind: issue 19). The first facts count; a restarted worker's are ignored."""
+        if not facts or self._pool is None or not self._pool_early or self._pc_desc is not None \
+                or self._warm_desc is not None:
+            return
+        self._warm_desc = dict(self.desc, cpu_compile=dict(facts))
+        self._write_facts(self._warm_desc)
+        if self._t_start is not None:
+            self.precompile_stats["facts_s"] = round(time.time() - self._t_start, 3)
+        if self.on_facts is not None:
+            # Compiling starts now, provisionally (start_precompile confirms it, or ends it when the
+            # backend's own info says otherwise): the caller submits what it will surely measure.
+            self._pc_desc = self._warm_desc
+            self._provisional = True
+            self.precompile_per_m = self.facts_per_m
+            try:
+                self.on_facts(dict(facts))
+            except Exception as e:  # noqa: BLE001 - costs only the compiles it did not submit
+                self.precompile_stats["at_facts_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+            self.precompile_stats["at_facts"] = self.precompile_stats["submitted"]
 
     def start_precompile(self, cpu_compile: Optional[Dict[str, Any]], per_m: bool = False) -> None:
         """The CPU precompile pool, once the GPU worker has said what to compile for (cpu_compile:
-        capability, name, shared memory); none without that (a worker never compiles on the GPU)."""
+        capability, name, shared memory); none without that (a worker never compiles on the GPU). An
+        early pool that already compiles provisionally (on_facts) goes on, unless the facts differ."""
         if self.precompile_workers <= 0 or not cpu_compile:
             self.stop_precompile()
             return
-        self.precompile_per_m = per_m
         desc = dict(self.desc)
         desc["cpu_compile"] = dict(cpu_compile)
-        if self._pool is not None:
-            if self._pool_early and self._pc_desc is None:
-                self._pc_desc = desc  # sent with every task: built once per worker process
+        if self._pool is None:
+            self.precompile_per_m = per_m
+            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                       initargs=(desc, self.cache_dir, os.getpid()))
             return
-        self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
-                                   initargs=(desc, self.cache_dir, os.getpid()))
+        if not self._pool_early or (self._pc_desc is not None and not self._provisional):
+            return
+        if self._warm_desc is not None and (self._warm_desc.get("cpu_compile") != desc["cpu_compile"]
+                                            or (self._provisional and per_m != self.precompile_per_m)):
+            # Warmed (and perhaps compiling) for other facts than the backend now reports: start afresh.
+            self._end_pool()
+            self.precompile_per_m = per_m
+            self._pool = self.ctx.Pool(self.precompile_workers, initializer=_precompile_init,
+                                       initargs=(desc, self.cache_dir, os.getpid()))
+            return
+        if self._warm_desc is None:
+            self._write_facts(desc)  # no early facts came: the pool's processes start now
+        self.precompile_per_m = per_m
+        self._pc_desc = desc  # sent with every task: built once per worker process
+        self._provisional = False
 
-    def stop_precompile(self):
-        """No precompile after all (the backend cannot compile without its GPU): end an early pool."""
-        if self._pool is not None and self._pc_desc is None:
+    def _end_pool(self) -> None:
+        """Terminate the pool and forget what it was asked (a task of a terminated pool never answers)."""
+        if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
-            self._pool = None
-            self._pool_early = False
+        self._pool = None
+        self._pool_early = False
+        self._pc_desc = None
+        self._warm_desc = None
+        self._provisional = False
+        self._precompiled.clear()
+        self._speculative.clear()
+        st = self.precompile_stats
+        st["submitted"] = st["ok"] = st["failed"] = 0
+
+    def stop_precompile(self):
+        """No precompile after all (the backend cannot compile without its GPU): end an early pool, and
+        what it compiled provisionally."""
+        if self._pool is not None and (self._pc_desc is None or self._provisional):
+            self._end_pool()
 
     @property
     def precompiling(self) -> bool:
@@ -314,6 +455,11 @@ class Scheduler(object):
             self._pool.terminate()
             self._pool.join()
             self._pool = None
+        if self._facts_dir is not None:
+            import shutil
+
+            shutil.rmtree(self._facts_dir, ignore_errors=True)
+            self._facts_dir = None
 
     # -- precompile ----------------------------------------------------------------------------
     def precompile(self, units: Sequence[Unit]) -> List[Tuple]:
@@ -426,6 +572,9 @@ class Scheduler(object):
                 self._sync_busy(held)
 
         def handle(gpu, tid, status, payload):
+            if status == "facts":
+                self._on_facts(payload)
+                return
             if status == "fatal":
                 raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
                                     % (gpu, self.desc["name"], payload))

@@ -124,6 +124,20 @@ class LeanScreen(unittest.TestCase):
             self.assertTrue(cands, m)
             self.assertEqual(set(cands) | {plan.defaults[(op, m)]}, {u.cfg for u in units if u.m == m})
 
+    def test_likely_units_hold_the_screens_catalogue_part(self):
+        """What the check compiles before the defaults are known (the GPU worker's early facts) holds
+        every screened config but the defaults and their pipeline neighbours, whatever the defaults."""
+        plan = self.plan()
+        likely = {(u.op, u.m, u.cfg) for u in plan.likely_units()}
+        self.assertLessEqual(len(likely), (headroom.NEAREST + 1) * len(SIZES18))
+        from moetune_agent.kernel_types import KernelConfig
+        for dkey in (None, "m16n64k128g1w4s4", "m64n128k64g16w4s3"):
+            d = dict(plan.defaults) if dkey is None else {k: KernelConfig.from_key(dkey) for k in plan.defaults}
+            p2 = headroom.HeadroomPlan(plan.shape, plan.sizes, plan.ops, plan.space, d, neighbours=False)
+            for u in p2.screen_units():
+                if u.cfg != d[(u.op, u.m)]:
+                    self.assertIn((u.op, u.m, u.cfg), likely, (dkey, u.m, u.cfg.key()))
+
 
 def trials(m, default_key, gain, seeds, noise, clock=0.0, on_retime=None):
     """A TEST DOUBLE of a GPU for the check at one size, run once per seed: the default takes 1.0, the
@@ -304,6 +318,24 @@ class HeadroomCommand(AgentCase):
         self.assertEqual(t["screen_units"] + t["retime_units"], h["units"])
         self.assertGreater(t["distinct_configs"], 0)
         self.assertEqual(res.one("done")["status"], "ok")
+
+    def test_screen_compiles_while_the_gpu_worker_starts(self):
+        """With a precompile pool, the screen's catalogue configs are compiled from the GPU worker's early
+        facts, during its (here slow: a server's first JIT) smoke call; the estimate is the one without.
+        Synthetic backend with a SIMULATED compile cost."""
+        base = self.run_agent("headroom", self.write_spec(SPEC))
+        self.assertEqual(base.rc, 0, base.stderr)
+        env = {"MOETUNE_PRECOMPILE_WORKERS": "2", "MOETUNE_SYNTHETIC_COMPILE_MS": "20",
+               "MOETUNE_SYNTHETIC_CHECK_MS": "1200", "MOETUNE_HEADROOM_CACHE": "0"}
+        res = self.run_agent("headroom", self.write_spec(SPEC), env=env)
+        self.assertEqual(res.rc, 0, res.stderr)
+        pc = res.one("headroom")["timings"]["precompile"]
+        self.assertGreater(pc["at_facts"], 0, pc)
+        self.assertLess(pc["facts_s"], res.one("headroom")["timings"]["startup_s"], pc)
+        self.assertEqual(pc["failed"] + pc["ok"], pc["submitted"], pc)
+        self.assertIsNone(pc.get("at_facts_error"), pc)
+        self.assertEqual([(e["m"], e["gain"], e["best_config"]) for e in res.of("headroom_size")],
+                         [(e["m"], e["gain"], e["best_config"]) for e in base.of("headroom_size")])
 
     def test_server_file_already_best_says_little_to_gain(self):
         """The server's existing file holds what the screen finds best: nothing to gain. The file is the

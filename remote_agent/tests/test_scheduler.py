@@ -159,6 +159,75 @@ class EarlyPool(unittest.TestCase):
         self.assertGreaterEqual(wall, 0.3)
         self.assertLess(wall, 0.3 * 2 + 1.0)  # one wait, not one per unit (>= 8 x 0.3 s)
 
+    def test_early_facts_warm_every_pool_process_before_the_info(self):
+        """The GPU worker sends what a CPU compile targets before the rest of its start-up; each early pool
+        process builds its backend then (for the server backend: imports the server), so by the time the
+        slow info call returns the pool is ready (issue 22: the SGLang check waited 9.4 s for compiles
+        queued behind 14 server imports)."""
+        cache = tempfile.mkdtemp(prefix="moetune-early-facts-")
+        log = os.path.join(cache, "warm.log")
+        env = {"MOETUNE_SYNTHETIC_COMPILE_MS": "1", "MOETUNE_TEST_WARM_LOG": log,
+               "MOETUNE_SYNTHETIC_CHECK_MS": "1500"}  # a slow smoke call in the info (a server's first JIT)
+        for k, v in env.items():
+            os.environ[k] = v
+            self.addCleanup(os.environ.pop, k, None)
+        s = Scheduler(DESC, [0], cache, 2)
+        s.start(early_pool=True)
+        try:
+            info = s.info(["both"], [64])
+            t_info = time.time()
+            facts = info["extra"]["cpu_compile_info"]
+            self.assertIn("facts_s", s.precompile_stats)
+            self.assertLess(s.precompile_stats["facts_s"], t_info - s._t_start)  # pylint: disable=protected-access
+            self.assertFalse(s.precompiling)  # warmed, but not compiling before start_precompile
+            s.start_precompile(facts)
+            self.assertTrue(s.precompiling)
+            pool = s._pool  # pylint: disable=protected-access
+            us = units(6)
+            s.precompile(us)
+            for r in list(s._precompiled.values()):  # pylint: disable=protected-access
+                r.wait(30)
+            self.assertIs(s._pool, pool)  # pylint: disable=protected-access
+        finally:
+            s.close()
+        with open(log, encoding="utf-8") as f:
+            lines = [ln.split() for ln in f if ln.strip()]
+        self.assertEqual(len(lines), 2)  # one warm-up per pool process
+        self.assertEqual(len({name for name, _t in lines}), 2)
+        self.assertLess(max(float(t) for _n, t in lines), t_info)
+
+    def test_early_facts_that_differ_from_the_info_restart_the_pool(self):
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "1"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
+        s = Scheduler(DESC, [0], None, 1)
+        s.start(early_pool=True)
+        try:
+            info = s.info(["both"], [64])
+            warmed = s._pool  # pylint: disable=protected-access
+            self.assertIsNotNone(s._warm_desc)  # pylint: disable=protected-access
+            other = dict(info["extra"]["cpu_compile_info"], capability=80)
+            s.start_precompile(other)
+            self.assertIsNot(s._pool, warmed)  # pylint: disable=protected-access
+            self.assertTrue(s.precompiling)
+            s.precompile(units(3))
+            for r in list(s._precompiled.values()):  # pylint: disable=protected-access
+                r.wait(30)
+            self.assertEqual(s.precompile_stats["ok"] + s.precompile_stats["failed"], 3)
+        finally:
+            s.close()
+
+    def test_no_facts_without_an_early_pool(self):
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "1"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
+        s = Scheduler(DESC, [0], None, 1)
+        s.start()
+        try:
+            s.info(["both"], [64])
+            self.assertNotIn("facts_s", s.precompile_stats)
+            self.assertIsNone(s._warm_desc)  # pylint: disable=protected-access
+        finally:
+            s.close()
+
     def test_early_pool_ends_when_the_backend_cannot_precompile(self):
         s = Scheduler(DESC, [0], None, 2)
         s.start(early_pool=True)
@@ -190,6 +259,34 @@ class RunWithPrecompile(agenttest.AgentCase):
         self.assertFalse(any(e["type"] == "log" and "no CPU precompile" in e["message"] for e in r.events))
         marks = os.listdir(os.path.join(os.path.dirname(res["path"]), "triton_cache", "synthetic-compiled"))
         self.assertGreaterEqual(len(marks), pc["ok"])
+
+    def test_first_phase_compiles_while_the_gpu_worker_starts(self):
+        """The GPU worker's early facts start the pool on the strategy's first phase during the rest of its
+        start-up (a slow smoke call here, as a server's first JIT); the run's choices are the same as
+        without a pool (the synthetic backend's numbers do not depend on who compiled)."""
+        sp = self.write_spec(agenttest.small_spec(strategy="fast"))
+        r = self.run_agent("tune", sp, "--foreground",
+                           env={"MOETUNE_SYNTHETIC_COMPILE_MS": "2", "MOETUNE_PRECOMPILE_WORKERS": "2",
+                                "MOETUNE_SYNTHETIC_CHECK_MS": "1000"}, timeout=300)
+        self.assertEqual(r.rc, 0, r.stderr)
+        base = self.run_agent("tune", self.write_spec(agenttest.small_spec(strategy="fast")), "--foreground",
+                              timeout=300)
+        self.assertEqual(base.rc, 0, base.stderr)
+
+        def result(run):
+            res = [e for e in run.events if e["type"] == "result_written" and e["kind"] == "result"][0]
+            with open(res["path"]) as f:
+                return json.load(f)
+        got, want = result(r), result(base)
+        pc = got["timings"]["precompile"]
+        self.assertGreater(pc["at_facts"], 10, pc)
+        self.assertIsNone(pc.get("at_facts_error"), pc)
+        self.assertEqual(pc["ok"] + pc["failed"], pc["submitted"], pc)
+        from moetune_agent.run.runner import first_units
+        spec = agenttest.small_spec(strategy="fast")
+        self.assertTrue(first_units(dict(spec, space=spec.get("space") or {}), ("both",), spec["batch_sizes"],
+                                    232448, 1000))
+        self.assertEqual(json.dumps(got["per_batch"], sort_keys=True), json.dumps(want["per_batch"], sort_keys=True))
 
     def test_without_compile_cost_no_pool(self):
         sp = self.write_spec(agenttest.small_spec(strategy="fast"))

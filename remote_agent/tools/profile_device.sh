@@ -15,6 +15,7 @@
 #   PROFILE_ROWS=0                                      the own-kernel rows unprofiled (cold_off, cold, warm)
 #   HEADROOM_UPSTREAM=.upstream/sglang_head             with the server pairs (qwen3_server)
 #   HEADROOM_LAST=1                                     the headroom stage after the own-kernel rows
+#   HEADROOM_RECHECK=qwen3_triton                       these pairs' check again right after their tune
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/profile-out}
@@ -27,6 +28,13 @@ SYN=()
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
 STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality int4
 want() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
+# The upstream trees byte-compiled before any stage, as pip leaves an installed server: a tree copied
+# without __pycache__ compiled its sources in every process (7-9 s of each vLLM process's 25-30 s import
+# on the H200), and until stop 30 this ran after the headroom stage, whose server check paid for it.
+if [ -d .upstream ]; then
+  python3 -m compileall -q -j 0 .upstream > /dev/null 2>&1
+  stamp "upstream byte-compiled"
+fi
 
 if want gputest && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   python3 -m unittest discover -s remote_agent/gpu_tests -p 'test_fused_moe.py' -k paired -v \
@@ -40,8 +48,9 @@ if want headroom; then
   [ "${PROFILE_HEADROOM:-1}" = 0 ] && PROF=(env)
   "${PROF[@]}" python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" \
     --pairs "${HEADROOM_PAIRS:-qwen3_triton}" ${HEADROOM_UPSTREAM:+--upstream "$HEADROOM_UPSTREAM"} \
-    --limit-s "${HEADROOM_LIMIT_S:-360}" --out "$WORK/hr" > "$OUT/headroom.log" 2>&1
-  stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY|^  " "$OUT/headroom.log" | head -60
+    --limit-s "${HEADROOM_LIMIT_S:-360}" ${HEADROOM_RECHECK:+--recheck "$HEADROOM_RECHECK"} \
+    --out "$WORK/hr" > "$OUT/headroom.log" 2>&1
+  stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY|^  " "$OUT/headroom.log" | head -120
   cp "$WORK/hr/headroom_bench.json" "$OUT/" 2>/dev/null
   tar -C "$WORK" -czf "$OUT/headroom_files.tar.gz" hr 2>/dev/null  # specs, events, the tunes' results, journals
 fi
@@ -74,10 +83,7 @@ if want quality; then
   stamp "quality"; grep -h -E "^(REGRET|REPEAT)|OUTSIDE" "$WORK/repeat.log" "$WORK/regret.log" 2>/dev/null
 fi
 [ "${HEADROOM_LAST:-0}" = 1 ] && headroom_stage
-# the server backend over SGLang main and vLLM main (.upstream carried), capped; the trees byte-compiled
-# first, as pip leaves an installed server (a tree copied without __pycache__ compiled its sources in every
-# process: 7-9 s of each vLLM process's 25-30 s import on the H200)
-[ -d .upstream ] && python3 -m compileall -q -j 0 .upstream > /dev/null 2>&1
+# the server backend over SGLang main and vLLM main (.upstream carried), capped
 for r in sglang_up vllm_up; do
   want $r || continue
   [ -d .upstream ] || [ "${PROFILE_SYNTHETIC:-0}" = 1 ] || break

@@ -256,7 +256,7 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     if res is not None:
         t = res.get("timings") or {}
         out["timings"] = {k: t.get(k) for k in ("wall_s", "units_measured", "units_failed", "precompile",
-                                                "compile_cache", "overlap") if k in t}
+                                                "compile_cache", "overlap", "info_steps") if k in t}
         per = res.get("per_batch") or []
         out["speedups"] = {str(x.get("m")): x.get("speedup") for x in per}
         out["files"] = [f_.get("path") for f_ in res.get("files") or []]
@@ -279,7 +279,11 @@ def print_row(r):
     extra = []
     if t.get("precompile"):
         pc = t["precompile"]
-        extra.append("precompile submitted %s ok %s failed %s" % (pc.get("submitted"), pc.get("ok"), pc.get("failed")))
+        extra.append("precompile submitted %s ok %s failed %s, %s at the GPU's facts (%s s), waited %s s"
+                     % (pc.get("submitted"), pc.get("ok"), pc.get("failed"), pc.get("at_facts"), pc.get("facts_s"),
+                        pc.get("wait_s")))
+    if t.get("info_steps"):
+        extra.append("GPU worker start-up %s" % json.dumps(t["info_steps"], sort_keys=True))
     if t.get("compile_cache"):
         extra.append("compile cache %s" % json.dumps(t["compile_cache"]))
     extra.append("cache files before %d" % r["compile_cache_files_before"])

@@ -530,5 +530,11 @@ class ServerBackend(TritonBackend):
     def describe(self) -> dict:
         return self.api().describe()
 
+    def warm_precompile(self) -> None:
+        """A precompile worker, before its first task: import the server's fused-MoE modules (seconds per
+        process; SGLang's ServerArgs published), which its first compile would otherwise wait for."""
+        super().warm_precompile()
+        self.api()
+
     def can_cpu_precompile(self) -> bool:
         return self.api().supports_separate or self._vllm_precompile_ok()

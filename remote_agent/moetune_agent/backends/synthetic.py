@@ -165,6 +165,16 @@ class SyntheticBackend(Backend):
             return None
         return {"capability": 90, "device_name": self._device, "smem": self.shared_memory_per_block()}
 
+    def warm_precompile(self):
+        """A precompile worker's early start (test hook MOETUNE_TEST_WARM_LOG: one line per call, with the
+        process and the time, so a test sees that the pool warmed before the GPU worker's info came)."""
+        log = os.environ.get("MOETUNE_TEST_WARM_LOG")
+        if log:
+            import multiprocessing
+
+            with open(log, "a", encoding="utf-8") as f:
+                f.write("%s %.6f\n" % (multiprocessing.current_process().name, time.time()))
+
     # -- Backend ----------------------------------------------------------------------------------
     def precompile(self, op, cfg, m=None):
         err = self._fails(op, cfg)
@@ -203,6 +213,9 @@ class SyntheticBackend(Backend):
         return Timing(samples)
 
     def check(self, op, cfg, m):
+        slow = os.environ.get("MOETUNE_SYNTHETIC_CHECK_MS")  # test hook: a slow first call (a server's JIT)
+        if slow:
+            time.sleep(float(slow) / 1000.0)
         fail = os.environ.get("MOETUNE_TEST_FAIL_CALL")  # test hook: the kernel cannot be called at all
         if fail:
             raise CandidateError("other", fail)

@@ -249,6 +249,10 @@ class TritonBackend(Backend):
         return {"capability": p.major * 10 + p.minor, "device_name": torch.cuda.get_device_name(self.device_index),
                 "smem": self.shared_memory_per_block(), "sm_count": p.multi_processor_count}
 
+    def warm_precompile(self) -> None:
+        """A precompile worker, before its first task: load torch, Triton and the kernel module."""
+        self._ensure()
+
     # -- running one call ---------------------------------------------------------------------------
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
         try:

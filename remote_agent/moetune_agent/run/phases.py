@@ -212,7 +212,7 @@ def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, 
            "default_source": s.default_source, "routing": s.routing, "server": s.extra.get("describe")}
     timings = {"wall_s": round(time.time() - s.t0, 3), "units_measured": len(journal), "units_failed": failed,
                "units_from_journal": s.state.get("from_journal", 0), "worker_crashes": sched.crashes,
-               "precompile": dict(sched.precompile_stats),
+               "precompile": dict(sched.precompile_stats), "info_steps": s.extra.get("info_steps"),
                "compile_cache": {"host": sched.host_cache, "dir": sched.cache_dir,
                                  "files_at_start": s.cache_files_before,
                                  "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None}}

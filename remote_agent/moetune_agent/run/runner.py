@@ -39,6 +39,34 @@ def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
     return strategies.make_strategy, name
 
 
+def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: int, cap: int) -> list:
+    """What the run will measure first, known before the backend's defaults (from the GPU's shared memory
+    alone): the strategy's first phase (the fast one's tile screen at its anchors), at most cap units,
+    then the headroom check's catalogue configs the fast strategy seeds every size with."""
+    shape = spec_mod.shape_of(spec)
+    space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+    make_strategy, name = pick_strategy(spec["strategy"])
+    units = list(make_strategy(name, space, sizes, ops, shape).next_phase([]) or [])[:cap]
+    if name == "fast":
+        try:
+            from .. import headroom
+            units += headroom.HeadroomPlan(shape, sizes, ops, space, {}).likely_units()
+        except (ImportError, AttributeError):
+            pass
+    return units
+
+
+def _early_precompile(spec: Dict[str, Any], ops: Any, sizes: Any, sched: Scheduler):
+    """The scheduler's on_facts for a run: compile first_units while the GPU worker still starts (imports
+    the server, probes the roofline, makes its smoke calls). A cold own-kernel run's first phase waited
+    12.5 s for its ~150 kernels after the start-up (issue 22)."""
+    def go(facts: Dict[str, Any]) -> None:
+        smem = int(spec["space"].get("smem_limit") or facts.get("smem") or 0)
+        if smem > 0:
+            sched.precompile(first_units(spec, ops, sizes, smem, 12 * max(1, sched.precompile_workers)))
+    return go
+
+
 def headroom_seeds(shape: Any, sizes: Any, ops: Any, space: Dict[Tuple[str, int], Any],
                    defaults: Dict[Tuple[str, int], KernelConfig]) -> Dict[Tuple[str, int], list]:
     """The headroom check's screened candidates per (op, m), the fast strategy's quality guard: a tune
@@ -148,6 +176,8 @@ class Run(object):
                 precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             self.sched = Scheduler(desc, gpus, cache_dir, precompile,
                                    home=os.path.dirname(os.path.dirname(self.run_dir)))
+            self.sched.facts_per_m = backend == SERVER
+            self.sched.on_facts = _early_precompile(spec, ops, sizes, self.sched)
             self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:
                 info = self.sched.info(ops, sizes)
