@@ -56,6 +56,66 @@ def fp8_server_blocker(upstream):
     return None
 
 
+def parse_variants(text):
+    """"name:ENV=V,ENV=V;name2:ENV=V" -> [(name, {ENV: V})] (check variants, --variants)."""
+    out = []
+    for part in filter(None, (p.strip() for p in (text or "").split(";"))):
+        name, _, envs = part.partition(":")
+        env = {}
+        for kv in filter(None, (x.strip() for x in envs.split(","))):
+            k, eq, v = kv.partition("=")
+            if not eq or not k:
+                raise ValueError("variant %r: %r is not ENV=VALUE" % (name, kv))
+            env[k] = v
+        out.append((name.strip(), env))
+    return out
+
+
+def variant_checks(agent, sp, out_dir, tag, variants, pause_s):
+    """Each variant's check, in the given order, each after pause_s of an idle GPU (so none starts on the
+    heat of the one before): [(name, env, wall, headroom event or None, error)]."""
+    done = []
+    for name, env in variants:
+        time.sleep(pause_s)
+        t0 = time.time()
+        rc, ev, err = agent.with_env(env).run(["headroom", sp], timeout=300)
+        wall = time.time() - t0
+        hr = [e for e in ev if e.get("type") == "headroom"]
+        with open(os.path.join(out_dir, "%s_variant_%s_%d.jsonl" % (tag, name, len(done))), "w", encoding="utf-8") as f:
+            for e in ev:
+                f.write(json.dumps(e) + "\n")
+        done.append((name, env, wall, hr[0] if rc == 0 and hr else None, None if rc == 0 and hr else err[-500:]))
+        t = (hr[0].get("timings") or {}) if hr else {}
+        print("[%s] variant %s %s: %.1f s (start-up %s, screen %s, re-timing %s; GPU worker %s)" % (
+            tag, name, env, wall, t.get("startup_s"), t.get("screen_s"), t.get("retime_s"),
+            json.dumps(t.get("info_steps"), sort_keys=True)), flush=True)
+    return done
+
+
+def report_variants(tag, done, result):
+    """Each variant's estimate against the tune's head-to-head, and per variant name the totals."""
+    out = []
+    for name, env, wall, hr, err in done:
+        if hr is None:
+            out.append({"variant": name, "env": env, "error": err})
+            continue
+        rows = compare(hr["sizes"], result["per_batch"])
+        out.append({"variant": name, "env": env, "wall_s": round(wall, 2), "rows": rows,
+                    "within": sum(1 for r in rows if r["within"]), "timings": hr.get("timings")})
+        print("[%s] variant %s: within 2 pp at %d of %d sizes, %.1f s; error pp at M >= 1024: %s" % (
+            tag, name, out[-1]["within"], len(rows), wall,
+            " ".join("%d:%+.1f" % (r["m"], r["error_pp"]) for r in rows if r["m"] >= 1024 and r["error_pp"] is not None)),
+              flush=True)
+    by = {}
+    for v in out:
+        if "error" not in v:
+            by.setdefault(v["variant"], []).append(v)
+    for name, vs in by.items():
+        print("[%s] variant %s over %d checks: within %s; wall %s" % (
+            tag, name, len(vs), [v["within"] for v in vs], [v["wall_s"] for v in vs]), flush=True)
+    return out
+
+
 class Agent(object):
     """One agent command line (the source tree or a pyz) run to its end: (rc, events, stderr). Shared by the
     benchmarks (tools/user_path_bench.py too)."""
@@ -64,6 +124,9 @@ class Agent(object):
         self.cmd = cmd
         self.env = env
         self.cwd = cwd
+
+    def with_env(self, extra):
+        return Agent(self.cmd, dict(self.env, **extra), self.cwd)
 
     def run(self, args, timeout=None):
         p = subprocess.run(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
@@ -147,7 +210,7 @@ def recheck(agent, sp, out_dir, tag, result):
     return out
 
 
-def run_pair(agent, shape, backend, out_dir, synthetic, again=False):
+def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=(), pause_s=0.0, check_only=False):
     spec = dict(SHAPES[shape], framework="sglang", backend="synthetic" if synthetic else backend,
                 ops="up", strategy="fast")
     tag = "%s_%s" % (shape, backend)
@@ -181,6 +244,10 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False):
         print("[%s] GPU worker start-up: %s" % (tag, json.dumps(t["info_steps"], sort_keys=True)), flush=True)
     print("[%s] headroom: %.1f s (agent %.1f s), %d units: %s" % (tag, check_wall, hr["wall_s"], hr.get("units") or 0,
                                                                  hr["verdict"]), flush=True)
+    if check_only:  # the check's wall time and estimate alone (no tune to compare with)
+        res["check_only"] = True
+        return res
+    done = variant_checks(agent, sp, out_dir, tag, variants, pause_s) if variants else []
     t1 = time.time()
     rc, ev, err = agent.run(["tune", sp, "--new"], timeout=300)
     started = [e for e in ev if e.get("type") == "run_started"]
@@ -223,6 +290,8 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False):
                 r["m"], r["check_best"], r["tune_saw_check_best"], r["tune_chosen"], r["tune_saw_chosen"]))
     print("[%s] within 2 pp at %d of %d sizes; check wall %.1f s" % (tag, res["within"], res["sizes"], check_wall),
           flush=True)
+    if done:
+        res["variants"] = report_variants(tag, done, result)
     if again:
         res["recheck"] = recheck(agent, sp, out_dir, tag, result)
     return res
@@ -239,7 +308,13 @@ def main():
     ap.add_argument("--synthetic", action="store_true", help="every pair on the synthetic backend (SIMULATED)")
     ap.add_argument("--recheck", default="", help="comma list of pairs whose check runs again after the tune "
                     "(hot GPU): its estimate against the same head-to-head")
+    ap.add_argument("--variants", default="", help="checks run again before the tune with other environments, "
+                    "e.g. 'heat:MOETUNE_HEADROOM_HEAT=1;noheat:MOETUNE_HEADROOM_HEAT=0' (in this order)")
+    ap.add_argument("--variants-for", default="qwen3_triton", help="comma list of pairs that run the variants")
+    ap.add_argument("--check-only", default="", help="comma list of pairs run without their tune (wall time only)")
+    ap.add_argument("--variant-pause-s", type=float, default=15.0, help="idle GPU before each variant's check")
     a = ap.parse_args()
+    variants = parse_variants(a.variants)
     out = a.out or tempfile.mkdtemp(prefix="moetune-headroom-bench-")
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="moetune-headroom-work-")
@@ -272,12 +347,19 @@ def main():
             print("[%s] skipped for time" % tag, flush=True)
             continue
         summary["pairs"].append(run_pair(agent, shape, backend, out, a.synthetic,
-                                         again=tag in a.recheck.split(",")))
+                                         again=tag in a.recheck.split(","),
+                                         variants=variants if tag in a.variants_for.split(",") else (),
+                                         pause_s=0.0 if a.synthetic else a.variant_pause_s,
+                                         check_only=tag in a.check_only.split(",")))
     summary["wall_s"] = round(time.time() - t0, 1)
     print("\nSUMMARY%s" % (" (SIMULATED: synthetic backend)" if a.synthetic else ""))
     for p in summary["pairs"]:
         if "error" in p:
             print("  %-16s ERROR %s" % (p["pair"], p["error"][:600]))
+            continue
+        if p.get("check_only"):
+            print("  %-16s check only: wall %.1f s (goal <= 15 s); verdict: %s" % (p["pair"], p["check_wall_s"],
+                                                                                p["verdict"]))
             continue
         print("  %-16s within 2 pp at %d of %d sizes (goal >= 16 of 18); check wall %.1f s (goal <= 15 s); "
               "tune %.1f s; verdict: %s" % (p["pair"], p["within"], p["sizes"], p["check_wall_s"],

@@ -54,6 +54,7 @@ RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
 RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
 NEAREST = 3            # catalogue configs per size
+HEAT_MAX_S = 30.0      # the longest the GPU is kept busy while the check starts (normally: until its info ends)
 NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
                        # can flip a tie either way)
 CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
@@ -522,6 +523,10 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
             desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
                     "bandwidth_probe": "torch"}
+            if os.environ.get("MOETUNE_HEADROOM_HEAT", "1") != "0":
+                # the GPU kept busy through the start-up (scheduler._describe, TritonBackend.start_heater)
+                desc["heat_s"] = HEAT_MAX_S
+                desc["heat_min_s"] = float(os.environ.get("MOETUNE_HEADROOM_HEAT_MIN_S", "0") or 0)
             ncpu = os.cpu_count() or 1
             pool = max(0, ncpu - 2) if name != SYNTHETIC and ncpu > 2 else 0
             if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):

@@ -114,55 +114,9 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                 result_conn.send((gpu, tid, "ok", [float(backend.check(op, cfg, m))]))
             elif kind == "info":
                 ops, sizes = payload
-                # seconds per step of the info call, and since the process started (where a start-up
-                # goes: issue 19)
-                steps = {"info_at_s": round(time.time() - t_proc, 3), "facts_at_s": t_facts}
-                t_step = time.time()
-                roof = {}
-                for op in ops:
-                    for m in sizes:
-                        try:
-                            roof["%s|%d" % (op, m)] = backend.roofline_us(op, m)
-                        except Exception:
-                            roof["%s|%d" % (op, m)] = None
-                steps["roofline_s"] = round(time.time() - t_step, 3)
-                t_step = time.time()
-                defaults = {}
-                for op in ops:
-                    for m in sizes:
-                        defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
-                steps["defaults_s"] = round(time.time() - t_step, 3)
-                t_step = time.time()
-                tv = None
-                if desc["name"] != SYNTHETIC:
-                    try:
-                        import triton  # type: ignore
-                        tv = triton.__version__
-                    except Exception:
-                        tv = None
-                # One real call per op with the default config at the smallest size: a backend that
-                # cannot run (an API it does not know, a TypeError in the call) fails here, at once.
-                steps["triton_import_s"] = round(time.time() - t_step, 3)
-                t_step = time.time()
-                smoke = {}
-                for op in ops:
-                    m0 = min(sizes)
-                    smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
-                steps["smoke_s"] = round(time.time() - t_step, 3)
-                t_step = time.time()
-                extra = {}
-                for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
-                    fn = getattr(backend, name, None)
-                    if fn is not None:
-                        extra[name] = fn()
-                steps["extra_s"] = round(time.time() - t_step, 3)
-                extra["info_steps"] = steps
-                result_conn.send((gpu, tid, "ok", {"device_name": backend.device_name(),
-                                               "smem_limit": backend.shared_memory_per_block(),
-                                               "roofline": roof, "defaults": defaults,
-                                               "simulated": bool(backend.simulated), "triton_version": tv,
-                                               "supports_tma": bool(backend.supports_tma), "smoke": smoke,
-                                               "extra": extra}))
+                result_conn.send((gpu, tid, "ok", _describe(backend, desc, ops, sizes,
+                                                            {"info_at_s": round(time.time() - t_proc, 3),
+                                                             "facts_at_s": t_facts})))
         except CandidateError as e:
             result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
@@ -174,6 +128,68 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         pass
     profiling.stop()
     result_conn.close()
+
+
+def _describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any]:
+    """The GPU worker's info: roofline, defaults, one real call per op, the backend's extras; steps gets
+    the seconds of each (where a start-up goes: issue 19) and goes into extra["info_steps"]. With
+    desc["heat_s"] the GPU is kept busy from after the bandwidth probe to the end (Heater)."""
+    t_step = time.time()
+    roof = {}
+    for op in ops:
+        for m in sizes:
+            try:
+                roof["%s|%d" % (op, m)] = backend.roofline_us(op, m)
+            except Exception:
+                roof["%s|%d" % (op, m)] = None
+    steps["roofline_s"] = round(time.time() - t_step, 3)
+    heater = None  # after the bandwidth probe, which it would disturb
+    if desc.get("heat_s") and hasattr(backend, "start_heater"):
+        try:
+            heater = backend.start_heater(float(desc["heat_s"]), float(desc.get("heat_min_s") or 0))
+        except Exception as e:  # noqa: BLE001 - no heat is what ran before
+            steps["heat_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+    try:
+        t_step = time.time()
+        defaults = {}
+        for op in ops:
+            for m in sizes:
+                defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
+        steps["defaults_s"] = round(time.time() - t_step, 3)
+        tv = None
+        if desc["name"] != SYNTHETIC:
+            try:
+                import triton  # type: ignore
+                tv = triton.__version__
+            except Exception:
+                tv = None
+        # One real call per op with the default config at the smallest size: a backend that cannot run
+        # (an API it does not know, a TypeError in the call) fails here, at once.
+        t_step = time.time()
+        smoke = {}
+        for op in ops:
+            m0 = min(sizes)
+            smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
+        steps["smoke_s"] = round(time.time() - t_step, 3)
+        t_step = time.time()
+        extra = {}
+        for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
+            fn = getattr(backend, name, None)
+            if fn is not None:
+                extra[name] = fn()
+        steps["extra_s"] = round(time.time() - t_step, 3)
+    finally:
+        if heater is not None:
+            t_step = time.time()
+            steps["heat_s"] = heater.stop()
+            steps["heat_wait_s"] = round(time.time() - t_step, 3)  # what the heat added to the start-up
+            steps["heat_chunks"] = heater.chunks
+            if heater.error:
+                steps["heat_error"] = heater.error
+    extra["info_steps"] = steps
+    return {"device_name": backend.device_name(), "smem_limit": backend.shared_memory_per_block(),
+            "roofline": roof, "defaults": defaults, "simulated": bool(backend.simulated), "triton_version": tv,
+            "supports_tma": bool(backend.supports_tma), "smoke": smoke, "extra": extra}
 
 
 _PRECOMPILE_BACKEND = None
@@ -370,7 +386,7 @@ class Scheduler(object):
         self._write_facts(self._warm_desc)
         if self._t_start is not None:
             self.precompile_stats["facts_s"] = round(time.time() - self._t_start, 3)
-        if self.on_facts is not None:
+        if self.on_facts is not None and os.environ.get("MOETUNE_PRECOMPILE_AT_FACTS", "1") != "0":
             # Compiling starts now, provisionally (start_precompile confirms it, or ends it when the
             # backend's own info says otherwise): the caller submits what it will surely measure.
             self._pc_desc = self._warm_desc

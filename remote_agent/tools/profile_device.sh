@@ -16,6 +16,8 @@
 #   HEADROOM_UPSTREAM=.upstream/sglang_head             with the server pairs (qwen3_server)
 #   HEADROOM_LAST=1                                     the headroom stage after the own-kernel rows
 #   HEADROOM_RECHECK=qwen3_triton                       these pairs' check again right after their tune
+#   HEADROOM_VARIANTS='a:ENV=1;b:ENV=0'                 qwen3_triton's check again per variant before its tune
+#   HEADROOM_CHECK_ONLY=qwen3_server                    these pairs without their tune (the check's wall only)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/profile-out}
@@ -26,7 +28,7 @@ T0=$(date +%s)
 SYN=()
 [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && SYN=(--synthetic)
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
-STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality int4
+STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality int4 probe
 want() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
 # The upstream trees byte-compiled before any stage, as pip leaves an installed server: a tree copied
 # without __pycache__ compiled its sources in every process (7-9 s of each vLLM process's 25-30 s import
@@ -49,13 +51,23 @@ if want headroom; then
   "${PROF[@]}" python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" \
     --pairs "${HEADROOM_PAIRS:-qwen3_triton}" ${HEADROOM_UPSTREAM:+--upstream "$HEADROOM_UPSTREAM"} \
     --limit-s "${HEADROOM_LIMIT_S:-360}" ${HEADROOM_RECHECK:+--recheck "$HEADROOM_RECHECK"} \
+    ${HEADROOM_VARIANTS:+--variants "$HEADROOM_VARIANTS"} ${HEADROOM_CHECK_ONLY:+--check-only "$HEADROOM_CHECK_ONLY"} \
     --out "$WORK/hr" > "$OUT/headroom.log" 2>&1
-  stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY|^  " "$OUT/headroom.log" | head -120
+  stamp "headroom check + tune"; grep -E "^\[|within|MISS|SUMMARY|^  " "$OUT/headroom.log" | grep -v "check's best" | head -150
   cp "$WORK/hr/headroom_bench.json" "$OUT/" 2>/dev/null
   tar -C "$WORK" -czf "$OUT/headroom_files.tar.gz" hr 2>/dev/null  # specs, events, the tunes' results, journals
 fi
 }
 [ "${HEADROOM_LAST:-0}" = 1 ] || headroom_stage
+# probe: a few configs timed by every protocol in a fresh process, with its own compiles and with the
+# headroom stage's cache (tools/config_probe.py; PROBE_ARGS overrides the fp8 block M = 32 default)
+if want probe && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
+  PA=${PROBE_ARGS:---shape fp8block --m 32 --configs m64n128k128g32w4s3,m16n128k128g16w4s2,m16n128k128g16w4s4}
+  python3 remote_agent/tools/config_probe.py $PA > "$WORK/probe.log" 2>&1
+  C=$(ls -d /tmp/moetune-headroom-work-*/home/triton_cache/triton-* 2>/dev/null | tail -n 1)
+  [ -n "$C" ] && python3 remote_agent/tools/config_probe.py $PA --cache "$C" >> "$WORK/probe.log" 2>&1
+  stamp "config probe"; grep -v "^Warning" "$WORK/probe.log" | tail -n 20
+fi
 # cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
 for t in cold_off cold warm; do

@@ -165,6 +165,10 @@ class SyntheticBackend(Backend):
             return None
         return {"capability": 90, "device_name": self._device, "smem": self.shared_memory_per_block()}
 
+    def start_heater(self, max_s, min_s=0.0):
+        """SIMULATED: nothing to heat; stop() says how long the heat would have lasted (at least min_s)."""
+        return _SimulatedHeater(max_s, min_s)
+
     def warm_precompile(self):
         """A precompile worker's early start (test hook MOETUNE_TEST_WARM_LOG: one line per call, with the
         process and the time, so a test sees that the pool warmed before the GPU worker's info came)."""
@@ -268,3 +272,19 @@ class SyntheticBackend(Backend):
         down = active * s.K * s.N * w_bytes
         b = {"up": up, "down": down}.get(op, up + down)
         return b / _HBM_BPS * 1e6
+
+
+class _SimulatedHeater(object):
+    chunks = 0
+    error = None
+
+    def __init__(self, max_s, min_s):
+        self.t0 = time.time()
+        self.max_s = max_s
+        self.min_s = min_s
+
+    def stop(self):
+        left = self.min_s - (time.time() - self.t0)
+        if left > 0:
+            time.sleep(min(left, self.max_s))
+        return round(time.time() - self.t0, 3)

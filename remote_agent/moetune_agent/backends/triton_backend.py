@@ -37,6 +37,7 @@ import importlib
 import math
 import os
 import sys
+import time
 from typing import Dict, List, Optional, Tuple
 
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
@@ -252,6 +253,15 @@ class TritonBackend(Backend):
     def warm_precompile(self) -> None:
         """A precompile worker, before its first task: load torch, Triton and the kernel module."""
         self._ensure()
+
+    def start_heater(self, max_s: float, min_s: float = 0.0) -> "Heater":
+        """Keep the GPU busy with large bf16 matrix products on a side stream from a thread of this
+        process, until stop() (at most max_s): the headroom check's start-up leaves the GPU idle for
+        seconds, and its large-M timings on a cool GPU over-stated the gain a tune's head-to-head, timed
+        on a GPU it had kept busy for a minute, reports (issue 19: +2 to +7 pp at M >= 2048 in three H200
+        calls; the same check run right after the tune was within 2 pp at 18 of 18 sizes)."""
+        self._ensure()
+        return Heater(self._torch, self.dev, max_s, min_s)
 
     # -- running one call ---------------------------------------------------------------------------
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
@@ -512,6 +522,60 @@ class TritonBackend(Backend):
         self._small = None
         if self._torch is not None:
             self._torch.cuda.empty_cache()
+
+
+class Heater(object):
+    """Matrix products in chunks of ~20 ms queued from a thread (one chunk ahead at most), so stop()
+    returns within a chunk; the GPU work is eager only (no graph capture may run beside it)."""
+
+    N = 8192
+    CHUNK = 16
+
+    def __init__(self, torch, dev, max_s: float, min_s: float = 0.0):
+        import threading
+
+        self._torch = torch
+        self._stream = torch.cuda.Stream(dev)
+        with torch.cuda.stream(self._stream):
+            self._a = torch.randn(self.N, self.N, device=dev, dtype=torch.bfloat16)
+            self._b = torch.randn(self.N, self.N, device=dev, dtype=torch.bfloat16)
+            self._c = torch.empty(self.N, self.N, device=dev, dtype=torch.bfloat16)
+        self._stop = threading.Event()
+        self.max_s = max_s
+        self.min_s = min_s
+        self.t0 = time.time()
+        self.chunks = 0
+        self.error: Optional[str] = None
+        self._thread = threading.Thread(target=self._run, name="moetune-heater", daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        torch = self._torch
+        try:
+            last = None
+            while time.time() - self.t0 < self.max_s and not (self._stop.is_set()
+                                                               and time.time() - self.t0 >= self.min_s):
+                with torch.cuda.stream(self._stream):
+                    for _ in range(self.CHUNK):
+                        torch.mm(self._a, self._b, out=self._c)
+                    ev = torch.cuda.Event()
+                    ev.record(self._stream)
+                if last is not None:
+                    last.synchronize()
+                last = ev
+                self.chunks += 1
+            if last is not None:
+                last.synchronize()
+        except Exception as e:  # noqa: BLE001 - a heater that fails only heats less
+            self.error = "%s: %s" % (type(e).__name__, e)
+
+    def stop(self) -> float:
+        """-> seconds heated (once min_s has passed)."""
+        self._stop.set()
+        self._thread.join()
+        self._stream.synchronize()
+        self._a = self._b = self._c = None
+        return round(time.time() - self.t0, 3)
 
 
 def floor_bytes(s: Shape, op: str, m: int) -> float:
