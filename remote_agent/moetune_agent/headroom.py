@@ -523,8 +523,10 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
             desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
                     "bandwidth_probe": "torch"}
-            if os.environ.get("MOETUNE_HEADROOM_HEAT", "1") != "0":
-                # the GPU kept busy through the start-up (scheduler._describe, TritonBackend.start_heater)
+            if os.environ.get("MOETUNE_HEADROOM_HEAT", "0") == "1":
+                # Opt-in: the GPU kept busy through the start-up (scheduler._describe, start_heater).
+                # Measured on the H200 (bench/RESULTS.md, 2026-12-03): no better estimates (15 of 18 sizes
+                # within 2 pp with it and without), a slower smoke call (+0.6 s): off by default.
                 desc["heat_s"] = HEAT_MAX_S
                 desc["heat_min_s"] = float(os.environ.get("MOETUNE_HEADROOM_HEAT_MIN_S", "0") or 0)
             ncpu = os.cpu_count() or 1

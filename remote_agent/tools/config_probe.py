@@ -62,13 +62,29 @@ def main(argv=None) -> int:
                 mine, theirs, _err = be.measure_pair("both", c, ref, a.m, replays=10)
                 r["paired"].append(mine.median_us)
                 r["paired_ref"].append(theirs.median_us if theirs else float("nan"))
+    # The screen's protocol sample by sample (16 timed replays, each with the next of the 16 routings),
+    # after 1 and after 5 warm-up replays: a slow sample that follows a routing is the routing's, one that
+    # stays first is the warm-up's.
+    series = {}
+    for c in cfgs:
+        calls, launches, _warm = be._protocol("both", a.m, 1)  # pylint: disable=protected-access
+        for warm in (1, 5):
+            moe, graph = be._prepare("both", c, a.m, calls)  # pylint: disable=protected-access
+            try:
+                got = be._replays([(moe, graph)], a.m, 16, calls, launches, warm)[0]  # pylint: disable=protected-access
+            finally:
+                be._release([graph])  # pylint: disable=protected-access
+            series["%s warm %d" % (c.key(), warm)] = [round(x, 1) for x in got]
+    print("screen protocol, 16 samples; sample i uses routing (i + warm + 1) mod 16:")
+    for k, v in series.items():
+        print("  %-30s %s" % (k, " ".join("%6.1f" % x for x in v)))
     print("config probe %s M=%d (%s cache), %d rounds; medians over rounds, us" % (
         a.shape, a.m, "given" if a.cache else "private", a.rounds))
     out = {}
     for c in cfgs:
         r = rows[c.key()]
         med = {k: round(statistics.median(v), 2) for k, v in r.items() if v}
-        out[c.key()] = dict(med, samples=r)
+        out[c.key()] = dict(med, samples=r, screen_series={k: v for k, v in series.items() if k.startswith(c.key())})
         ratio = ("  paired ratio to the reference %.3f" % (med["paired"] / med["paired_ref"])
                  if "paired" in med else "  (the reference)")
         print("  %-22s 1 replay %8.2f  10 replays %8.2f%s" % (c.key(), med["r1"], med["r10"], ratio))

@@ -63,10 +63,10 @@ fi
 # headroom stage's cache (tools/config_probe.py; PROBE_ARGS overrides the fp8 block M = 32 default)
 if want probe && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   PA=${PROBE_ARGS:---shape fp8block --m 32 --configs m64n128k128g32w4s3,m16n128k128g16w4s2,m16n128k128g16w4s4}
-  python3 remote_agent/tools/config_probe.py $PA > "$WORK/probe.log" 2>&1
+  python3 remote_agent/tools/config_probe.py $PA --json "$OUT/probe.json" > "$WORK/probe.log" 2>&1
   C=$(ls -d /tmp/moetune-headroom-work-*/home/triton_cache/triton-* 2>/dev/null | tail -n 1)
-  [ -n "$C" ] && python3 remote_agent/tools/config_probe.py $PA --cache "$C" >> "$WORK/probe.log" 2>&1
-  stamp "config probe"; grep -v "^Warning" "$WORK/probe.log" | tail -n 20
+  [ -n "$C" ] && [ "${PROBE_CACHE:-0}" = 1 ] && python3 remote_agent/tools/config_probe.py $PA --cache "$C" >> "$WORK/probe.log" 2>&1
+  stamp "config probe"; grep -v "^Warning" "$WORK/probe.log" | tail -n 30
 fi
 # cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
