@@ -70,10 +70,11 @@ if want probe && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
 fi
 # cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
-for t in cold_off cold warm; do
+# warm_off: the cold_off host again. OFF_ENV: what "off" means (default: the lookahead off)
+for t in cold_off cold warm warm_off; do
   want $t || continue
   home="$WORK/home"; envs=()
-  [ $t = cold_off ] && { home="$WORK/home_off"; envs=(MOETUNE_PRECOMPILE_LOOKAHEAD=0); }
+  case $t in *_off) home="$WORK/home_off"; envs=(${OFF_ENV:-MOETUNE_PRECOMPILE_LOOKAHEAD=0}) ;; esac
   [ "${PROFILE_ROWS:-1}" = 1 ] && envs+=(MOETUNE_PROFILE_DIR="$WORK/prof_$t")
   env "${envs[@]}" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$t" \
     --home "$home" --rows own_up --json "$OUT/own_up_$t.json" > "$WORK/own_up_$t.log" 2>&1
