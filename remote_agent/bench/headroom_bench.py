@@ -71,21 +71,38 @@ def parse_variants(text):
     return out
 
 
+def check_once(agent, sp, events_path):
+    """One `headroom` run of spec sp, its events written to events_path -> (rc, events, stderr, wall,
+    the headroom event or None)."""
+    t0 = time.time()
+    rc, ev, err = agent.run(["headroom", sp], timeout=300)
+    wall = time.time() - t0
+    with open(events_path, "w", encoding="utf-8") as f:
+        for e in ev:
+            f.write(json.dumps(e) + "\n")
+    hr = [e for e in ev if e.get("type") == "headroom"]
+    return rc, ev, err, wall, (hr[0] if rc == 0 and hr else None)
+
+
+def print_rows(label, rows):
+    """The per-size lines: label's estimate against the tune's head-to-head gain."""
+    for r in rows:
+        print("    m=%5d %s %s tune %s  %s pp%s" % (
+            r["m"], label, "%.3fx" % r["estimate"] if r["estimate"] else "-",
+            "%.3fx" % r["tune_gain"] if r["tune_gain"] else "-",
+            "%+.1f" % r["error_pp"] if r["error_pp"] is not None else "-", "" if r["within"] else "  MISS"))
+
+
 def variant_checks(agent, sp, out_dir, tag, variants, pause_s):
     """Each variant's check, in the given order, each after pause_s of an idle GPU (so none starts on the
     heat of the one before): [(name, env, wall, headroom event or None, error)]."""
     done = []
     for name, env in variants:
         time.sleep(pause_s)
-        t0 = time.time()
-        rc, ev, err = agent.with_env(env).run(["headroom", sp], timeout=300)
-        wall = time.time() - t0
-        hr = [e for e in ev if e.get("type") == "headroom"]
-        with open(os.path.join(out_dir, "%s_variant_%s_%d.jsonl" % (tag, name, len(done))), "w", encoding="utf-8") as f:
-            for e in ev:
-                f.write(json.dumps(e) + "\n")
-        done.append((name, env, wall, hr[0] if rc == 0 and hr else None, None if rc == 0 and hr else err[-500:]))
-        t = (hr[0].get("timings") or {}) if hr else {}
+        _rc, _ev, err, wall, hr = check_once(agent.with_env(env), sp, os.path.join(
+            out_dir, "%s_variant_%s_%d.jsonl" % (tag, name, len(done))))
+        done.append((name, env, wall, hr, None if hr else err[-500:]))
+        t = (hr.get("timings") or {}) if hr else {}
         print("[%s] variant %s %s: %.1f s (start-up %s, screen %s, re-timing %s; GPU worker %s)" % (
             tag, name, env, wall, t.get("startup_s"), t.get("screen_s"), t.get("retime_s"),
             json.dumps(t.get("info_steps"), sort_keys=True)), flush=True)
@@ -189,24 +206,15 @@ def recheck(agent, sp, out_dir, tag, result):
     compile cache): its estimate against the same head-to-head says whether a large-M miss is the check
     running on a cooler GPU than the tune's head-to-head (stop 29: at M >= 2048 the check over-stated the
     gain by 2-7 pp in two of three calls, with the same config and the default timed the same)."""
-    t0 = time.time()
-    rc, ev, err = agent.run(["headroom", sp], timeout=300)
-    wall = time.time() - t0
-    hr = [e for e in ev if e.get("type") == "headroom"]
-    if rc != 0 or not hr:
+    rc, _ev, err, wall, hr = check_once(agent, sp, os.path.join(out_dir, tag + "_recheck.jsonl"))
+    if hr is None:
         return {"error": "recheck failed (rc %d): %s" % (rc, err[-500:])}
-    rows = compare(hr[0]["sizes"], result["per_batch"])
+    rows = compare(hr["sizes"], result["per_batch"])
     out = {"wall_s": round(wall, 2), "within": sum(1 for r in rows if r["within"]), "sizes": len(rows),
            "rows": rows}
     print("[%s] re-check after the tune (hot GPU, warm cache) %.1f s: within 2 pp at %d of %d sizes" % (
         tag, wall, out["within"], out["sizes"]), flush=True)
-    for r in rows:
-        print("    m=%5d re-check %s tune %s  %s pp%s" % (
-            r["m"], "%.3fx" % r["estimate"] if r["estimate"] else "-", "%.3fx" % r["tune_gain"] if r["tune_gain"] else "-",
-            "%+.1f" % r["error_pp"] if r["error_pp"] is not None else "-", "" if r["within"] else "  MISS"))
-    with open(os.path.join(out_dir, tag + "_recheck.jsonl"), "w", encoding="utf-8") as f:
-        for e in ev:
-            f.write(json.dumps(e) + "\n")
+    print_rows("re-check", rows)
     return out
 
 
@@ -217,20 +225,13 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
     sp = os.path.join(out_dir, tag + "_spec.json")
     with open(sp, "w", encoding="utf-8") as f:
         json.dump(spec, f)
-    t0 = time.time()
-    rc, ev, err = agent.run(["headroom", sp], timeout=300)
-    check_wall = time.time() - t0
-    with open(os.path.join(out_dir, tag + "_headroom.jsonl"), "w", encoding="utf-8") as f:
-        for e in ev:
-            f.write(json.dumps(e) + "\n")
-    hr = [e for e in ev if e.get("type") == "headroom"]
+    rc, ev, err, check_wall, hr = check_once(agent, sp, os.path.join(out_dir, tag + "_headroom.jsonl"))
     res = {"pair": tag, "shape": shape, "backend": backend, "simulated": synthetic, "check_rc": rc,
            "check_wall_s": round(check_wall, 2)}
-    if rc != 0 or not hr:
+    if hr is None:
         res["error"] = "headroom failed (rc %d): %s %s" % (rc, [e.get("message") for e in ev if e.get("type") == "error"],
                                                           err[-1500:])
         return res
-    hr = hr[0]
     res.update(verdict=hr["verdict"], kind=hr["kind"], check_agent_wall_s=hr["wall_s"], assumed=hr.get("assumed"),
                default_source=hr.get("default_source"), check_units=hr.get("units"), check_timings=hr.get("timings"),
                best_configs={r["m"]: r.get("best_config") for r in hr["sizes"]})
@@ -280,10 +281,7 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
     res["within"] = sum(1 for r in res["rows"] if r["within"])
     res["sizes"] = len(res["rows"])
     print("[%s] tune %.1f s; estimate vs the tune's head-to-head gain:" % (tag, res["tune_wall_s"]))
-    for r in res["rows"]:
-        print("    m=%5d estimate %s tune %s  %s pp%s" % (
-            r["m"], "%.3fx" % r["estimate"] if r["estimate"] else "-", "%.3fx" % r["tune_gain"] if r["tune_gain"] else "-",
-            "%+.1f" % r["error_pp"] if r["error_pp"] is not None else "-", "" if r["within"] else "  MISS"))
+    print_rows("estimate", res["rows"])
     for r in res["rows"]:
         if not r["within"]:
             print("    m=%5d check's best %s (tune's screening median %s us), tune chose %s (%s us)" % (

@@ -570,13 +570,10 @@ def _early_precompile(spec: Dict[str, Any], ops, sizes, sched):
     from . import spec as spec_mod
 
     def go(facts: Dict[str, Any]) -> None:
-        smem = int(spec["space"].get("smem_limit") or facts.get("smem") or 0)
-        if smem <= 0:
-            return
         shape = spec_mod.shape_of(spec)
-        space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
-        plan = HeadroomPlan(shape, sizes, ops, space, {})
-        sched.precompile(plan.likely_units())
+        space = space_mod.spec_space(spec, shape, sizes, ops, facts.get("smem"))
+        if space:
+            sched.precompile(HeadroomPlan(shape, sizes, ops, space, {}).likely_units())
     return go
 
 
@@ -653,8 +650,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
         sim = {"simulated": True} if simulated else {}
         extra = info.get("extra") or {}
         default_source = extra.get("default_source")
-        smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
-        space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+        space = space_mod.spec_space(spec, shape, sizes, ops, info["smem_limit"])
         defaults = {(op, m): info["defaults"]["%s|%d" % (op, m)] for op in ops for m in sizes}
         floors = {(op, m): info["roofline"].get("%s|%d" % (op, m)) for op in ops for m in sizes}
         plan = HeadroomPlan(shape, sizes, ops, space, defaults)

@@ -132,6 +132,17 @@ def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, s
     return out
 
 
+def spec_space(spec: dict, shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str],
+               device_smem: Optional[int]) -> Dict[Tuple[str, int], List[KernelConfig]]:
+    """A tune spec's space: build_space with the spec's "space" options and its smem_limit where it sets
+    one, else the device's shared memory (the GPU worker's info, or its early compile facts); {} when
+    neither is known."""
+    smem = int(spec["space"].get("smem_limit") or device_smem or 0)
+    if smem <= 0:
+        return {}
+    return build_space(shape, batch_sizes, ops, spec["framework"], smem, spec["space"])
+
+
 def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], framework: str = "sglang",
                 smem_limit: int = HOPPER_SMEM_LIMIT, options: Optional[dict] = None,
                 stats: Optional[PruneStats] = None) -> Dict[Tuple[str, int], List[KernelConfig]]:

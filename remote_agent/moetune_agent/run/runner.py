@@ -39,12 +39,14 @@ def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
     return strategies.make_strategy, name
 
 
-def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: int, cap: int) -> list:
+def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> list:
     """What the run will measure first, known before the backend's defaults (from the GPU's shared memory
     alone): the strategy's first phase (the fast one's tile screen at its anchors), at most cap units,
     then the headroom check's catalogue configs the fast strategy seeds every size with."""
     shape = spec_mod.shape_of(spec)
-    space = space_mod.build_space(shape, sizes, ops, spec["framework"], smem, spec["space"])
+    space = space_mod.spec_space(spec, shape, sizes, ops, smem)
+    if not space:
+        return []
     make_strategy, name = pick_strategy(spec["strategy"])
     units = list(make_strategy(name, space, sizes, ops, shape).next_phase([]) or [])[:cap]
     if name == "fast":
@@ -61,9 +63,7 @@ def _early_precompile(spec: Dict[str, Any], ops: Any, sizes: Any, sched: Schedul
     the server, probes the roofline, makes its smoke calls). A cold own-kernel run's first phase waited
     12.5 s for its ~150 kernels after the start-up (issue 22)."""
     def go(facts: Dict[str, Any]) -> None:
-        smem = int(spec["space"].get("smem_limit") or facts.get("smem") or 0)
-        if smem > 0:
-            sched.precompile(first_units(spec, ops, sizes, smem, 12 * max(1, sched.precompile_workers)))
+        sched.precompile(first_units(spec, ops, sizes, facts.get("smem"), 12 * max(1, sched.precompile_workers)))
     return go
 
 
@@ -239,8 +239,7 @@ class Run(object):
         s.device = spec.get("device_name") or info["device_name"]
         spec_mod.check_device_name(s.device)  # the backend's name goes into the file names too
         spec_mod.check_file_names(spec, s.device, self.run_dir)
-        smem = int(spec["space"].get("smem_limit") or info["smem_limit"])
-        s.space = space_mod.build_space(s.shape, sizes, ops, spec["framework"], smem, spec["space"])
+        s.space = space_mod.spec_space(spec, s.shape, sizes, ops, info["smem_limit"])
         s.routing = s.extra.get("routing_info") or {"kind": "random", "path": None, "tokens": None}
         if spec.get("routing_file") and s.routing.get("kind") != "recorded":
             s.routing = {"kind": "random", "path": None, "tokens": None,
