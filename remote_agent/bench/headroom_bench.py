@@ -243,6 +243,8 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
               t.get("compile_cache_entries_before")), flush=True)
     if t.get("info_steps"):
         print("[%s] GPU worker start-up: %s" % (tag, json.dumps(t["info_steps"], sort_keys=True)), flush=True)
+    if t.get("bytecode_cache"):
+        print("[%s] bytecode cache: %s" % (tag, json.dumps(t["bytecode_cache"], sort_keys=True)), flush=True)
     print("[%s] headroom: %.1f s (agent %.1f s), %d units: %s" % (tag, check_wall, hr["wall_s"], hr.get("units") or 0,
                                                                  hr["verdict"]), flush=True)
     if check_only:  # the check's wall time and estimate alone (no tune to compare with)
@@ -311,6 +313,8 @@ def main():
     ap.add_argument("--variants-for", default="qwen3_triton", help="comma list of pairs that run the variants")
     ap.add_argument("--check-only", default="", help="comma list of pairs run without their tune (wall time only)")
     ap.add_argument("--variant-pause-s", type=float, default=15.0, help="idle GPU before each variant's check")
+    ap.add_argument("--home", default=None, help="MOETUNE_HOME of the agent (default: a fresh one): a host where "
+                    "the agent ran before keeps its compile and bytecode caches there")
     a = ap.parse_args()
     variants = parse_variants(a.variants)
     out = a.out or tempfile.mkdtemp(prefix="moetune-headroom-bench-")
@@ -322,7 +326,7 @@ def main():
         pyz = os.path.join(work, "moetune-agent.pyz")
         subprocess.run([sys.executable, os.path.join(AGENT_ROOT, "build_pyz.py"), "--src", AGENT_ROOT, "--kernels",
                         os.path.join(REPO, "kernels"), "--out", pyz], check=True)
-    env = dict(os.environ, MOETUNE_HOME=os.path.join(work, "home"), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, MOETUNE_HOME=a.home or os.path.join(work, "home"), PYTHONUNBUFFERED="1")
     if a.upstream:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(a.upstream), os.environ.get("PYTHONPATH")) if p)
     agent = Agent([sys.executable, pyz], env)

@@ -44,7 +44,7 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import space as space_mod
+from . import bytecode, space as space_mod
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .kernel_types import KernelConfig, Shape
 from .work import Measurement, Unit, median as _median, timed_replays
@@ -535,6 +535,10 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
                 pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
             sched = Scheduler(desc, gpus, cache_dir, pool)
             sched.facts_per_m = name == SERVER
+            if name == SERVER:
+                from .backends.server_backend import classes_for
+
+                sched.precompile_classes = classes_for(spec["framework"], spec_mod.shape_of(spec))
             sched.on_facts = _early_precompile(spec, ops, sizes, sched)
             sched.start(early_pool=pool > 0)
             try:
@@ -688,7 +692,8 @@ def run_check(spec: Dict[str, Any], out) -> int:
                                    "precompile": dict(sched.precompile_stats),
                                    "info_steps": extra.get("info_steps"),
                                    "compile_cache": cache_dir if cache_persistent else None,
-                                   "compile_cache_entries_before": cache_before},
+                                   "compile_cache_entries_before": cache_before,
+                                   "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before)},
                        "ts": time.time()}, **sim))
         if all(r.get("gain") is None for r in rows):
             out.error("backend_failed", "the server's config could not be timed at any batch size")

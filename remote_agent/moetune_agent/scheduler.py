@@ -58,6 +58,8 @@ def die_with_parent(parent_pid: int) -> None:
 def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     t_proc = time.time()
+    from . import bytecode
+    bytecode.enable(desc.get("pycache_prefix"))
     t_facts = None
     from . import profiling
     profiling.start("worker-gpu%d" % gpu)
@@ -186,6 +188,7 @@ def _describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any
             steps["heat_chunks"] = heater.chunks
             if heater.error:
                 steps["heat_error"] = heater.error
+    steps["pycache_prefix"] = getattr(sys, "pycache_prefix", None)  # the worker's bytecode folder (bytecode.py)
     extra["info_steps"] = steps
     return {"device_name": backend.device_name(), "smem_limit": backend.shared_memory_per_block(),
             "roofline": roof, "defaults": defaults, "simulated": bool(backend.simulated), "triton_version": tv,
@@ -198,6 +201,8 @@ _PRECOMPILE_ARGS: Optional[Tuple[Dict[str, Any], Optional[str]]] = None
 
 def _precompile_init(desc, cache_dir, parent_pid=None, facts_path=None):
     global _PRECOMPILE_ARGS
+    from . import bytecode
+    bytecode.enable(desc.get("pycache_prefix"))
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
@@ -297,6 +302,14 @@ class Scheduler(object):
         both reuse every kernel either compiled before on this host with this Triton)."""
         self.desc = desc
         self.gpus = list(gpus)
+        # The host's packages without bytecode: the workers read and write it under the agent's home
+        # (bytecode.py; ~11 s of every server-backend process's start-up on the H200 host)
+        from . import bytecode
+        self.pycache = bytecode.host_prefix(home) if desc.get("name") != SYNTHETIC or \
+            os.environ.get("MOETUNE_PYCACHE") == "1" else None
+        if self.pycache:
+            self.desc = dict(desc, pycache_prefix=self.pycache)
+        self.pycache_files_before = bytecode.count_files(self.pycache)
         from .runs.compile_cache import host_compile_cache
         shared = host_compile_cache(desc, home)
         self.private_cache_dir = cache_dir
@@ -315,6 +328,9 @@ class Scheduler(object):
         self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
         self._started: Dict[int, float] = {}
         self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
+        # ... or, with this, one per (op, cfg, class): (op, cfg, m) -> the batch-size class of the kernel's
+        # specialisation (server_backend.specialisation_class), None where unknown (then per m)
+        self.precompile_classes: Optional[Callable[[str, Any, int], Any]] = None
         self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None, "lookahead": 0,
                                  "lookahead_used": 0, "wait_s": 0.0}
         self._speculative: set = set()  # precompile keys submitted by a lookahead and not yet measured
@@ -543,7 +559,15 @@ class Scheduler(object):
         self.precompile_stats["lookahead"] += len(new)
 
     def _pc_key(self, op, cfg, m):
-        return (op, cfg.key(), m) if self.precompile_per_m else (op, cfg.key())
+        if not self.precompile_per_m:
+            return (op, cfg.key())
+        cls = None
+        if self.precompile_classes is not None and os.environ.get("MOETUNE_PRECOMPILE_CLASSES", "1") != "0":
+            try:
+                cls = self.precompile_classes(op, cfg, m)
+            except Exception:  # noqa: BLE001 - an unknown class is a compile per size
+                cls = None
+        return (op, cfg.key(), m) if cls is None else (op, cfg.key(), "class", cls)
 
     def _precompile_done(self, res):
         if res is None:

@@ -72,6 +72,43 @@ class Workers(unittest.TestCase):
             s.close()
 
 
+class PrecompileClasses(unittest.TestCase):
+    """A kernel that specialises on batch sizes (the server's): one precompile per (op, config, class) of
+    server_backend.specialisation_class, not one per size (MOETUNE_PRECOMPILE_CLASSES=0: per size)."""
+
+    def submitted(self, flag):
+        from moetune_agent.backends.server_backend import classes_for
+
+        cfgs = space.build_space(SHAPE, [64], ["both"])[("both", 64)][:3]
+        us = [Unit("both", c, m, 1, 0) for c in cfgs for m in (1, 2, 4, 16, 24, 64, 256, 4096)]
+        old = os.environ.get("MOETUNE_PRECOMPILE_CLASSES")
+        os.environ["MOETUNE_PRECOMPILE_CLASSES"] = flag
+        s = Scheduler(DESC, [0], None, 1)
+        s.precompile_classes = classes_for("sglang", Shape(128, 768, 2048, 8))
+        s.start()
+        try:
+            s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448}, per_m=True)
+            keys = s.precompile(us)
+            got = []
+            s.measure(us, got.append, simulated=True)
+            self.assertEqual(len(got), len(us))
+            self.assertTrue(all(m.ok for m in got))
+            return len(keys), s.precompile_stats
+        finally:
+            s.close()
+            if old is None:
+                os.environ.pop("MOETUNE_PRECOMPILE_CLASSES", None)
+            else:
+                os.environ["MOETUNE_PRECOMPILE_CLASSES"] = old
+
+    def test_one_compile_per_class(self):
+        n, st = self.submitted("1")
+        self.assertEqual(n, 3 * 3)  # m = 1 | 2, 4, 16 | 24, 64, 256, 4096
+        self.assertEqual((st["submitted"], st["ok"], st["failed"]), (9, 9, 0))
+        n, st = self.submitted("0")
+        self.assertEqual(n, 3 * 8)
+
+
 class EarlyPool(unittest.TestCase):
     """The precompile pool started with the GPU workers (issue 13), told what to compile for later."""
 

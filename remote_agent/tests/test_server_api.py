@@ -15,7 +15,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from moetune_agent.backends import server_api  # noqa: E402
-from moetune_agent.backends.server_backend import ServerBackend, nearest  # noqa: E402
+from moetune_agent.backends.server_backend import ServerBackend, nearest, specialisation_class  # noqa: E402
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 
 SG = "sglang.srt.layers.moe.moe_runner.triton_utils"
@@ -148,6 +148,46 @@ def vllm_tree(kind, calls=None):
                                 "GROUP_SIZE_M": 1, "SPLIT_K": 1, "num_warps": 4, "num_stages": 4}),
         VL + ".config": mod("q", fp8_w8a8_moe_quant_config=fp8_w8a8_moe_quant_config),
     }), calls, state
+
+
+SIZES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
+
+
+class SpecialisationClasses(unittest.TestCase):
+    """The batch-size classes of the server's compiled GEMM kernels (the pool's precompile keys). The
+    groups below are what the H200 showed (tools/server_anatomy.py classes, 2026-12-03: four configs
+    with BLOCK_SIZE_M 16-128 at the 18 sizes, CPU-compiled in one process, a new kernel exactly at the
+    first size of each group: SGLang main up and both, vLLM main both)."""
+
+    def groups(self, framework, shape, op, cfg):
+        out = {}
+        for m in SIZES:
+            out.setdefault(specialisation_class(framework, shape, op, cfg, m), []).append(m)
+        return list(out.values())
+
+    def test_qwen3_groups_of_both_servers(self):
+        shape = Shape(128, 768, 2048, 8)
+        for bm in (16, 32, 64, 128, 256):
+            cfg = KernelConfig(bm, 128, 64, 8, 4, 3)
+            for op in ("up", "down", "both"):
+                self.assertEqual(self.groups("sglang", shape, op, cfg), [[1], [2, 4, 8, 16], list(SIZES[5:])])
+            self.assertEqual(self.groups("vllm", shape, "both", cfg), [[1], [2, 4], list(SIZES[3:])])
+
+    def test_what_the_classes_follow(self):
+        # SGLang pads over E + 1 slots: with 64 experts and top-k 6, 8 * 6 = 48 routed tokens stay below
+        # the 65 slots (EM = 48 * BLOCK_SIZE_M), 16 * 6 = 96 do not (96 + 65 * 15 is odd)
+        shape = Shape(64, 1408, 2048, 6)
+        cfg = KernelConfig(16, 64, 64, 1, 4, 3)
+        self.assertEqual(specialisation_class("sglang", shape, "up", cfg, 8), ("sglang", "16", "16"))
+        self.assertEqual(specialisation_class("sglang", shape, "up", cfg, 16), ("sglang", "", "16"))
+        self.assertEqual(specialisation_class("sglang", shape, "up", cfg, 3), ("sglang", "16", ""))
+        # vLLM's naive assignment (routed tokens x 4 <= E) compiles another kernel
+        self.assertEqual(specialisation_class("vllm", shape, "both", cfg, 2)[1], "naive")
+        self.assertNotEqual(specialisation_class("vllm", shape, "both", cfg, 3)[1], "naive")
+        # the blocked int4/int8 weight-only path never takes the naive one
+        wna = Shape(64, 1408, 2048, 6, "int4_w4a16", (0, 128))
+        self.assertNotEqual(specialisation_class("vllm", wna, "both", cfg, 2)[1], "naive")
+        self.assertIsNone(specialisation_class("tensorrt", shape, "both", cfg, 2))
 
 
 class Detection(unittest.TestCase):

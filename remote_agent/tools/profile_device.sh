@@ -29,6 +29,7 @@ SYN=()
 [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && SYN=(--synthetic)
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
 STAGES=${PROFILE_STAGES:-headroom,cold,warm,sglang_up,vllm_up,anatomy}  # also: gputest cold_off quality int4 probe
+# classes imports server_anatomy (server_anatomy.py per upstream tree)
 want() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
 # The upstream trees byte-compiled before any stage, as pip leaves an installed server: a tree copied
 # without __pycache__ compiled its sources in every process (7-9 s of each vLLM process's 25-30 s import
@@ -68,6 +69,21 @@ if want probe && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
   [ -n "$C" ] && [ "${PROBE_CACHE:-0}" = 1 ] && python3 remote_agent/tools/config_probe.py $PA --cache "$C" >> "$WORK/probe.log" 2>&1
   stamp "config probe"; grep -v "^Warning" "$WORK/probe.log" | tail -n 30
 fi
+# the server backend's anatomy (tools/server_anatomy.py), per tree: which batch sizes share a compiled
+# kernel (against the pool's specialisation classes), the server's import on top of torch, one
+# measurement's steps through the server's call path
+for fw in sglang vllm; do
+  [ -d ".upstream/${fw}_head" ] && [ "${PROFILE_SYNTHETIC:-0}" != 1 ] || continue
+  for stage in classes imports server_anatomy; do
+    want "$stage" || continue
+    [ "$stage/$fw" = server_anatomy/vllm ] && [ "${VLLM_ANATOMY:-0}" != 1 ] && continue
+    what=${stage#server_}
+    AC=$WORK/anatomy_cache_$fw
+    PYTHONPATH=".upstream/${fw}_head" python3 remote_agent/tools/server_anatomy.py $what --framework $fw \
+      --cache "$AC" --json "$OUT/${what}_$fw.json" > "$WORK/${what}_$fw.log" 2>&1
+    stamp "server $what $fw rc=$?"; grep -v "^Warning" "$WORK/${what}_$fw.log" | tail -n 80
+  done
+done
 # cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
 # warm_off: the cold_off host again. OFF_ENV: what "off" means (default: the lookahead off)
@@ -124,7 +140,8 @@ fi
     python3 remote_agent/tools/prof_summary.py "$WORK/prof_$d" --top 35
   done
 } > "$OUT/profiles.txt" 2>&1
-mkdir -p "$WORK/json" && mv "$OUT"/own_up_*.json "$OUT"/*_up.json "$OUT"/anatomy.json "$OUT"/int4_rows.json "$WORK/json/" 2>/dev/null
+mkdir -p "$WORK/json" && mv "$OUT"/own_up_*.json "$OUT"/*_up.json "$OUT"/anatomy.json "$OUT"/int4_rows.json \
+  "$OUT"/classes_*.json "$OUT"/imports_*.json "$OUT"/anatomy_*.json "$WORK/json/" 2>/dev/null
 # logs and JSON only: the raw profiles of a run are tens of MB (profiles.txt has their summaries)
 tar -C "$WORK" -czf "$OUT/runs.tar.gz" $(cd "$WORK" && ls -d *.log json) 2>/dev/null
 stamp "done"

@@ -256,7 +256,8 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     if res is not None:
         t = res.get("timings") or {}
         out["timings"] = {k: t.get(k) for k in ("wall_s", "units_measured", "units_failed", "precompile",
-                                                "compile_cache", "overlap", "info_steps") if k in t}
+                                                "compile_cache", "overlap", "info_steps", "bytecode_cache")
+                          if k in t}
         per = res.get("per_batch") or []
         out["speedups"] = {str(x.get("m")): x.get("speedup") for x in per}
         out["files"] = [f_.get("path") for f_ in res.get("files") or []]
@@ -286,6 +287,8 @@ def print_row(r):
         extra.append("GPU worker start-up %s" % json.dumps(t["info_steps"], sort_keys=True))
     if t.get("compile_cache"):
         extra.append("compile cache %s" % json.dumps(t["compile_cache"]))
+    if t.get("bytecode_cache"):
+        extra.append("bytecode cache %s" % json.dumps(t["bytecode_cache"]))
     extra.append("cache files before %d" % r["compile_cache_files_before"])
     print("            %s" % "; ".join(extra), flush=True)
     for m in r.get("logs") or []:

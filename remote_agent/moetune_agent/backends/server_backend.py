@@ -70,6 +70,43 @@ def _six(cfg: KernelConfig) -> Dict[str, int]:
     return d  # type: ignore[return-value]
 
 
+def _spec(v: int) -> str:
+    """What Triton specialises an integer argument on (its value 1, divisibility by 16)."""
+    return "1" if v == 1 else ("16" if v % 16 == 0 else "")
+
+
+def specialisation_class(framework: str, shape: Shape, op: str, cfg: KernelConfig, m: int) -> Optional[tuple]:
+    """The batch-size part of the server's compiled kernel(s) for cfg at batch size m: batch sizes of one
+    class run the same binaries. The servers' GEMM kernels take the padded row count (EM) and the routed
+    token count as plain integers, which Triton specialises on (value 1, divisibility by 16), so of the 18
+    sizes of a tune most fall into two or three classes per config (SGLang main, E = 128, top-k 8: m = 1,
+    m = 2-16, m >= 24). The precompile pool compiles one (op, config, class) once, not once per size
+    (issue 22: 908 measured (config, size) pairs of a SGLang tune, 554 (config, class) pairs). None: not
+    known for this server (one compile per size). A wrong class costs speed only: the GPU worker compiles
+    what the pool did not, on first use."""
+    numel = m * shape.topk
+    bm = cfg.BLOCK_SIZE_M
+    if framework == "sglang":
+        slots = shape.E + 1  # SGLang aligns over E + 1 slots (the -1 of experts filtered by EP)
+        em = numel * bm if numel < slots else numel + slots * (bm - 1)
+        return ("sglang", _spec(em), _spec(numel))
+    if framework == "vllm":
+        wna16_block = shape.dtype in ("int8_w8a16", "int4_w4a16") and bool(shape.block_shape) \
+            and shape.block_shape[1] > 0
+        if numel * 4 <= shape.E and not wna16_block:  # vLLM's naive block assignment: no alignment
+            return ("vllm", "naive", _spec(numel * bm), _spec(numel))
+        padded = ServerBackend.vllm_padded(numel, bm, shape.E)
+        em_up = min(padded, numel * bm) if m < bm else padded      # the up GEMM: A has m rows, top-k routed
+        em_down = min(padded, numel * bm) if numel < bm else padded  # the down GEMM: numel rows, top-k 1
+        return ("vllm", _spec(em_up), _spec(em_down), _spec(numel))
+    return None
+
+
+def classes_for(framework: str, shape: Shape):
+    """-> (op, cfg, m) -> specialisation_class(...), for the scheduler's precompile keys."""
+    return lambda op, cfg, m: specialisation_class(framework, shape, op, cfg, m)
+
+
 class _ServerCall(object):
     """One preallocated call (batch size m, one config) of the server's kernel; looks like
     kernels/fused_moe.FusedMoE (x, logits, out, inter2, route(), poison()) to TritonBackend."""

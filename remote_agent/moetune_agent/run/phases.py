@@ -17,6 +17,7 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .. import bytecode
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
@@ -215,7 +216,8 @@ def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, 
                "precompile": dict(sched.precompile_stats), "info_steps": s.extra.get("info_steps"),
                "compile_cache": {"host": sched.host_cache, "dir": sched.cache_dir,
                                  "files_at_start": s.cache_files_before,
-                                 "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None}}
+                                 "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None},
+               "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before)}
     defaults: Dict[Tuple[str, int], Any] = {k: (c, op_us.get((k[0], k[1], c.key())))
                                             for k, c in s.defaults_cfg.items()}
     winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}

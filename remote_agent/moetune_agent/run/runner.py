@@ -177,6 +177,10 @@ class Run(object):
             self.sched = Scheduler(desc, gpus, cache_dir, precompile,
                                    home=os.path.dirname(os.path.dirname(self.run_dir)))
             self.sched.facts_per_m = backend == SERVER
+            if backend == SERVER:
+                from ..backends.server_backend import classes_for
+
+                self.sched.precompile_classes = classes_for(spec["framework"], spec_mod.shape_of(spec))
             self.sched.on_facts = _early_precompile(spec, ops, sizes, self.sched)
             self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
             try:

@@ -1,0 +1,171 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The workers' bytecode cache (bytecode.py): real packages written to a temporary sys.path entry, their
+bytecode checked the way the import system checks it, and real spawned workers that import from it."""
+
+import contextlib
+import importlib
+import importlib.util
+import os
+import py_compile
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
+from moetune_agent import bytecode
+from moetune_agent.scheduler import Scheduler
+
+DESC = {"name": "synthetic", "shape": {"E": 64, "N": 512, "K": 1024, "topk": 4, "dtype": None, "block_shape": None,
+                                       "per_channel_quant": False}}
+
+
+@contextlib.contextmanager
+def env(**values):
+    """Environment variables set for the block ("" = unset), restored after."""
+    old = {k: os.environ.get(k) for k in values}
+    try:
+        for k, v in values.items():
+            if v:
+                os.environ[k] = v
+            else:
+                os.environ.pop(k, None)
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _package(root, name, body="X = 1\n", sub=None):
+    d = os.path.join(root, name)
+    os.makedirs(d)
+    src = os.path.join(d, "__init__.py")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(body)
+    if sub:
+        os.makedirs(os.path.join(d, sub))
+        with open(os.path.join(d, sub, "__init__.py"), "w", encoding="utf-8") as f:
+            f.write("Y = 2\n")
+    return src
+
+
+class Validity(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="moetune-bytecode-")
+        sys.path.insert(0, self.root)
+        self.addCleanup(sys.path.remove, self.root)
+        importlib.invalidate_caches()
+
+    def test_missing_then_compiled_then_stale(self):
+        src = _package(self.root, "mt_pkg_a")
+        self.assertFalse(bytecode.valid_bytecode(src))             # never compiled
+        py_compile.compile(src, doraise=True)
+        self.assertTrue(bytecode.valid_bytecode(src))
+        # the source changed after its bytecode (a copied tree's new timestamps): stale
+        st = os.stat(src)
+        os.utime(src, (st.st_atime, st.st_mtime + 100))
+        self.assertFalse(bytecode.valid_bytecode(src))
+        with open(src, "a", encoding="utf-8") as f:
+            f.write("Z = 3\n")
+        py_compile.compile(src, doraise=True)
+        self.assertTrue(bytecode.valid_bytecode(src))
+
+    def test_a_pyc_of_another_python_is_not_valid(self):
+        src = _package(self.root, "mt_pkg_b")
+        py_compile.compile(src, doraise=True)
+        pyc = importlib.util.cache_from_source(src)
+        with open(pyc, "r+b") as f:
+            f.write(b"\x00\x00\r\n")  # another magic number
+        self.assertFalse(bytecode.valid_bytecode(src))
+
+    def test_the_probe_finds_a_submodule_without_importing_its_package(self):
+        _package(self.root, "mt_pkg_c", body="raise RuntimeError('imported')\n", sub="inner")
+        got = bytecode.missing(("mt_pkg_c", "mt_pkg_c.inner", "mt_pkg_absent"))
+        self.assertEqual(got, {"mt_pkg_c": True, "mt_pkg_c.inner": True})  # an absent module is not listed
+        self.assertNotIn("mt_pkg_c", sys.modules)
+
+    def test_host_prefix_only_where_bytecode_is_missing(self):
+        src = _package(self.root, "mt_pkg_d")
+        home = tempfile.mkdtemp(prefix="moetune-bytecode-home-")
+        with env(MOETUNE_PYCACHE="", PYTHONPYCACHEPREFIX=""):
+            self.assertEqual(bytecode.host_prefix(home, ("mt_pkg_d",)), os.path.join(home, bytecode.PYCACHE))
+            py_compile.compile(src, doraise=True)
+            self.assertIsNone(bytecode.host_prefix(home, ("mt_pkg_d",)))   # the package has its own
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            self.assertIsNotNone(bytecode.host_prefix(home, ("mt_pkg_d",)))
+        with env(MOETUNE_PYCACHE="0", PYTHONPYCACHEPREFIX=""):
+            os.utime(src, (time.time(), time.time() + 50))
+            self.assertIsNone(bytecode.host_prefix(home, ("mt_pkg_d",)))
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX="/somewhere/else"):
+            self.assertIsNone(bytecode.host_prefix(home, ("mt_pkg_d",)))  # the user's own prefix wins
+
+    def test_a_planted_symlink_is_not_used(self):
+        home = tempfile.mkdtemp(prefix="moetune-bytecode-home-")
+        target = tempfile.mkdtemp(prefix="moetune-bytecode-elsewhere-")
+        os.symlink(target, os.path.join(home, bytecode.PYCACHE))
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            self.assertIsNone(bytecode.host_prefix(home))
+
+    def test_a_process_with_the_prefix_writes_and_reuses_bytecode_there(self):
+        """A read-only package under PYTHONDONTWRITEBYTECODE (as in many server images): without the
+        prefix every process compiles it; with it the first writes the bytecode, the second reads it."""
+        _package(self.root, "mt_pkg_e", body=textwrap.dedent("""
+            import sys
+            FROM = sys.modules[__name__].__spec__.cached
+            """))
+        os.chmod(os.path.join(self.root, "mt_pkg_e"), 0o555)
+        self.addCleanup(os.chmod, os.path.join(self.root, "mt_pkg_e"), 0o755)
+        prefix = tempfile.mkdtemp(prefix="moetune-bytecode-prefix-")
+        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent import bytecode; "
+                "bytecode.enable(%r); import mt_pkg_e, os; print(os.path.isfile(mt_pkg_e.FROM), mt_pkg_e.FROM)"
+                % (os.path.dirname(os.path.dirname(bytecode.__file__)), self.root, prefix))
+        child_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        child_env.pop("PYTHONPYCACHEPREFIX", None)
+        first = subprocess.run([sys.executable, "-c", code], env=child_env, stdout=subprocess.PIPE, check=True,
+                               universal_newlines=True).stdout.split()
+        self.assertEqual(first[0], "True")                    # written, though the environment says not to
+        self.assertTrue(first[1].startswith(prefix), first)  # under the prefix, not beside the source
+        self.assertEqual(bytecode.count_files(prefix), 1)
+        mtime = os.stat(first[1]).st_mtime_ns
+        second = subprocess.run([sys.executable, "-c", code], env=child_env, stdout=subprocess.PIPE, check=True,
+                                universal_newlines=True).stdout.split()
+        self.assertEqual(second, first)
+        self.assertEqual(os.stat(first[1]).st_mtime_ns, mtime)  # read, not written again
+        self.assertFalse(os.path.isdir(os.path.join(self.root, "mt_pkg_e", "__pycache__")))
+
+
+class Workers(unittest.TestCase):
+    def test_workers_use_the_hosts_prefix(self):
+        home = tempfile.mkdtemp(prefix="moetune-bytecode-home-")
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            s = Scheduler(DESC, [0], None, 0, home=home)
+        try:
+            self.assertEqual(s.pycache, os.path.join(home, bytecode.PYCACHE))
+            s.start()
+            info = s.info(["both"], [1, 64])
+            self.assertEqual(info["extra"]["info_steps"]["pycache_prefix"], s.pycache)
+            st = bytecode.stats(s.pycache, s.pycache_files_before)
+            self.assertEqual(st["files_at_start"], 0)
+        finally:
+            s.close()
+
+    def test_synthetic_workers_without_it_by_default(self):
+        with env(MOETUNE_PYCACHE="", PYTHONPYCACHEPREFIX=""):
+            s = Scheduler(DESC, [0], None, 0, home=tempfile.mkdtemp(prefix="moetune-bytecode-home-"))
+        try:
+            self.assertIsNone(s.pycache)
+            s.start()
+            info = s.info(["both"], [1])
+            self.assertIsNone(info["extra"]["info_steps"]["pycache_prefix"])
+        finally:
+            s.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
