@@ -245,6 +245,8 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
         print("[%s] GPU worker start-up: %s" % (tag, json.dumps(t["info_steps"], sort_keys=True)), flush=True)
     if t.get("bytecode_cache"):
         print("[%s] bytecode cache: %s" % (tag, json.dumps(t["bytecode_cache"], sort_keys=True)), flush=True)
+    if t.get("kept_graphs"):
+        print("[%s] kept re-timing graphs: %s" % (tag, json.dumps(t["kept_graphs"], sort_keys=True)), flush=True)
     print("[%s] headroom: %.1f s (agent %.1f s), %d units: %s" % (tag, check_wall, hr["wall_s"], hr.get("units") or 0,
                                                                  hr["verdict"]), flush=True)
     if check_only:  # the check's wall time and estimate alone (no tune to compare with)

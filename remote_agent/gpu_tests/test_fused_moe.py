@@ -169,6 +169,29 @@ class FusedMoETest(unittest.TestCase):
         self.assertTrue(why.startswith("resources"), why)
         self.assertEqual(len(t.samples_us), 4)
 
+    def test_paired_kept_graphs_time_like_fresh_ones(self):
+        """Re-timing units keep their prepared call and graph (triton_backend KEEP_*): the second and
+        third time of the same pair are hits, and they time what freshly captured graphs time."""
+        be = TritonBackend(SHAPES[4][1], 0, seed=7)
+        good, slow = KernelConfig(16, 64, 128, 1, 4, 3), KernelConfig(16, 32, 32, 1, 4, 2)
+        for m in (1, 256, 4096):
+            before = dict(be.kept_stats)
+            kept = [be.measure_pair("up", good, slow, m, replays=10)[:2] for _ in range(3)]
+            self.assertEqual(be.kept_stats["hits"] - before["hits"], 4, (m, be.kept_stats))
+            os.environ["MOETUNE_KEEP_GRAPHS"] = "0"
+            try:
+                fresh = [be.measure_pair("up", good, slow, m, replays=10)[:2] for _ in range(3)]
+            finally:
+                os.environ.pop("MOETUNE_KEEP_GRAPHS")
+            self.assertEqual(be.kept_stats["hits"] - before["hits"], 4)
+            for side in (0, 1):
+                a = sorted(x[side].median_us for x in kept)[1]
+                b = sorted(x[side].median_us for x in fresh)[1]
+                self.assertAlmostEqual(a / b, 1.0, delta=0.05, msg=(m, side, a, b))
+        self.assertLessEqual(be._kept_bytes, be._budget())  # pylint: disable=protected-access
+        be.close()
+        self.assertEqual(len(be._kept), 0)  # pylint: disable=protected-access
+
     def test_resource_failure_is_a_candidate_error(self):
         be = self.backend("qwen3_30b_a3b", SHAPES[4][1])
         with self.assertRaises(CandidateError) as cm:

@@ -9,7 +9,10 @@
 #   4. the SGLang check again (the host's second server check)
 #   5. own-kernel `up` tune again (warm host)
 #   6. SGLang main `up` and vLLM main `up` through the server backend (SGL_CAP, VLLM_CAP seconds at most)
-# Needs .upstream/{sglang_head,vllm_head} (carried). STEPS=env,cold,checks,check2,warm,sglang,vllm picks steps.
+#   7. SGLang main `up` again (sglang2: the host's compile cache holds its kernels now; SGL2_CAP)
+#   gputest: the GPU tests of paired timing and kept re-timing graphs (gpu_tests/test_fused_moe.py -k paired)
+# Needs .upstream/{sglang_head,vllm_head} (carried). STEPS=env,cold,checks,check2,warm,sglang,vllm picks steps;
+# CHECKS: the pairs of step 3 (default: qwen3_triton,fp8block_triton,qwen3_server).
 #   PROFILE_SYNTHETIC=1   the agent steps on the synthetic backend (a CPU check of this script)
 set -u
 cd "$(dirname "$0")/../.."
@@ -22,9 +25,13 @@ T0=$(date +%s)
 SYN=()
 [ "${PROFILE_SYNTHETIC:-0}" = 1 ] && SYN=(--synthetic)
 stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
-STEPS=${STEPS:-env,cold,checks,check2,warm,sglang,vllm}
+STEPS=${STEPS:-gputest,env,cold,checks,check2,warm,sglang,sglang2,vllm}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
 [ -d .upstream ] && python3 -m compileall -q -j 0 .upstream > /dev/null 2>&1 && stamp "upstream byte-compiled"
+if want gputest && [ "${PROFILE_SYNTHETIC:-0}" != 1 ]; then
+  python3 -m unittest discover -s remote_agent/gpu_tests -p 'test_fused_moe.py' -k paired -v > "$WORK/gputest.log" 2>&1
+  stamp "GPU tests of paired timing rc=$?"; grep -E "ok$|FAIL|ERROR|Error|Ran|^OK" "$WORK/gputest.log" | head -20
+fi
 
 if want env; then
   python3 - <<'EOF'
@@ -49,7 +56,7 @@ row() {  # label rows [extra args]
   local label=$1 rows=$2; shift 2
   python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$label" --home "$HOME_DIR" --rows "$rows" \
     --json "$OUT/$label.json" "$@" > "$WORK/$label.log" 2>&1
-  stamp "$label"; grep -E "^(own_up|sglang_up|vllm_up) |precompile|bytecode|Traceback|Error" "$WORK/$label.log" | head -8
+  stamp "$label"; grep -E "^(own_up|sglang_up|vllm_up) |precompile|Traceback|Error" "$WORK/$label.log" | head -8
 }
 check() {  # label pairs
   python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" --pairs "$2" --check-only "$2" --home "$HOME_DIR" \
@@ -60,11 +67,12 @@ check() {  # label pairs
 [ -d .upstream/sglang_head ] && UPSTREAM_SGL=.upstream/sglang_head
 want cold && row own_up_cold own_up
 SERVER_PAIR=""; [ -n "${UPSTREAM_SGL:-}" ] && SERVER_PAIR=",qwen3_server"
-want checks && check checks "qwen3_triton,fp8block_triton$SERVER_PAIR"
+want checks && check checks "${CHECKS:-qwen3_triton,fp8block_triton$SERVER_PAIR}"
 want check2 && [ -n "$SERVER_PAIR" ] && check check2 qwen3_server
 want warm && row own_up_warm own_up
 if [ -d .upstream ] || [ "${PROFILE_SYNTHETIC:-0}" = 1 ]; then
   want sglang && row sglang_up sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+  want sglang2 && row sglang_up2 sglang_up --upstream .upstream --row-cap sglang_up="${SGL2_CAP:-100}"
   want vllm && row vllm_up vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-90}"
 fi
 python3 - "$HOME_DIR" <<'EOF'

@@ -248,6 +248,7 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     units = sum(1 for e in evs if e.get("type") in ("measurement", "candidate_error"))
     out = {"row": row, "spec": spec, "run_id": run_id, "wall_s": round(t_end - t_spawn, 2), "capped": capped,
            "cap_s": cap_s if capped else None, "status": done[-1].get("status") if done else None,
+           "close_s": done[-1].get("close_s") if done else None,
            "units": units, "stages_s": breakdown(t_spawn, t_end, run_dir, evs),
            "result_path": rp if os.path.isfile(rp) else None,
            "compile_cache_files_before": cache_before, "simulated": synthetic,
@@ -256,7 +257,8 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
     if res is not None:
         t = res.get("timings") or {}
         out["timings"] = {k: t.get(k) for k in ("wall_s", "units_measured", "units_failed", "precompile",
-                                                "compile_cache", "overlap", "info_steps", "bytecode_cache")
+                                                "compile_cache", "overlap", "info_steps", "bytecode_cache",
+                                                "kept_graphs")
                           if k in t}
         per = res.get("per_batch") or []
         out["speedups"] = {str(x.get("m")): x.get("speedup") for x in per}
@@ -289,7 +291,11 @@ def print_row(r):
         extra.append("compile cache %s" % json.dumps(t["compile_cache"]))
     if t.get("bytecode_cache"):
         extra.append("bytecode cache %s" % json.dumps(t["bytecode_cache"]))
+    if t.get("kept_graphs"):
+        extra.append("kept graphs %s" % json.dumps(t["kept_graphs"], sort_keys=True))
     extra.append("cache files before %d" % r["compile_cache_files_before"])
+    if r.get("close_s"):
+        extra.append("shutdown %s" % json.dumps(r["close_s"], sort_keys=True))
     print("            %s" % "; ".join(extra), flush=True)
     for m in r.get("logs") or []:
         if "precompile" in m or "compile" in m:

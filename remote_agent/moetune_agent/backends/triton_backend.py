@@ -13,6 +13,11 @@ sample kept the top 4 of 12 configs at M = 64, 1024 and 4096 with a uniform bias
 capture of 10 calls was most of a screening unit (3 of 6 ms with this kernel; ~50 of 57 ms through
 SGLang's Python call path).
 
+A re-timing unit (more replays: the head-to-head's rounds, the headroom check's re-timing) keeps its
+prepared call and graph for the next unit of the same (op, config, size) (KEEP_* below), and a call path
+that is slow to capture (SLOW_CAPTURE_MS) has its re-timing graphs captured with fewer calls, launched
+back to back so that a sample still times GRAPH_CALLS calls.
+
 Every measurement is also a correctness check: the first (eager) run writes into poisoned buffers and
 is compared with a float32 torch reference of the same inputs before any timing is recorded.
 
@@ -38,6 +43,7 @@ import math
 import os
 import sys
 import time
+from collections import OrderedDict
 from typing import Dict, List, Optional, Tuple
 
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
@@ -52,6 +58,21 @@ SCREEN_GRAPH_CALLS = 2      # calls captured in a screening unit's graph
 SCREEN_TARGET_US = 500.0    # GPU time per screening sample: launches = this / (calls x the call's floor)
 SCREEN_MAX_LAUNCHES = 5
 NOMINAL_HBM_GBPS = 4800.0   # for the launch count only (an H200's HBM3e): a slower GPU just times longer
+# Re-timing units (more than SCREEN_MAX_REPLAYS replays: the head-to-head's rounds, the headroom check's
+# re-timing) time the same (op, config, size) again and again, each time made, checked and captured anew:
+# through SGLang's Python call path the capture of 10 calls took ~46 ms of a ~110 ms unit on the H200
+# (tools/server_anatomy.py). Their prepared call and graph are kept instead (least recently used first
+# out) while they fit in KEEP_FRACTION of the GPU's memory (at most KEEP_MAX_BYTES, KEEP_MAX entries):
+# the same kernel on the same inputs, timed by the same replays. MOETUNE_KEEP_GRAPHS=0: none kept.
+KEEP_MAX = 96
+# A call path whose capture costs more than SLOW_CAPTURE_MS of Python per call (the SGLang test tree's
+# torch stand-in of moe_align_block_size: ~4.6 ms a call, against ~0.23 for moetune's kernel) has its
+# re-timing units captured as SLOW_GRAPH_CALLS calls launched back to back GRAPH_CALLS / SLOW_GRAPH_CALLS
+# times per sample: the same calls per sample on the GPU, a fifth of the capture.
+SLOW_CAPTURE_MS = 1.0
+SLOW_GRAPH_CALLS = 2
+KEEP_FRACTION = 0.05
+KEEP_MAX_BYTES = 8 << 30
 
 
 def screen_launches(floor_us: Optional[float]) -> int:
@@ -144,6 +165,11 @@ class TritonBackend(Backend):
         self._bw: Optional[dict] = None
         self._check_calls = 0
         self._stream = None
+        self._kept: "OrderedDict[tuple, tuple]" = OrderedDict()  # key -> (call, graph, bytes)
+        self._kept_bytes = 0
+        self._keep_budget: Optional[int] = None
+        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0}
+        self._capture_ms: Dict[str, List[float]] = {}  # op -> Python ms per captured call, the last 5
         self._bw_folder = None
         if cache_dir and not cpu_compile and bandwidth_probe != "torch":
             # the HBM probe's executable, kept beside the compile cache and built while torch imports
@@ -331,12 +357,19 @@ class TritonBackend(Backend):
                                  % (err, tol, op, m))
         return err
 
+    def slow_capture(self, op: str) -> bool:
+        """Whether op's call path is slow to capture (SLOW_CAPTURE_MS): each of its last captures was."""
+        ms = self._capture_ms.get(op)
+        return bool(ms) and min(ms) > SLOW_CAPTURE_MS and os.environ.get("MOETUNE_SLOW_CAPTURE", "1") != "0"
+
     def _protocol(self, op: str, m: int, replays: int) -> Tuple[int, int, int]:
         """(calls per graph, launches per sample, warm-up replays) of a unit with this many replays: a
         screening unit (<= SCREEN_MAX_REPLAYS) captures SCREEN_GRAPH_CALLS and launches from the floor."""
         screening = replays <= SCREEN_MAX_REPLAYS
         calls = SCREEN_GRAPH_CALLS if screening else GRAPH_CALLS
         launches = screen_launches(nominal_floor_us(self.shape, op, m)) if screening else 1
+        if not screening and self.slow_capture(op):
+            calls, launches = SLOW_GRAPH_CALLS, GRAPH_CALLS // SLOW_GRAPH_CALLS
         # the reference's 5 warm-up replays; a cheap screening measurement warms up as often as it times
         return calls, launches, min(WARMUP_REPLAYS, max(1, replays))
 
@@ -389,18 +422,80 @@ class TritonBackend(Backend):
                     samples[j].append(start.elapsed_time(end) * 1000.0 / (calls * launches))
         return samples
 
+    # -- kept re-timing graphs (KEEP_* above) ----------------------------------------------------------
+    def _keeps(self, replays: int) -> bool:
+        return replays > SCREEN_MAX_REPLAYS and os.environ.get("MOETUNE_KEEP_GRAPHS", "1") != "0"
+
+    def _budget(self) -> int:
+        if self._keep_budget is None:
+            try:
+                _free, total = self._torch.cuda.mem_get_info(self.device_index)
+            except Exception:  # noqa: BLE001 - no budget known: keep nothing
+                total = 0
+            self._keep_budget = int(min(KEEP_MAX_BYTES, KEEP_FRACTION * total))
+        return self._keep_budget
+
+    def _side(self, op: str, cfg: KernelConfig, m: int, calls: int, cfg_down: Optional[KernelConfig],
+              keep: bool, pinned: Tuple = ()):
+        """-> (call, graph, kept): cfg's prepared call and graph, from the kept ones where it is there;
+        a kept one is never evicted while its unit uses it (pinned: the keys of the unit's other sides)."""
+        key = (op, cfg, cfg_down, m, calls)
+        if keep:
+            hit = self._kept.get(key)
+            if hit is not None:
+                self._kept.move_to_end(key)
+                self.kept_stats["hits"] += 1
+                return hit[0], hit[1], True
+        torch = self._torch
+        before = torch.cuda.memory_reserved(self.dev) if keep else 0
+        moe, graph = self._prepare(op, cfg, m, calls, cfg_down)
+        if not keep:
+            return moe, graph, False
+        nbytes = max(0, torch.cuda.memory_reserved(self.dev) - before)
+        budget = self._budget()
+        if nbytes > budget // 4:
+            return moe, graph, False  # one that would crowd out the others: timed once, released
+        while self._kept_bytes + nbytes > budget or len(self._kept) >= KEEP_MAX:
+            if not self._evict(pinned):
+                return moe, graph, False  # only the unit's own sides are kept: this one is not
+        self._kept[key] = (moe, graph, nbytes)
+        self._kept_bytes += nbytes
+        self.kept_stats["kept"] += 1
+        return moe, graph, True
+
+    def _evict(self, pinned: Tuple = ()) -> bool:
+        """Release the least recently used kept graph that is not pinned; -> whether there was one."""
+        key = next((k for k in self._kept if k not in pinned), None)
+        if key is None:
+            return False
+        moe, graph, nbytes = self._kept.pop(key)
+        self._kept_bytes -= nbytes
+        self.kept_stats["evicted"] += 1
+        del moe
+        self._release([graph])
+        return True
+
+    def _drop_kept(self) -> None:
+        graphs = [g for (_moe, g, _n) in self._kept.values()]
+        self._kept.clear()
+        self._kept_bytes = 0
+        if graphs and self._torch is not None:
+            self._release(graphs)
+
     def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
                 cfg_down: Optional[KernelConfig] = None) -> Timing:
         self._ensure()
         graph = None
+        kept = False
         calls, launches, warm = self._protocol(op, m, replays)
         try:
-            moe, graph = self._prepare(op, cfg, m, calls, cfg_down)
+            moe, graph, kept = self._side(op, cfg, m, calls, cfg_down, self._keeps(replays))
             return Timing(self._replays([(moe, graph)], m, replays, calls, launches, warm)[0])
         except Exception as e:  # noqa: BLE001
             raise classify(e)
         finally:
-            self._release([graph])
+            if not kept:
+                self._release([graph])
             del graph
 
     def measure_pair(self, op: str, cfg: KernelConfig, ref: KernelConfig, m: int, replays: int = 10):
@@ -409,18 +504,23 @@ class TritonBackend(Backend):
         they were timed in separate units (issue 19, tools/timing_protocols.py); paired, both sides see
         the same clocks."""
         self._ensure()
-        graphs: list = []
+        graphs: list = []  # the ones to release (not kept)
         calls, launches, warm = self._protocol(op, m, replays)
+        keep = self._keeps(replays)
         try:
             try:
-                mine = self._prepare(op, cfg, m, calls)
+                moe, graph, kept = self._side(op, cfg, m, calls, None, keep)
+                mine = (moe, graph)
             except Exception as e:  # noqa: BLE001
                 raise classify(e)
-            graphs.append(mine[1])
+            if not kept:
+                graphs.append(graph)
             ref_error = None
             try:
-                theirs = self._prepare(op, ref, m, calls)
-                graphs.append(theirs[1])
+                moe, graph, kept = self._side(op, ref, m, calls, None, keep, pinned=((op, cfg, None, m, calls),))
+                theirs = (moe, graph)
+                if not kept:
+                    graphs.append(graph)
             except Exception as e:  # noqa: BLE001 - the reference's failure is reported, cfg still timed
                 err = classify(e)
                 theirs, ref_error = None, "%s: %s" % (err.kind, err.message)
@@ -448,8 +548,12 @@ class TritonBackend(Backend):
         with torch.cuda.stream(stream):
             graph.capture_begin()
             try:
+                t0 = time.perf_counter()
                 for _ in range(calls):
                     self._step(moe, op)
+                ms = self._capture_ms.setdefault(op, [])
+                ms.append(1000.0 * (time.perf_counter() - t0) / max(1, calls))
+                del ms[:-5]
             finally:
                 graph.capture_end()
         torch.cuda.current_stream().wait_stream(stream)
@@ -514,6 +618,7 @@ class TritonBackend(Backend):
         return floor_bytes(self.shape, op, m) / (gbps * 1e9) * 1e6
 
     def close(self) -> None:
+        self._drop_kept()
         self._x.clear()
         self._logits.clear()
         self._inter.clear()

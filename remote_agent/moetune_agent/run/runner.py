@@ -142,7 +142,10 @@ class Run(object):
             status = "cancelled"
         state = {"ok": "finished"}.get(status, status)
         store.set_state(self.run_dir, state)
-        self.events.emit({"type": "done", "status": status, "wall_s": round(time.time() - t0, 3)})
+        done = {"type": "done", "status": status, "wall_s": round(time.time() - t0, 3)}
+        if self.sched is not None and self.sched.close_s:
+            done["close_s"] = dict(self.sched.close_s)
+        self.events.emit(done)
         self.events.close()
         return 0 if status == "ok" else 1
 

@@ -1,0 +1,193 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The kept re-timing graphs of the Triton (and server) backend: which units keep their prepared call
+and graph, the memory budget, least-recently-used eviction, and that a unit's own sides are never
+evicted under it. TEST DOUBLE: there is no GPU here, so torch.cuda's memory counters and the prepare
+step are replaced by a labelled fake that allocates a given number of bytes per prepared call; the real
+path runs in gpu_tests/test_fused_moe.py on the H200."""
+
+import os
+import unittest
+
+import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
+from moetune_agent.backends import triton_backend as tb
+from moetune_agent.kernel_types import KernelConfig as K, Shape
+
+
+class FakeGraph(object):
+    """TEST DOUBLE of a captured CUDA graph: counts replays, refuses them once reset."""
+
+    def __init__(self, name):
+        self.name = name
+        self.live = True
+        self.replays = 0
+
+    def reset(self):
+        self.live = False
+
+    def replay(self):
+        assert self.live, "replay of a released graph %s" % self.name
+        self.replays += 1
+
+
+class FakeCuda(object):
+    """TEST DOUBLE of torch.cuda's memory counters: reserved bytes grow with each prepared call."""
+
+    def __init__(self, total):
+        self.total = total
+        self.reserved = 0
+
+    def mem_get_info(self, _dev=None):
+        return self.total - self.reserved, self.total
+
+    def memory_reserved(self, _dev=None):
+        return self.reserved
+
+    def empty_cache(self):
+        pass
+
+
+class FakeTorch(object):
+    def __init__(self, total):
+        self.cuda = FakeCuda(total)
+
+    @staticmethod
+    def device(*_a):
+        return "cuda:0"
+
+
+class Backend(tb.TritonBackend):
+    """The real TritonBackend's keep logic over the fakes: _prepare 'allocates' bytes_of(cfg)."""
+
+    def __init__(self, total, bytes_of):
+        super().__init__(Shape(128, 768, 2048, 8), 0, None)
+        self._torch = FakeTorch(total)
+        self.bytes_of = bytes_of
+        self.prepared = []
+        self.released = []
+
+    def _prepare(self, op, cfg, m, calls, cfg_down=None):
+        self.prepared.append((cfg.key(), m))
+        self._torch.cuda.reserved += self.bytes_of(cfg, m)
+        return ("call", cfg.key(), m), FakeGraph(cfg.key())
+
+    def _release(self, graphs):
+        for g in graphs:
+            if g is not None:
+                g.reset()
+                self.released.append(g.name)
+                self._torch.cuda.reserved -= self.bytes_of(K.from_key(g.name), 0)
+
+
+A, B, C, D = (K.from_key(k) for k in ("m16n64k64g1w4s3", "m32n64k64g1w4s3", "m64n64k64g1w4s3", "m64n128k64g1w4s3"))
+MB = 1 << 20
+
+
+class Keep(unittest.TestCase):
+    def setUp(self):
+        os.environ.pop("MOETUNE_KEEP_GRAPHS", None)
+
+    def test_only_re_timing_units_keep(self):
+        be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)  # budget 5% of 100 GB = 5 GB
+        self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS))
+        self.assertTrue(be._keeps(tb.SCREEN_MAX_REPLAYS + 1))
+        os.environ["MOETUNE_KEEP_GRAPHS"] = "0"
+        try:
+            self.assertFalse(be._keeps(10))
+        finally:
+            os.environ.pop("MOETUNE_KEEP_GRAPHS")
+
+    def test_a_kept_side_is_prepared_once(self):
+        be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)
+        for _round in range(5):
+            for cfg in (A, B):
+                _call, graph, kept = be._side("up", cfg, 64, 10, None, True)
+                self.assertTrue(kept)
+                graph.replay()
+        self.assertEqual(be.prepared, [("m16n64k64g1w4s3", 64), ("m32n64k64g1w4s3", 64)])
+        self.assertEqual(be.kept_stats, {"hits": 8, "kept": 2, "evicted": 0})
+        # another size or another calls count is another graph
+        be._side("up", A, 128, 10, None, True)
+        be._side("up", A, 64, 2, None, True)
+        self.assertEqual(len(be.prepared), 4)
+        be.close()
+        self.assertEqual(sorted(be.released), sorted(["m16n64k64g1w4s3"] * 3 + ["m32n64k64g1w4s3"]))
+        self.assertEqual(be._kept_bytes, 0)
+
+    def test_the_budget_evicts_the_least_recently_used(self):
+        E = K.from_key("m128n64k64g1w4s3")
+        be = Backend(2000 * MB, lambda c, m: 24 * MB)  # budget 100 MB (5%): four sides fit
+        for cfg in (A, B, C, D):
+            be._side("up", cfg, 64, 10, None, True)
+        be._side("up", A, 64, 10, None, True)        # A used last: B is the oldest
+        be._side("up", E, 64, 10, None, True)
+        self.assertEqual(be.released, ["m32n64k64g1w4s3"])
+        self.assertEqual([k[1].key() for k in be._kept],
+                         ["m64n64k64g1w4s3", "m64n128k64g1w4s3", "m16n64k64g1w4s3", "m128n64k64g1w4s3"])
+        self.assertEqual(be._kept_bytes, 96 * MB)
+        self.assertEqual(be.kept_stats, {"hits": 1, "kept": 5, "evicted": 1})
+
+    def test_a_side_too_large_for_a_quarter_of_the_budget_is_not_kept(self):
+        be = Backend(2000 * MB, lambda c, m: 20 * MB if c != D else 30 * MB)  # a quarter: 25 MB
+        _call, graph, kept = be._side("up", D, 4096, 10, None, True)
+        self.assertFalse(kept)
+        self.assertEqual(len(be._kept), 0)
+        self.assertTrue(graph.live)  # the caller releases it after its unit
+        self.assertTrue(be._side("up", A, 4096, 10, None, True)[2])
+
+    def test_the_units_other_side_is_never_evicted_under_it(self):
+        be = Backend(2000 * MB, lambda c, m: 24 * MB)  # four fit
+        for cfg in (A, B, C):
+            be._side("up", cfg, 64, 10, None, True)
+        _c, mine, kept = be._side("up", A, 64, 10, None, True)  # a hit: A is now the newest
+        self.assertTrue(kept)
+        be._side("up", D, 64, 10, None, True)
+        # the pair (A, E): E needs room; B, the oldest, goes, A (pinned) stays
+        E = K.from_key("m128n64k64g1w4s3")
+        _c, theirs, kept = be._side("up", E, 64, 10, None, True, pinned=(("up", A, None, 64, 10),))
+        self.assertTrue(kept)
+        mine.replay()
+        theirs.replay()
+        self.assertEqual(be.released, ["m32n64k64g1w4s3"])
+        # with the only kept side pinned and no room (one entry allowed), the newcomer is not kept
+        be2 = Backend(2000 * MB, lambda c, m: 24 * MB)
+        saved = tb.KEEP_MAX
+        tb.KEEP_MAX = 1
+        try:
+            _c, g1, k1 = be2._side("up", A, 64, 10, None, True)
+            _c, g2, k2 = be2._side("up", B, 64, 10, None, True, pinned=(("up", A, None, 64, 10),))
+            _c, g3, k3 = be2._side("up", C, 64, 10, None, True)
+        finally:
+            tb.KEEP_MAX = saved
+        self.assertEqual((k1, k2, k3), (True, False, True))
+        self.assertEqual(be2.released, ["m16n64k64g1w4s3"])  # A went for C, once no longer pinned
+        self.assertFalse(g1.live)
+        g2.replay()
+        g3.replay()
+
+
+class SlowCapture(unittest.TestCase):
+    """A call path slow to capture (the SGLang test tree's Python stand-ins: ~4.6 ms a call on the H200)
+    gets re-timing graphs of SLOW_GRAPH_CALLS calls launched back to back: the same calls per sample."""
+
+    def test_protocol(self):
+        be = Backend(100 * 1024 * MB, lambda c, m: MB)
+        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))   # nothing captured yet
+        be._capture_ms["up"] = [4.6, 4.4, 4.9]
+        calls, launches, warm = be._protocol("up", 64, 10)
+        self.assertEqual((calls, launches, warm), (tb.SLOW_GRAPH_CALLS, tb.GRAPH_CALLS // tb.SLOW_GRAPH_CALLS, 5))
+        self.assertEqual(calls * launches, tb.GRAPH_CALLS)
+        self.assertEqual(be._protocol("up", 64, 1)[0], tb.SCREEN_GRAPH_CALLS)  # screening units as before
+        self.assertEqual(be._protocol("down", 64, 10), (tb.GRAPH_CALLS, 1, 5))  # per op
+        be._capture_ms["up"].append(0.3)  # one fast capture among the last: not slow
+        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))
+        be._capture_ms["up"] = [4.6] * 5
+        os.environ["MOETUNE_SLOW_CAPTURE"] = "0"
+        try:
+            self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))
+        finally:
+            os.environ.pop("MOETUNE_SLOW_CAPTURE")
+
+
+if __name__ == "__main__":
+    unittest.main()
