@@ -174,6 +174,12 @@ class FusedMoETest(unittest.TestCase):
         third time of the same pair are hits, and they time what freshly captured graphs time."""
         be = TritonBackend(SHAPES[4][1], 0, seed=7)
         good, slow = KernelConfig(16, 64, 128, 1, 4, 3), KernelConfig(16, 32, 32, 1, 4, 2)
+        # the protocol fixed (a fresh process's first captures can be slow enough to count as a slow call
+        # path, SLOW_CAPTURE_MS, which would switch the graphs to 2 calls between rounds: other keys)
+        os.environ["MOETUNE_SLOW_CAPTURE"] = "0"
+        self.addCleanup(os.environ.pop, "MOETUNE_SLOW_CAPTURE", None)
+        os.environ["MOETUNE_KEEP_GRAPHS"] = "1"  # moetune's kernel keeps its graphs only when asked
+        self.addCleanup(os.environ.pop, "MOETUNE_KEEP_GRAPHS", None)
         for m in (1, 256, 4096):
             before = dict(be.kept_stats)
             kept = [be.measure_pair("up", good, slow, m, replays=10)[:2] for _ in range(3)]
@@ -182,7 +188,7 @@ class FusedMoETest(unittest.TestCase):
             try:
                 fresh = [be.measure_pair("up", good, slow, m, replays=10)[:2] for _ in range(3)]
             finally:
-                os.environ.pop("MOETUNE_KEEP_GRAPHS")
+                os.environ["MOETUNE_KEEP_GRAPHS"] = "1"
             self.assertEqual(be.kept_stats["hits"] - before["hits"], 4)
             for side in (0, 1):
                 a = sorted(x[side].median_us for x in kept)[1]

@@ -66,6 +66,12 @@ class Backend(tb.TritonBackend):
         self.prepared = []
         self.released = []
 
+    def weights(self):
+        return None
+
+    def _inputs(self, m):
+        return None, None, None
+
     def _prepare(self, op, cfg, m, calls, cfg_down=None):
         self.prepared.append((cfg.key(), m))
         self._torch.cuda.reserved += self.bytes_of(cfg, m)
@@ -87,15 +93,21 @@ class Keep(unittest.TestCase):
     def setUp(self):
         os.environ.pop("MOETUNE_KEEP_GRAPHS", None)
 
-    def test_only_re_timing_units_keep(self):
+    def test_only_re_timing_units_of_a_slow_call_path_keep(self):
         be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)  # budget 5% of 100 GB = 5 GB
-        self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS))
-        self.assertTrue(be._keeps(tb.SCREEN_MAX_REPLAYS + 1))
-        os.environ["MOETUNE_KEEP_GRAPHS"] = "0"
-        try:
-            self.assertFalse(be._keeps(10))
-        finally:
-            os.environ.pop("MOETUNE_KEEP_GRAPHS")
+        self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS + 1, "up"))   # a fast (or unknown) capture
+        be._capture_ms["up"] = [4.6] * 5                                # the SGLang test tree's
+        self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS, "up"))
+        self.assertTrue(be._keeps(tb.SCREEN_MAX_REPLAYS + 1, "up"))
+        self.assertFalse(be._keeps(10, "down"))
+        for flag, want in (("0", False), ("1", True)):
+            os.environ["MOETUNE_KEEP_GRAPHS"] = flag
+            try:
+                self.assertEqual(be._keeps(10, "up"), want)
+                self.assertEqual(be._keeps(10, "down"), want)
+                self.assertFalse(be._keeps(1, "down"))
+            finally:
+                os.environ.pop("MOETUNE_KEEP_GRAPHS")
 
     def test_a_kept_side_is_prepared_once(self):
         be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)

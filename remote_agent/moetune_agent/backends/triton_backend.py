@@ -13,10 +13,10 @@ sample kept the top 4 of 12 configs at M = 64, 1024 and 4096 with a uniform bias
 capture of 10 calls was most of a screening unit (3 of 6 ms with this kernel; ~50 of 57 ms through
 SGLang's Python call path).
 
-A re-timing unit (more replays: the head-to-head's rounds, the headroom check's re-timing) keeps its
-prepared call and graph for the next unit of the same (op, config, size) (KEEP_* below), and a call path
-that is slow to capture (SLOW_CAPTURE_MS) has its re-timing graphs captured with fewer calls, launched
-back to back so that a sample still times GRAPH_CALLS calls.
+On a call path that is slow to capture (SLOW_CAPTURE_MS: the server test trees' Python stand-ins), a
+re-timing unit (more replays: the head-to-head's rounds, the headroom check's re-timing) captures fewer
+calls, launched back to back so that a sample still times GRAPH_CALLS calls, and keeps its prepared call
+and graph for the next unit of the same (op, config, size) (KEEP_* below).
 
 Every measurement is also a correctness check: the first (eager) run writes into poisoned buffers and
 is compared with a float32 torch reference of the same inputs before any timing is recorded.
@@ -63,7 +63,8 @@ NOMINAL_HBM_GBPS = 4800.0   # for the launch count only (an H200's HBM3e): a slo
 # through SGLang's Python call path the capture of 10 calls took ~46 ms of a ~110 ms unit on the H200
 # (tools/server_anatomy.py). Their prepared call and graph are kept instead (least recently used first
 # out) while they fit in KEEP_FRACTION of the GPU's memory (at most KEEP_MAX_BYTES, KEEP_MAX entries):
-# the same kernel on the same inputs, timed by the same replays. MOETUNE_KEEP_GRAPHS=0: none kept.
+# the same kernel on the same inputs, timed by the same replays. By default on call paths slow to capture
+# only (_keeps); MOETUNE_KEEP_GRAPHS=1: on every path, =0: on none.
 KEEP_MAX = 96
 # A call path whose capture costs more than SLOW_CAPTURE_MS of Python per call (the SGLang test tree's
 # torch stand-in of moe_align_block_size: ~4.6 ms a call, against ~0.23 for moetune's kernel) has its
@@ -423,8 +424,19 @@ class TritonBackend(Backend):
         return samples
 
     # -- kept re-timing graphs (KEEP_* above) ----------------------------------------------------------
-    def _keeps(self, replays: int) -> bool:
-        return replays > SCREEN_MAX_REPLAYS and os.environ.get("MOETUNE_KEEP_GRAPHS", "1") != "0"
+    def _keeps(self, replays: int, op: str = "") -> bool:
+        """Whether a unit of this many replays keeps its graphs: a re-timing unit, by default only on a
+        call path slow to capture (slow_capture), where the capture is most of the unit. On moetune's own
+        kernel (capture ~0.23 ms a call) the head-to-head's gains moved by up to 9 percentage points at
+        M >= 256 in the one H200 call that kept its graphs (both of its tunes alike; bench/RESULTS.md,
+        stop 31), which that call could not tell from the machine: MOETUNE_KEEP_GRAPHS=1 keeps them on
+        every path until a quality run says so, =0 on none."""
+        if replays <= SCREEN_MAX_REPLAYS:
+            return False
+        flag = os.environ.get("MOETUNE_KEEP_GRAPHS", "")
+        if flag in ("0", "1"):
+            return flag == "1"
+        return self.slow_capture(op)
 
     def _budget(self) -> int:
         if self._keep_budget is None:
@@ -447,6 +459,9 @@ class TritonBackend(Backend):
                 self.kept_stats["hits"] += 1
                 return hit[0], hit[1], True
         torch = self._torch
+        if keep:  # what every side at m shares (the weights, m's inputs) is not this side's memory
+            self.weights()
+            self._inputs(m)
         before = torch.cuda.memory_reserved(self.dev) if keep else 0
         moe, graph = self._prepare(op, cfg, m, calls, cfg_down)
         if not keep:
@@ -489,7 +504,7 @@ class TritonBackend(Backend):
         kept = False
         calls, launches, warm = self._protocol(op, m, replays)
         try:
-            moe, graph, kept = self._side(op, cfg, m, calls, cfg_down, self._keeps(replays))
+            moe, graph, kept = self._side(op, cfg, m, calls, cfg_down, self._keeps(replays, op))
             return Timing(self._replays([(moe, graph)], m, replays, calls, launches, warm)[0])
         except Exception as e:  # noqa: BLE001
             raise classify(e)
@@ -506,7 +521,7 @@ class TritonBackend(Backend):
         self._ensure()
         graphs: list = []  # the ones to release (not kept)
         calls, launches, warm = self._protocol(op, m, replays)
-        keep = self._keeps(replays)
+        keep = self._keeps(replays, op)
         try:
             try:
                 moe, graph, kept = self._side(op, cfg, m, calls, None, keep)
