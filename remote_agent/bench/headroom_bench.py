@@ -81,6 +81,8 @@ def check_once(agent, sp, events_path):
         for e in ev:
             f.write(json.dumps(e) + "\n")
     hr = [e for e in ev if e.get("type") == "headroom"]
+    if rc == 0 and hr:
+        hr[0]["_verdict_s"] = hr[0].get("_arrived_s")  # when the user reads the verdict; wall: the exit
     return rc, ev, err, wall, (hr[0] if rc == 0 and hr else None)
 
 
@@ -146,15 +148,40 @@ class Agent(object):
         return Agent(self.cmd, dict(self.env, **extra), self.cwd)
 
     def run(self, args, timeout=None):
-        p = subprocess.run(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
-                           timeout=timeout, check=False, cwd=self.cwd)
+        """-> (rc, events, stderr); each event gets "_arrived_s", the seconds from the command's start
+        to the line's arrival (a check's verdict reaches the user then, before the process has ended)."""
+        import threading
+
+        t0 = time.time()
+        p = subprocess.Popen(self.cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+                             cwd=self.cwd)
+        err = []
+        reader = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
+        reader.start()
+        killer = threading.Timer(timeout, p.kill) if timeout else None
+        if killer is not None:
+            killer.start()
         events = []
-        for line in p.stdout.decode("utf-8", "replace").splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                events.append({"type": "_unparsed", "line": line})
-        return p.returncode, events, p.stderr.decode("utf-8", "replace")
+        try:
+            for raw in p.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if not line:
+                    continue
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    ev = {"type": "_unparsed", "line": line}
+                if isinstance(ev, dict):
+                    ev["_arrived_s"] = round(time.time() - t0, 3)
+                    events.append(ev)
+            p.wait()
+        finally:
+            if killer is not None:
+                killer.cancel()
+        reader.join(5)
+        if killer is not None and p.returncode is not None and p.returncode < 0 and time.time() - t0 >= timeout:
+            raise subprocess.TimeoutExpired(self.cmd + args, timeout)
+        return p.returncode, events, b"".join(err).decode("utf-8", "replace")
 
 
 def compare(headroom_rows, per_batch, pp=2.0):
@@ -232,7 +259,8 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
         res["error"] = "headroom failed (rc %d): %s %s" % (rc, [e.get("message") for e in ev if e.get("type") == "error"],
                                                           err[-1500:])
         return res
-    res.update(verdict=hr["verdict"], kind=hr["kind"], check_agent_wall_s=hr["wall_s"], assumed=hr.get("assumed"),
+    res.update(verdict=hr["verdict"], kind=hr["kind"], check_agent_wall_s=hr["wall_s"],
+               check_verdict_s=hr.get("_verdict_s"), assumed=hr.get("assumed"),
                default_source=hr.get("default_source"), check_units=hr.get("units"), check_timings=hr.get("timings"),
                best_configs={r["m"]: r.get("best_config") for r in hr["sizes"]})
     t = hr.get("timings") or {}
@@ -247,8 +275,8 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
         print("[%s] bytecode cache: %s" % (tag, json.dumps(t["bytecode_cache"], sort_keys=True)), flush=True)
     if t.get("kept_graphs"):
         print("[%s] kept re-timing graphs: %s" % (tag, json.dumps(t["kept_graphs"], sort_keys=True)), flush=True)
-    print("[%s] headroom: %.1f s (agent %.1f s), %d units: %s" % (tag, check_wall, hr["wall_s"], hr.get("units") or 0,
-                                                                 hr["verdict"]), flush=True)
+    print("[%s] headroom: %.1f s to the process's end, verdict at %s s (agent %.1f s), %d units: %s" % (
+        tag, check_wall, hr.get("_verdict_s"), hr["wall_s"], hr.get("units") or 0, hr["verdict"]), flush=True)
     if check_only:  # the check's wall time and estimate alone (no tune to compare with)
         res["check_only"] = True
         return res
@@ -362,8 +390,8 @@ def main():
             print("  %-16s ERROR %s" % (p["pair"], p["error"][:600]))
             continue
         if p.get("check_only"):
-            print("  %-16s check only: wall %.1f s (goal <= 15 s); verdict: %s" % (p["pair"], p["check_wall_s"],
-                                                                                p["verdict"]))
+            print("  %-16s check only: wall %.1f s (goal <= 15 s), verdict at %s s; verdict: %s" % (
+                p["pair"], p["check_wall_s"], p.get("check_verdict_s"), p["verdict"]))
             continue
         print("  %-16s within 2 pp at %d of %d sizes (goal >= 16 of 18); check wall %.1f s (goal <= 15 s); "
               "tune %.1f s; verdict: %s" % (p["pair"], p["within"], p["sizes"], p["check_wall_s"],

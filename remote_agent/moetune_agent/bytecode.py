@@ -15,15 +15,22 @@ under the agent's home instead (``sys.pycache_prefix``, Python >= 3.8): the firs
 it, every later process on that host imports from it. Packages with valid bytecode of their own are
 left alone (the prefix is only set when a probe module lacks it). Nothing is written into the host's
 package folders. MOETUNE_PYCACHE=0 turns it off, =1 forces it; a PYTHONPYCACHEPREFIX the user set wins.
-Standard library only.
+
+The first run on such a host fills the folder in parallel before its processes import (warm()): the GPU
+worker and the 14 precompile processes each compiled the same ~2300 sources, one core each, at once; one
+process per core compiles the installed packages' sources once instead (a marker per package set says
+when nothing changed since). MOETUNE_PYCACHE_WARM=0 turns that off. Standard library only.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import subprocess
 import sys
-from typing import Dict, Optional, Sequence
+import time
+from typing import Any, Dict, List, Optional, Sequence
 
 PYCACHE = "pycache"  # the folder under the agent's home
 # Top-level modules whose bytecode says whether the host's packages have any: torch and Triton (every
@@ -125,8 +132,159 @@ def count_files(prefix: Optional[str]) -> Optional[int]:
     return n
 
 
-def stats(prefix: Optional[str], files_before: Optional[int]) -> Optional[Dict[str, object]]:
-    """For a run's timings: the bytecode folder the workers used, its .pyc files before and after."""
+def stats(prefix: Optional[str], files_before: Optional[int],
+          warmed: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, object]]:
+    """For a run's timings: the bytecode folder the workers used, its .pyc files before and after, and
+    what warm() did."""
     if not prefix:
         return None
-    return {"dir": prefix, "files_at_start": files_before, "files_at_end": count_files(prefix)}
+    return {"dir": prefix, "files_at_start": files_before, "files_at_end": count_files(prefix), "warm": warmed}
+
+
+# The packages a GPU worker imports (torch pulls sympy and mpmath in; the servers' fused-MoE code pulls
+# torch's compiler stack, networkx and jinja2), compiled by warm() where their own bytecode is missing;
+# the spec's server package is added to these.
+WARM_PACKAGES = ("torch", "triton", "sympy", "mpmath", "networkx", "numpy", "jinja2", "markupsafe", "filelock",
+                 "fsspec", "typing_extensions", "packaging", "yaml", "einops", "safetensors", "psutil", "requests")
+# Folders no worker imports from: the packages' own test suites, and torch's test-only helpers.
+_SKIP_DIRS = {"tests", "test", "__pycache__", "benchmarks", "examples"}
+_SKIP_PATHS = (os.path.join("torch", "testing", "_internal"), os.path.join("torch", "include"))
+_MARKER = ".warm-%s.json"
+# The child's whole program: compile each source named in its list file whose bytecode under the prefix is not
+# valid (as the import system checks it), then print "compiled valid failed".
+_WARM_CHILD = r"""
+import importlib.util, os, py_compile, sys
+sys.pycache_prefix = sys.argv[1]
+n = v = f = 0
+for line in open(sys.argv[2], encoding="utf-8"):
+    src = line.rstrip("\n")
+    if not src:
+        continue
+    try:
+        pyc = importlib.util.cache_from_source(src)
+        st = os.stat(src)
+        try:
+            with open(pyc, "rb") as fh:
+                h = fh.read(16)
+            if len(h) == 16 and h[:4] == importlib.util.MAGIC_NUMBER and (
+                    int.from_bytes(h[4:8], "little") & 1 or (
+                        int.from_bytes(h[8:12], "little") == (int(st.st_mtime) & 0xFFFFFFFF) and
+                        int.from_bytes(h[12:16], "little") == (st.st_size & 0xFFFFFFFF))):
+                v += 1
+                continue
+        except OSError:
+            pass
+        py_compile.compile(src, cfile=pyc, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+        n += 1
+    except Exception:
+        f += 1
+print(n, v, f)
+"""
+
+
+def _package_roots(packages: Sequence[str]) -> List[str]:
+    """The folders of the installed top-level packages among these whose own bytecode is missing or stale
+    (found without importing them), in the given order."""
+    roots = []
+    for name in packages:
+        src = _origin(name)
+        if src is None or not src.endswith("__init__.py") or valid_bytecode(src):
+            continue
+        root = os.path.dirname(src)
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+def _sources(root: str) -> List[str]:
+    base = os.path.dirname(root)
+    out = []
+    for d, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(x for x in subdirs if x not in _SKIP_DIRS and
+                            not os.path.relpath(os.path.join(d, x), base).startswith(_SKIP_PATHS))
+        out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith(".py"))
+    return out
+
+
+def _marker_state(roots: Sequence[str]) -> Dict[str, Any]:
+    """What says the packages are the ones warmed before: each root's and its __init__.py's mtime."""
+    state = {"python": sys.version, "roots": {}}
+    for r in roots:
+        try:
+            state["roots"][r] = [os.stat(r).st_mtime_ns, os.stat(os.path.join(r, "__init__.py")).st_mtime_ns]
+        except OSError:
+            state["roots"][r] = None
+    return state
+
+
+def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers: Optional[int] = None,
+         cap_s: Optional[float] = None) -> Optional[Dict[str, Any]]:
+    """Compile the sources of the packages (those whose own bytecode is missing) into prefix, in parallel,
+    where the prefix does not hold them yet: one child process per core (workers), each a share of the
+    files, at most cap_s seconds (then the children are killed; what they wrote stays). -> what it did,
+    for the run's timings (None where there is no prefix or MOETUNE_PYCACHE_WARM=0)."""
+    if not prefix or os.environ.get("MOETUNE_PYCACHE_WARM", "1") == "0":
+        return None
+    t0 = time.time()
+    roots = _package_roots(packages)
+    out: Dict[str, Any] = {"packages": [os.path.basename(r) for r in roots], "skipped": False}
+    marker = os.path.join(prefix, _MARKER % sys.implementation.cache_tag)
+    state = _marker_state(roots)
+    try:
+        with open(marker, encoding="utf-8") as f:
+            if json.load(f) == state:
+                out.update(skipped=True, s=round(time.time() - t0, 3))
+                return out
+    except (OSError, ValueError):
+        pass
+    files = [f for r in roots for f in _sources(r)]
+    if workers is None:
+        try:
+            ncpu = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            ncpu = os.cpu_count() or 1
+        workers = max(1, ncpu - 1)  # a core stays with the GPU worker, which starts meanwhile
+    workers = max(1, min(workers, -(-len(files) // 40))) if files else 0
+    if cap_s is None:
+        cap_s = float(os.environ.get("MOETUNE_PYCACHE_WARM_S", "") or 30.0)
+    import tempfile
+
+    procs = []
+    with tempfile.TemporaryDirectory(prefix="moetune-warm-") as lists:
+        for i in range(workers):
+            path = os.path.join(lists, "%d.txt" % i)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(files[i::workers]) + "\n")
+            try:
+                procs.append(subprocess.Popen([sys.executable, "-E", "-S", "-c", _WARM_CHILD, prefix, path],
+                                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL))
+            except OSError:
+                break
+        counts = [0, 0, 0]
+        capped = False
+        deadline = t0 + cap_s
+        for p in procs:
+            try:
+                got, _ = p.communicate(timeout=max(0.1, deadline - time.time()))
+                vals = got.split()
+                if p.returncode == 0 and len(vals) == 3:
+                    counts = [a + int(b) for a, b in zip(counts, vals)]
+                else:
+                    counts[2] += 1
+            except subprocess.TimeoutExpired:
+                capped = True
+                p.kill()
+                p.communicate()
+    out.update(files=len(files), compiled=counts[0], valid=counts[1], failed=counts[2], workers=len(procs),
+               capped=capped, s=round(time.time() - t0, 3))
+    if not capped and len(procs) == workers:
+        try:
+            tmp = marker + ".tmp%d" % os.getpid()
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(state, f)
+            os.replace(tmp, marker)
+        except OSError:
+            pass
+    return out

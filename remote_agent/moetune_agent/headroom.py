@@ -693,7 +693,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
                                    "info_steps": extra.get("info_steps"),
                                    "compile_cache": cache_dir if cache_persistent else None,
                                    "compile_cache_entries_before": cache_before,
-                                   "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before),
+                                   "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
                                    "kept_graphs": sched.worker_stats()},
                        "ts": time.time()}, **sim))
         if all(r.get("gain") is None for r in rows):

@@ -167,5 +167,145 @@ class Workers(unittest.TestCase):
             s.close()
 
 
+def _prefix_pyc(prefix, src):
+    """Where a process with this bytecode prefix reads src's bytecode from."""
+    saved = sys.pycache_prefix
+    sys.pycache_prefix = prefix
+    try:
+        return importlib.util.cache_from_source(src)
+    finally:
+        sys.pycache_prefix = saved
+
+
+def _prefix_valid(prefix, src):
+    pyc = _prefix_pyc(prefix, src)
+    try:
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    st = os.stat(src)
+    return (head[:4] == importlib.util.MAGIC_NUMBER and
+            int.from_bytes(head[8:12], "little") == (int(st.st_mtime) & 0xFFFFFFFF) and
+            int.from_bytes(head[12:16], "little") == (st.st_size & 0xFFFFFFFF))
+
+
+class Warm(unittest.TestCase):
+    """bytecode.warm: a host's first run compiles the packages' sources in parallel child processes."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="moetune-warm-root-")
+        self.prefix = tempfile.mkdtemp(prefix="moetune-warm-prefix-")
+        sys.path.insert(0, self.root)
+        self.addCleanup(sys.path.remove, self.root)
+        importlib.invalidate_caches()
+
+    def _tree(self, name, n=60):
+        """A package of n modules in three subpackages, and a tests folder no worker imports."""
+        srcs = [_package(self.root, name, body="VALUE = 'init'\n")]
+        for i in range(n):
+            d = os.path.join(self.root, name, "sub%d" % (i % 3))
+            os.makedirs(d, exist_ok=True)
+            for f in ("__init__.py", "m%d.py" % i):
+                path = os.path.join(d, f)
+                if path not in srcs:
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write("def f%d(x):\n    return x + %d\n" % (i, i))
+                    srcs.append(path)
+        os.makedirs(os.path.join(self.root, name, "tests"))
+        skipped = os.path.join(self.root, name, "tests", "test_x.py")
+        with open(skipped, "w", encoding="utf-8") as fh:
+            fh.write("X = 1\n")
+        return srcs, skipped
+
+    def test_every_source_compiled_once_then_skipped_until_the_package_changes(self):
+        srcs, skipped = self._tree("mt_warm_a")
+        with env(MOETUNE_PYCACHE_WARM=""):
+            got = bytecode.warm(self.prefix, ("mt_warm_a", "mt_warm_absent"), workers=3)
+        self.assertEqual(got["packages"], ["mt_warm_a"])
+        self.assertEqual((got["files"], got["compiled"], got["valid"], got["failed"]), (len(srcs), len(srcs), 0, 0))
+        self.assertEqual(got["workers"], 2)  # no more children than 40 files each need
+        self.assertFalse(got["capped"])
+        self.assertTrue(all(_prefix_valid(self.prefix, s) for s in srcs))
+        self.assertFalse(os.path.exists(_prefix_pyc(self.prefix, skipped)))  # a test suite is not compiled
+        self.assertFalse(os.path.isdir(os.path.join(self.root, "mt_warm_a", "__pycache__")))  # nothing beside
+        again = bytecode.warm(self.prefix, ("mt_warm_a",), workers=3)
+        self.assertTrue(again["skipped"])
+        self.assertNotIn("compiled", again)
+        # an upgrade rewrites the package: only what changed is compiled again
+        init = srcs[0]
+        with open(init, "a", encoding="utf-8") as fh:
+            fh.write("MORE = 1\n")
+        third = bytecode.warm(self.prefix, ("mt_warm_a",), workers=3)
+        self.assertFalse(third["skipped"])
+        self.assertEqual((third["compiled"], third["valid"]), (1, len(srcs) - 1))
+        self.assertTrue(_prefix_valid(self.prefix, init))
+
+    def test_a_process_with_the_prefix_imports_the_warmed_bytecode(self):
+        """The source rewritten after the warm with its size and mtime kept: a process that imports it
+        gets the warmed bytecode's value, so it read the bytecode and compiled nothing."""
+        src = _package(self.root, "mt_warm_b", body="VALUE = 'one'\n")
+        bytecode.warm(self.prefix, ("mt_warm_b",), workers=1)
+        st = os.stat(src)
+        with open(src, "w", encoding="utf-8") as fh:
+            fh.write("VALUE = 'two'\n")
+        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent import bytecode; "
+                "bytecode.enable(%r); import mt_warm_b; print(mt_warm_b.VALUE)"
+                % (os.path.dirname(os.path.dirname(bytecode.__file__)), self.root, self.prefix))
+        child_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        child_env.pop("PYTHONPYCACHEPREFIX", None)
+        out = subprocess.run([sys.executable, "-c", code], env=child_env, stdout=subprocess.PIPE, check=True,
+                             universal_newlines=True).stdout.strip()
+        self.assertEqual(out, "one")
+
+    def test_a_broken_source_is_counted_and_the_rest_compiled(self):
+        srcs, _ = self._tree("mt_warm_c", n=6)
+        broken = os.path.join(self.root, "mt_warm_c", "broken.py")
+        with open(broken, "w", encoding="utf-8") as fh:
+            fh.write("def (:\n")
+        got = bytecode.warm(self.prefix, ("mt_warm_c",), workers=1)
+        self.assertEqual((got["compiled"], got["failed"]), (len(srcs), 1))
+        self.assertTrue(all(_prefix_valid(self.prefix, s) for s in srcs))
+
+    def test_a_package_with_its_own_bytecode_is_left_alone(self):
+        src = _package(self.root, "mt_warm_d")
+        py_compile.compile(src, doraise=True)
+        got = bytecode.warm(self.prefix, ("mt_warm_d",), workers=2)
+        self.assertEqual((got["packages"], got["files"], got["workers"]), ([], 0, 0))
+        self.assertIsNone(bytecode.warm(None, ("mt_warm_d",)))
+        with env(MOETUNE_PYCACHE_WARM="0"):
+            self.assertIsNone(bytecode.warm(self.prefix, ("mt_warm_d",)))
+
+    def test_past_its_cap_the_children_are_killed_and_no_marker_is_left(self):
+        _package(self.root, "mt_warm_e")
+        big = os.path.join(self.root, "mt_warm_e", "big.py")
+        with open(big, "w", encoding="utf-8") as fh:  # ~2 s to compile on one core
+            fh.write("".join("v%d = [%d, 'x' * %d, {%d: %d}]\n" % (i, i, i, i, i) for i in range(150000)))
+        t0 = time.time()
+        got = bytecode.warm(self.prefix, ("mt_warm_e",), workers=1, cap_s=0.2)
+        self.assertTrue(got["capped"])
+        self.assertLess(time.time() - t0, 1.5)
+        again = bytecode.warm(self.prefix, ("mt_warm_e",), workers=1, cap_s=0.2)
+        self.assertFalse(again["skipped"])  # not marked as done
+
+    def test_a_schedulers_start_warms_and_reports_it(self):
+        _package(self.root, "mt_warm_f")
+        home = tempfile.mkdtemp(prefix="moetune-bytecode-home-")
+        old = bytecode.WARM_PACKAGES
+        bytecode.WARM_PACKAGES = ("mt_warm_f",)
+        self.addCleanup(setattr, bytecode, "WARM_PACKAGES", old)
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            s = Scheduler(DESC, [0], None, 0, home=home)
+            try:
+                s.start()
+                s.info(["both"], [1])
+                self.assertEqual((s.pycache_warm["packages"], s.pycache_warm["compiled"]), (["mt_warm_f"], 1))
+                st = bytecode.stats(s.pycache, s.pycache_files_before, s.pycache_warm)
+                self.assertEqual(st["warm"], s.pycache_warm)
+            finally:
+                s.close()
+
+
 if __name__ == "__main__":
     unittest.main()
