@@ -10,8 +10,9 @@
 #   5. own-kernel `up` tune again (warm host)
 #   6. SGLang main `up` and vLLM main `up` through the server backend (SGL_CAP, VLLM_CAP seconds at most)
 #   7. SGLang main `up` again (sglang2: the host's compile cache holds its kernels now; SGL2_CAP)
+#   updown: own-kernel `up+down` (warm host); int4: bf16 and int4_w4a16 at 3 sizes (INT4_CAP)
 #   gputest: the GPU tests of paired timing and kept re-timing graphs (gpu_tests/test_fused_moe.py -k paired)
-# Needs .upstream/{sglang_head,vllm_head} (carried). STEPS=env,cold,checks,check2,warm,sglang,vllm picks steps;
+# Needs .upstream/{sglang_head,vllm_head} (carried). STEPS=env,cold,checks,check2,warm,updown,int4,sglang,vllm picks steps;
 # CHECKS: the pairs of step 3 (default: qwen3_triton,fp8block_triton,qwen3_server).
 #   PROFILE_SYNTHETIC=1   the agent steps on the synthetic backend (a CPU check of this script)
 set -u
@@ -56,7 +57,7 @@ row() {  # label rows [extra args]
   local label=$1 rows=$2; shift 2
   python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$label" --home "$HOME_DIR" --rows "$rows" \
     --json "$OUT/$label.json" "$@" > "$WORK/$label.log" 2>&1
-  stamp "$label"; grep -E "^(own_up|sglang_up|vllm_up) |precompile|Traceback|Error" "$WORK/$label.log" | head -8
+  stamp "$label"; grep -E "^(own_up|own_updown|sglang_up|vllm_up|int4_3|bf16_3) |within 1.5x|int4|precompile|Traceback|Error" "$WORK/$label.log" | head -8
 }
 check() {  # label pairs
   python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" --pairs "$2" --check-only "$2" --home "$HOME_DIR" \
@@ -70,6 +71,8 @@ SERVER_PAIR=""; [ -n "${UPSTREAM_SGL:-}" ] && SERVER_PAIR=",qwen3_server"
 want checks && check checks "${CHECKS:-qwen3_triton,fp8block_triton$SERVER_PAIR}"
 want check2 && [ -n "$SERVER_PAIR" ] && check check2 qwen3_server
 want warm && row own_up_warm own_up
+want updown && row own_updown own_updown
+want int4 && row int4 bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
 if [ -d .upstream ] || [ "${PROFILE_SYNTHETIC:-0}" = 1 ]; then
   want sglang && row sglang_up sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
   want sglang2 && row sglang_up2 sglang_up --upstream .upstream --row-cap sglang_up="${SGL2_CAP:-100}"
