@@ -355,6 +355,7 @@ class Scheduler(object):
         self._waiting_since: Optional[float] = None
         self.close_s: Dict[str, float] = {}  # close(): seconds to end the GPU workers, and everything
         self._wait_gave_up = False
+        self._pool_killed = False  # close(): the pool's terminate() hung and its processes were killed
 
     # -- lifecycle -----------------------------------------------------------------------------
     def _spawn(self, gpu):
@@ -469,11 +470,34 @@ class Scheduler(object):
         self._pc_desc = desc  # sent with every task: built once per worker process
         self._provisional = False
 
+    POOL_EXIT_S = 3.0
+
+    @classmethod
+    def _terminate_pool(cls, pool, wait_s: Optional[float] = None) -> bool:
+        """Pool.terminate() within wait_s, else its processes SIGKILLed -> whether terminate() ended. A
+        pool process killed while it waited for a task (a cancel signals the whole process group) dies
+        holding the task queue's lock, and terminate() waits for that lock forever (the H200's capped
+        runs ended only by the cancel's SIGKILL, 15 s after their SIGTERM)."""
+        procs = list(getattr(pool, "_pool", None) or [])
+        t = threading.Thread(target=pool.terminate, name="moetune-pool-end", daemon=True)
+        t.start()
+        t.join(cls.POOL_EXIT_S if wait_s is None else wait_s)
+        if not t.is_alive():
+            pool.join()
+            return True
+        for p in procs + list(getattr(pool, "_pool", None) or []):  # with any the pool started since
+            try:
+                p.kill()
+            except Exception:  # noqa: BLE001 - gone already
+                pass
+        for p in procs:
+            p.join(1)
+        return False
+
     def _end_pool(self) -> None:
         """Terminate the pool and forget what it was asked (a task of a terminated pool never answers)."""
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._terminate_pool(self._pool)
         self._pool = None
         self._pool_early = False
         self._pc_desc = None
@@ -494,6 +518,9 @@ class Scheduler(object):
     def precompiling(self) -> bool:
         return self._pool is not None and (not self._pool_early or self._pc_desc is not None)
 
+    def _pool_ended(self, pool) -> None:
+        self._pool_killed = not self._terminate_pool(pool)
+
     WORKER_EXIT_S = 2.0  # after SIGTERM, a GPU worker's time to be gone before SIGKILL
 
     def close(self):
@@ -511,8 +538,11 @@ class Scheduler(object):
                 pass
             if p.is_alive():
                 p.terminate()
-        if self._pool is not None:
-            self._pool.terminate()  # its processes stop while the GPU workers exit
+        pool_end = None
+        if self._pool is not None:  # its processes stop while the GPU workers exit
+            pool_end = threading.Thread(target=self._pool_ended, args=(self._pool,), name="moetune-pool-close",
+                                        daemon=True)
+            pool_end.start()
         deadline = time.time() + self.WORKER_EXIT_S
         for _g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
@@ -522,9 +552,11 @@ class Scheduler(object):
             r.close()
         self.workers.clear()
         self.close_s["workers"] = round(time.time() - t0, 3)
-        if self._pool is not None:
-            self._pool.join()
+        if pool_end is not None:
+            pool_end.join(self.POOL_EXIT_S + 3)
             self._pool = None
+            if self._pool_killed:
+                self.close_s["pool_killed"] = True
         self.close_s["all"] = round(time.time() - t0, 3)
         if self._facts_dir is not None:
             import shutil
@@ -679,6 +711,10 @@ class Scheduler(object):
                 handle(*item)
 
         def check_workers():
+            if self.stop:
+                # A cancel signals the run's whole process group: a worker dead by it is no crash of
+                # the unit it held (a resumed run would skip that config) and is not restarted.
+                raise Cancelled()
             for g in list(held):
                 if not held[g]:
                     continue

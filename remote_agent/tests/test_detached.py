@@ -64,15 +64,22 @@ class Detached(RunCase):
         run_id, run_dir, pid = self.start(small_spec(), delay_ms=50)
         self.wait_for(lambda: os.path.exists(os.path.join(run_dir, "journal.jsonl"))
                       and len(read_jsonl(os.path.join(run_dir, "journal.jsonl"))) >= 3, what="measurements")
+        t0 = time.time()
         r = self.run_agent("cancel", run_id)
+        took = time.time() - t0
         c = r.one("cancelled")
         self.assertTrue(c["signalled"])
         self.assertEqual(c["state"], "cancelled")
         self.assertTrue(gone(pid))
+        self.assertLess(took, 10.0)  # the run ended by itself, not by the cancel's SIGKILL 15 s later
         a = self.run_agent("attach", run_id)
         self.assertEqual(a.events[-1]["status"], "cancelled")
+        self.assertIn("precompile", a.events[-1])  # the run's own done event, with its counters
         self.assertEqual(a.rc, 3)
         self.assertFalse(os.path.exists(os.path.join(run_dir, "result.json")))
+        # the unit the cancel's signal interrupted is not a crash of its config (a resume would skip it)
+        crashes = [e for e in read_jsonl(os.path.join(run_dir, "journal.jsonl")) if e.get("kind") == "crash"]
+        self.assertEqual(crashes, [])
 
     def test_kill_and_resume_measures_nothing_twice(self):
         spec = small_spec(ops="up+down")

@@ -5,7 +5,9 @@ every unit measured once with the backend's own numbers, a precompile pool, comp
 
 import json
 import os
+import signal
 import tempfile
+import threading
 import time
 import unittest
 
@@ -13,7 +15,7 @@ import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.synthetic import SyntheticBackend
 from moetune_agent.kernel_types import CandidateError, KernelConfig as K, Shape
-from moetune_agent.scheduler import Scheduler
+from moetune_agent.scheduler import Cancelled, Scheduler
 from moetune_agent.work import Unit
 
 SHAPE = Shape(64, 512, 1024, 4)
@@ -352,6 +354,71 @@ class Crash(unittest.TestCase):
         crashed = [m for m in got if m.error_kind == "crash"]
         self.assertEqual([m.unit for m in crashed], [victim])
         self.assertEqual(s.crashes, 1)
+
+
+class Cancel(unittest.TestCase):
+    """A cancel signals the run's whole process group (cli._cancel): the GPU workers and the pool die by
+    SIGTERM while the run process winds down."""
+
+    def test_close_ends_a_pool_whose_processes_a_cancel_killed(self):
+        s = Scheduler(DESC, [0], None, 0)
+        s.start()
+        s.info(["both"], [1])
+        s._pool = s.ctx.Pool(3)  # pylint: disable=protected-access
+        s._pool.map(abs, [1, 2, 3])  # pylint: disable=protected-access  (in their loop: one holds the queue's lock)
+        procs = list(s._pool._pool)  # pylint: disable=protected-access
+        time.sleep(0.3)
+        for p in procs:
+            os.kill(p.pid, signal.SIGTERM)
+        for p in procs:
+            p.join(5)
+        t0 = time.time()
+        s.close()
+        took = time.time() - t0
+        self.assertLess(took, Scheduler.POOL_EXIT_S + 2.0)  # Pool.terminate() alone waits forever here
+        self.assertTrue(s.close_s.get("pool_killed"), s.close_s)
+        self.assertFalse(any(p.is_alive() for p in procs))
+
+    def test_a_normal_close_terminates_the_pool(self):
+        s = Scheduler(DESC, [0], None, 0)
+        s.start()
+        s._pool = s.ctx.Pool(2)  # pylint: disable=protected-access
+        s._pool.map(abs, [1, 2])  # pylint: disable=protected-access
+        procs = list(s._pool._pool)  # pylint: disable=protected-access
+        s.close()
+        self.assertNotIn("pool_killed", s.close_s)
+        self.assertFalse(any(p.is_alive() for p in procs))
+        self.assertEqual(s.workers, {})
+
+    def test_a_worker_killed_by_the_cancel_is_no_crash_and_not_restarted(self):
+        us = units(6)
+        os.environ["MOETUNE_TEST_HANG_UNIT"] = us[1].ident()
+        try:
+            s = Scheduler(DESC, [0], None)
+            s.start()
+        finally:
+            del os.environ["MOETUNE_TEST_HANG_UNIT"]
+        worker = s.workers[0][0]
+        got = []
+
+        def cancel():
+            while len(got) < 1:
+                time.sleep(0.05)
+            time.sleep(0.3)  # the worker is in the hanging unit now
+            s.stop = True    # what the run's SIGTERM handler does
+            os.kill(worker.pid, signal.SIGTERM)  # what the group signal does to the worker
+
+        t = threading.Thread(target=cancel, daemon=True)
+        t.start()
+        try:
+            with self.assertRaises(Cancelled):
+                s.measure(us, got.append, simulated=True)
+        finally:
+            t.join(5)
+            s.close()
+        self.assertEqual([m.error_kind for m in got if m.error_kind == "crash"], [])
+        self.assertEqual(s.crashes, 0)
+        self.assertIs(s.workers.get(0), None)  # closed, and no replacement was started before that
 
 
 class Pick(unittest.TestCase):

@@ -263,6 +263,8 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
         per = res.get("per_batch") or []
         out["speedups"] = {str(x.get("m")): x.get("speedup") for x in per}
         out["files"] = [f_.get("path") for f_ in res.get("files") or []]
+    elif done and done[-1].get("precompile"):  # a capped run: what its done event says
+        out["timings"] = {"precompile": done[-1]["precompile"]}
     return out
 
 
@@ -282,9 +284,9 @@ def print_row(r):
     extra = []
     if t.get("precompile"):
         pc = t["precompile"]
-        extra.append("precompile submitted %s ok %s failed %s, %s at the GPU's facts (%s s), waited %s s"
+        extra.append("precompile submitted %s ok %s failed %s, %s at the GPU's facts (%s s), waited %s s%s"
                      % (pc.get("submitted"), pc.get("ok"), pc.get("failed"), pc.get("at_facts"), pc.get("facts_s"),
-                        pc.get("wait_s")))
+                        pc.get("wait_s"), ", first error %s" % pc["first_error"][:200] if pc.get("first_error") else ""))
     if t.get("info_steps"):
         extra.append("GPU worker start-up %s" % json.dumps(t["info_steps"], sort_keys=True))
     if t.get("compile_cache"):

@@ -145,6 +145,8 @@ class Run(object):
         done = {"type": "done", "status": status, "wall_s": round(time.time() - t0, 3)}
         if self.sched is not None and self.sched.close_s:
             done["close_s"] = dict(self.sched.close_s)
+        if self.sched is not None:  # also where no result says it (a cancelled or failed run)
+            done["precompile"] = dict(self.sched.precompile_stats)
         self.events.emit(done)
         self.events.close()
         return 0 if status == "ok" else 1
