@@ -291,6 +291,14 @@ def _precompile_task(op, cfg, m=None, desc=None):
         return "other: %s" % e
 
 
+def _exit_grace(seconds: float) -> float:
+    """A terminated process's time to be gone before SIGKILL: longer where it writes its profile on
+    SIGTERM (MOETUNE_PROFILE_DIR: a GPU worker's took over 2 s on the H200 and was lost)."""
+    from . import profiling
+
+    return max(seconds, 30.0) if profiling.enabled() else seconds
+
+
 class Cancelled(Exception):
     pass
 
@@ -481,7 +489,7 @@ class Scheduler(object):
         procs = list(getattr(pool, "_pool", None) or [])
         t = threading.Thread(target=pool.terminate, name="moetune-pool-end", daemon=True)
         t.start()
-        t.join(cls.POOL_EXIT_S if wait_s is None else wait_s)
+        t.join(_exit_grace(cls.POOL_EXIT_S) if wait_s is None else wait_s)
         if not t.is_alive():
             pool.join()
             return True
@@ -543,7 +551,7 @@ class Scheduler(object):
             pool_end = threading.Thread(target=self._pool_ended, args=(self._pool,), name="moetune-pool-close",
                                         daemon=True)
             pool_end.start()
-        deadline = time.time() + self.WORKER_EXIT_S
+        deadline = time.time() + _exit_grace(self.WORKER_EXIT_S)
         for _g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
             if p.is_alive():
@@ -553,7 +561,7 @@ class Scheduler(object):
         self.workers.clear()
         self.close_s["workers"] = round(time.time() - t0, 3)
         if pool_end is not None:
-            pool_end.join(self.POOL_EXIT_S + 3)
+            pool_end.join(_exit_grace(self.POOL_EXIT_S) + 3)
             self._pool = None
             if self._pool_killed:
                 self.close_s["pool_killed"] = True
