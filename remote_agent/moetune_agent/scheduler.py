@@ -55,6 +55,20 @@ def die_with_parent(parent_pid: int) -> None:
     t.start()
 
 
+def _profile_on_sigterm() -> None:
+    """A profiled process writes its profile on SIGTERM, then exits. Further SIGTERMs are ignored while it
+    writes: a cancel signals the whole process group and the run's close() terminates the workers again,
+    and that second signal cut the H200 GPU worker's profile short (a .prof.tmp left)."""
+    from . import profiling
+
+    def on_term(*_a):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        profiling.stop()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
 def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     # Runs in the spawned worker: pin the GPU before anything can import torch.
     t_proc = time.time()
@@ -64,7 +78,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
     from . import profiling
     profiling.start("worker-gpu%d" % gpu)
     if profiling.enabled():  # a cancelled run terminates its workers: keep what was profiled
-        signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
+        _profile_on_sigterm()
     if parent_pid is not None:
         die_with_parent(parent_pid)
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
@@ -216,7 +230,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None, facts_path=None):
     from . import profiling
     profiling.start("precompile")
     if profiling.enabled():  # the pool is terminated when the run ends: keep what was profiled
-        signal.signal(signal.SIGTERM, lambda *_a: (profiling.stop(), os._exit(0)))
+        _profile_on_sigterm()
     if parent_pid is not None:
         die_with_parent(parent_pid)
     if cache_dir:

@@ -5,9 +5,11 @@ written whole or not at all, and one damaged profile does not hide the others.""
 
 import glob
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
@@ -40,6 +42,36 @@ class Profiles(unittest.TestCase):
         self.assertIn(os.path.basename(path), r.stdout)
         self.assertIn("backend_made", r.stdout)
         self.assertIn("busy", r.stdout)
+
+    def test_a_second_sigterm_does_not_cut_the_profile_short(self):
+        """A cancel signals the run's whole process group, then the run's close() terminates its workers
+        again: the profile being written on the first SIGTERM is still written whole (the write is slowed
+        here so the second signal lands in it)."""
+        folder = tempfile.mkdtemp(prefix="moetune-prof-")
+        code = ("import sys, time; sys.path.insert(0, %r)\n"
+                "import cProfile\n"
+                "from moetune_agent import profiling, scheduler\n"
+                "class Slow(cProfile.Profile):\n"
+                "    def dump_stats(self, file):\n        time.sleep(0.8)\n        return super().dump_stats(file)\n"
+                "cProfile.Profile = Slow\n"
+                "profiling.start('worker-gpu0')\n"
+                "scheduler._profile_on_sigterm()\n"
+                "print('ready', flush=True)\n"
+                "while True:\n    sum(range(1000))\n" % AGENT_ROOT)
+        p = subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ, MOETUNE_PROFILE_DIR=folder),
+                             stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stdout.readline().strip(), "ready")
+            p.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            p.send_signal(signal.SIGTERM)  # while the first one's profile is being written
+            self.assertEqual(p.wait(timeout=30), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+        self.assertEqual(len(glob.glob(os.path.join(folder, "worker-gpu0-*.prof"))), 1, os.listdir(folder))
+        self.assertEqual(glob.glob(os.path.join(folder, "*.tmp")), [])
 
     def test_off_by_default(self):
         env = {k: v for k, v in os.environ.items() if k != "MOETUNE_PROFILE_DIR"}
