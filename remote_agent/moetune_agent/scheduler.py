@@ -553,7 +553,16 @@ class Scheduler(object):
         ended ~3.6 s after its verdict on the H200, a tune's shutdown took 2.3 s, 17 s before the pool and
         the workers ended together)."""
         t0 = time.time()
+        # MOETUNE_CLOSE=exit: the workers are asked to exit by themselves first, as before (to compare
+        # what the next run on the GPU sees after either)
+        ask = os.environ.get("MOETUNE_CLOSE", "") == "exit"
         for _g, (p, q, r) in list(self.workers.items()):
+            if ask:
+                try:
+                    q.put(None)
+                except Exception:
+                    pass
+                continue
             try:
                 q.cancel_join_thread()  # nothing queued for a worker that is going is worth waiting for
             except Exception:
@@ -565,9 +574,12 @@ class Scheduler(object):
             pool_end = threading.Thread(target=self._pool_ended, args=(self._pool,), name="moetune-pool-close",
                                         daemon=True)
             pool_end.start()
-        deadline = time.time() + _exit_grace(self.WORKER_EXIT_S)
+        deadline = time.time() + _exit_grace(self.WORKER_EXIT_S + (3.0 if ask else 0.0))
         for _g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
+            if p.is_alive() and ask:
+                p.terminate()
+                p.join(1)
             if p.is_alive():
                 p.kill()
                 p.join(1)
