@@ -390,6 +390,19 @@ class Cancel(unittest.TestCase):
         self.assertFalse(any(p.is_alive() for p in procs))
         self.assertEqual(s.workers, {})
 
+    def test_workers_are_terminated_unless_asked_to_exit(self):
+        for env, code in (("", -signal.SIGTERM), ("exit", 0)):
+            os.environ["MOETUNE_CLOSE"] = env
+            try:
+                s = Scheduler(DESC, [0], None, 0)
+                s.start()
+                s.info(["both"], [1])
+                worker = s.workers[0][0]
+                s.close()
+            finally:
+                del os.environ["MOETUNE_CLOSE"]
+            self.assertEqual(worker.exitcode, code, env)
+
     def test_a_worker_killed_by_the_cancel_is_no_crash_and_not_restarted(self):
         us = units(6)
         os.environ["MOETUNE_TEST_HANG_UNIT"] = us[1].ident()
