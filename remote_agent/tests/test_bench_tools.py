@@ -178,5 +178,35 @@ class HeadroomSeeds(unittest.TestCase):
         self.assertEqual(st.extra_seeds[("both", 1)], [ok])
 
 
+class CompileTimes(unittest.TestCase):
+    """tools/compile_times.py: the space's distinct kernels, sampled, compiled one per process call."""
+
+    def test_the_sample_is_the_spaces_distinct_kernels(self):
+        import compile_times  # pylint: disable=import-outside-toplevel
+
+        shape = (128, 768, 2048, 8, "int4_w4a16", (0, 128), False)
+        every = compile_times.sample_space(shape, [1, 64, 1024], 0)
+        sp = space_mod.build_space(Shape(*shape), [1, 64, 1024], ["up"], "sglang", space_mod.HOPPER_SMEM_LIMIT)
+        self.assertEqual(set(every), {(c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, c.BLOCK_SIZE_K, c.num_warps, c.num_stages)
+                                      for cfgs in sp.values() for c in cfgs})
+        some = compile_times.sample_space(shape, [1, 64, 1024], 20)
+        self.assertEqual(len(some), 20)
+        self.assertTrue(set(some) <= set(every))
+        self.assertEqual(some, compile_times.sample_space(shape, [1, 64, 1024], 20))  # the same draw each time
+
+    def test_a_run_times_every_sampled_kernel(self):
+        out = os.path.join(tempfile.mkdtemp(prefix="moetune-ct-"), "ct.json")
+        p = subprocess.run([sys.executable, os.path.join(TOOLS, "compile_times.py"), "--backend", "synthetic",
+                            "--sample", "5", "--workers", "2", "--json", out], capture_output=True, text=True,
+                           timeout=120, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out, encoding="utf-8") as f:
+            got = json.load(f)
+        self.assertTrue(got["simulated"])
+        self.assertEqual(len(got["rows"]), 5)
+        self.assertEqual([r["error"] for r in got["rows"]], [None] * 5)
+        self.assertIn("5 kernels compiled, 0 failed", p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
