@@ -40,8 +40,7 @@ PROBE_MODULES = ("torch", "triton", "sympy", "torch._dynamo")
 
 def valid_bytecode(source: str) -> bool:
     """Whether the bytecode Python would use for this source file (in its __pycache__, for this
-    interpreter) exists and matches the source, as the import system checks it (magic number, then the
-    source's mtime and size, or a hash-based pyc, which it trusts here)."""
+    interpreter) exists and matches the source (pyc_matches)."""
     try:
         saved = getattr(sys, "pycache_prefix", None)
         sys.pycache_prefix = None  # type: ignore[attr-defined]  # the package's own __pycache__
@@ -49,10 +48,19 @@ def valid_bytecode(source: str) -> bool:
             pyc = importlib.util.cache_from_source(source)
         finally:
             sys.pycache_prefix = saved  # type: ignore[attr-defined]
+    except (ValueError, NotImplementedError):
+        return False
+    return pyc_matches(pyc, source)
+
+
+def pyc_matches(pyc: str, source: str) -> bool:
+    """Whether the bytecode file pyc is valid for source as the import system checks it (magic number,
+    then the source's mtime and size, or a hash-based pyc, which it trusts here)."""
+    try:
         with open(pyc, "rb") as f:
             head = f.read(16)
         st = os.stat(source)
-    except (OSError, ValueError, NotImplementedError):
+    except OSError:
         return False
     if len(head) < 16 or head[:4] != importlib.util.MAGIC_NUMBER:
         return False
@@ -153,7 +161,10 @@ _MARKER = ".warm-%s.json"
 # The child's whole program: compile each source named in its list file whose bytecode under the prefix is not
 # valid (as the import system checks it), then print "compiled valid failed".
 _WARM_CHILD = r"""
-import importlib.util, os, py_compile, sys
+import importlib.util, py_compile, sys
+sys.dont_write_bytecode = True  # nothing of the agent's own is written while it is imported
+sys.path.insert(0, sys.argv[3])  # the agent (a folder or its pyz): bytecode.pyc_matches
+from moetune_agent.bytecode import pyc_matches
 sys.pycache_prefix = sys.argv[1]
 n = v = f = 0
 for line in open(sys.argv[2], encoding="utf-8"):
@@ -162,18 +173,9 @@ for line in open(sys.argv[2], encoding="utf-8"):
         continue
     try:
         pyc = importlib.util.cache_from_source(src)
-        st = os.stat(src)
-        try:
-            with open(pyc, "rb") as fh:
-                h = fh.read(16)
-            if len(h) == 16 and h[:4] == importlib.util.MAGIC_NUMBER and (
-                    int.from_bytes(h[4:8], "little") & 1 or (
-                        int.from_bytes(h[8:12], "little") == (int(st.st_mtime) & 0xFFFFFFFF) and
-                        int.from_bytes(h[12:16], "little") == (st.st_size & 0xFFFFFFFF))):
-                v += 1
-                continue
-        except OSError:
-            pass
+        if pyc_matches(pyc, src):
+            v += 1
+            continue
         py_compile.compile(src, cfile=pyc, doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
         n += 1
@@ -181,6 +183,7 @@ for line in open(sys.argv[2], encoding="utf-8"):
         f += 1
 print(n, v, f)
 """
+_AGENT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _package_roots(packages: Sequence[str]) -> List[str]:
@@ -257,8 +260,8 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(files[i::workers]) + "\n")
             try:
-                procs.append(subprocess.Popen([sys.executable, "-E", "-S", "-c", _WARM_CHILD, prefix, path],
-                                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                procs.append(subprocess.Popen([sys.executable, "-E", "-S", "-c", _WARM_CHILD, prefix, path,
+                                               _AGENT_ROOT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                               stderr=subprocess.DEVNULL))
             except OSError:
                 break
@@ -269,10 +272,10 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
             try:
                 got, _ = p.communicate(timeout=max(0.1, deadline - time.time()))
                 vals = got.split()
-                if p.returncode == 0 and len(vals) == 3:
+                if p.returncode == 0 and len(vals) == 3 and all(x.isdigit() for x in vals):
                     counts = [a + int(b) for a, b in zip(counts, vals)]
                 else:
-                    counts[2] += 1
+                    counts[2] += 1  # a child that failed as a whole
             except subprocess.TimeoutExpired:
                 capped = True
                 p.kill()
