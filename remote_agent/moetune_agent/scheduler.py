@@ -614,6 +614,18 @@ class Scheduler(object):
                 (rest if k in seen else first).append(u)
                 seen.add(k)
             units = first + rest
+        else:
+            first, rest = list(units), []
+        if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") != "0":
+            # Longest first (space.compile_cost): a batch's makespan on the pool is not set by a slow
+            # kernel that happened to be submitted last (int4: 0.3-8 s a kernel on the H200). The stable
+            # sort keeps the caller's order among equals; the other sizes of a config stay behind.
+            from .space import compile_cost
+
+            def cost(u):
+                return -sum(compile_cost(c) for c in (u.cfg, u.cfg_down, u.pair) if c is not None)
+
+            units = sorted(first, key=cost) + rest
         new = []
         for u in units:
             for c in (u.cfg, u.cfg_down, u.pair):

@@ -145,6 +145,11 @@ class SyntheticBackend(Backend):
 
     def _compile(self, op: str, cfg: KernelConfig) -> None:
         cost = self._compile_s()
+        if cost and os.environ.get("MOETUNE_SYNTHETIC_COMPILE_SPREAD") == "1":
+            # Test/benchmark hook: the cost spread over configs as space.compile_cost ranks them (the H200's
+            # bf16 kernels took 0.3-1.5 s), MOETUNE_SYNTHETIC_COMPILE_MS for a 64x64x64 tile with 4 warps.
+            from ..space import compile_cost
+            cost *= compile_cost(cfg) / 3072.0
         marker = self._marker(op, cfg)
         if not cost or marker is None or os.path.exists(marker):
             return

@@ -30,40 +30,35 @@ from .session import Session
 def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
     """-> (make_strategy, resolved name). name None means the agent's default: "fast" when present."""
     from .. import strategies
-    known = strategies.STRATEGIES
-    if name is None:
-        name = "fast" if "fast" in known else getattr(strategies, "DEFAULT_STRATEGY", sorted(known)[0])
-    if name not in known:
-        raise spec_mod.SpecError("spec: unknown strategy %r; this agent has: %s" % (name, ", ".join(sorted(known))),
-                                 "strategy")
-    return strategies.make_strategy, name
+    try:
+        return strategies.make_strategy, strategies.resolve(name)
+    except ValueError as e:
+        raise spec_mod.SpecError("spec: %s" % e, "strategy")
+
+
+def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> Tuple[list, list]:
+    """headroom.first_batches (the first phase, the check's seeds), the spec's strategy checked first."""
+    pick_strategy(spec["strategy"])
+    from .. import headroom
+    return headroom.first_batches(spec, ops, sizes, smem, cap)
 
 
 def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> list:
-    """What the run will measure first, known before the backend's defaults (from the GPU's shared memory
-    alone): the strategy's first phase (the fast one's tile screen at its anchors), at most cap units,
-    then the headroom check's catalogue configs the fast strategy seeds every size with."""
-    shape = spec_mod.shape_of(spec)
-    space = space_mod.spec_space(spec, shape, sizes, ops, smem)
-    if not space:
-        return []
-    make_strategy, name = pick_strategy(spec["strategy"])
-    units = list(make_strategy(name, space, sizes, ops, shape).next_phase([]) or [])[:cap]
-    if name == "fast":
-        try:
-            from .. import headroom
-            units += headroom.HeadroomPlan(shape, sizes, ops, space, {}).likely_units()
-        except (ImportError, AttributeError):
-            pass
-    return units
+    """first_batches in one list: the first phase, then the seeds."""
+    units, seeds = first_batches(spec, ops, sizes, smem, cap)
+    return units + seeds
 
 
 def _early_precompile(spec: Dict[str, Any], ops: Any, sizes: Any, sched: Scheduler):
     """The scheduler's on_facts for a run: compile first_units while the GPU worker still starts (imports
     the server, probes the roofline, makes its smoke calls). A cold own-kernel run's first phase waited
-    12.5 s for its ~150 kernels after the start-up (issue 22)."""
+    12.5 s for its ~150 kernels after the start-up (issue 22). The whole first phase goes to the pool
+    before the seeds, which later phases measure: with the phase capped at 12 units per pool process (168
+    of the own kernel's 231), its last units queued behind ~100 seed kernels."""
     def go(facts: Dict[str, Any]) -> None:
-        sched.precompile(first_units(spec, ops, sizes, facts.get("smem"), 12 * max(1, sched.precompile_workers)))
+        units, seeds = first_batches(spec, ops, sizes, facts.get("smem"), 48 * max(1, sched.precompile_workers))
+        sched.precompile(units)
+        sched.precompile(seeds)
     return go
 
 
@@ -234,6 +229,10 @@ class Run(object):
         make_strategy, strategy_name = pick_strategy(spec["strategy"])
         cache_dir = os.path.join(self.run_dir, "triton_cache")
         os.makedirs(cache_dir, exist_ok=True)
+        # A check's background compile (prewarm.py) ends before this run's processes start: what it
+        # compiled is in the host's cache, and it must not compete with the measurements for the CPU.
+        from .. import prewarm
+        pw = prewarm.stop(os.path.dirname(os.path.dirname(self.run_dir)))
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
         sched = self.sched
         assert sched is not None
@@ -244,6 +243,8 @@ class Run(object):
         s = Session(self.run_dir, self.run_id, spec, ev, sched, journal, t0)
         s.backend, s.gpus, s.info, s.ops, s.sizes = backend, gpus, info, ops, sizes
         s.strategy_name, s.cache_files_before = strategy_name, cache_files_before
+        s.prewarm = {k: pw.get(k) for k in ("state", "units", "kernels", "ok", "failed", "wall_s", "ended",
+                                             "stopped_by_us", "stop_s")} if pw else None
         s.shape = shape
         s.device = spec.get("device_name") or info["device_name"]
         spec_mod.check_device_name(s.device)  # the backend's name goes into the file names too

@@ -29,3 +29,12 @@ def make_strategy(name: str, space: Dict[Tuple[str, int], Sequence[KernelConfig]
     except KeyError:
         raise ValueError("unknown strategy %r; known strategies: %s" % (name, ", ".join(sorted(STRATEGIES))))
     return cls(space, batch_sizes, ops, shape, **options)
+
+
+def resolve(name: "str | None") -> str:
+    """The strategy a spec names (None: the agent's default, "fast"); ValueError for an unknown one."""
+    if name is None:
+        name = "fast" if "fast" in STRATEGIES else DEFAULT_STRATEGY
+    if name not in STRATEGIES:
+        raise ValueError("unknown strategy %r; this agent has: %s" % (name, ", ".join(sorted(STRATEGIES))))
+    return name
