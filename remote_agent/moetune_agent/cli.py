@@ -13,6 +13,7 @@ import time
 from typing import List, Optional
 
 from . import safefile, spec as spec_mod
+from .detach import spawn_detached
 from .backends import SYNTHETIC
 from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
 from .runs import logs, store
@@ -79,6 +80,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["_run"] and len(argv) == 2:
         from .run.runner import Run
         return Run(argv[1]).main()
+    if argv[:1] == ["_prewarm"] and len(argv) == 2:  # internal: the detached prewarm (prewarm.py)
+        from .prewarm import main as prewarm_main
+        return prewarm_main(argv[1])
     if argv[:1] == ["_headroom"] and len(argv) == 2:  # internal: the check under the spec's interpreter
         from .headroom import inner_main
         return inner_main(argv[1], out)
@@ -245,12 +249,6 @@ def _tune(args, out):
     return _start(run_dir, args.foreground, out)
 
 
-def _agent_path():
-    """sys.path entry holding the moetune_agent package (the .pyz itself when run from the zipapp)."""
-    import moetune_agent
-    return os.path.dirname(os.path.dirname(os.path.abspath(moetune_agent.__file__)))
-
-
 def _python_for(run_dir):
     sp = json.loads(safefile.read_text(os.path.join(run_dir, "spec.json"), "{}") or "{}")
     py = sp.get("python")
@@ -270,7 +268,7 @@ def _start(run_dir, foreground, out):
         return EXIT_OK if rc == 0 else EXIT_FAILED
     start_seq = logs.count_lines(os.path.join(run_dir, "events.jsonl"))
     python = _python_for(run_dir)
-    _spawn_detached(python, run_dir)
+    spawn_detached(python, run_dir)
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
     # (MOETUNE_AGENT_START_WAIT_S: tests shorten the wait; a cold torch import can take most of a minute.)
     wait_s = float(os.environ.get("MOETUNE_AGENT_START_WAIT_S") or 60)
@@ -314,52 +312,6 @@ def _start(run_dir, foreground, out):
     out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
               path=run_dir)
     return EXIT_FAILED
-
-
-def _spawn_detached(python, run_dir):
-    """Double fork + setsid: the run survives the SSH session (no controlling tty, own process group,
-    reparented to init), with stdout/stderr in the run folder."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # first child
-        try:
-            os.close(r)
-            os.setsid()
-            pid2 = os.fork()
-            if pid2 != 0:
-                os.write(w, str(pid2).encode())
-                os._exit(0)
-            os.close(w)
-            os.setpgid(0, 0)  # lead our own process group: cancel signals the run and its workers at once
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
-            o = os.open(os.path.join(run_dir, "stdout.log"), flags, 0o644)
-            e = os.open(os.path.join(run_dir, "stderr.log"), flags, 0o644)
-            os.dup2(o, 1)
-            os.dup2(e, 2)
-            for fd in (devnull, o, e):
-                if fd > 2:
-                    os.close(fd)
-            os.chdir(run_dir)
-            code = ("import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
-                    "sys.exit(main(['_run', sys.argv[2]]))")
-            os.execv(python, [python, "-c", code, _agent_path(), run_dir])
-        except BaseException:
-            os._exit(127)
-    os.close(w)
-    data = b""
-    while True:
-        chunk = os.read(r, 64)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
-    if data.strip().isdigit():
-        # Recorded before the child writes it itself, so cancel works from the first instant.
-        safefile.write_atomic(os.path.join(run_dir, "pid"), data.strip() + b"\n")
 
 
 def _attach(run_dir, start, follow, out):

@@ -642,6 +642,8 @@ def run_check(spec: Dict[str, Any], out) -> int:
     server_error = None
     if asked == AUTO and SERVER not in cands:
         server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
+    from . import prewarm
+    stopped = prewarm.stop()  # a prewarm still compiling would compete with this check's measurements
     cache_dir, cache_persistent = compile_cache_dir()
     marks = {"start": t0}
     cache_before = _entries(cache_dir)
@@ -678,6 +680,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
         if simulated:
             v["text"] = "SIMULATED: " + v["text"]
         wall = round(time.time() - t0, 3)
+        pw = _start_prewarm(spec, sched, extra, info, measured)
         out.emit(dict({"type": "headroom", "verdict": v["text"], "kind": v["kind"], "ranges": v["ranges"],
                        "sizes": rows, "backend": backend, "device_name": spec.get("device_name") or info["device_name"],
                        "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
@@ -694,7 +697,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
                                    "compile_cache": cache_dir if cache_persistent else None,
                                    "compile_cache_entries_before": cache_before,
                                    "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
-                                   "kept_graphs": sched.worker_stats()},
+                                   "kept_graphs": sched.worker_stats(),
+                                   "prewarm_stopped": _stopped_brief(stopped)},
+                       "prewarm": pw,
                        "ts": time.time()}, **sim))
         if all(r.get("gain") is None for r in rows):
             out.error("backend_failed", "the server's config could not be timed at any batch size")
@@ -712,6 +717,95 @@ def run_check(spec: Dict[str, Any], out) -> int:
         profiling.stop()
         if not cache_persistent:
             shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> Tuple[list, list]:
+    """What a tune of spec will measure first, known before the backend's defaults (from the GPU's shared
+    memory alone) -> (the strategy's first phase (the fast one's tile screen at its anchors), at most cap
+    units; the check's catalogue configs the fast strategy seeds every size with: HeadroomPlan.likely_units)."""
+    from . import spec as spec_mod, strategies
+
+    shape = spec_mod.shape_of(spec)
+    space = space_mod.spec_space(spec, shape, sizes, ops, smem)
+    if not space:
+        return [], []
+    name = strategies.resolve(spec["strategy"])
+    units = list(strategies.make_strategy(name, space, sizes, ops, shape).next_phase([]) or [])[:cap]
+    seeds = HeadroomPlan(shape, sizes, ops, space, {}).likely_units() if name == "fast" else []
+    return units, seeds
+
+
+def prewarm_plan(spec: Dict[str, Any], smem: Optional[int],
+         measured: Sequence[Measurement] = ()) -> Tuple[List[Unit], List[int]]:
+    """-> (units, the end of each group in units): the units whose kernels the tune of spec compiles
+    first, in three groups: the strategy's first phase; a guess at its second (the strategy's next phase
+    as it would be if each first-phase unit had timed like the check's fastest config of the same tile at
+    the same size; units the check has no such timing for count as failed); the check's catalogue
+    configs the fast strategy seeds every size with (later phases). A pure function of its arguments."""
+    from . import spec as spec_mod, strategies
+
+    shape = spec_mod.shape_of(spec)
+    ops = spec_mod.strategy_ops(spec)
+    sizes = spec["batch_sizes"]
+    phase1, seeds = first_batches(spec, ops, sizes, smem, 1 << 30)
+    if not phase1:
+        return [], []
+    out = list(phase1)
+    seen = {u.ident() for u in out}
+    bounds = [len(out)]
+    strategy = strategies.make_strategy(strategies.resolve(spec["strategy"]),
+                                        space_mod.spec_space(spec, shape, sizes, ops, smem), sizes, ops, shape)
+    best: Dict[Tuple[str, int, Tuple[int, int, int]], float] = {}
+    for meas in measured:
+        u = meas.unit
+        if not meas.ok or not meas.samples_us or u.cfg_down is not None:
+            continue
+        k = (u.op, u.m, (u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K))
+        v = sorted(meas.samples_us)[len(meas.samples_us) // 2]
+        best[k] = min(best.get(k, v), v)
+    if best:
+        guessed = []
+        for u in phase1:
+            t = best.get((u.op, u.m, (u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K)))
+            guessed.append(Measurement(u, [t] * max(1, u.replays)) if t is not None
+                           else Measurement(u, None, "other", "no check timing of this tile"))
+        for u in strategy.next_phase(guessed) or []:
+            if u.ident() not in seen:
+                seen.add(u.ident())
+                out.append(u)
+    bounds.append(len(out))
+    for u in seeds:
+        if u.ident() not in seen:
+            seen.add(u.ident())
+            out.append(u)
+    bounds.append(len(out))
+    return out, bounds
+
+
+def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dict[str, Any],
+                   measured) -> Optional[Dict[str, Any]]:
+    """The tune's first kernels compiled in the background after this check (prewarm.py) -> {"pid",
+    "units", "kernels" planned} or None (off, no CPU compile for this backend, no host cache)."""
+    from . import prewarm
+
+    facts = extra.get("cpu_compile_info")
+    if not prewarm.enabled() or not facts or not extra.get("can_cpu_precompile", True):
+        return None
+    try:
+        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured)
+        desc = {k: v for k, v in sched.desc.items() if k not in ("heat_s", "heat_min_s", "pycache_prefix",
+                                                                   "early_facts", "bandwidth_probe")}
+        desc["cpu_compile"] = dict(facts)
+        return prewarm.start(spec, desc, units, bounds)
+    except Exception as e:  # noqa: BLE001 - the check's answer stands without it
+        sys.stderr.write("moetune-agent: no prewarm: %s: %s\n" % (type(e).__name__, e))
+        return None
+
+
+def _stopped_brief(st: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    if not st or not st.get("stopped_by_us"):
+        return None
+    return {k: st.get(k) for k in ("state", "kernels", "ok", "failed", "stop_s")}
 
 
 def triton_version() -> Optional[str]:

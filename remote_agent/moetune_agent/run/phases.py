@@ -218,7 +218,7 @@ def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, 
                                  "files_at_start": s.cache_files_before,
                                  "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None},
                "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
-               "kept_graphs": sched.worker_stats()}
+               "kept_graphs": sched.worker_stats(), "prewarm": s.prewarm}
     defaults: Dict[Tuple[str, int], Any] = {k: (c, op_us.get((k[0], k[1], c.key())))
                                             for k, c in s.defaults_cfg.items()}
     winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}

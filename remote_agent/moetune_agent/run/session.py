@@ -46,6 +46,7 @@ class Session(object):
         self.routing: Dict[str, Any] = {}
         self.default_source: Optional[Dict[str, Any]] = None
         self.cache_files_before: Optional[int] = None
+        self.prewarm: Optional[Dict[str, Any]] = None  # what a check's background compile had done (prewarm.py)
         # Kept up to date by the phases:
         self.state: Dict[str, Any] = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
                                       "from_journal": len(journal), "best": {}}

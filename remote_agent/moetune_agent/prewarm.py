@@ -1,0 +1,267 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""After a headroom check: the tune's first kernels compiled in the background (issue 22).
+
+A user checks whether a tune is worth it, reads the verdict, then starts the tune. On a host's first
+tune the GPU waited 16 of 47 s for the precompile pool, 10.5 s of it in the first phase (the tile screen,
+~150 kernels, one batch the strategy cannot start without). The check knows everything that phase needs
+(the spec, the GPU's compile target, its shared memory) and ends seconds after its verdict, leaving the
+host's cores idle while the user reads it. So the check starts a detached process that compiles, with
+one pool process per core and no GPU (cpu_compile.py), into the host's compile cache
+(runs/compile_cache.py):
+
+(headroom.prewarm_plan says what, in order):
+  1. the tune's first phase (the fast strategy's tile screen at its anchors);
+  2. a guess at the second phase (the warps x stages variants of the leading tiles): the strategy's own
+     next phase, given the check's timings of the same tile at the same batch size as its screen;
+  3. the check's catalogue configs, which the fast strategy measures at every size (later phases);
+costly kernels first within each group (space.compile_cost).
+
+Nothing here touches a GPU or any file but the compile cache and this folder; the process runs at a
+lower priority (nice 10) and at most MOETUNE_PREWARM_S seconds (default 300). A tune or another check
+stops it first (stop(): SIGTERM to its process group, SIGKILL after 3 s), so it never competes with a
+measurement for the CPU; whatever it compiled by then is in the cache, and the tune compiles the rest.
+MOETUNE_PREWARM=0 turns it off. Its state is <agent home>/prewarm/status.json; the tune's result.json
+records what it found (timings.prewarm).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import safefile
+from .backends import SERVER, SYNTHETIC
+from .kernel_types import KernelConfig
+from .work import Unit
+
+DIR_NAME = "prewarm"
+CMD = "_prewarm"
+STOP_GRACE_S = 3.0
+
+
+def enabled() -> bool:
+    return os.environ.get("MOETUNE_PREWARM", "1") != "0"
+
+
+def state_dir(home: Optional[str] = None) -> str:
+    from .runs.store import home_dir
+    return os.path.join(home_dir(home), DIR_NAME)
+
+
+def read_status(home: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    try:
+        text = safefile.read_text(os.path.join(state_dir(home), "status.json"), "")
+        st = json.loads(text or "null")
+        return st if isinstance(st, dict) else None
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _write_status(d: str, st: Dict[str, Any]) -> None:
+    try:
+        safefile.write_atomic(os.path.join(d, "status.json"), (json.dumps(st) + "\n").encode())
+    except OSError:
+        pass
+
+
+def _unit_to_json(u: Unit) -> list:
+    return [u.op, u.cfg.key(), int(u.m)]
+
+
+def _unit_from_json(x: Any) -> Unit:
+    op, key, m = x
+    return Unit(str(op), KernelConfig.from_key(str(key)), int(m), 1, 0)
+
+
+# -- the controller's side: start and stop ------------------------------------------------------------
+def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bounds: Optional[Sequence[int]] = None,
+          home: Optional[str] = None, python: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    """Start the detached prewarm of units (compiled group by group, bounds as plan() gives them) for the
+    backend desc (with its cpu_compile facts) -> {"pid", "units"}, or None where there is nothing to do
+    (off, no units, no CPU compile, no host cache)."""
+    if not enabled() or not units or not desc.get("cpu_compile"):
+        return None
+    from .runs.compile_cache import host_compile_cache
+    if host_compile_cache(desc, home) is None:
+        return None  # a private cache dies with its run: nothing a later tune could use
+    stop(home)
+    d = state_dir(home)
+    try:
+        os.makedirs(d, exist_ok=True)
+        job = {"spec": spec, "desc": desc, "home": home, "units": [_unit_to_json(u) for u in units],
+               "bounds": [int(b) for b in (bounds or [len(units)])], "created": time.time()}
+        safefile.write_atomic(os.path.join(d, "job.json"), (json.dumps(job) + "\n").encode())
+        _write_status(d, {"state": "starting", "units": len(units), "created": job["created"]})
+        from .detach import spawn_detached
+        pid = spawn_detached(python or sys.executable, d, command=CMD)
+    except OSError as e:
+        sys.stderr.write("moetune-agent: no prewarm: %s\n" % e)
+        return None
+    return {"pid": pid, "units": len(units)}
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (our own child not yet reaped) is gone for our purpose
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return f.read().split(b")")[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def stop(home: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    """Stop a running prewarm of this agent home (its whole process group) -> its last status with
+    "stopped_by_us" and "stop_s", or None where none was there. Only a process whose command line is
+    this agent's prewarm is signalled: a pid file that names another process (stale, or planted) is
+    ignored, never killed."""
+    d = state_dir(home)
+    try:
+        text = safefile.read_text(os.path.join(d, "pid"), "") or ""
+    except OSError:
+        text = ""
+    st = read_status(home)
+    if not text.strip().isdigit():
+        return st
+    pid = int(text.strip())
+    if pid <= 1 or pid == os.getpid() or not _alive(pid) or CMD not in _cmdline(pid):
+        return st
+    t0 = time.time()
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return st
+    while _alive(pid) and time.time() - t0 < STOP_GRACE_S:
+        time.sleep(0.02)
+    if _alive(pid):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    st = dict(read_status(home) or {})
+    st["stopped_by_us"] = True
+    st["stop_s"] = round(time.time() - t0, 3)
+    return st
+
+
+# -- the detached process ---------------------------------------------------------------------------
+def main(d: str) -> int:
+    """The prewarm process (cli's _prewarm; cwd and logs in the prewarm folder d)."""
+    import multiprocessing
+
+    from . import bytecode
+    from .runs.compile_cache import host_compile_cache
+    from .scheduler import Scheduler, _precompile_init, _precompile_task
+
+    t0 = time.time()
+    safefile.write_atomic(os.path.join(d, "pid"), ("%d\n" % os.getpid()).encode())
+    job = json.loads(safefile.read_text(os.path.join(d, "job.json"), "") or "{}")
+    units = [_unit_from_json(x) for x in job.get("units", [])]
+    spec, desc, home = job.get("spec") or {}, dict(job.get("desc") or {}), job.get("home")
+    cap_s = float(os.environ.get("MOETUNE_PREWARM_S", "") or 300.0)
+    st: Dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": t0, "units": len(units),
+                          "kernels": 0, "ok": 0, "failed": 0, "first_error": None}
+    pool = None
+
+    def finish(state: str, code: int) -> None:
+        st["state"] = state
+        st["ended"] = time.time()
+        st["wall_s"] = round(st["ended"] - t0, 3)
+        if pool is not None:
+            Scheduler._terminate_pool(pool, 2.0)
+        _write_status(d, st)
+        os._exit(code)
+
+    signal.signal(signal.SIGTERM, lambda *_a: finish("stopped", 0))
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    cache_dir = host_compile_cache(desc, home)
+    if cache_dir is None or not units:
+        finish("nothing", 0)
+    if desc.get("name") != SYNTHETIC or os.environ.get("MOETUNE_PYCACHE") == "1":
+        prefix = bytecode.host_prefix(home)
+        if prefix:
+            desc["pycache_prefix"] = prefix
+    classes = None
+    if desc.get("name") == SERVER:
+        from . import spec as spec_mod
+        from .backends.server_backend import classes_for
+        classes = classes_for(spec.get("framework") or desc.get("framework") or "sglang", spec_mod.shape_of(spec))
+    per_m = desc.get("name") == SERVER
+    ncpu = os.cpu_count() or 1
+    workers = max(1, ncpu - 1) if desc.get("name") != SYNTHETIC else 2
+    if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
+        workers = max(1, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(workers, initializer=_precompile_init, initargs=(desc, cache_dir, os.getpid()))
+    # Group by group (the first phase, the guess, the seeds), costly kernels first within each, as
+    # Scheduler.precompile submits a batch
+    from .space import compile_cost
+    ordered: List[Unit] = []
+    lo = 0
+    for hi in list(job.get("bounds") or []) + [len(units)]:
+        group = units[lo:int(hi)]
+        if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") != "0":
+            group = sorted(group, key=lambda u: -compile_cost(u.cfg))
+        ordered.extend(group)
+        lo = max(lo, int(hi))
+    seen: Dict[Any, Any] = {}
+    results = []
+    for u in ordered:
+        cls = None
+        if classes is not None:
+            try:
+                cls = classes(u.op, u.cfg, u.m)
+            except Exception:  # noqa: BLE001 - unknown class: per size
+                cls = None
+        key = (u.op, u.cfg.key()) if not per_m else ((u.op, u.cfg.key(), "class", cls) if cls is not None
+                                                    else (u.op, u.cfg.key(), u.m))
+        if key in seen:
+            continue
+        seen[key] = True
+        results.append(pool.apply_async(_precompile_task, (u.op, u.cfg, u.m if per_m else None, desc)))
+    st["kernels"] = len(results)
+    _write_status(d, st)
+    deadline = t0 + cap_s
+    pending = list(results)
+    while pending:
+        if time.time() > deadline:
+            finish("capped", 0)
+        still = []
+        for r in pending:
+            if r.ready():
+                err = r.get()
+                if err is None:
+                    st["ok"] += 1
+                else:
+                    st["failed"] += 1
+                    st["first_error"] = st["first_error"] or str(err)[:200]
+            else:
+                still.append(r)
+        if len(still) != len(pending):
+            _write_status(d, st)
+        pending = still
+        time.sleep(0.05)
+    finish("done", 0)
+    return 0
+

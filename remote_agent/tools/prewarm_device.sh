@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Issue 22, one device call: the pyz of the change before it (.before/<sha>/moetune-agent.pyz, built here
+# with `user_path_bench.py --build-before-only --before REF` and carried) against this checkout's, rows
+# interleaved before/after, each on a fresh MOETUNE_HOME (a fresh host: cold compile and bytecode caches):
+#   cold      own-kernel `up` tune as the host's first run                   (before, after)
+#   read      headroom check, 15 s of reading the verdict, then the tune     (after: the prewarm's effect)
+#   wait      headroom check, the prewarm left to finish, then the tune      (after)
+#   int4      bf16 and int4_w4a16 at 3 sizes (INT4_CAP s at most for int4)   (before, after)
+#   sglang    SGLang main `up` cold (SGL_CAP); sglang_read: its check, 15 s, then the tune (after)
+# STEPS picks (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang.
+#   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/prewarm-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+WORK=$(mktemp -d /tmp/moetune-pw-XXXX)
+T0=$(date +%s)
+stamp() { echo "--- $1 at $(( $(date +%s) - T0 )) s"; }
+STEPS=${STEPS:-cold,read,wait,int4}
+SYN=()
+if [ "${PROFILE_SYNTHETIC:-0}" = 1 ]; then
+  SYN=(--synthetic); export MOETUNE_COMPILE_CACHE=1 MOETUNE_SYNTHETIC_COMPILE_MS=${MOETUNE_SYNTHETIC_COMPILE_MS:-40}
+fi
+want() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
+BEFORE=$(realpath "$(ls .before/*/moetune-agent.pyz 2>/dev/null | head -1)")
+AFTER="$WORK/after.pyz"
+python3 remote_agent/build_pyz.py --src remote_agent --kernels kernels --out "$AFTER" > /dev/null || exit 1
+echo "before: $BEFORE"; echo "after: $AFTER"
+[ -d .upstream ] && python3 -m compileall -q -j 0 .upstream > /dev/null 2>&1
+[ "${PROFILE_SYNTHETIC:-0}" = 1 ] || \
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name(0))"
+stamp "page cache warm"
+fresh() { echo "$WORK/home_$1"; }  # a fresh host per label
+row() {  # label pyz home rows [extra]
+  local label=$1 pyz=$2 home=$3 rows=$4; shift 4
+  python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --agent "$pyz" --label "$label" --home "$home" --rows "$rows" \
+    --json "$OUT/$label.json" "$@" > "$WORK/$label.log" 2>&1
+  stamp "$label"; grep -E "^(own_up|sglang_up|int4_3|bf16_3) |^ +precompile|within 1.5x|Traceback|Error" "$WORK/$label.log" | cut -c1-400 | head -6
+}
+check() {  # label pyz home pair
+  python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" --agent "$2" --pairs "$4" --check-only "$4" --home "$3" \
+    ${UPSTREAM_SGL:+--upstream "$UPSTREAM_SGL"} --limit-s 300 --out "$WORK/$1" > "$WORK/$1.log" 2>&1
+  stamp "$1"; grep -E "check wall|verdict|SUMMARY" "$WORK/$1.log" | cut -c1-300 | head -4
+  cp "$WORK/$1/headroom_bench.json" "$OUT/$1_bench.json" 2>/dev/null
+  python3 -c "import json,sys; print('prewarm status', open(sys.argv[1]).read().strip())" "$3/prewarm/status.json" 2>/dev/null
+}
+wait_prewarm() {  # home max_s
+  local t=0
+  while [ $t -lt $(( $2 * 10 )) ]; do
+    grep -q '"state": "\(done\|capped\|stopped\|nothing\)"' "$1/prewarm/status.json" 2>/dev/null && break
+    sleep 0.1; t=$((t + 1))
+  done
+  stamp "prewarm waited $((t / 10)) s"; cat "$1/prewarm/status.json" 2>/dev/null; echo
+}
+[ -d .upstream/sglang_head ] && UPSTREAM_SGL=.upstream/sglang_head
+if want cold; then
+  row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120
+  row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120
+fi
+if want read; then
+  H=$(fresh read); check after_read_check "$AFTER" "$H" qwen3_triton; sleep 15; stamp "15 s of reading"
+  row after_read_tune "$AFTER" "$H" own_up --cap-s 120
+fi
+if want wait; then
+  H=$(fresh wait); check after_wait_check "$AFTER" "$H" qwen3_triton; wait_prewarm "$H" 120
+  row after_wait_tune "$AFTER" "$H" own_up --cap-s 120
+fi
+if want int4; then
+  row before_int4 "$BEFORE" "$(fresh before_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
+  row after_int4 "$AFTER" "$(fresh after_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
+fi
+if want sglang && [ -n "${UPSTREAM_SGL:-}" ]; then
+  row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+  H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; sleep 15; stamp "15 s of reading"
+  row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+fi
+tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null
+stamp "done"
