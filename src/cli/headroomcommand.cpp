@@ -114,6 +114,8 @@ int HeadroomCommand::run(const QStringList &args) {
         Console::out(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)));
     } else {
         Console::out(result.tableText());
+        if (const QString pw = result.prewarmNote(); !pw.isEmpty())
+            Console::out(pw + u'\n');
         if (!error.isEmpty())
             Console::err(u"moetune-cli headroom: "_s + error + u'\n');
     }

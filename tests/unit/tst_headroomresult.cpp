@@ -98,6 +98,23 @@ private slots:
         QCOMPARE(HeadroomResult::kindId(r->kind), u"worth_tuning"_s);
     }
 
+    void prewarmNote() {
+        // the recorded event has no "prewarm" (an agent before it, or a check that started none): no note
+        const auto none = HeadroomResult::fromJson(headroomEvent());
+        QVERIFY(none);
+        QCOMPARE(none->prewarmUnits, 0);
+        QVERIFY(none->prewarmNote().isEmpty());
+        QJsonObject o = headroomEvent();
+        o.insert("prewarm"_L1, QJsonObject{{"pid"_L1, 4242}, {"units"_L1, 340}});
+        const auto r = HeadroomResult::fromJson(o);
+        QVERIFY(r);
+        QCOMPARE(r->prewarmUnits, 340);
+        QVERIFY2(r->prewarmNote().contains(u"first 340 timings"_s), qPrintable(r->prewarmNote()));
+        o.insert("prewarm"_L1, QJsonObject{{"units"_L1, -5}}); // hostile: never a negative count
+        QCOMPARE(HeadroomResult::fromJson(o)->prewarmUnits, 0);
+        o.insert("prewarm"_L1, QJsonValue()); // null: the agent started none
+        QVERIFY(HeadroomResult::fromJson(o)->prewarmNote().isEmpty());
+    }
     void badEvents_data() {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("sentence");

@@ -131,6 +131,8 @@ void HeadroomBox::showResult(const HeadroomResult &r, const QString &error) {
                      .arg(r.units)
                      .arg(r.wallSeconds, 0, 'f', 1)
                      .arg(r.deviceName, r.backend));
+    if (const QString pw = r.prewarmNote(); !pw.isEmpty())
+        notes.append(pw);
     m_ui->headroomNote->setText(notes.join(u' '));
     m_ui->headroomNote->setVisible(true);
     QTableWidget *t = m_ui->headroomTable;

@@ -77,6 +77,7 @@ std::optional<HeadroomResult> HeadroomResult::fromJson(const QJsonObject &o, QSt
     r.simulated = o.value("simulated"_L1).toBool();
     r.wallSeconds = o.value("wall_s"_L1).toDouble();
     r.units = o.value("units"_L1).toInt();
+    r.prewarmUnits = std::max(0, o.value("prewarm"_L1).toObject().value("units"_L1).toInt());
     const QJsonObject ds = o.value("default_source"_L1).toObject();
     r.defaultSourceKind = ds.value("kind"_L1).toString();
     r.defaultSourcePath = ds.value("path"_L1).toString();
@@ -155,6 +156,14 @@ QString HeadroomResult::tableText() const {
                    .arg(z.bestConfig == z.defaultConfig ? u"(the server's)"_s : z.bestConfig);
     out += u"\n%1 units in %2 s.\n"_s.arg(units).arg(wallSeconds, 0, 'f', 1);
     return out;
+}
+
+QString HeadroomResult::prewarmNote() const {
+    if (prewarmUnits <= 0)
+        return {};
+    return u"Meanwhile the host compiles the kernels of the tune's first %1 timings in the background "
+           "(CPU only), so a tune started next waits less for them; a tune or another check stops it."_s
+        .arg(prewarmUnits);
 }
 
 } // namespace moetune

@@ -49,7 +49,8 @@ struct HeadroomResult {
     bool simulated = false;
     double wallSeconds = 0;
     int units = 0;
-    QJsonObject raw; // the whole event, for the workspace
+    int prewarmUnits = 0; // the tune's first configs the host now compiles in the background (0 = none)
+    QJsonObject raw;      // the whole event, for the workspace
 
     static std::optional<HeadroomResult> fromJson(const QJsonObject &headroomEvent, QString *error = nullptr);
     QJsonObject toJson() const { return raw; }
@@ -57,6 +58,7 @@ struct HeadroomResult {
     QString headline() const;      // the verdict with SIMULATED / assumption notes, one line
     QString tableText() const;     // the per-range and per-size table for the CLI and the report
     double maxGain() const;        // the largest per-size gain (0 = none)
+    QString prewarmNote() const;   // what the host compiles for the tune meanwhile ("" = nothing)
 };
 
 } // namespace moetune
