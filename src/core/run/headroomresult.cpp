@@ -162,8 +162,8 @@ QString HeadroomResult::prewarmNote() const {
     if (prewarmUnits <= 0)
         return {};
     return u"Meanwhile the host compiles the kernels of the tune's first %1 timings in the background "
-           "(CPU only), so a tune started next waits less for them; a tune or another check stops it."_s
-        .arg(prewarmUnits);
+           "(CPU only), so a tune started next waits less for them; a tune or another check stops it."_s.arg(
+               prewarmUnits);
 }
 
 } // namespace moetune
