@@ -9,6 +9,11 @@ a fresh agent home (a cold compile cache), and prints per run the wall time, the
 (phase wall minus units x delay) and the pool's lookahead figures.
 
     python3 remote_agent/tools/lookahead_bench.py [--rounds 2] [--compile-ms 270] [--delay-ms 11]
+        [--switch MOETUNE_PRECOMPILE_LPT] [--spread]
+
+--switch names another 0/1 switch to compare off and on the same way (MOETUNE_PRECOMPILE_LPT: the pool's
+longest-first order); --spread spreads the compile cost over configs as space.compile_cost ranks them
+(MOETUNE_SYNTHETIC_COMPILE_SPREAD=1; --compile-ms is then a 64x64x64 tile's cost).
 
 SIMULATED: the figures are the scheduler's and the strategy's, not a GPU's.
 """
@@ -34,7 +39,10 @@ def run_once(lookahead, a):
         json.dump(spec, f)
     env = dict(os.environ, MOETUNE_HOME=home, MOETUNE_SYNTHETIC_COMPILE_MS=str(a.compile_ms),
                MOETUNE_SYNTHETIC_DELAY_MS=str(a.delay_ms), MOETUNE_PRECOMPILE_WORKERS=str(a.workers),
-               MOETUNE_PRECOMPILE_LOOKAHEAD="1" if lookahead else "0", PYTHONPATH=AGENT_ROOT)
+               PYTHONPATH=AGENT_ROOT)
+    env[a.switch] = "1" if lookahead else "0"
+    if a.spread:
+        env["MOETUNE_SYNTHETIC_COMPILE_SPREAD"] = "1"
     t0 = time.time()
     p = subprocess.run([sys.executable, "-m", "moetune_agent", "tune", sp, "--foreground"], env=env,
                        capture_output=True, text=True, timeout=900, check=False)
@@ -60,6 +68,8 @@ def main():
     ap.add_argument("--delay-ms", type=float, default=11.0)
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--ops", default="up")
+    ap.add_argument("--switch", default="MOETUNE_PRECOMPILE_LOOKAHEAD", help="the 0/1 switch compared")
+    ap.add_argument("--spread", action="store_true", help="compile cost spread over configs (compile_cost)")
     a = ap.parse_args()
     rows = []
     for r in range(a.rounds):
@@ -67,14 +77,14 @@ def main():
             row = run_once(la, a)
             rows.append(row)
             pc = row["precompile"]
-            print("round %d lookahead %-3s wall %6.2f s | units %d (%.1f s of timing) | compiles %s, of them "
-                  "lookahead %s (measured later: %s) | waited for compiles %s s | SIMULATED" % (
-                      r + 1, "on" if la else "off", row["wall_s"], row["units"], row["busy_s"],
-                      pc.get("submitted"), pc.get("lookahead"), pc.get("lookahead_used"), pc.get("wait_s")), flush=True)
+            fmt = ("round %d " + a.switch + " %-3s wall %6.2f s | units %d (%.1f s of timing) | compiles %s, of "
+                   "them lookahead %s (measured later: %s) | waited for compiles %s s | SIMULATED")
+            print(fmt % (r + 1, "on" if la else "off", row["wall_s"], row["units"], row["busy_s"], pc.get("submitted"),
+                         pc.get("lookahead"), pc.get("lookahead_used"), pc.get("wait_s")), flush=True)
     for la in (False, True):
         w = sorted(x["wall_s"] for x in rows if x["lookahead"] == la)
-        print("LOOKAHEAD %s: median wall %.2f s over %d runs (SIMULATED)" % ("on" if la else "off", w[len(w) // 2],
-                                                                            len(w)))
+        print((a.switch + " %s: median wall %.2f s over %d runs (SIMULATED)") % ("on" if la else "off", w[len(w) // 2],
+                                                                              len(w)))
     return 0
 
 
