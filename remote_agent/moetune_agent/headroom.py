@@ -680,7 +680,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
         if simulated:
             v["text"] = "SIMULATED: " + v["text"]
         wall = round(time.time() - t0, 3)
-        pw = _start_prewarm(spec, sched, extra, info, measured)
+        pw = _start_prewarm(spec, sched, extra, info, measured, defaults)
         out.emit(dict({"type": "headroom", "verdict": v["text"], "kind": v["kind"], "ranges": v["ranges"],
                        "sizes": rows, "backend": backend, "device_name": spec.get("device_name") or info["device_name"],
                        "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
@@ -735,55 +735,96 @@ def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int
     return units, seeds
 
 
-def prewarm_plan(spec: Dict[str, Any], smem: Optional[int],
-         measured: Sequence[Measurement] = ()) -> Tuple[List[Unit], List[int]]:
-    """-> (units, the end of each group in units): the units whose kernels the tune of spec compiles
-    first, in three groups: the strategy's first phase; a guess at its second (the strategy's next phase
-    as it would be if each first-phase unit had timed like the check's fastest config of the same tile at
-    the same size; units the check has no such timing for count as failed); the check's catalogue
-    configs the fast strategy seeds every size with (later phases). A pure function of its arguments."""
-    from . import spec as spec_mod, strategies
+SURROGATE_PENALTY = 0.05   # prewarm_plan's surrogate: per unit of config distance from a timed config
+
+
+def _config_distance(a: KernelConfig, b: KernelConfig) -> float:
+    """How far apart two configs are for the surrogate: tile axes by their log2 ratio, warps and stages
+    by a half, GROUP_SIZE_M by a quarter (the tile decides most of the time: docs/servers.md section 7)."""
+    d = sum(abs(math.log2(getattr(a, k) / getattr(b, k))) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K"))
+    d += 0.5 * (a.num_warps != b.num_warps) + 0.5 * (a.num_stages != b.num_stages)
+    return d + 0.25 * (a.GROUP_SIZE_M != b.GROUP_SIZE_M)
+
+
+def surrogate(measured: Sequence[Measurement]):
+    """-> est(op, cfg, m): a guessed time of any config from the check's timings, the best over the
+    configs it timed at m (else at the nearest size it timed) of time x (1 + SURROGATE_PENALTY x
+    distance); None where it timed nothing for op. A guess to plan compiles with, never a measurement."""
+    table: Dict[Tuple[str, int], List[Tuple[KernelConfig, float]]] = {}
+    for meas in measured:
+        u = meas.unit
+        if meas.ok and meas.samples_us and u.cfg_down is None:
+            table.setdefault((u.op, u.m), []).append((u.cfg, _median(meas.samples_us)))
+
+    def est(op: str, cfg: KernelConfig, m: int) -> Optional[float]:
+        near = [mm for (o, mm) in table if o == op]
+        if not near:
+            return None
+        mm = min(near, key=lambda x: (abs(math.log(x / m)), x))
+        return min(t * (1.0 + SURROGATE_PENALTY * _config_distance(cfg, c)) for c, t in table[(op, mm)])
+    return est
+
+
+def prewarm_plan(spec: Dict[str, Any], smem: Optional[int], measured: Sequence[Measurement] = (),
+                 defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None) -> Tuple[List[Unit], List[int]]:
+    """-> (units, the end of each group in units): what the tune of spec will probably compile, phase by
+    phase, for a background compile (prewarm.py) after a check: the strategy's first phase (exact: it
+    depends on nothing measured), then every later phase of the strategy run against surrogate(measured)
+    (the check's timings, guessed over the configs it did not time), the check's seeds included as the
+    tune's strategy gets them (runner.headroom_seeds). A guess that misses costs idle CPU only. A pure
+    function of its arguments."""
+    from . import spec as spec_mod
 
     shape = spec_mod.shape_of(spec)
     ops = spec_mod.strategy_ops(spec)
     sizes = spec["batch_sizes"]
-    phase1, seeds = first_batches(spec, ops, sizes, smem, 1 << 30)
-    if not phase1:
+    space = space_mod.spec_space(spec, shape, sizes, ops, smem)
+    if not space:
         return [], []
-    out = list(phase1)
-    seen = {u.ident() for u in out}
-    bounds = [len(out)]
-    strategy = strategies.make_strategy(strategies.resolve(spec["strategy"]),
-                                        space_mod.spec_space(spec, shape, sizes, ops, smem), sizes, ops, shape)
-    best: Dict[Tuple[str, int, Tuple[int, int, int]], float] = {}
-    for meas in measured:
-        u = meas.unit
-        if not meas.ok or not meas.samples_us or u.cfg_down is not None:
-            continue
-        k = (u.op, u.m, (u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K))
-        v = sorted(meas.samples_us)[len(meas.samples_us) // 2]
-        best[k] = min(best.get(k, v), v)
-    if best:
-        guessed = []
-        for u in phase1:
-            t = best.get((u.op, u.m, (u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K)))
-            guessed.append(Measurement(u, [t] * max(1, u.replays)) if t is not None
-                           else Measurement(u, None, "other", "no check timing of this tile"))
-        for u in strategy.next_phase(guessed) or []:
+    return plan_compiles(shape, sizes, ops, space, spec["strategy"], measured, defaults)
+
+
+def plan_compiles(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
+                  space: Dict[Tuple[str, int], Sequence[KernelConfig]], strategy_name: Optional[str],
+                  measured: Sequence[Measurement] = (),
+                  defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
+                  max_phases: int = 64) -> Tuple[List[Unit], List[int]]:
+    """prewarm_plan on a given space (also bench/prewarm_replay.py's)."""
+    from . import strategies
+
+    name = strategies.resolve(strategy_name)
+    options: Dict[str, Any] = {}
+    if name == "fast" and defaults:
+        options["extra_seeds"] = screened_candidates(shape, sizes, ops, space, defaults)
+    strategy = strategies.make_strategy(name, space, sizes, ops, shape, **options)
+    est = surrogate(measured)
+    out: List[Unit] = []
+    bounds: List[int] = []
+    seen: set = set()
+    fake: List[Measurement] = []
+    for _ in range(max_phases):
+        phase = strategy.next_phase(fake)
+        if not phase:
+            break
+        for u in phase:
             if u.ident() not in seen:
                 seen.add(u.ident())
                 out.append(u)
-    bounds.append(len(out))
-    for u in seeds:
-        if u.ident() not in seen:
-            seen.add(u.ident())
-            out.append(u)
-    bounds.append(len(out))
+            t = est(u.op, u.cfg, u.m)
+            fake.append(Measurement(u, [t] * max(1, u.replays)) if t is not None
+                        else Measurement(u, None, "other", "no check timing to guess from"))
+        bounds.append(len(out))
+        if not measured:
+            break  # nothing to guess the later phases from: the first phase only
+    if name == "fast" and not (measured and defaults):  # the seeds were not in the surrogate run
+        seeds = [u for u in HeadroomPlan(shape, sizes, ops, space, {}).likely_units() if u.ident() not in seen]
+        out.extend(seeds)
+        bounds.append(len(out))
     return out, bounds
 
 
 def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dict[str, Any],
-                   measured) -> Optional[Dict[str, Any]]:
+                   measured, defaults) -> Optional[Dict[str, Any]]:
     """The tune's first kernels compiled in the background after this check (prewarm.py) -> {"pid",
     "units", "kernels" planned} or None (off, no CPU compile for this backend, no host cache)."""
     from . import prewarm
@@ -792,7 +833,7 @@ def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dic
     if not prewarm.enabled() or not facts or not extra.get("can_cpu_precompile", True):
         return None
     try:
-        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured)
+        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured, defaults)
         desc = {k: v for k, v in sched.desc.items() if k not in ("heat_s", "heat_min_s", "pycache_prefix",
                                                                    "early_facts", "bandwidth_probe")}
         desc["cpu_compile"] = dict(facts)
