@@ -8,7 +8,8 @@
 #   read      headroom check, 15 s of reading the verdict, then the tune     (after: the prewarm's effect)
 #   wait      headroom check, the prewarm left to finish, then the tune      (after)
 #   int4      bf16 and int4_w4a16 at 3 sizes (INT4_CAP s at most for int4)   (before, after)
-#   sglang    SGLang main `up` cold (SGL_CAP); sglang_read: its check, 15 s, then the tune (after)
+#   sglang    SGLang main `up` cold (before; SGL_CAP); its check, the prewarm given SGL_WAIT s at most, then
+#             the tune (after)
 # STEPS picks (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
@@ -74,7 +75,7 @@ if want int4; then
 fi
 if want sglang && [ -n "${UPSTREAM_SGL:-}" ]; then
   row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
-  H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; sleep 15; stamp "15 s of reading"
+  H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
   row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
 fi
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null

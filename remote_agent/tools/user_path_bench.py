@@ -258,7 +258,7 @@ def run_row(row, pyz, home, upstream, cap_s, synthetic, work, sizes_override=Non
         t = res.get("timings") or {}
         out["timings"] = {k: t.get(k) for k in ("wall_s", "units_measured", "units_failed", "precompile",
                                                 "compile_cache", "overlap", "info_steps", "bytecode_cache",
-                                                "kept_graphs")
+                                                "kept_graphs", "prewarm")
                           if k in t}
         per = res.get("per_batch") or []
         out["speedups"] = {str(x.get("m")): x.get("speedup") for x in per}
