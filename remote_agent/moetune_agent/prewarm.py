@@ -27,7 +27,6 @@ records what it found (timings.prewarm).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import signal
@@ -170,13 +169,19 @@ def main(d: str) -> int:
 
     from . import bytecode
     from .runs.compile_cache import host_compile_cache
-    from .scheduler import Scheduler, _precompile_init, _precompile_task
+    from .scheduler import Scheduler, _precompile_init, _precompile_task, longest_first, precompile_key
 
     t0 = time.time()
     safefile.write_atomic(os.path.join(d, "pid"), ("%d\n" % os.getpid()).encode())
-    job = json.loads(safefile.read_text(os.path.join(d, "job.json"), "") or "{}")
-    units = [_unit_from_json(x) for x in job.get("units", [])]
-    spec, desc, home = job.get("spec") or {}, dict(job.get("desc") or {}), job.get("home")
+    try:
+        job = json.loads(safefile.read_text(os.path.join(d, "job.json"), "") or "{}")
+        units = [_unit_from_json(x) for x in job.get("units", [])]
+        bounds = [int(b) for b in job.get("bounds") or []]
+        spec, desc, home = dict(job.get("spec") or {}), dict(job.get("desc") or {}), job.get("home")
+    except (OSError, ValueError, TypeError, AttributeError, RecursionError) as e:
+        _write_status(d, {"state": "damaged", "pid": os.getpid(), "started": t0, "ended": time.time(),
+                          "first_error": "job.json: %s: %s" % (type(e).__name__, str(e)[:200])})
+        return 1
     cap_s = float(os.environ.get("MOETUNE_PREWARM_S", "") or 300.0)
     st: Dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": t0, "units": len(units),
                           "kernels": 0, "ok": 0, "failed": 0, "first_error": None}
@@ -215,33 +220,20 @@ def main(d: str) -> int:
         workers = max(1, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(workers, initializer=_precompile_init, initargs=(desc, cache_dir, os.getpid()))
-    # Group by group (the first phase, the guess, the seeds), costly kernels first within each, as
-    # Scheduler.precompile submits a batch
-    from .space import compile_cost
+    # Phase by phase, costly kernels first within each, keyed as the tune's pool keys them
+    # (Scheduler.precompile)
     ordered: List[Unit] = []
     lo = 0
-    for hi in list(job.get("bounds") or []) + [len(units)]:
-        group = units[lo:int(hi)]
-        if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") != "0":
-            group = sorted(group, key=lambda u: -compile_cost(u.cfg))
-        ordered.extend(group)
-        lo = max(lo, int(hi))
-    seen: Dict[Any, Any] = {}
+    for hi in bounds + [len(units)]:
+        ordered.extend(longest_first(units[lo:hi]))
+        lo = max(lo, hi)
+    seen = set()
     results = []
     for u in ordered:
-        cls = None
-        if classes is not None:
-            try:
-                cls = classes(u.op, u.cfg, u.m)
-            except Exception:  # noqa: BLE001 - unknown class: per size
-                cls = None
-        # moetune's own kernel takes GROUP_SIZE_M at run time (kernels/fused_moe.py): one binary for all
-        cfg_key = (dataclasses.replace(u.cfg, GROUP_SIZE_M=1) if desc.get("name") == TRITON else u.cfg).key()
-        key = (u.op, cfg_key) if not per_m else ((u.op, u.cfg.key(), "class", cls) if cls is not None
-                                                    else (u.op, u.cfg.key(), u.m))
+        key = precompile_key(u.op, u.cfg, u.m, per_m, classes, gm_at_run_time=desc.get("name") == TRITON)
         if key in seen:
             continue
-        seen[key] = True
+        seen.add(key)
         results.append(pool.apply_async(_precompile_task, (u.op, u.cfg, u.m if per_m else None, desc)))
     st["kernels"] = len(results)
     _write_status(d, st)

@@ -12,6 +12,7 @@ as failed with kind "crash", and the worker restarted.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import multiprocessing.connection as mp_connection
 import os
@@ -287,6 +288,35 @@ def _precompile_warm(desc):
         return None
     except Exception as e:  # noqa: BLE001
         return "%s: %s" % (type(e).__name__, e)
+
+
+def precompile_key(op: str, cfg: Any, m: int, per_m: bool,
+                   classes: Optional[Callable[[str, Any, int], Any]] = None, gm_at_run_time: bool = False) -> Tuple:
+    """What one precompile compiles: (op, config) where the kernel does not specialise on batch sizes,
+    else (op, config, "class", the size's specialisation class) or, the class unknown, (op, config, m).
+    gm_at_run_time: GROUP_SIZE_M is a run-time argument of the kernel (moetune's own), so configs that
+    differ only in it share a key."""
+    if gm_at_run_time:
+        cfg = dataclasses.replace(cfg, GROUP_SIZE_M=1)
+    if not per_m:
+        return (op, cfg.key())
+    cls = None
+    if classes is not None and os.environ.get("MOETUNE_PRECOMPILE_CLASSES", "1") != "0":
+        try:
+            cls = classes(op, cfg, m)
+        except Exception:  # noqa: BLE001 - an unknown class is a compile per size
+            cls = None
+    return (op, cfg.key(), m) if cls is None else (op, cfg.key(), "class", cls)
+
+
+def longest_first(units: Sequence[Unit]) -> List[Unit]:
+    """units with the costliest kernels first (space.compile_cost; stable among equals), so a batch's
+    makespan on the pool is not set by a slow kernel submitted last (int4: 0.3-8 s a kernel on the
+    H200); as given with MOETUNE_PRECOMPILE_LPT=0."""
+    if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") == "0":
+        return list(units)
+    from .space import compile_cost
+    return sorted(units, key=lambda u: -sum(compile_cost(c) for c in (u.cfg, u.cfg_down, u.pair) if c is not None))
 
 
 def _precompile_task(op, cfg, m=None, desc=None):
@@ -616,16 +646,7 @@ class Scheduler(object):
             units = first + rest
         else:
             first, rest = list(units), []
-        if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") != "0":
-            # Longest first (space.compile_cost): a batch's makespan on the pool is not set by a slow
-            # kernel that happened to be submitted last (int4: 0.3-8 s a kernel on the H200). The stable
-            # sort keeps the caller's order among equals; the other sizes of a config stay behind.
-            from .space import compile_cost
-
-            def cost(u):
-                return -sum(compile_cost(c) for c in (u.cfg, u.cfg_down, u.pair) if c is not None)
-
-            units = sorted(first, key=cost) + rest
+        units = longest_first(first) + rest  # the other sizes of a config stay behind
         new = []
         for u in units:
             for c in (u.cfg, u.cfg_down, u.pair):
@@ -676,15 +697,7 @@ class Scheduler(object):
         self.precompile_stats["lookahead"] += len(new)
 
     def _pc_key(self, op, cfg, m):
-        if not self.precompile_per_m:
-            return (op, cfg.key())
-        cls = None
-        if self.precompile_classes is not None and os.environ.get("MOETUNE_PRECOMPILE_CLASSES", "1") != "0":
-            try:
-                cls = self.precompile_classes(op, cfg, m)
-            except Exception:  # noqa: BLE001 - an unknown class is a compile per size
-                cls = None
-        return (op, cfg.key(), m) if cls is None else (op, cfg.key(), "class", cls)
+        return precompile_key(op, cfg, m, self.precompile_per_m, self.precompile_classes)
 
     def _precompile_done(self, res):
         if res is None:

@@ -173,6 +173,23 @@ class Stop(unittest.TestCase):
         self.assertIsNone(victim.poll())
 
 
+class DamagedJob(unittest.TestCase):
+    def test_a_damaged_job_file_is_reported_and_compiles_nothing(self):
+        import tempfile
+        for text in ("{not json", '{"units": [["both", "garbage", 1]]}', '{"units": 7}', '[1, 2]',
+                     '{"units": [], "bounds": ["x"]}'):
+            d = tempfile.mkdtemp(prefix="moetune-prewarm-job-")
+            with open(os.path.join(d, "job.json"), "w") as f:
+                f.write(text)
+            p = subprocess.run([sys.executable, "-m", "moetune_agent", prewarm.CMD, d], cwd=d, timeout=60,
+                               env=dict(os.environ, PYTHONPATH=os.path.dirname(HERE)), capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, (text, p.stderr[-500:]))
+            with open(os.path.join(d, "status.json")) as f:
+                st = json.load(f)
+            self.assertEqual(st["state"], "damaged", text)
+            self.assertTrue(st["first_error"].startswith("job.json: "), st)
+
+
 class Plan(unittest.TestCase):
     def test_without_check_timings_the_first_phase_then_the_seeds(self):
         sp = spec_mod.normalise(dict(SPEC))
