@@ -245,8 +245,9 @@ def recheck(agent, sp, out_dir, tag, result):
     return out
 
 
-def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=(), pause_s=0.0, check_only=False):
-    spec = dict(SHAPES[shape], framework="sglang", backend="synthetic" if synthetic else backend,
+def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=(), pause_s=0.0, check_only=False,
+             framework="sglang"):
+    spec = dict(SHAPES[shape], framework=framework, backend="synthetic" if synthetic else backend,
                 ops="up", strategy="fast")
     tag = "%s_%s" % (shape, backend)
     sp = os.path.join(out_dir, tag + "_spec.json")
@@ -330,6 +331,9 @@ def run_pair(agent, shape, backend, out_dir, synthetic, again=False, variants=()
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--upstream", default=None, help="sglang_head tree (a PYTHONPATH entry) for the server pairs")
+    ap.add_argument("--framework", default="sglang", choices=("sglang", "vllm"),
+                    help="the server of every pair's spec (vllm: --upstream is a vllm tree; server pairs time "
+                    "vLLM's kernel)")
     ap.add_argument("--agent", default=None, help="moetune-agent.pyz to run (default: build one from this checkout)")
     ap.add_argument("--out", default=os.environ.get("OUT") or None)
     ap.add_argument("--pairs", default="all", help="comma list of shape_backend, e.g. qwen3_triton")
@@ -382,7 +386,7 @@ def main():
                                          again=tag in a.recheck.split(","),
                                          variants=variants if tag in a.variants_for.split(",") else (),
                                          pause_s=0.0 if a.synthetic else a.variant_pause_s,
-                                         check_only=tag in a.check_only.split(",")))
+                                         check_only=tag in a.check_only.split(","), framework=a.framework))
     summary["wall_s"] = round(time.time() - t0, 1)
     print("\nSUMMARY%s" % (" (SIMULATED: synthetic backend)" if a.synthetic else ""))
     for p in summary["pairs"]:

@@ -190,6 +190,100 @@ class SpecialisationClasses(unittest.TestCase):
         self.assertIsNone(specialisation_class("tensorrt", shape, "both", cfg, 2))
 
 
+class FakeTorch(object):
+    """Just what ServerBackend._warm_align asks of torch (a test double: torch is not here)."""
+    int32 = "int32"
+
+    @staticmethod
+    def device(name):
+        return name
+
+    @staticmethod
+    def zeros(*shape, dtype=None, device=None):
+        return FakeTensor(shape)
+
+
+class FakeTensor(tuple):
+    """A zeros tensor's shape, numel() and indexable like the shape (so a test can read ids[1])."""
+
+    def __new__(cls, shape):
+        return tuple.__new__(cls, ("zeros", shape))
+
+    @property
+    def shape(self):
+        return self[1]
+
+    def numel(self):
+        n = 1
+        for d in self[1]:
+            n *= d
+        return n
+
+
+class PrecompileAssignment(unittest.TestCase):
+    """The alignment tensors of a CPU compile are made once per (server, m, BLOCK_SIZE_M) in a pool
+    process, and the server's alignment runs once before the first task (its lazy imports: ~4 s in
+    each H200 pool process of a vLLM tune, on its first compile's path)."""
+
+    def backend(self, framework, api):
+        b = ServerBackend(Shape(128, 768, 2048, 8), framework=framework, api=api,
+                          cpu_compile={"capability": 90, "smem": 232448})
+        b._torch = FakeTorch()
+        b._published = True
+        return b
+
+    def test_made_once_per_size_and_block(self):
+        b = self.backend("vllm", None)
+        made = []
+
+        def make(tag):
+            return lambda: made.append(tag) or (tag,)
+
+        self.assertEqual(b.assignment("vllm", 1, 16, make("a")), ("a",))
+        self.assertEqual(b.assignment("vllm", 1, 16, make("b")), ("a",))
+        self.assertEqual(b.assignment("vllm", 1, 32, make("c")), ("c",))
+        self.assertEqual(b.assignment("vllm", 2, 16, make("d")), ("d",))
+        self.assertEqual(b.assignment("sglang", 1, 16, make("e")), ("e",))
+        self.assertEqual(made, ["a", "c", "d", "e"])
+
+    def test_sglang_align_warmed_before_the_first_task(self):
+        calls = []
+        api = server_api.ServerApi("sglang", "sglang-runner", "0.5", lambda *a: None, lambda c: None, None, None,
+                                   {"invoke_gemm": lambda **kw: None,
+                                    "align": lambda ids, bm, e: calls.append((ids[1], bm, e)) or ("s", "x", "n")})
+        b = self.backend("sglang", api)
+        b._warm_align()
+        self.assertEqual(calls, [((1, 8), 16, 128), ((64, 8), 16, 128)])
+        # the compile at m = 64, BLOCK_SIZE_M 16 finds them; another block size aligns again
+        self.assertEqual(b.assignment("sglang", 64, 16, lambda: self.fail("aligned twice")), ("s", "x", "n"))
+        self.assertIsNone(b._assign.get(("sglang", 64, 32)))
+
+    def test_vllm_assignment_warmed_through_its_own_prepare(self):
+        seen = []
+
+        def prep(ids, config, num_tokens, top_k, e, expert_map, ignore_invalid_experts=False):
+            seen.append((ids[1], config["BLOCK_SIZE_M"], num_tokens, top_k, e, ignore_invalid_experts))
+            return ("sorted", "experts", "ntpp")
+
+        api = server_api.ServerApi("vllm", "vllm-quant-config", "0.11", lambda *a: None, lambda c: None, None, None,
+                                   {"precompile_gemm": lambda **kw: None, "prepare_assignment": prep})
+        b = self.backend("vllm", api)
+        b._warm_align()
+        self.assertEqual(seen, [((1, 8), 16, 1, 8, 128, True), ((64, 8), 16, 64, 8, 128, True)])
+        self.assertEqual(b.assignment("vllm", 1, 16, lambda: self.fail("prepared twice")),
+                         ("sorted", "experts", "ntpp"))
+
+    def test_warm_never_raises(self):
+        def boom(ids, bm, e):
+            raise RuntimeError("CUDA only")
+
+        api = server_api.ServerApi("sglang", "sglang-runner", "0.5", lambda *a: None, lambda c: None, None, None,
+                                   {"invoke_gemm": lambda **kw: None, "align": boom})
+        b = self.backend("sglang", api)
+        b._warm_align()  # an align op that only runs on the GPU: nothing warmed, nothing raised
+        self.assertEqual(b._assign, {})
+
+
 class Detection(unittest.TestCase):
     def test_sglang_runner_generation(self):
         imp, _c, _s, _p = sglang_head()

@@ -10,7 +10,10 @@
 #   int4      bf16 and int4_w4a16 at 3 sizes (INT4_CAP s at most for int4)   (before, after)
 #   sglang    SGLang main `up` cold (before; SGL_CAP); its check, the prewarm given SGL_WAIT s at most, then
 #             the tune (after)
-# STEPS picks (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang.
+#   sglcold   SGLang main `up` cold (after; SGL_CAP)
+#   vllm      vLLM main `up` cold (before, after; VLLM_CAP); its check, the prewarm given VLLM_WAIT s at most,
+#             then the tune (after)
+# STEPS picks (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
 cd "$(dirname "$0")/../.."
@@ -39,11 +42,12 @@ row() {  # label pyz home rows [extra]
   local label=$1 pyz=$2 home=$3 rows=$4; shift 4
   python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --agent "$pyz" --label "$label" --home "$home" --rows "$rows" \
     --json "$OUT/$label.json" "$@" > "$WORK/$label.log" 2>&1
-  stamp "$label"; grep -E "^(own_up|sglang_up|int4_3|bf16_3) |^ +precompile|within 1.5x|Traceback|Error" "$WORK/$label.log" | cut -c1-400 | head -6
+  stamp "$label"; grep -E "^(own_up|sglang_up|vllm_up|int4_3|bf16_3) |^ +precompile|within 1.5x|Traceback|Error" "$WORK/$label.log" | cut -c1-400 | head -6
 }
-check() {  # label pyz home pair
+check() {  # label pyz home pair [framework tree]
+  local tree=${6:-${UPSTREAM_SGL:-}}
   python3 remote_agent/bench/headroom_bench.py "${SYN[@]}" --agent "$2" --pairs "$4" --check-only "$4" --home "$3" \
-    ${UPSTREAM_SGL:+--upstream "$UPSTREAM_SGL"} --limit-s 300 --out "$WORK/$1" > "$WORK/$1.log" 2>&1
+    --framework "${5:-sglang}" ${tree:+--upstream "$tree"} --limit-s 300 --out "$WORK/$1" > "$WORK/$1.log" 2>&1
   stamp "$1"; grep -E "check wall|verdict|SUMMARY" "$WORK/$1.log" | cut -c1-300 | head -4
   cp "$WORK/$1/headroom_bench.json" "$OUT/$1_bench.json" 2>/dev/null
   python3 -c "import json,sys; print('prewarm status', open(sys.argv[1]).read().strip())" "$3/prewarm/status.json" 2>/dev/null
@@ -77,6 +81,16 @@ if want sglang && [ -n "${UPSTREAM_SGL:-}" ]; then
   row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
   H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
   row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+fi
+if want sglcold && [ -n "${UPSTREAM_SGL:-}" ]; then
+  row after_sglang_cold "$AFTER" "$(fresh after_sglang_cold)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+fi
+if want vllm && [ -d .upstream/vllm_head ]; then
+  row before_vllm "$BEFORE" "$(fresh before_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+  row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+  H=$(fresh vllm); check after_vllm_check "$AFTER" "$H" qwen3_server vllm .upstream/vllm_head
+  wait_prewarm "$H" "${VLLM_WAIT:-90}"
+  row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
 fi
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null
 stamp "done"

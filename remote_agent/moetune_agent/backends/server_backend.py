@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..kernel_types import CandidateError, KernelConfig, Shape
 from . import SERVER, cpu_compile as cpu_mod
@@ -197,6 +198,8 @@ class ServerBackend(TritonBackend):
         self._runner_cfg = None
         self._quant_kw: Optional[Dict[str, Any]] = None
         self._lookup: Optional[Dict[str, Any]] = None
+        # (framework, m, BLOCK_SIZE_M) -> the alignment tensors a CPU compile passes (see assignment())
+        self._assign: Dict[Tuple[str, int, int], Any] = {}
 
     # -- the server -----------------------------------------------------------------------------------
     def api(self) -> server_api.ServerApi:
@@ -354,13 +357,17 @@ class ServerBackend(TritonBackend):
         ids = torch.zeros(m, s.topk, dtype=torch.int32, device=dev)
         tw = torch.empty(m, s.topk, dtype=torch.float32, device=dev)
         bm = cfg.BLOCK_SIZE_M
-        try:
-            sorted_ids, expert_ids, ntpp = api.align(ids, bm, s.E)
-        except Exception:  # an align op that only runs on the GPU: its documented output sizes
-            padded = numel * bm if numel < s.E + 1 else numel + (s.E + 1) * (bm - 1)
-            sorted_ids = torch.empty(padded, dtype=torch.int32, device=dev)
-            expert_ids = torch.empty(-(-padded // bm), dtype=torch.int32, device=dev)
-            ntpp = torch.empty(1, dtype=torch.int32, device=dev)
+
+        def align():
+            try:
+                return api.align(ids, bm, s.E)
+            except Exception:  # an align op that only runs on the GPU: its documented output sizes
+                padded = numel * bm if numel < s.E + 1 else numel + (s.E + 1) * (bm - 1)
+                return (torch.empty(padded, dtype=torch.int32, device=dev),
+                        torch.empty(-(-padded // bm), dtype=torch.int32, device=dev),
+                        torch.empty(1, dtype=torch.int32, device=dev))
+
+        sorted_ids, expert_ids, ntpp = self.assignment("sglang", m, bm, align)
         w1 = torch.empty(s.E, 2 * s.N, s.K, dtype=wt, device=dev)
         w2 = torch.empty(s.E, s.K, s.N, dtype=wt, device=dev)
         s1 = s2 = None
@@ -385,6 +392,20 @@ class ServerBackend(TritonBackend):
                                              sorted_ids, expert_ids, ntpp, True, 1, six, tma=bool(cfg.USE_TMA),
                                              router_topk=s.topk))
         self._compile_gemms(fns, gemms)
+
+    def assignment(self, kind: str, m: int, bm: int, make: Callable[[], Any]) -> Any:
+        """The alignment tensors (sorted token ids, expert ids, padded count) of a CPU compile at batch size
+        m and BLOCK_SIZE_M bm, made once per process: they depend on nothing else (the routing is all
+        zeros, only their sizes matter to the compile), and making them runs the server's own alignment
+        on the host, which the H200 profiles of a vLLM tune put at 0.27-0.51 s a compile through the test
+        tree's torch stand-in (~0.1 s a compile after its first, whose lazy imports cost ~4 s: see
+        warm_precompile). Reused tensors keep their data pointers, so Triton specialises every compile
+        that passes them alike."""
+        key = (kind, int(m), int(bm))
+        got = self._assign.get(key)
+        if got is None:
+            got = self._assign[key] = make()
+        return got
 
     def _compile_gemms(self, fns, gemms) -> None:
         """Run each GEMM call until Triton has compiled its kernel (the hook stops it before the launch);
@@ -462,7 +483,8 @@ class ServerBackend(TritonBackend):
         numel = m * s.topk
         ids = torch.zeros(m, s.topk, dtype=torch.int32, device=dev)
         tw = torch.empty(m, s.topk, dtype=torch.float32, device=dev)
-        sorted_ids, expert_ids, ntpp = self._vllm_assignment(ids, cfg.BLOCK_SIZE_M)
+        sorted_ids, expert_ids, ntpp = self.assignment("vllm", m, cfg.BLOCK_SIZE_M,
+                                                       lambda: self._vllm_assignment(ids, cfg.BLOCK_SIZE_M))
         # fused_experts_impl's buffers: one flat cache for the up output (M, topk, 2N) and the down output
         # (M, topk, K), the activation's output (M*topk, N) apart
         cache13 = torch.empty(numel * max(2 * s.N, s.K), dtype=at, device=dev)
@@ -572,6 +594,27 @@ class ServerBackend(TritonBackend):
         process; SGLang's ServerArgs published), which its first compile would otherwise wait for."""
         super().warm_precompile()
         self.api()
+        if self.cpu_compile and os.environ.get("MOETUNE_WARM_ALIGN", "1") != "0":
+            self._warm_align()
+
+    def _warm_align(self) -> None:
+        """The server's alignment once on the host, before the first task: its first call loads what it
+        needs lazily (the vLLM tree's first moe_align_block_size call spent ~4 s in torch's custom-op
+        registrations in each H200 pool process, on the first compile's path). Both of its paths: the
+        plain one (m = 1) and the aligned one (m = 64). A failure here costs nothing: the compile that
+        needs it reports its own."""
+        try:
+            api = self.api()
+            torch = self._torch
+            for m in (1, 64):
+                ids = torch.zeros(m, self.shape.topk, dtype=torch.int32, device=torch.device("cpu"))
+                if api.framework == "vllm":
+                    if self._vllm_precompile_ok():
+                        self.assignment("vllm", m, 16, lambda: self._vllm_assignment(ids, 16))
+                elif api.supports_separate:
+                    self.assignment("sglang", m, 16, lambda: api.align(ids, 16, self.shape.E))
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
 
     def can_cpu_precompile(self) -> bool:
         return self.api().supports_separate or self._vllm_precompile_ok()
