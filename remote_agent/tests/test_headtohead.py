@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from agenttest import small_spec  # noqa: E402
 from moetune_agent.kernel_types import KernelConfig  # noqa: E402
 from moetune_agent.serverconfig import configjson  # noqa: E402
-from moetune_agent.strategies.headtohead import (EARLY_ROUNDS, FIRST_ROUNDS, H2H_ROUND, MAX_ROUNDS,  # noqa: E402
-                                                 MIN_ROUNDS, HeadToHead)
+from moetune_agent.strategies.headtohead import (EARLY_ROUNDS, FIRST_ROUNDS, H2H_ROUND,  # noqa: E402
+                                                 MAX_ROUNDS, MIN_ROUNDS, QUIET_WIN, TIE, HeadToHead)
 from moetune_agent.work import Measurement  # noqa: E402
 from test_runs import RunCase  # noqa: E402
 from test_strategies_replay import DATA, load_recording  # noqa: E402
@@ -75,13 +75,18 @@ class Decisions(unittest.TestCase):
         self.assertEqual(row["chosen"]["configs"]["both"], D.as_dict())
 
     def test_early_decision_only_when_unmistakable(self):
-        # 2% faster in every round (1% noise): clear of the spread, but under the 3% of an early decision,
-        # so the full minimum of rounds runs before the tuned config replaces the default
+        # 2% faster in every round, rounds apart by more than EVEN_SPREAD (2% noise): clear of the spread,
+        # but under the 3% of an early decision, so the full minimum of rounds runs before the tuned config
+        # replaces the default
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
-        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0}, 0.002))
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0}, 0.02, seed=1))
         row = h.report(meas)[0]
         self.assertEqual(row["rounds"], MIN_ROUNDS)
         self.assertEqual(row["decision"], "tuned_faster")
+        # ... the same gain in quiet rounds (the paired ratios on a GPU): decided after FIRST_ROUNDS
+        h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
+        meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 49.0}, 0.002))
+        self.assertEqual((h.report(meas)[0]["rounds"], h.report(meas)[0]["decision"]), (FIRST_ROUNDS, "tuned_faster"))
         # 5% faster in every round: decided after FIRST_ROUNDS
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
         meas = drive(h, noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 47.5}, 0.01))
@@ -111,6 +116,51 @@ class Decisions(unittest.TestCase):
         h = HeadToHead(("both",), [1], {("both", 1): D}, {("both", 1): [A]})
         base = noisy({("both", D.key(), 1): 50.0, ("both", A.key(), 1): 45.0}, 0.01)
         meas = drive(h, lambda op, cfg, m, rnd: None if (cfg == A and rnd == 1) else base(op, cfg, m, rnd))
+        self.assertGreaterEqual(h.report(meas)[0]["rounds"], MIN_ROUNDS)
+
+    def test_an_even_key_keeps_the_default_after_the_first_rounds(self):
+        # the server paths' usual key (issue 22): the tuned config within 0.1% of the default, quiet rounds
+        for true_a, want in ((50.0 * 0.999, "tie_default_kept"), (50.0 * 1.002, "default_fastest")):
+            h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]})
+            meas = drive(h, noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): true_a}, 0.0005))
+            row = h.report(meas)[0]
+            self.assertEqual((row["rounds"], row["decision"]), (FIRST_ROUNDS, want))
+            self.assertEqual(h.winners(meas), {("both", 64): D})
+            # off (the agent before): the full minimum of rounds, the same choice
+            h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]}, even_spread=0.0)
+            meas = drive(h, noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): true_a}, 0.0005))
+            self.assertEqual(h.report(meas)[0]["rounds"], MIN_ROUNDS)
+            self.assertEqual(h.winners(meas), {("both", 64): D})
+
+    def test_quiet_rules_never_cut_a_noisy_or_unclear_key_short(self):
+        # 0.6% faster, quiet: every round more than QUIET_WIN faster -> tuned, after FIRST_ROUNDS
+        self.assertGreater(0.006, QUIET_WIN)
+        h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]})
+        meas = drive(h, noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): 50.0 * 0.994}, 0.0005))
+        row = h.report(meas)[0]
+        self.assertEqual((row["rounds"], row["decision"]), (FIRST_ROUNDS, "tuned_faster"))
+        # 0.25% faster, quiet: neither even (outside TIE) nor a quiet win -> MIN_ROUNDS, then tuned
+        self.assertTrue(TIE < 0.0025 < QUIET_WIN)
+        h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]})
+        meas = drive(h, noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): 50.0 * 0.9975}, 0.0002))
+        row = h.report(meas)[0]
+        self.assertEqual((row["rounds"], row["decision"]), (MIN_ROUNDS, "tuned_faster"))
+        # even medians but rounds 2% apart (noise): three rounds do not tell, at least MIN_ROUNDS run
+        h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]})
+        meas = drive(h, noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): 50.0}, 0.03, seed=5))
+        self.assertGreaterEqual(h.report(meas)[0]["rounds"], MIN_ROUNDS)
+        # a second tuned contender 0.8% faster in one round, its rounds 1.2% apart: not quiet, not even
+        h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A, B]})
+
+        def timing(op, cfg, m, rnd):
+            t = {D.key(): 50.0, A.key(): 50.0, B.key(): 50.2 if rnd else 49.6}[cfg.key()]
+            return [t] * 10
+        meas = drive(h, timing)
+        self.assertGreater(h.report(meas)[0]["rounds"], FIRST_ROUNDS)
+        # a challenger that failed a round is never judged even
+        h = HeadToHead(("both",), [64], {("both", 64): D}, {("both", 64): [A]})
+        base = noisy({("both", D.key(), 64): 50.0, ("both", A.key(), 64): 50.0}, 0.0005)
+        meas = drive(h, lambda op, cfg, m, rnd: None if (cfg == A and rnd == 2) else base(op, cfg, m, rnd))
         self.assertGreaterEqual(h.report(meas)[0]["rounds"], MIN_ROUNDS)
 
     def test_clear_win_outside_spread(self):

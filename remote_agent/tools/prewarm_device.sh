@@ -13,7 +13,7 @@
 #   sglcold   SGLang main `up` cold (after; SGL_CAP)
 #   vllm      vLLM main `up` cold (before, after; VLLM_CAP); its check, the prewarm given VLLM_WAIT s at most,
 #             then the tune (after)
-# STEPS picks (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
+# STEPS picks the steps and their order (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
 cd "$(dirname "$0")/../.."
@@ -28,7 +28,6 @@ SYN=()
 if [ "${PROFILE_SYNTHETIC:-0}" = 1 ]; then
   SYN=(--synthetic); export MOETUNE_COMPILE_CACHE=1 MOETUNE_SYNTHETIC_COMPILE_MS=${MOETUNE_SYNTHETIC_COMPILE_MS:-40}
 fi
-want() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
 BEFORE=$(realpath "$(ls .before/*/moetune-agent.pyz 2>/dev/null | head -1)")
 AFTER="$WORK/after.pyz"
 python3 remote_agent/build_pyz.py --src remote_agent --kernels kernels --out "$AFTER" > /dev/null || exit 1
@@ -61,36 +60,45 @@ wait_prewarm() {  # home max_s
   stamp "prewarm waited $((t / 10)) s"; cat "$1/prewarm/status.json" 2>/dev/null; echo
 }
 [ -d .upstream/sglang_head ] && UPSTREAM_SGL=.upstream/sglang_head
-if want cold; then
+step_cold() {
   row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120
   row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120
-fi
-if want read; then
+}
+step_read() {
   H=$(fresh read); check after_read_check "$AFTER" "$H" qwen3_triton; sleep 15; stamp "15 s of reading"
   row after_read_tune "$AFTER" "$H" own_up --cap-s 120
-fi
-if want wait; then
+}
+step_wait() {
   H=$(fresh wait); check after_wait_check "$AFTER" "$H" qwen3_triton; wait_prewarm "$H" 120
   row after_wait_tune "$AFTER" "$H" own_up --cap-s 120
-fi
-if want int4; then
+}
+step_int4() {
   row before_int4 "$BEFORE" "$(fresh before_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
   row after_int4 "$AFTER" "$(fresh after_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
-fi
-if want sglang && [ -n "${UPSTREAM_SGL:-}" ]; then
+}
+step_sglang() {
+  [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglang: no .upstream/sglang_head"; return; }
   row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
   H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
   row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
-fi
-if want sglcold && [ -n "${UPSTREAM_SGL:-}" ]; then
+}
+step_sglcold() {
+  [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglcold: no .upstream/sglang_head"; return; }
   row after_sglang_cold "$AFTER" "$(fresh after_sglang_cold)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
-fi
-if want vllm && [ -d .upstream/vllm_head ]; then
+}
+step_vllm() {
+  [ -d .upstream/vllm_head ] || { echo "vllm: no .upstream/vllm_head"; return; }
   row before_vllm "$BEFORE" "$(fresh before_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
   row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
   H=$(fresh vllm); check after_vllm_check "$AFTER" "$H" qwen3_server vllm .upstream/vllm_head
   wait_prewarm "$H" "${VLLM_WAIT:-90}"
   row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
-fi
+}
+for step in ${STEPS//,/ }; do  # in the order given
+  case "$step" in
+    cold|read|wait|int4|sglang|sglcold|vllm) "step_$step" ;;
+    *) echo "unknown step $step" >&2 ;;
+  esac
+done
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null
 stamp "done"

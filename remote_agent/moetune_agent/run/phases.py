@@ -168,7 +168,8 @@ def head_to_head(s: Session, winners: Winners, view: List[Measurement]):
         bad = s.run_checks(extra_checks)
         s.banned |= bad
         contenders = {k: [c for c in cs if (k[0], c.key()) not in bad] for k, cs in contenders.items()}
-    h2h = HeadToHead(s.ops, s.sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True)
+    even = {"even_spread": 0.0} if os.environ.get("MOETUNE_H2H_EVEN") == "0" else {}  # on by default
+    h2h = HeadToHead(s.ops, s.sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True, **even)
     for _n in range(MAX_PHASES):
         units = h2h.next_units(s.h2h_view())
         if not units:

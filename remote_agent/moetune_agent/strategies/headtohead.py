@@ -24,6 +24,16 @@ become the challenger: the decision is between the default and the best tuned co
 minimum, keys are re-judged every STEP_ROUNDS rounds instead of four. The drop is judged on rounds 0
 and 1 only, so it never changes once made and a resumed run repeats it.
 
+Quiet rounds (issue 22: on the server paths most keys' contenders are within a fraction of a percent of
+the default, and each ran the full MIN_ROUNDS, about 60% of a SGLang head-to-head's units): after
+FIRST_ROUNDS, where every side's rounds lie within EVEN_SPREAD of each other (the paired ratios on a GPU
+do; noisy rounds go on as before), a key is decided there when
+  - every round of the best tuned contender beat every round of the default by QUIET_WIN (tuned), or
+  - it is even: the best tuned median within TIE of the default's (or slower) and no tuned round more than
+    EVEN_SPREAD faster than the default's median (the default is kept).
+bench/h2h_replay.py drives the recorded H200 head-to-heads through both rule sets: the same config at
+108 of 108 keys but one (two tuned contenders 0.2% apart), 15-30% fewer units on the server paths.
+
 With separate up/down ops the decision is per batch size on the sum of the two GEMMs of a pair that
 shares BLOCK_SIZE_M (the servers share one alignment between them), against the default pair.
 
@@ -50,6 +60,8 @@ BIG_MARGIN = 0.10
 MAX_ROUNDS = 13
 REPLAYS = 10
 TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
+EVEN_SPREAD = 0.005    # quiet rounds: each side's rounds within this; an even key: no tuned round this much faster
+QUIET_WIN = 0.003      # quiet rounds: every tuned round this much faster than every default round decides
 FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
 
 
@@ -107,7 +119,8 @@ class HeadToHead(object):
                  contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
                  min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
                  first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS,
-                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None, paired: bool = False):
+                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None, paired: bool = False,
+                 even_spread: float = EVEN_SPREAD):
         """contenders: per (op, m) the tuned configs to try (the default is added here). early_rounds 0
         turns off the decisions and drops after the first two rounds (the agent before issue 22).
         call_us: per (op, m) the default's measured time; the replays of a round at that size then
@@ -115,8 +128,10 @@ class HeadToHead(object):
         milliseconds), else `replays` everywhere. A function of the journal: a resumed run derives the
         same units. paired: every tuned config of a round is timed in one unit with the default (Unit.pair,
         replay by replay alternating) and judged by its ratio to the default of that unit (see _times);
-        an op whose only config is the default is timed alone."""
+        an op whose only config is the default is timed alone. even_spread 0 turns off the quiet-rounds
+        decisions after FIRST_ROUNDS (the agent before stop 34)."""
         self.paired = paired
+        self.even_spread = even_spread
         self.first_rounds = min(first_rounds, min_rounds)
         self.early_rounds = min(early_rounds, self.first_rounds - 1) if early_rounds > 0 else 0
         self.ops = tuple(ops)
@@ -292,6 +307,8 @@ class HeadToHead(object):
                 pass  # a round in which the challenger failed: never decided early
             elif rounds >= self.first_rounds:
                 clear = self._clear(dflt, chal)
+                if clear is None:
+                    clear = self._quiet(dflt, chal, [st for st in stats[1:] if st["contender"].key() not in dropped])
             elif self.early_rounds and rounds >= self.early_rounds:
                 clear = self._clear(dflt, chal, BIG_MARGIN, others=stats[1:])
             if clear is not None:
@@ -315,6 +332,24 @@ class HeadToHead(object):
             return out
         out.update(final=False, chosen=dflt, decision="pending")
         return out
+
+    def _quiet(self, dflt: dict, chal: Optional[dict], tuned: List[dict]) -> Optional[str]:
+        """After FIRST_ROUNDS, the quiet-rounds rules of the module comment -> a decision or None. tuned:
+        the contenders still in the race (chal is the best of them); any failed round: None."""
+        if self.even_spread <= 0 or chal is None or not dflt["values"]:
+            return None
+        n = len(dflt["values"])
+        d = dflt["median"]
+        if any(len(st["values"]) != n for st in tuned):
+            return None
+        if any(max(st["values"]) - min(st["values"]) > d * self.even_spread for st in [dflt] + tuned):
+            return None  # rounds this far apart: three of them do not tell a small gain from a tie
+        if max(chal["values"]) <= min(dflt["values"]) * (1.0 - QUIET_WIN):
+            return "tuned_faster"
+        if chal["median"] >= d * (1.0 - TIE) and all(min(st["values"]) >= d * (1.0 - self.even_spread)
+                                                      for st in tuned):
+            return "default_fastest" if chal["median"] >= d else "tie_default_kept"
+        return None
 
     @staticmethod
     def _clear(dflt: dict, chal: Optional[dict], big: Optional[float] = None,
