@@ -13,6 +13,9 @@
 #   sglcold   SGLang main `up` cold (after; SGL_CAP)
 #   vllm      vLLM main `up` cold (before, after; VLLM_CAP); its check, the prewarm given VLLM_WAIT s at most,
 #             then the tune (after)
+#   coldafter, sglafter, vllmafter   the after rows of cold, sglang and vllm only
+#   repeat    the repeatability benchmark (bench/tuner_quality.py repeat) on the own `up` tunes of coldafter
+#             (or cold) and read
 # STEPS picks the steps and their order (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
@@ -94,9 +97,31 @@ step_vllm() {
   wait_prewarm "$H" "${VLLM_WAIT:-90}"
   row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
 }
+step_coldafter() { row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120; }
+step_sglafter() {  # the SGLang check, its prewarm, the tune (after only)
+  [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglafter: no .upstream/sglang_head"; return; }
+  H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
+  row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+}
+step_vllmafter() {  # vLLM cold, then its check, prewarm and tune (after only)
+  [ -d .upstream/vllm_head ] || { echo "vllmafter: no .upstream/vllm_head"; return; }
+  row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+  H=$(fresh vllm); check after_vllm_check "$AFTER" "$H" qwen3_server vllm .upstream/vllm_head
+  wait_prewarm "$H" "${VLLM_WAIT:-90}"
+  row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+}
+step_repeat() {  # repeatability of two own `up` tunes of this run (after_cold, after_read_tune), re-timed interleaved
+  local a b
+  a=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['result_path'])" "$OUT/after_cold.json" 2>/dev/null)
+  b=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['result_path'])" "$OUT/after_read_tune.json" 2>/dev/null)
+  if [ ! -f "$a" ] || [ ! -f "$b" ]; then echo "repeat: needs the after_cold and after_read_tune results"; return; fi
+  python3 remote_agent/bench/tuner_quality.py repeat --results "$a" "$b" --out "$OUT/repeat.json" \
+    ${SYN:+--backend synthetic} > "$WORK/repeat.log" 2>&1
+  stamp "repeat"; tail -4 "$WORK/repeat.log" | cut -c1-300
+}
 for step in ${STEPS//,/ }; do  # in the order given
   case "$step" in
-    cold|read|wait|int4|sglang|sglcold|vllm) "step_$step" ;;
+    cold|read|wait|int4|sglang|sglcold|vllm|coldafter|sglafter|vllmafter|repeat) "step_$step" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done
