@@ -63,10 +63,7 @@ wait_prewarm() {  # home max_s
   stamp "prewarm waited $((t / 10)) s"; cat "$1/prewarm/status.json" 2>/dev/null; echo
 }
 [ -d .upstream/sglang_head ] && UPSTREAM_SGL=.upstream/sglang_head
-step_cold() {
-  row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120
-  row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120
-}
+step_cold() { row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120; step_coldafter; }
 step_read() {
   H=$(fresh read); check after_read_check "$AFTER" "$H" qwen3_triton; sleep 15; stamp "15 s of reading"
   row after_read_tune "$AFTER" "$H" own_up --cap-s 120
@@ -82,8 +79,7 @@ step_int4() {
 step_sglang() {
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglang: no .upstream/sglang_head"; return; }
   row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
-  H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
-  row after_sglang_tune "$AFTER" "$H" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+  step_sglafter
 }
 step_sglcold() {
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglcold: no .upstream/sglang_head"; return; }
@@ -92,10 +88,7 @@ step_sglcold() {
 step_vllm() {
   [ -d .upstream/vllm_head ] || { echo "vllm: no .upstream/vllm_head"; return; }
   row before_vllm "$BEFORE" "$(fresh before_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
-  row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
-  H=$(fresh vllm); check after_vllm_check "$AFTER" "$H" qwen3_server vllm .upstream/vllm_head
-  wait_prewarm "$H" "${VLLM_WAIT:-90}"
-  row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+  step_vllmafter
 }
 step_coldafter() { row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120; }
 step_sglafter() {  # the SGLang check, its prewarm, the tune (after only)
