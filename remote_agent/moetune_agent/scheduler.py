@@ -353,7 +353,7 @@ class BackendFailed(Exception):
 
 class Scheduler(object):
     PREFETCH = 2  # units queued per worker
-    COMPILE_WAIT_S = 10.0  # longest wait for the pool's compile of the next units before a worker compiles
+    COMPILE_WAIT_S = 10.0  # longest wait without a finished compile before a worker compiles itself
     def __init__(self, desc: Dict[str, Any], gpus: Sequence[int], cache_dir: Optional[str], precompile_workers: int = 0,
                  home: Optional[str] = None) -> None:
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
@@ -407,6 +407,7 @@ class Scheduler(object):
         self._waiting_since: Optional[float] = None
         self.close_s: Dict[str, float] = {}  # close(): seconds to end the GPU workers, and everything
         self._wait_gave_up = False
+        self._last_compiled: Optional[float] = None  # when the pool last finished a compile (_precompile_done)
         self._pool_killed = False  # close(): the pool's terminate() hung and its processes were killed
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -700,6 +701,7 @@ class Scheduler(object):
         return precompile_key(op, cfg, m, self.precompile_per_m, self.precompile_classes)
 
     def _precompile_done(self, res):
+        self._last_compiled = time.time()  # the pool's result thread: one float, read by _pick
         if res is None:
             self.precompile_stats["ok"] += 1
         else:
@@ -837,8 +839,11 @@ class Scheduler(object):
     def _pick(self, tasks: List[Tuple[str, Any]], pending: List[int]) -> Optional[int]:
         """Position in pending (a reversed list) of the next task: with a precompile pool, the first of
         the next few units whose kernels are already compiled, so the GPU times while the CPUs compile.
-        When none is ready: None (wait) while the pool is still compiling them, for at most
-        COMPILE_WAIT_S, else simply the next one. A worker that compiled the unit itself would compile
+        When none is ready: None (wait) while the pool is still compiling them, until it has finished
+        no compile for COMPILE_WAIT_S, else simply the next one. A pool that makes progress is waited
+        for however long its kernels take (int4_w4a16: 0.3-8 s a kernel, a first phase's wait 13 s; a
+        wait capped at 10 s gave up there and left the worker compiling every kernel it met itself for
+        the rest of the run, ~1.3 s each, one at a time). A worker that compiled the unit itself would compile
         one kernel at a time beside a pool compiling many (a cold host's first units: ~4 s of the
         worker's start-up compiled serially, issue 22), and the pool's copy of that kernel too."""
         if not self._precompiled:
@@ -853,10 +858,10 @@ class Scheduler(object):
         now = time.time()
         if self._waiting_since is None:
             self._waiting_since = now
-        if now - self._waiting_since < self.COMPILE_WAIT_S:
+        if now - max(self._waiting_since, self._last_compiled or 0.0) < self.COMPILE_WAIT_S:
             return None
-        # A pool that kept a worker waiting this long lost its tasks (a pool process that died mid-compile
-        # never answers): no more waiting on it in this run, the worker compiles what it needs.
+        # A pool that finished nothing for this long while a worker waited lost its tasks (a pool process
+        # that died mid-compile never answers): no more waiting on it in this run, the worker compiles.
         self._end_wait()
         self._wait_gave_up = True
         return len(pending) - 1

@@ -198,6 +198,40 @@ class EarlyPool(unittest.TestCase):
         self.assertGreaterEqual(wall, 0.3)
         self.assertLess(wall, 0.3 * 2 + 1.0)  # one wait, not one per unit (>= 8 x 0.3 s)
 
+    def test_a_slow_pool_that_makes_progress_is_waited_for(self):
+        """A pool whose kernels take longer in all than COMPILE_WAIT_S but that keeps finishing them (int4:
+        0.3-8 s a kernel) is waited for: the worker compiles nothing itself. Before, one wait past
+        COMPILE_WAIT_S gave up on the pool for the rest of the run, and the worker compiled on its own."""
+        cache = tempfile.mkdtemp(prefix="moetune-slow-pool-")
+        os.environ["MOETUNE_SYNTHETIC_COMPILE_MS"] = "120"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_COMPILE_MS", None)
+        every = [u for u in units(40) if not SyntheticBackend(SHAPE)._fails("both", u.cfg)]  # pylint: disable=protected-access
+        ahead, us = every[:12], every[12:20]  # the pool finishes 12 other kernels (0.72 s) before these
+        self.assertEqual(len(us), 8)
+        s = Scheduler(DESC, [0], cache, 2)
+        s.COMPILE_WAIT_S = 0.4  # below the wait for the first of us, far above the time between two compiles
+        s.start(early_pool=True)
+        got = []
+        try:
+            s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448})
+            s.precompile(every[20:22])  # the pool's processes started and compiling (as at a run's start)
+            for r in list(s._precompiled.values()):  # pylint: disable=protected-access
+                r.wait(30)
+            s.precompile(ahead)
+            s.precompile(us)
+            s.measure(us, got.append, simulated=True)
+        finally:
+            s.close()
+        folder = os.path.join(cache, "synthetic-compiled")
+        writers = []
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name)) as f:
+                writers.append(f.read())
+        self.assertEqual(len(got), len(us))
+        self.assertFalse(s._wait_gave_up)  # pylint: disable=protected-access
+        self.assertEqual([w for w in writers if w.startswith("moetune-gpu")], [])
+        self.assertEqual(len(writers), len({u.cfg.key() for u in every[:22]}))
+
     def test_early_facts_warm_every_pool_process_before_the_info(self):
         """The GPU worker sends what a CPU compile targets before the rest of its start-up; each early pool
         process builds its backend then (for the server backend: imports the server), so by the time the
