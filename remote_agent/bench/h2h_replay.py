@@ -13,7 +13,7 @@ unit it asks for answered with the measurement the run recorded for it (same con
 pairing), once with the rule before stop 34 (even_spread 0) and once with the default rules. A unit the
 run never timed (a rule that wants more rounds than the run made) ends that replay with a note. Units are
 counted exactly; "gpu_s" is the timed GPU work of those units, a MODEL: (warm-up + timed replays) x 10 calls x
-the two sides' medians (triton_backend's WARMUP_REPLAYS and GRAPH_CALLS), as the backend times them.
+the two sides' medians (triton_backend's warmup_replays and GRAPH_CALLS), as the backend times them.
 """
 
 import argparse
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, AGENT_ROOT)
 
-from moetune_agent.backends.triton_backend import GRAPH_CALLS, WARMUP_REPLAYS  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent.backends.triton_backend import GRAPH_CALLS, warmup_replays  # noqa: E402  # pylint: disable=wrong-import-position
 from moetune_agent.kernel_types import KernelConfig  # noqa: E402  # pylint: disable=wrong-import-position
 from moetune_agent.runs.logs import journal_entries  # noqa: E402  # pylint: disable=wrong-import-position
 from moetune_agent.strategies.headtohead import H2H_ROUND, HeadToHead  # noqa: E402  # pylint: disable=wrong-import-position
@@ -76,7 +76,7 @@ def contenders_of(rows):
 def gpu_s(meas):
     total = 0.0
     for m in meas:
-        warm = min(WARMUP_REPLAYS, max(1, m.unit.replays))
+        warm = warmup_replays(m.unit.replays)
         sides = (m.median_us if m.ok else 0.0) + (m.pair_median_us or 0.0)
         total += (warm + m.unit.replays) * GRAPH_CALLS * sides * 1e-6
     return total

@@ -47,7 +47,7 @@ BEFORE_ISSUE13 = {"screen_replays": 2, "final_rounds": 2, "top_tiles": 6, "seeds
 BEFORE_ISSUE13_H2H = {"first_rounds": 5}   # the head-to-head then: 5 rounds before any decision
 UNIT_OVERHEAD_S = 0.020   # model constant (see the module comment)
 from moetune_agent.backends.triton_backend import (  # noqa: E402  (no torch at import)
-    GRAPH_CALLS, SCREEN_MAX_REPLAYS, WARMUP_REPLAYS, screen_calls)
+    GRAPH_CALLS, SCREEN_MAX_REPLAYS, screen_calls, warmup_replays)
 
 
 def load_recording(path: str) -> dict:
@@ -84,7 +84,7 @@ class ReplayBackend(Backend):
         if rec is None:
             raise CandidateError("other", "not recorded: %s at %d" % (cfg.key(), m))
         self.replays += replays
-        warm = min(WARMUP_REPLAYS, max(1, replays))
+        warm = warmup_replays(replays)
         calls = screen_calls(self.shape, op, m) if replays <= SCREEN_MAX_REPLAYS else GRAPH_CALLS
         self.model_s += (warm + replays) * calls * self.truth(m, cfg) * 1e-6
         # which recorded samples a call gets depends on the call's identity only (deterministic replays)

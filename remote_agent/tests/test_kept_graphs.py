@@ -117,7 +117,7 @@ class Keep(unittest.TestCase):
                 self.assertTrue(kept)
                 graph.replay()
         self.assertEqual(be.prepared, [("m16n64k64g1w4s3", 64), ("m32n64k64g1w4s3", 64)])
-        self.assertEqual(be.kept_stats, {"hits": 8, "kept": 2, "evicted": 0})
+        self.assertEqual(kept_counts(be), {"hits": 8, "kept": 2, "evicted": 0})
         # another size or another calls count is another graph
         be._side("up", A, 128, 10, None, True)
         be._side("up", A, 64, 2, None, True)
@@ -137,7 +137,7 @@ class Keep(unittest.TestCase):
         self.assertEqual([k[1].key() for k in be._kept],
                          ["m64n64k64g1w4s3", "m64n128k64g1w4s3", "m16n64k64g1w4s3", "m128n64k64g1w4s3"])
         self.assertEqual(be._kept_bytes, 96 * MB)
-        self.assertEqual(be.kept_stats, {"hits": 1, "kept": 5, "evicted": 1})
+        self.assertEqual(kept_counts(be), {"hits": 1, "kept": 5, "evicted": 1})
 
     def test_a_side_too_large_for_a_quarter_of_the_budget_is_not_kept(self):
         be = Backend(2000 * MB, lambda c, m: 20 * MB if c != D else 30 * MB)  # a quarter: 25 MB
@@ -178,25 +178,46 @@ class Keep(unittest.TestCase):
         g3.replay()
 
 
+def kept_counts(be):
+    return {k: be.kept_stats[k] for k in ("hits", "kept", "evicted")}
+
+
+class Warmup(unittest.TestCase):
+    """Warm-up replays: a screening unit as many as it times; a re-timing unit RETIME_WARMUP_REPLAYS (2),
+    MOETUNE_RETIME_WARMUP from 1 to 5 (5: the reference tuners' protocol, as before issue 22's stop 35)."""
+
+    def test_warmup_replays(self):
+        self.assertEqual([tb.warmup_replays(r) for r in (1, 2)], [1, 2])
+        self.assertEqual([tb.warmup_replays(r) for r in (3, 10)], [2, 2])
+        for flag, want in (("5", 5), ("1", 1), ("9", 5), ("0", 1), ("x", 2), ("", 2)):
+            os.environ["MOETUNE_RETIME_WARMUP"] = flag
+            try:
+                self.assertEqual(tb.warmup_replays(10), want, flag)
+                self.assertEqual(tb.warmup_replays(1), 1)  # screening units do not follow it
+            finally:
+                os.environ.pop("MOETUNE_RETIME_WARMUP")
+
+
 class SlowCapture(unittest.TestCase):
     """A call path slow to capture (the SGLang test tree's Python stand-ins: ~4.6 ms a call on the H200)
     gets re-timing graphs of SLOW_GRAPH_CALLS calls launched back to back: the same calls per sample."""
 
     def test_protocol(self):
         be = Backend(100 * 1024 * MB, lambda c, m: MB)
-        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))   # nothing captured yet
+        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))   # nothing captured yet
         be._capture_ms["up"] = [4.6, 4.4, 4.9]
         calls, launches, warm = be._protocol("up", 64, 10)
-        self.assertEqual((calls, launches, warm), (tb.SLOW_GRAPH_CALLS, tb.GRAPH_CALLS // tb.SLOW_GRAPH_CALLS, 5))
+        self.assertEqual((calls, launches, warm), (tb.SLOW_GRAPH_CALLS, tb.GRAPH_CALLS // tb.SLOW_GRAPH_CALLS,
+                                                  tb.RETIME_WARMUP_REPLAYS))
         self.assertEqual(calls * launches, tb.GRAPH_CALLS)
         self.assertEqual(be._protocol("up", 64, 1)[0], tb.SCREEN_GRAPH_CALLS)  # screening units as before
-        self.assertEqual(be._protocol("down", 64, 10), (tb.GRAPH_CALLS, 1, 5))  # per op
+        self.assertEqual(be._protocol("down", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))  # per op
         be._capture_ms["up"].append(0.3)  # one fast capture among the last: not slow
-        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))
+        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))
         be._capture_ms["up"] = [4.6] * 5
         os.environ["MOETUNE_SLOW_CAPTURE"] = "0"
         try:
-            self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, 5))
+            self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))
         finally:
             os.environ.pop("MOETUNE_SLOW_CAPTURE")
 

@@ -51,7 +51,13 @@ from ..work import GRAPH_CALLS
 from . import TRITON, defaults as defaults_mod
 from .base import Backend
 
-WARMUP_REPLAYS = 5
+WARMUP_REPLAYS = 5          # a screening unit's warm-up: as many replays as it times, at most this
+# A re-timing unit's warm-up (the head-to-head's rounds, the headroom check's re-timing, the finalists'):
+# the reference tuners' 5 replays were 57% of the head-to-head's GPU time (M >= 749 us calls time 3 replays
+# and warmed up 5). The re-timing units run back to back, so the GPU is already busy and clocked up when one
+# starts; what a fresh graph's first launches cost (its upload, cold instruction and TLB caches) is gone
+# after the first; 2 replays leave one to spare. MOETUNE_RETIME_WARMUP sets it (5: as before).
+RETIME_WARMUP_REPLAYS = 2
 LOGIT_POOL = 16
 SCREEN_MAX_REPLAYS = 2      # units timing at most this many replays are screening units
 SCREEN_GRAPH_CALLS = 2      # calls captured in a screening unit's graph
@@ -71,9 +77,24 @@ KEEP_MAX = 96
 # re-timing units captured as SLOW_GRAPH_CALLS calls launched back to back GRAPH_CALLS / SLOW_GRAPH_CALLS
 # times per sample: the same calls per sample on the GPU, a fifth of the capture.
 SLOW_CAPTURE_MS = 1.0
+# A unit's first (eager) call slower than this compiled a kernel on the GPU worker (a cache hit and a launch
+# take milliseconds; a compile 0.3-8 s): counted in kept_stats, so a run shows kernels the pool missed.
+SLOW_FIRST_CALL_S = 0.2
 SLOW_GRAPH_CALLS = 2
 KEEP_FRACTION = 0.05
 KEEP_MAX_BYTES = 8 << 30
+
+
+def warmup_replays(replays: int) -> int:
+    """Warm-up replays before a unit's timed ones: a screening unit (<= SCREEN_MAX_REPLAYS) as many as it
+    times, a re-timing unit RETIME_WARMUP_REPLAYS (or MOETUNE_RETIME_WARMUP, 1-5)."""
+    if replays <= SCREEN_MAX_REPLAYS:
+        return min(WARMUP_REPLAYS, max(1, replays))
+    try:
+        n = int(os.environ.get("MOETUNE_RETIME_WARMUP", "") or RETIME_WARMUP_REPLAYS)
+    except ValueError:
+        n = RETIME_WARMUP_REPLAYS
+    return max(1, min(WARMUP_REPLAYS, n))
 
 
 def screen_launches(floor_us: Optional[float]) -> int:
@@ -169,7 +190,9 @@ class TritonBackend(Backend):
         self._kept: "OrderedDict[tuple, tuple]" = OrderedDict()  # key -> (call, graph, bytes)
         self._kept_bytes = 0
         self._keep_budget: Optional[int] = None
-        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0}
+        # the worker's counters (Scheduler.worker_stats): the kept re-timing graphs, and the first calls
+        # slower than SLOW_FIRST_CALL_S (a kernel this GPU worker compiled itself: the pool's binary missed)
+        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0, "slow_first_calls": 0, "slow_first_call_ms": 0}
         self._capture_ms: Dict[str, List[float]] = {}  # op -> Python ms per captured call, the last 5
         self._bw_folder = None
         if cache_dir and not cpu_compile and bandwidth_probe != "torch":
@@ -371,8 +394,7 @@ class TritonBackend(Backend):
         launches = screen_launches(nominal_floor_us(self.shape, op, m)) if screening else 1
         if not screening and self.slow_capture(op):
             calls, launches = SLOW_GRAPH_CALLS, GRAPH_CALLS // SLOW_GRAPH_CALLS
-        # the reference's 5 warm-up replays; a cheap screening measurement warms up as often as it times
-        return calls, launches, min(WARMUP_REPLAYS, max(1, replays))
+        return calls, launches, warmup_replays(replays)
 
     def _prepare(self, op: str, cfg: KernelConfig, m: int, calls: int, cfg_down: Optional[KernelConfig] = None):
         """-> (call, graph): cfg's call at m, run once eagerly (compiles on first use) and checked against
@@ -384,8 +406,13 @@ class TritonBackend(Backend):
         moe.poison()
         moe.inter2.copy_(inter)
         moe.logits.copy_(logits[0])
+        t_first = time.perf_counter()
         self._step(moe, op)
         torch.cuda.synchronize()
+        first_s = time.perf_counter() - t_first
+        if first_s > SLOW_FIRST_CALL_S:
+            self.kept_stats["slow_first_calls"] += 1
+            self.kept_stats["slow_first_call_ms"] += int(first_s * 1000)
         # the reference for (op, m) uses logits[0]: the routing of this run is the same
         self._verify(op, m, moe, self._reference(op, m, moe))
         return moe, self._capture(moe, op, calls)
