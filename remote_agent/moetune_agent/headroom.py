@@ -719,10 +719,22 @@ def run_check(spec: Dict[str, Any], out) -> int:
             shutil.rmtree(cache_dir, ignore_errors=True)
 
 
-def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> Tuple[list, list]:
+def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
+    """The options a strategy called name takes from the backend: the fast one's kernel_classes (the
+    server backends' specialisation classes: strategies/fast.py _screen_gm), unless MOETUNE_SHARED_GM=0.
+    Every place that builds the tune's strategy (the run, its at-facts precompile, a check's prewarm) passes
+    the same, so what they compile is what the run measures."""
+    if name != "fast" or kernel_classes is None or os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
+        return {}
+    return {"kernel_classes": kernel_classes}
+
+
+def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
+                  kernel_classes=None) -> Tuple[list, list]:
     """What a tune of spec will measure first, known before the backend's defaults (from the GPU's shared
     memory alone) -> (the strategy's first phase (the fast one's tile screen at its anchors), at most cap
-    units; the check's catalogue configs the fast strategy seeds every size with: HeadroomPlan.likely_units)."""
+    units; the check's catalogue configs the fast strategy seeds every size with: HeadroomPlan.likely_units).
+    kernel_classes: as the run's strategy gets it (strategy_options)."""
     from . import spec as spec_mod, strategies
 
     shape = spec_mod.shape_of(spec)
@@ -730,7 +742,8 @@ def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int
     if not space:
         return [], []
     name = strategies.resolve(spec["strategy"])
-    units = list(strategies.make_strategy(name, space, sizes, ops, shape).next_phase([]) or [])[:cap]
+    units = list(strategies.make_strategy(name, space, sizes, ops, shape, **strategy_options(name, kernel_classes))
+                 .next_phase([]) or [])[:cap]
     seeds = HeadroomPlan(shape, sizes, ops, space, {}).likely_units() if name == "fast" else []
     return units, seeds
 
@@ -766,7 +779,8 @@ def surrogate(measured: Sequence[Measurement]):
 
 
 def prewarm_plan(spec: Dict[str, Any], smem: Optional[int], measured: Sequence[Measurement] = (),
-                 defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None) -> Tuple[List[Unit], List[int]]:
+                 defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
+                 kernel_classes=None) -> Tuple[List[Unit], List[int]]:
     """-> (units, the end of each group in units): what the tune of spec will probably compile, phase by
     phase, for a background compile (prewarm.py) after a check: the strategy's first phase (exact: it
     depends on nothing measured), then every later phase of the strategy run against surrogate(measured)
@@ -781,19 +795,20 @@ def prewarm_plan(spec: Dict[str, Any], smem: Optional[int], measured: Sequence[M
     space = space_mod.spec_space(spec, shape, sizes, ops, smem)
     if not space:
         return [], []
-    return plan_compiles(shape, sizes, ops, space, spec["strategy"], measured, defaults)
+    return plan_compiles(shape, sizes, ops, space, spec["strategy"], measured, defaults,
+                         kernel_classes=kernel_classes)
 
 
 def plan_compiles(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
                   space: Dict[Tuple[str, int], Sequence[KernelConfig]], strategy_name: Optional[str],
                   measured: Sequence[Measurement] = (),
                   defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
-                  max_phases: int = 64) -> Tuple[List[Unit], List[int]]:
+                  max_phases: int = 64, kernel_classes=None) -> Tuple[List[Unit], List[int]]:
     """prewarm_plan on a given space (also bench/prewarm_replay.py's)."""
     from . import strategies
 
     name = strategies.resolve(strategy_name)
-    options: Dict[str, Any] = {}
+    options: Dict[str, Any] = strategy_options(name, kernel_classes)
     if name == "fast" and defaults:
         options["extra_seeds"] = screened_candidates(shape, sizes, ops, space, defaults)
     strategy = strategies.make_strategy(name, space, sizes, ops, shape, **options)
@@ -833,7 +848,8 @@ def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dic
     if not prewarm.enabled() or not facts or not extra.get("can_cpu_precompile", True):
         return None
     try:
-        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured, defaults)
+        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured, defaults,
+                                     kernel_classes=sched.precompile_classes)
         desc = {k: v for k, v in sched.desc.items() if k not in ("heat_s", "heat_min_s", "pycache_prefix",
                                                                    "early_facts", "bandwidth_probe")}
         desc["cpu_compile"] = dict(facts)

@@ -209,5 +209,58 @@ class FastOnSyntheticTest(unittest.TestCase):
         self.assertIn(4096, fa.anchors)
 
 
+class SharedGroupSizeScreen(unittest.TestCase):
+    """kernel_classes (the servers' kernels: GROUP_SIZE_M compiled in, binaries shared within a batch-size
+    class): an anchor screens each tile with the GROUP_SIZE_M of the largest anchor of its class, so the
+    first phase compiles fewer binaries (SGLang main, 18 sizes: 272 -> 208), and every other anchor keeps
+    its own."""
+
+    def test_fewer_binaries_and_same_tiles(self):
+        from moetune_agent import space as space_mod
+        from moetune_agent.backends.server_backend import classes_for
+        from moetune_agent.scheduler import precompile_key
+
+        sizes = BATCHES
+        for fw in ("sglang", "vllm"):
+            classes = classes_for(fw, SHAPE)
+            space = space_mod.build_space(SHAPE, sizes, ("up",))
+            own = make_strategy("fast", space, sizes, ("up",), SHAPE).next_phase([])
+            st = make_strategy("fast", space, sizes, ("up",), SHAPE, kernel_classes=classes)
+            shared = st.next_phase([])
+            self.assertEqual(st.anchors, [1, 16, 256, 4096])
+
+            def keys(units):
+                return {precompile_key(u.op, u.cfg, u.m, True, classes) for u in units}  # pylint: disable=cell-var-from-loop
+
+            self.assertEqual(len(shared), len(own))
+            self.assertLess(len(keys(shared)), len(keys(own)) * 0.8, fw)
+            # the same tiles and warps at every anchor; only GROUP_SIZE_M moved, at 256 (4096's class; for vLLM
+            # some tiles' binaries at 16 too), never at the largest anchor nor at 1 (a class of its own)
+            strip = lambda us: sorted((u.m, u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K,  # noqa: E731
+                                       u.cfg.num_warps, u.cfg.num_stages) for u in us)
+            self.assertEqual(strip(shared), strip(own))
+            moved = {u.m for u in shared} - {u.m for u in own if u in set(shared)}
+            self.assertEqual(moved, {256} if fw == "sglang" else {16, 256}, fw)
+            at256 = {u.cfg for u in shared if u.m == 256}
+            at4096 = {u.cfg for u in shared if u.m == 4096}
+            self.assertTrue(all(c.GROUP_SIZE_M == 16 for c in at256))
+            self.assertGreater(len(at256 & at4096), len(at256) // 2)
+
+    def test_no_classes_or_unknown_class_keeps_each_anchors_own(self):
+        from moetune_agent import space as space_mod
+
+        sizes = BATCHES
+        space = space_mod.build_space(SHAPE, sizes, ("up",))
+        own = make_strategy("fast", space, sizes, ("up",), SHAPE).next_phase([])
+        unknown = make_strategy("fast", space, sizes, ("up",), SHAPE,
+                                kernel_classes=lambda op, cfg, m: None).next_phase([])
+        self.assertEqual(own, unknown)
+
+        def broken(op, cfg, m):
+            raise KeyError(m)
+
+        self.assertEqual(make_strategy("fast", space, sizes, ("up",), SHAPE, kernel_classes=broken).next_phase([]), own)
+
+
 if __name__ == "__main__":
     unittest.main()

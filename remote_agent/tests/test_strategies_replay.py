@@ -124,6 +124,28 @@ class PipelineReplay(unittest.TestCase):
     def test_fp8_block_two_anchors(self):
         self._check("fp8block", 2)
 
+    def test_shared_group_size_screen_keeps_the_regret(self):
+        """The servers' kernels (GROUP_SIZE_M compiled in, binaries shared within a size class): the tile
+        screen takes the largest same-class anchor's GROUP_SIZE_M (strategies/fast.py _screen_gm). On both
+        recorded landscapes, with SGLang's and vLLM's classes (256 and 1024 share one), the final regret stays within
+        the bounds above and no worse than with each anchor's own GROUP_SIZE_M, for at most 5% more units."""
+        from moetune_agent.backends.server_backend import classes_for
+        from moetune_agent.kernel_types import Shape
+
+        for name in RECORDINGS:
+            rec = load_recording(RECORDINGS[name])
+            f = rec["shape"]
+            shape = Shape(E=f["E"], N=f["N"], K=f["K"], topk=f["topk"], dtype=f["dtype"],
+                          block_shape=tuple(f["block_shape"]) if f.get("block_shape") else None)
+            own = run_pipeline(rec)
+            for fw in ("sglang", "vllm"):
+                shared = run_pipeline(rec, options={"kernel_classes": classes_for(fw, shape)})
+                self.assertLessEqual(shared["final_regret_geomean"], 1.005, (fw, shared["per_m"]))
+                self.assertLessEqual(shared["final_regret_worst"], 1.02, (fw, shared["per_m"]))
+                self.assertLessEqual(shared["final_regret_geomean"], own["final_regret_geomean"] + 1e-9, (name, fw))
+                # the search path moves a little (vLLM: +3% units on qwen3); what it saves is compiles
+                self.assertLessEqual(shared["units"], own["units"] * 1.05, (name, fw))
+
     def test_head_to_head_never_keeps_a_slower_tuned_config(self):
         """Where the recorded default ran, the chosen config is never slower than it (ground truth)."""
         for name in RECORDINGS:

@@ -36,16 +36,18 @@ def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
         raise spec_mod.SpecError("spec: %s" % e, "strategy")
 
 
-def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> Tuple[list, list]:
+def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
+                  kernel_classes=None) -> Tuple[list, list]:
     """headroom.first_batches (the first phase, the check's seeds), the spec's strategy checked first."""
     pick_strategy(spec["strategy"])
     from .. import headroom
-    return headroom.first_batches(spec, ops, sizes, smem, cap)
+    return headroom.first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
 
 
-def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int) -> list:
+def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
+                kernel_classes=None) -> list:
     """first_batches in one list: the first phase, then the seeds."""
-    units, seeds = first_batches(spec, ops, sizes, smem, cap)
+    units, seeds = first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
     return units + seeds
 
 
@@ -56,7 +58,8 @@ def _early_precompile(spec: Dict[str, Any], ops: Any, sizes: Any, sched: Schedul
     before the seeds, which later phases measure: with the phase capped at 12 units per pool process (168
     of the own kernel's 231), its last units queued behind ~100 seed kernels."""
     def go(facts: Dict[str, Any]) -> None:
-        units, seeds = first_batches(spec, ops, sizes, facts.get("smem"), 48 * max(1, sched.precompile_workers))
+        units, seeds = first_batches(spec, ops, sizes, facts.get("smem"), 48 * max(1, sched.precompile_workers),
+                                     kernel_classes=sched.precompile_classes)
         sched.precompile(units)
         sched.precompile(seeds)
     return go
@@ -264,7 +267,9 @@ class Run(object):
     @staticmethod
     def _strategy(s: Session, make_strategy) -> Strategy:
         """The spec's strategy on the run's space; the fast one also measures the headroom check's screen."""
-        options: Dict[str, Any] = {}
+        from .. import headroom
+
+        options: Dict[str, Any] = headroom.strategy_options(s.strategy_name, s.sched.precompile_classes)
         if s.strategy_name == "fast":
             options["extra_seeds"] = headroom_seeds(s.shape, s.sizes, s.ops, s.space, s.defaults_cfg)
         return make_strategy(s.strategy_name, s.space, s.sizes, s.ops, s.shape, **options)

@@ -31,7 +31,7 @@ instead of 6 and no F at the other sizes cut the modelled GPU time by 23-29% at 
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
@@ -56,8 +56,15 @@ class FastStrategy(Strategy):
                  ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
                  final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
                  screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False,
-                 extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None):
-        """extra_seeds: (op, m) -> configs screened with the first phase at m (the anchors' tile screen,
+                 extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
+                 kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None):
+        """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
+        compiles GROUP_SIZE_M in and shares its binaries between the sizes of a class (the servers' kernels:
+        backends/server_backend.specialisation_class); the tile screen then gives an anchor the
+        GROUP_SIZE_M that the largest anchor of the same class screens with, so both time one binary per
+        tile (see _screen_gm). None (moetune's own kernel, GROUP_SIZE_M a run-time argument): each anchor
+        screens with its own.
+        extra_seeds: (op, m) -> configs screened with the first phase at m (the anchors' tile screen,
         the other sizes' seeds), e.g. the headroom check's screen (runner.headroom_seeds): the search
         then starts from, and refines around, at least what the check times (issue 22: at M=2048 and
         4096 the check's screen found configs 7-9% faster than the whole fast tune)."""
@@ -74,6 +81,7 @@ class FastStrategy(Strategy):
         self.n_finalists = finalists
         self.n_seeds = seeds
         self.anchors = self._pick_anchors(n_anchors)
+        self.kernel_classes = kernel_classes
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
         self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -151,7 +159,7 @@ class FastStrategy(Strategy):
             by_tile.setdefault(_tile(c), []).append(c)
         out = []
         for t, cs in sorted(by_tile.items()):
-            gm = self._gm_for(m, t[0], sorted({c.GROUP_SIZE_M for c in cs}))
+            gm = self._screen_gm(op, m, cs)
             pref = 8 if t[0] * t[1] >= 8192 else 4
             for warps in ((4, 8) if self.screen_both_warps else (pref, 12 - pref)):
                 pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or \
@@ -163,6 +171,25 @@ class FastStrategy(Strategy):
                 if not self.screen_both_warps:
                     break  # the other warps count only when the preferred one does not fit
         return out
+
+    def _screen_gm(self, op: str, m: int, cs: Sequence[KernelConfig]) -> int:
+        """The GROUP_SIZE_M a tile (its configs cs at m) is screened with: _gm_for(m), or, with
+        kernel_classes, _gm_for at the largest anchor whose binary for this tile is m's. Where that differs
+        from m's own choice, m has at most one M tile per expert (_gm_for: 1), so the grouping hardly
+        matters there, and the GROUP_SIZE_M sweep of the leaders (phase C) times m's own choice anyway
+        (issue 22: SGLang main's first phase, 18 sizes, 272 binaries -> 208)."""
+        values = sorted({c.GROUP_SIZE_M for c in cs})
+        at = m
+        if self.kernel_classes is not None and m in self.anchors:
+            probe, own = cs[0], None
+            try:
+                own = self.kernel_classes(op, probe, m)
+                same = [a for a in self.anchors if a > at and self.kernel_classes(op, probe, a) == own]
+            except Exception:  # noqa: BLE001 - an unknown class: the size's own choice
+                same = []
+            if own is not None and same:
+                at = max(same)
+        return self._gm_for(at, cs[0].BLOCK_SIZE_M, values)
 
     def _seeds_at(self, op: str, m: int) -> List[KernelConfig]:
         return list(self.extra_seeds.get((op, m), ()))
