@@ -13,7 +13,9 @@
 #   sglcold   SGLang main `up` cold (after; SGL_CAP)
 #   vllm      vLLM main `up` cold (before, after; VLLM_CAP); its check, the prewarm given VLLM_WAIT s at most,
 #             then the tune (after)
-#   coldafter, sglafter, vllmafter   the after rows of cold, sglang and vllm only
+#   updown    own-kernel `up+down` tune as the host's first run                (before, after)
+#   sglbefore, vllmbefore   SGLang / vLLM main `up` cold (before only); vllmcold: vLLM cold (after only)
+#   coldafter, sglafter, vllmafter, updownafter   the after rows of cold, sglang, vllm and updown only
 #   repeat    the repeatability benchmark (bench/tuner_quality.py repeat) on the own `up` tunes of coldafter
 #             (or cold) and read
 # STEPS picks the steps and their order (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
@@ -44,7 +46,7 @@ row() {  # label pyz home rows [extra]
   local label=$1 pyz=$2 home=$3 rows=$4; shift 4
   python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --agent "$pyz" --label "$label" --home "$home" --rows "$rows" \
     --json "$OUT/$label.json" "$@" > "$WORK/$label.log" 2>&1
-  stamp "$label"; grep -E "^(own_up|sglang_up|vllm_up|int4_3|bf16_3) |^ +precompile|within 1.5x|Traceback|Error" "$WORK/$label.log" | cut -c1-400 | head -6
+  stamp "$label"; grep -E "^(own_up|own_updown|sglang_up|vllm_up|int4_3|bf16_3) |^ +precompile|within 1.5x|Traceback|Error" "$WORK/$label.log" | cut -c1-400 | head -6
 }
 check() {  # label pyz home pair [framework tree]
   local tree=${6:-${UPSTREAM_SGL:-}}
@@ -76,21 +78,27 @@ step_int4() {
   row before_int4 "$BEFORE" "$(fresh before_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
   row after_int4 "$AFTER" "$(fresh after_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
 }
-step_sglang() {
-  [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglang: no .upstream/sglang_head"; return; }
-  row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
-  step_sglafter
-}
+step_sglang() { step_sglbefore; step_sglafter; }
 step_sglcold() {
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglcold: no .upstream/sglang_head"; return; }
   row after_sglang_cold "$AFTER" "$(fresh after_sglang_cold)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
 }
-step_vllm() {
-  [ -d .upstream/vllm_head ] || { echo "vllm: no .upstream/vllm_head"; return; }
+step_vllm() { step_vllmbefore; step_vllmafter; }
+step_sglbefore() {
+  [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglbefore: no .upstream/sglang_head"; return; }
+  row before_sglang "$BEFORE" "$(fresh before_sglang)" sglang_up --upstream .upstream --row-cap sglang_up="${SGL_CAP:-130}"
+}
+step_vllmbefore() {
+  [ -d .upstream/vllm_head ] || { echo "vllmbefore: no .upstream/vllm_head"; return; }
   row before_vllm "$BEFORE" "$(fresh before_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
-  step_vllmafter
+}
+step_vllmcold() {
+  [ -d .upstream/vllm_head ] || { echo "vllmcold: no .upstream/vllm_head"; return; }
+  row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
 }
 step_coldafter() { row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120; }
+step_updown() { row before_updown "$BEFORE" "$(fresh before_updown)" own_updown --cap-s 120; step_updownafter; }
+step_updownafter() { row after_updown "$AFTER" "$(fresh after_updown)" own_updown --cap-s 120; }
 step_sglafter() {  # the SGLang check, its prewarm, the tune (after only)
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglafter: no .upstream/sglang_head"; return; }
   H=$(fresh sglang); check after_sglang_check "$AFTER" "$H" qwen3_server; wait_prewarm "$H" "${SGL_WAIT:-45}"
@@ -98,7 +106,7 @@ step_sglafter() {  # the SGLang check, its prewarm, the tune (after only)
 }
 step_vllmafter() {  # vLLM cold, then its check, prewarm and tune (after only)
   [ -d .upstream/vllm_head ] || { echo "vllmafter: no .upstream/vllm_head"; return; }
-  row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
+  step_vllmcold
   H=$(fresh vllm); check after_vllm_check "$AFTER" "$H" qwen3_server vllm .upstream/vllm_head
   wait_prewarm "$H" "${VLLM_WAIT:-90}"
   row after_vllm_tune "$AFTER" "$H" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
@@ -114,7 +122,8 @@ step_repeat() {  # repeatability of two own `up` tunes of this run (after_cold, 
 }
 for step in ${STEPS//,/ }; do  # in the order given
   case "$step" in
-    cold|read|wait|int4|sglang|sglcold|vllm|coldafter|sglafter|vllmafter|repeat) "step_$step" ;;
+    cold|read|wait|int4|sglang|sglcold|vllm|updown|coldafter|sglafter|vllmafter|updownafter|repeat|sglbefore|\
+    vllmbefore|vllmcold) "step_$step" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done
