@@ -719,22 +719,12 @@ def run_check(spec: Dict[str, Any], out) -> int:
             shutil.rmtree(cache_dir, ignore_errors=True)
 
 
-def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
-    """The options a strategy called name takes from the backend: the fast one's kernel_classes (the
-    server backends' specialisation classes: strategies/fast.py _screen_gm), unless MOETUNE_SHARED_GM=0.
-    Every place that builds the tune's strategy (the run, its at-facts precompile, a check's prewarm) passes
-    the same, so what they compile is what the run measures."""
-    if name != "fast" or kernel_classes is None or os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
-        return {}
-    return {"kernel_classes": kernel_classes}
-
-
 def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
                   kernel_classes=None) -> Tuple[list, list]:
     """What a tune of spec will measure first, known before the backend's defaults (from the GPU's shared
     memory alone) -> (the strategy's first phase (the fast one's tile screen at its anchors), at most cap
     units; the check's catalogue configs the fast strategy seeds every size with: HeadroomPlan.likely_units).
-    kernel_classes: as the run's strategy gets it (strategy_options)."""
+    kernel_classes: as the run's strategy gets it (strategies.strategy_options)."""
     from . import spec as spec_mod, strategies
 
     shape = spec_mod.shape_of(spec)
@@ -742,8 +732,8 @@ def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int
     if not space:
         return [], []
     name = strategies.resolve(spec["strategy"])
-    units = list(strategies.make_strategy(name, space, sizes, ops, shape, **strategy_options(name, kernel_classes))
-                 .next_phase([]) or [])[:cap]
+    options = strategies.strategy_options(name, kernel_classes)
+    units = list(strategies.make_strategy(name, space, sizes, ops, shape, **options).next_phase([]) or [])[:cap]
     seeds = HeadroomPlan(shape, sizes, ops, space, {}).likely_units() if name == "fast" else []
     return units, seeds
 
@@ -808,7 +798,7 @@ def plan_compiles(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
     from . import strategies
 
     name = strategies.resolve(strategy_name)
-    options: Dict[str, Any] = strategy_options(name, kernel_classes)
+    options: Dict[str, Any] = strategies.strategy_options(name, kernel_classes)
     if name == "fast" and defaults:
         options["extra_seeds"] = screened_candidates(shape, sizes, ops, space, defaults)
     strategy = strategies.make_strategy(name, space, sizes, ops, shape, **options)

@@ -841,9 +841,9 @@ class Scheduler(object):
         the next few units whose kernels are already compiled, so the GPU times while the CPUs compile.
         When none is ready: None (wait) while the pool is still compiling them, until it has finished
         no compile for COMPILE_WAIT_S, else simply the next one. A pool that makes progress is waited
-        for however long its kernels take (int4_w4a16: 0.3-8 s a kernel, a first phase's wait 13 s; a
-        wait capped at 10 s gave up there and left the worker compiling every kernel it met itself for
-        the rest of the run, ~1.3 s each, one at a time). A worker that compiled the unit itself would compile
+        for however long its kernels take (int4_w4a16: 0.3-8 s a kernel, a first phase's waits 13 s in
+        all); before, one wait past COMPILE_WAIT_S left the worker compiling every kernel it met itself
+        for the rest of the run, one at a time. A worker that compiled the unit itself would compile
         one kernel at a time beside a pool compiling many (a cold host's first units: ~4 s of the
         worker's start-up compiled serially, issue 22), and the pool's copy of that kernel too."""
         if not self._precompiled:

@@ -267,9 +267,9 @@ class Run(object):
     @staticmethod
     def _strategy(s: Session, make_strategy) -> Strategy:
         """The spec's strategy on the run's space; the fast one also measures the headroom check's screen."""
-        from .. import headroom
+        from ..strategies import strategy_options
 
-        options: Dict[str, Any] = headroom.strategy_options(s.strategy_name, s.sched.precompile_classes)
+        options: Dict[str, Any] = strategy_options(s.strategy_name, s.sched.precompile_classes)
         if s.strategy_name == "fast":
             options["extra_seeds"] = headroom_seeds(s.shape, s.sizes, s.ops, s.space, s.defaults_cfg)
         return make_strategy(s.strategy_name, s.space, s.sizes, s.ops, s.shape, **options)

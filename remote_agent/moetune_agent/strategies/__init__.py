@@ -7,7 +7,8 @@ make_strategy(name, space, batch_sizes, ops, shape) builds one by name; STRATEGI
 
 from __future__ import annotations
 
-from typing import Dict, Sequence, Tuple
+import os
+from typing import Any, Dict, Sequence, Tuple
 
 from ..kernel_types import KernelConfig, Shape
 from ..work import Strategy
@@ -19,6 +20,16 @@ STRATEGIES = {
     "fast": FastStrategy,
 }
 DEFAULT_STRATEGY = "fast"
+
+
+def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
+    """The options a strategy called name takes from the backend: the fast one's kernel_classes (the
+    server backends' specialisation classes: strategies/fast.py _screen_gm), unless MOETUNE_SHARED_GM=0.
+    Every place that builds the tune's strategy (the run, its at-facts precompile, a check's prewarm) passes
+    the same, so what they compile is what the run measures."""
+    if name != "fast" or kernel_classes is None or os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
+        return {}
+    return {"kernel_classes": kernel_classes}
 
 
 def make_strategy(name: str, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
