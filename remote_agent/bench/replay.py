@@ -47,7 +47,7 @@ BEFORE_ISSUE13 = {"screen_replays": 2, "final_rounds": 2, "top_tiles": 6, "seeds
 BEFORE_ISSUE13_H2H = {"first_rounds": 5}   # the head-to-head then: 5 rounds before any decision
 UNIT_OVERHEAD_S = 0.020   # model constant (see the module comment)
 from moetune_agent.backends.triton_backend import (  # noqa: E402  (no torch at import)
-    GRAPH_CALLS, SCREEN_MAX_REPLAYS, screen_calls, warmup_replays)
+    GRAPH_CALLS, SCREEN_GRAPH_CALLS, SCREEN_MAX_REPLAYS, screen_calls, sized_launches, warmup_replays)
 
 
 def load_recording(path: str) -> dict:
@@ -85,8 +85,12 @@ class ReplayBackend(Backend):
             raise CandidateError("other", "not recorded: %s at %d" % (cfg.key(), m))
         self.replays += replays
         warm = warmup_replays(replays)
-        calls = screen_calls(self.shape, op, m) if replays <= SCREEN_MAX_REPLAYS else GRAPH_CALLS
-        self.model_s += (warm + replays) * calls * self.truth(m, cfg) * 1e-6
+        truth = self.truth(m, cfg)
+        if replays <= SCREEN_MAX_REPLAYS:  # launches sized by the call's time (triton_backend.sized_launches)
+            calls = SCREEN_GRAPH_CALLS * sized_launches(screen_calls(self.shape, op, m) // SCREEN_GRAPH_CALLS, truth)
+        else:
+            calls = GRAPH_CALLS
+        self.model_s += (warm + replays) * calls * truth * 1e-6
         # which recorded samples a call gets depends on the call's identity only (deterministic replays)
         k = (m, cfg.key(), replays)
         self.seq[k] = self.seq.get(k, 0) + 1

@@ -224,3 +224,117 @@ class SlowCapture(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _Clock(object):
+    """TEST DOUBLE of the GPU's timeline: graph replays add their calls' time, events read it."""
+
+    def __init__(self):
+        self.us = 0.0
+
+
+class _TimedGraph(object):
+    """TEST DOUBLE of a captured graph of `calls` calls of call_us each on the clock."""
+
+    def __init__(self, clock, calls, call_us):
+        self.clock, self.calls, self.call_us = clock, calls, call_us
+        self.replays = 0
+
+    def replay(self):
+        self.replays += 1
+        self.clock.us += self.calls * self.call_us
+
+
+class _Event(object):
+    def __init__(self, clock):
+        self.clock = clock
+        self.at = 0.0
+
+    def record(self):
+        self.at = self.clock.us
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return (other.at - self.at) / 1000.0  # milliseconds, as torch's
+
+
+class _Logits(object):
+    def copy_(self, _x):
+        return self
+
+
+class _Call(object):
+    def __init__(self):
+        self.logits = _Logits()
+
+
+class SizedLaunches(unittest.TestCase):
+    """A screening unit's launches per sample follow its call's time, measured by a first warm-up
+    replay of one launch (tb.sized_launches), never above the floor's count. TEST DOUBLE: the GPU's
+    timeline is a labelled fake clock that graph replays advance; the real path runs in
+    gpu_tests/test_fused_moe.py on the H200."""
+
+    def setUp(self):
+        os.environ.pop("MOETUNE_SIZED_LAUNCHES", None)
+
+    def run_unit(self, call_us, launches, replays=1, sides=1, warm=None):
+        clock = _Clock()
+        be = Backend(100 * 1024 * MB, lambda c, m: MB)
+        be._torch.cuda.Event = lambda enable_timing=True: _Event(clock)
+        be._inputs = lambda m: (None, [None] * 4, None)
+        graphs = [_TimedGraph(clock, tb.SCREEN_GRAPH_CALLS, us) for us in ([call_us] * sides)]
+        warm = tb.warmup_replays(replays) if warm is None else warm
+        got = be._replays([(_Call(), g) for g in graphs], 64, replays, tb.SCREEN_GRAPH_CALLS, launches, warm)
+        return be, graphs, got
+
+    def test_the_rule(self):
+        self.assertEqual(tb.sized_launches(5, 10.0), 5)      # near the floor: the floor's count
+        self.assertEqual(tb.sized_launches(5, 100.0), 3)     # 500 us / (2 calls x 100 us)
+        self.assertEqual(tb.sized_launches(5, 1700.0), 1)    # int4's slow calls: one launch
+        self.assertEqual(tb.sized_launches(2, 10.0), 2)      # never above the floor's count
+        self.assertEqual(tb.sized_launches(1, 1700.0), 1)
+        self.assertEqual(tb.sized_launches(5, None), 5)
+        os.environ["MOETUNE_SIZED_LAUNCHES"] = "0"
+        try:
+            self.assertEqual(tb.sized_launches(5, 1700.0), 5)
+        finally:
+            os.environ.pop("MOETUNE_SIZED_LAUNCHES")
+
+    def test_a_slow_call_launches_once_a_sample(self):
+        be, (g,), got = self.run_unit(1700.0, 5, replays=2)
+        # 2 warm-up replays (the first one sizes) and 2 samples, one launch each: 4, not 4 x 5
+        self.assertEqual(g.replays, 4)
+        self.assertEqual(got, [[1700.0, 1700.0]])
+        self.assertEqual((be.kept_stats["sized_units"], be.kept_stats["sized_launches"]), (1, 1))
+
+    def test_a_fast_call_keeps_the_floors_protocol(self):
+        be, (g,), got = self.run_unit(20.0, 5, replays=1)
+        # warm-up replay: 1 timed + 4 more = 5 launches as before; the sample: 5 launches
+        self.assertEqual(g.replays, 10)
+        self.assertEqual(got, [[20.0]])
+        self.assertEqual(be.kept_stats["sized_launches"], 5)
+
+    def test_a_pair_is_sized_by_its_faster_side(self):
+        clock = _Clock()
+        be = Backend(100 * 1024 * MB, lambda c, m: MB)
+        be._torch.cuda.Event = lambda enable_timing=True: _Event(clock)
+        be._inputs = lambda m: (None, [None] * 4, None)
+        fast, slow = _TimedGraph(clock, 2, 100.0), _TimedGraph(clock, 2, 1700.0)
+        got = be._replays([(_Call(), fast), (_Call(), slow)], 64, 2, 2, 5, 2)
+        self.assertEqual(got, [[100.0, 100.0], [1700.0, 1700.0]])
+        # both sides: 3 launches per sample (from the 100 us side), warm-ups 1 + 2 and 3
+        self.assertEqual((fast.replays, slow.replays), (3 + 3 + 3 + 3, 3 + 3 + 3 + 3))
+
+    def test_off_and_re_timing_units_are_not_sized(self):
+        os.environ["MOETUNE_SIZED_LAUNCHES"] = "0"
+        try:
+            _be, (g,), got = self.run_unit(1700.0, 5, replays=1)
+        finally:
+            os.environ.pop("MOETUNE_SIZED_LAUNCHES")
+        self.assertEqual(g.replays, 10)
+        self.assertEqual(got, [[1700.0]])
+        be, (g,), got = self.run_unit(1700.0, 1, replays=10, warm=2)  # a re-timing unit: 1 launch
+        self.assertEqual(g.replays, 12)
+        self.assertEqual(be.kept_stats["sized_units"], 0)

@@ -106,6 +106,18 @@ def screen_launches(floor_us: Optional[float]) -> int:
     return max(1, min(SCREEN_MAX_LAUNCHES, n))
 
 
+def sized_launches(nominal: int, call_us: Optional[float]) -> int:
+    """A screening unit's launches per sample once its first warm-up replay (one launch) has timed the
+    call: never more than the floor's count (nominal), fewer where the call runs far above the floor.
+    The floor assumes the weights stream at NOMINAL_HBM_GBPS; int4_w4a16's dequantising calls ran 30-300x
+    above their (quarter-size) floor, so every screening sample launched the graph 5 times, ~17 ms of GPU
+    time a sample against the 0.5 ms aimed at (stop 35, H100: 1,170 samples, 20.3 s of the GPU worker's
+    time in one 3-size int4 tune). MOETUNE_SIZED_LAUNCHES=0: the floor's count throughout."""
+    if nominal <= 1 or not call_us or call_us <= 0 or os.environ.get("MOETUNE_SIZED_LAUNCHES", "1") == "0":
+        return nominal
+    return max(1, min(nominal, screen_launches(call_us)))
+
+
 def load_kernel_module(name: str):
     """kernels/<name>.py: from the zipapp (moetune_agent/kernels/) or, in a checkout, the repo's kernels/."""
     try:
@@ -192,7 +204,8 @@ class TritonBackend(Backend):
         self._keep_budget: Optional[int] = None
         # the worker's counters (Scheduler.worker_stats): the kept re-timing graphs, and the first calls
         # slower than SLOW_FIRST_CALL_S (a kernel this GPU worker compiled itself: the pool's binary missed)
-        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0, "slow_first_calls": 0, "slow_first_call_ms": 0}
+        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0, "slow_first_calls": 0, "slow_first_call_ms": 0,
+                           "sized_units": 0, "sized_launches": 0}
         self._capture_ms: Dict[str, List[float]] = {}  # op -> Python ms per captured call, the last 5
         self._bw_folder = None
         if cache_dir and not cpu_compile and bandwidth_probe != "torch":
@@ -437,17 +450,31 @@ class TritonBackend(Backend):
         end = torch.cuda.Event(enable_timing=True)
         samples: List[List[float]] = [[] for _ in sides]
         order = list(range(len(sides)))
+        # a screening unit's first warm-up replay launches once and sizes the rest (sized_launches)
+        sizing = launches > 1 and warm >= 1
+        first: List[float] = []
         for i in range(warm + replays):
+            n = 1 if (sizing and i == 0) else launches
             for j in (order if i % 2 == 0 else order[::-1]):
                 moe, graph = sides[j]
                 moe.logits.copy_(logits[(i + 1) % len(logits)])
                 start.record()
-                for _ in range(launches):
+                for _ in range(n):
                     graph.replay()
                 end.record()
                 end.synchronize()
+                per_call = start.elapsed_time(end) * 1000.0 / (calls * n)
                 if i >= warm:
-                    samples[j].append(start.elapsed_time(end) * 1000.0 / (calls * launches))
+                    samples[j].append(per_call)
+                elif sizing and i == 0:
+                    first.append(per_call)
+            if sizing and i == 0:
+                launches = sized_launches(launches, min(first))
+                self.kept_stats["sized_launches"] += launches
+                self.kept_stats["sized_units"] += 1
+                for j in order:  # the warm-up replay as long as a sample, as before the sizing
+                    for _ in range(launches - 1):
+                        sides[j][1].replay()
         return samples
 
     # -- kept re-timing graphs (KEEP_* above) ----------------------------------------------------------
