@@ -264,3 +264,51 @@ class SharedGroupSizeScreen(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WideTiles(unittest.TestCase):
+    """Wide tiles (BLOCK_SIZE_M >= 64, BLOCK_SIZE_N >= 256) are screened with 8 warps only (fast.wide_tile):
+    their 4-warp kernels never won on the recorded H200 landscapes and are the slowest to compile; every
+    other tile keeps both warps counts, and a leading wide tile still gets 4 warps in the later phases."""
+
+    def setUp(self):
+        os.environ.pop("MOETUNE_WIDE_TILES_W8", None)
+
+    def screen(self):
+        from moetune_agent import space as space_mod
+        space = space_mod.build_space(SHAPE, [1, 4096], ("up",))
+        return space, make_strategy("fast", space, [1, 4096], ("up",), SHAPE).next_phase([])
+
+    def test_wide_tiles_screen_with_8_warps_only(self):
+        _space, units = self.screen()
+        by_tile = {}
+        for u in units:
+            c = u.cfg
+            by_tile.setdefault((u.m, c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, c.BLOCK_SIZE_K), set()).add(c.num_warps)
+        wide = {t: w for t, w in by_tile.items() if t[1] >= 64 and t[2] >= 256}
+        self.assertTrue(wide)
+        self.assertTrue(all(w == {8} for w in wide.values()), wide)
+        narrow = [w for t, w in by_tile.items() if not (t[1] >= 64 and t[2] >= 256)]
+        self.assertTrue(all(w == {4, 8} for w in narrow))
+        os.environ["MOETUNE_WIDE_TILES_W8"] = "0"
+        try:
+            _space, before = self.screen()
+        finally:
+            os.environ.pop("MOETUNE_WIDE_TILES_W8")
+        self.assertEqual(len(before) - len(units), len(wide))
+
+    def test_a_leading_wide_tile_gets_4_warps_later(self):
+        space, units = self.screen()
+        st = make_strategy("fast", space, [1, 4096], ("up",), SHAPE)
+        lead = next(u for u in units if u.m == 4096 and u.cfg.BLOCK_SIZE_M == 128 and u.cfg.BLOCK_SIZE_N == 256)
+        meas = [Measurement(u, [10.0 if u is lead else 50.0 + (zlib.crc32(u.cfg.key().encode()) % 7)]) for u in units]
+        later = []
+        while True:
+            ph = st.next_phase(meas + later)
+            if ph is None:
+                break
+            later += [Measurement(u, [10.0 if u.cfg.num_warps == 4 and u.cfg.BLOCK_SIZE_N == 256 else 60.0])
+                      for u in ph]
+        tried = {(u.unit.cfg.BLOCK_SIZE_M, u.unit.cfg.BLOCK_SIZE_N, u.unit.cfg.num_warps) for u in later
+                 if u.unit.m == 4096}
+        self.assertIn((128, 256, 4), tried)

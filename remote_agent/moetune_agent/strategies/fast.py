@@ -31,6 +31,7 @@ instead of 6 and no F at the other sizes cut the modelled GPU time by 23-29% at 
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..kernel_types import KernelConfig
@@ -39,6 +40,19 @@ from .common import Book, choose_winners
 
 AXES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 FINAL_ROUND = 100
+# Wide tiles (BLOCK_SIZE_M >= 64 and BLOCK_SIZE_N >= 256) are screened with 8 warps only: their 4-warp
+# kernels never beat the 8-warp ones at any size of the two recorded H200 landscapes (Qwen3 bf16, fp8
+# block; 128x256x64 with 4 warps ran 3.1x slower at M = 1024), and they are the slowest kernels to compile
+# (int4_w4a16 4.3 s on average against 1.1 s with 8 warps, 22% of the compile time of 120 sampled
+# kernels from 8 of them; bf16 1.16 against 0.49 s: recordings/h200-bytecode-warm/call6_*). A wide tile
+# that leads still gets its 4-warp configs timed by the warps x stages sweep (B) and the one-axis
+# neighbours (D). MOETUNE_WIDE_TILES_W8=0 screens them with both.
+WIDE_BLOCK_M = 64
+WIDE_BLOCK_N = 256
+
+
+def wide_tile(t: Tuple[int, int, int]) -> bool:
+    return t[0] >= WIDE_BLOCK_M and t[1] >= WIDE_BLOCK_N
 
 
 def _tile(c: KernelConfig) -> Tuple[int, int, int]:
@@ -57,7 +71,8 @@ class FastStrategy(Strategy):
                  final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
                  screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False,
                  extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
-                 kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None):
+                 kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
+                 wide_tiles_w8: bool = True):
         """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
         compiles GROUP_SIZE_M in and shares its binaries between the sizes of a class (the servers' kernels:
         backends/server_backend.specialisation_class); the tile screen then gives an anchor the
@@ -82,6 +97,7 @@ class FastStrategy(Strategy):
         self.n_seeds = seeds
         self.anchors = self._pick_anchors(n_anchors)
         self.kernel_classes = kernel_classes
+        self.wide_tiles_w8 = wide_tiles_w8 and os.environ.get("MOETUNE_WIDE_TILES_W8", "1") != "0"
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
         self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -145,8 +161,8 @@ class FastStrategy(Strategy):
         return min(values, key=lambda v: (abs(v - want), v))
 
     def _tile_reps(self, op: str, m: int) -> List[KernelConfig]:
-        """Representatives per tile: both warps counts (default), 3 stages, the GROUP_SIZE_M of _gm_for.
-        screen_both_warps=False keeps only a size-based warps guess: measured on an H200 it misses the
+        """Representatives per tile: both warps counts (default; a wide tile 8 only: wide_tile), 3 stages,
+        the GROUP_SIZE_M of _gm_for. screen_both_warps=False keeps only a size-based warps guess: measured on an H200 it misses the
         fp8 block-quant winner at M=1024 (64x128 tiles want 4 warps there), regret 1.057."""
         key = (op, m)
         if key not in self._reps:
@@ -161,7 +177,10 @@ class FastStrategy(Strategy):
         for t, cs in sorted(by_tile.items()):
             gm = self._screen_gm(op, m, cs)
             pref = 8 if t[0] * t[1] >= 8192 else 4
-            for warps in ((4, 8) if self.screen_both_warps else (pref, 12 - pref)):
+            both = (4, 8)
+            if self.wide_tiles_w8 and wide_tile(t) and any(c.num_warps == 8 for c in cs):
+                both = (8,)
+            for warps in (both if self.screen_both_warps else (pref, 12 - pref)):
                 pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or \
                        [c for c in cs if c.num_warps == warps]
                 if not pool:

@@ -1,0 +1,141 @@
+# SPDX-FileCopyrightText: 2026 The moetune authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 22: wide tiles screened with 8 warps only (strategies/fast.py wide_tile), on the CPU: what it
+saves in compile work and what it costs in quality.
+
+    python3 remote_agent/bench/wide_tiles_replay.py [--json OUT.json]
+
+1. Compile work. For each path (moetune's own kernel bf16 at 18 sizes, int4_w4a16 at 3 sizes as the int4
+   row of the user-path benchmark, SGLang main's kernel at 18 sizes), the fast strategy is driven on the
+   SYNTHETIC backend (a simulated landscape: counts only) with the rule off and on. It counts the distinct
+   kernels the pool compiles (scheduler.precompile_key) in the first phase and in the whole tune, and
+   ESTIMATES their compile seconds: a log-log fit of the measured compile times of 120 bf16 and 120
+   int4_w4a16 kernels (recordings/h200-bytecode-warm/call6_*_compile.json, one H200 host) against
+   space.compile_cost. The estimate is a model, not a measurement; the "max" column is the slowest kernel.
+2. Quality. The whole decision (strategy, head-to-head) on the replayed H200 landscapes (bench/replay.py),
+   rule off and on: units, modelled GPU seconds and the regret against the exhaustive best.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import replay  # noqa: E402
+from moetune_agent import space as space_mod  # noqa: E402
+from moetune_agent.backends.server_backend import classes_for  # noqa: E402
+from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
+from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape, batch_sizes_default  # noqa: E402
+from moetune_agent.scheduler import precompile_key  # noqa: E402
+from moetune_agent.strategies import make_strategy  # noqa: E402
+from moetune_agent.work import Measurement  # noqa: E402
+
+COMPILE_TIMES = os.path.join(HERE, "recordings", "h200-bytecode-warm", "call6_%s_compile.json")
+BF16 = Shape(E=128, N=768, K=2048, topk=8, dtype="bf16")
+INT4 = Shape(E=128, N=768, K=2048, topk=8, dtype="int4_w4a16", block_shape=(0, 128))
+PATHS = (("own bf16, 18 sizes", BF16, None, None),
+         ("own int4_w4a16, 3 sizes", INT4, (1, 64, 1024), None),
+         ("SGLang main bf16, 18 sizes", BF16, None, "sglang"))
+
+
+def fit(dtype: str):
+    """(a, b) of log(seconds) = a + b log(compile_cost), least squares over the recorded kernels."""
+    with open(COMPILE_TIMES % dtype, encoding="utf-8") as f:
+        rows = [r for r in json.load(f)["rows"] if r.get("error") is None and r.get("s")]
+    xs = [math.log(space_mod.compile_cost(KernelConfig(bm, bn, bk, 1, w, st))) for (bm, bn, bk, w, st) in
+          (r["kernel"] for r in rows)]
+    ys = [math.log(r["s"]) for r in rows]
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
+
+
+def compile_work(shape: Shape, sizes, framework, wide: bool, model) -> dict:
+    """Distinct kernels of the first phase and the whole tune, and their estimated compile seconds."""
+    os.environ["MOETUNE_WIDE_TILES_W8"] = "1" if wide else "0"
+    sizes = list(sizes or batch_sizes_default())
+    ops = ("up",)
+    classes = classes_for(framework, shape) if framework else None
+    space = space_mod.build_space(shape, sizes, ops)
+    st = make_strategy("fast", space, sizes, ops, shape, **({"kernel_classes": classes} if classes else {}))
+    be = SyntheticBackend(shape)
+    meas, first, keys = [], None, {}
+    while True:
+        ph = st.next_phase(meas)
+        if ph is None:
+            break
+        new = {}
+        for u in ph:
+            k = precompile_key(u.op, u.cfg, u.m, framework is not None, classes, gm_at_run_time=framework is None)
+            new[k] = u.cfg
+        if first is None:
+            first = dict(new)
+        keys.update(new)
+        for u in ph:
+            try:
+                meas.append(Measurement(u, be.measure(u.op, u.cfg, u.m, u.replays).samples_us))
+            except CandidateError as e:
+                meas.append(Measurement(u, None, e.kind, e.message))
+    a, b = model
+
+    def secs(cfgs):
+        return [math.exp(a + b * math.log(space_mod.compile_cost(c))) for c in cfgs]
+    fs, ws = secs(first.values()), secs(keys.values())
+    return {"first_kernels": len(first), "first_s": round(sum(fs), 1), "first_max_s": round(max(fs), 2),
+            "kernels": len(keys), "all_s": round(sum(ws), 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", help="write every figure here")
+    a = ap.parse_args()
+    saved = os.environ.get("MOETUNE_WIDE_TILES_W8")
+    out: dict = {"compile": {}, "replayed": {}}
+    models = {"bf16": fit("bf16"), "int4_w4a16": fit("int4")}
+    out["fit"] = {k: {"a": round(v[0], 4), "b": round(v[1], 4)} for k, v in models.items()}
+    print("COMPILE WORK (synthetic landscape; seconds ESTIMATED from recorded compile times: a model)")
+    print("%-28s %-4s %13s %11s %10s %8s %10s" % ("path", "rule", "first kernels", "first est s", "first max",
+                                                  "kernels", "all est s"))
+    try:
+        for label, shape, sizes, fw in PATHS:
+            for wide in (False, True):
+                r = compile_work(shape, sizes, fw, wide, models["int4_w4a16" if shape.dtype == "int4_w4a16" else "bf16"])
+                out["compile"]["%s|%s" % (label, "on" if wide else "off")] = r
+                print("%-28s %-4s %13d %11.1f %10.2f %8d %10.1f" % (label, "on" if wide else "off", r["first_kernels"],
+                                                                   r["first_s"], r["first_max_s"], r["kernels"],
+                                                                   r["all_s"]))
+        print()
+        print("REPLAYED H200 landscapes (model_gpu_s is a model, not a measurement)")
+        print("%-9s %-4s %6s %11s %9s %9s  per-size regret" % ("shape", "rule", "units", "model_gpu_s", "geomean",
+                                                               "worst"))
+        for name, path in replay.RECORDINGS.items():
+            rec = replay.load_recording(path)
+            for wide in (False, True):
+                os.environ["MOETUNE_WIDE_TILES_W8"] = "1" if wide else "0"
+                r = replay.run_pipeline(rec)
+                out["replayed"]["%s|%s" % (name, "on" if wide else "off")] = {
+                    k: r[k] for k in ("units", "model_gpu_s", "final_regret_geomean", "final_regret_worst")}
+                print("%-9s %-4s %6d %11.2f %9.4f %9.4f  %s" % (
+                    name, "on" if wide else "off", r["units"], r["model_gpu_s"], r["final_regret_geomean"],
+                    r["final_regret_worst"], " ".join("%d:%.4f" % (p["m"], p["final_regret"]) for p in r["per_m"])))
+    finally:
+        if saved is None:
+            os.environ.pop("MOETUNE_WIDE_TILES_W8", None)
+        else:
+            os.environ["MOETUNE_WIDE_TILES_W8"] = saved
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
