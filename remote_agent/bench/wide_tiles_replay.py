@@ -1,7 +1,9 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 22: wide tiles screened with 8 warps only (strategies/fast.py wide_tile), on the CPU: what it
-saves in compile work and what it costs in quality.
+"""Issue 22: the tile screen's two cuts (strategies/fast.py): wide tiles screened with 8 warps only
+(wide_tile) and no BLOCK_SIZE_M below a quarter of the size's largest (SCREEN_BM_FLOOR_DIV), on the CPU:
+what they save in compile work and GPU time and what they cost in quality. Settings: "none" (both off),
+"wide" (the 8-warp rule alone), "both" (the default).
 
     python3 remote_agent/bench/wide_tiles_replay.py [--json OUT.json]
 
@@ -58,16 +60,23 @@ def fit(dtype: str):
     return my - b * mx, b
 
 
-def compile_work(shape: Shape, sizes, framework, wide: bool, model) -> dict:
+SETTINGS = (("none", "0", "0"), ("wide", "1", "0"), ("both", "1", "1"))
+
+
+def setting(wide: str, floor: str) -> None:
+    os.environ["MOETUNE_WIDE_TILES_W8"] = wide
+    os.environ["MOETUNE_SCREEN_BM_FLOOR"] = floor
+
+
+def compile_work(shape: Shape, sizes, framework, model) -> dict:
     """Distinct kernels of the first phase and the whole tune, and their estimated compile seconds."""
-    os.environ["MOETUNE_WIDE_TILES_W8"] = "1" if wide else "0"
     sizes = list(sizes or batch_sizes_default())
     ops = ("up",)
     classes = classes_for(framework, shape) if framework else None
     space = space_mod.build_space(shape, sizes, ops)
     st = make_strategy("fast", space, sizes, ops, shape, **({"kernel_classes": classes} if classes else {}))
     be = SyntheticBackend(shape)
-    meas, first, keys = [], None, {}
+    meas, first, keys, first_units = [], None, {}, 0
     while True:
         ph = st.next_phase(meas)
         if ph is None:
@@ -77,7 +86,7 @@ def compile_work(shape: Shape, sizes, framework, wide: bool, model) -> dict:
             k = precompile_key(u.op, u.cfg, u.m, framework is not None, classes, gm_at_run_time=framework is None)
             new[k] = u.cfg
         if first is None:
-            first = dict(new)
+            first, first_units = dict(new), len(ph)
         keys.update(new)
         for u in ph:
             try:
@@ -89,48 +98,51 @@ def compile_work(shape: Shape, sizes, framework, wide: bool, model) -> dict:
     def secs(cfgs):
         return [math.exp(a + b * math.log(space_mod.compile_cost(c))) for c in cfgs]
     fs, ws = secs(first.values()), secs(keys.values())
-    return {"first_kernels": len(first), "first_s": round(sum(fs), 1), "first_max_s": round(max(fs), 2),
-            "kernels": len(keys), "all_s": round(sum(ws), 1)}
+    return {"first_units": first_units, "first_kernels": len(first), "first_s": round(sum(fs), 1),
+            "first_max_s": round(max(fs), 2), "units": len(meas), "kernels": len(keys), "all_s": round(sum(ws), 1)}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", help="write every figure here")
     a = ap.parse_args()
-    saved = os.environ.get("MOETUNE_WIDE_TILES_W8")
+    saved = {k: os.environ.get(k) for k in ("MOETUNE_WIDE_TILES_W8", "MOETUNE_SCREEN_BM_FLOOR")}
     out: dict = {"compile": {}, "replayed": {}}
     models = {"bf16": fit("bf16"), "int4_w4a16": fit("int4")}
     out["fit"] = {k: {"a": round(v[0], 4), "b": round(v[1], 4)} for k, v in models.items()}
     print("COMPILE WORK (synthetic landscape; seconds ESTIMATED from recorded compile times: a model)")
-    print("%-28s %-4s %13s %11s %10s %8s %10s" % ("path", "rule", "first kernels", "first est s", "first max",
-                                                  "kernels", "all est s"))
+    print("%-28s %-5s %6s %8s %11s %9s %6s %8s %10s" % ("path", "rules", "first", "first", "first est s",
+                                                        "first max", "units", "kernels", "all est s"))
+    print("%-28s %-5s %6s %8s" % ("", "", "units", "kernels"))
     try:
         for label, shape, sizes, fw in PATHS:
-            for wide in (False, True):
-                r = compile_work(shape, sizes, fw, wide, models["int4_w4a16" if shape.dtype == "int4_w4a16" else "bf16"])
-                out["compile"]["%s|%s" % (label, "on" if wide else "off")] = r
-                print("%-28s %-4s %13d %11.1f %10.2f %8d %10.1f" % (label, "on" if wide else "off", r["first_kernels"],
-                                                                   r["first_s"], r["first_max_s"], r["kernels"],
-                                                                   r["all_s"]))
+            for name, wide, floor in SETTINGS:
+                setting(wide, floor)
+                r = compile_work(shape, sizes, fw, models["int4_w4a16" if shape.dtype == "int4_w4a16" else "bf16"])
+                out["compile"]["%s|%s" % (label, name)] = r
+                print("%-28s %-5s %6d %8d %11.1f %9.2f %6d %8d %10.1f" % (
+                    label, name, r["first_units"], r["first_kernels"], r["first_s"], r["first_max_s"], r["units"],
+                    r["kernels"], r["all_s"]))
         print()
         print("REPLAYED H200 landscapes (model_gpu_s is a model, not a measurement)")
-        print("%-9s %-4s %6s %11s %9s %9s  per-size regret" % ("shape", "rule", "units", "model_gpu_s", "geomean",
+        print("%-9s %-5s %6s %11s %9s %9s  per-size regret" % ("shape", "rules", "units", "model_gpu_s", "geomean",
                                                                "worst"))
-        for name, path in replay.RECORDINGS.items():
+        for rec_name, path in replay.RECORDINGS.items():
             rec = replay.load_recording(path)
-            for wide in (False, True):
-                os.environ["MOETUNE_WIDE_TILES_W8"] = "1" if wide else "0"
+            for name, wide, floor in SETTINGS:
+                setting(wide, floor)
                 r = replay.run_pipeline(rec)
-                out["replayed"]["%s|%s" % (name, "on" if wide else "off")] = {
+                out["replayed"]["%s|%s" % (rec_name, name)] = {
                     k: r[k] for k in ("units", "model_gpu_s", "final_regret_geomean", "final_regret_worst")}
-                print("%-9s %-4s %6d %11.2f %9.4f %9.4f  %s" % (
-                    name, "on" if wide else "off", r["units"], r["model_gpu_s"], r["final_regret_geomean"],
+                print("%-9s %-5s %6d %11.2f %9.4f %9.4f  %s" % (
+                    rec_name, name, r["units"], r["model_gpu_s"], r["final_regret_geomean"],
                     r["final_regret_worst"], " ".join("%d:%.4f" % (p["m"], p["final_regret"]) for p in r["per_m"])))
     finally:
-        if saved is None:
-            os.environ.pop("MOETUNE_WIDE_TILES_W8", None)
-        else:
-            os.environ["MOETUNE_WIDE_TILES_W8"] = saved
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)

@@ -215,6 +215,14 @@ class SharedGroupSizeScreen(unittest.TestCase):
     first phase compiles fewer binaries (SGLang main, 18 sizes: 272 -> 208), and every other anchor keeps
     its own."""
 
+    def setUp(self):
+        # the BLOCK_SIZE_M floor of the screen (ScreenBlockMFloor) drops the tiles whose binaries the shared
+        # GROUP_SIZE_M saved at M = 4096; this is the mechanism without it
+        os.environ["MOETUNE_SCREEN_BM_FLOOR"] = "0"
+
+    def tearDown(self):
+        os.environ.pop("MOETUNE_SCREEN_BM_FLOOR", None)
+
     def test_fewer_binaries_and_same_tiles(self):
         from moetune_agent import space as space_mod
         from moetune_agent.backends.server_backend import classes_for
@@ -312,3 +320,31 @@ class WideTiles(unittest.TestCase):
         tried = {(u.unit.cfg.BLOCK_SIZE_M, u.unit.cfg.BLOCK_SIZE_N, u.unit.cfg.num_warps) for u in later
                  if u.unit.m == 4096}
         self.assertIn((128, 256, 4), tried)
+
+
+class ScreenBlockMFloor(unittest.TestCase):
+    """The tile screen skips BLOCK_SIZE_M below a quarter of the size's largest (fast.SCREEN_BM_FLOOR_DIV): at
+    M = 4096 (cap 256) no tile of 16 or 32 rows, at M = 1 (cap 16) every tile; MOETUNE_SCREEN_BM_FLOOR=0 screens
+    them all."""
+
+    def setUp(self):
+        os.environ.pop("MOETUNE_SCREEN_BM_FLOOR", None)
+
+    def first(self):
+        from moetune_agent import space as space_mod
+        space = space_mod.build_space(SHAPE, [1, 1024, 4096], ("up",))
+        return make_strategy("fast", space, [1, 1024, 4096], ("up",), SHAPE).next_phase([])
+
+    def test_floor(self):
+        bms = lambda us, m: sorted({u.cfg.BLOCK_SIZE_M for u in us if u.m == m})  # noqa: E731
+        units = self.first()
+        self.assertEqual(bms(units, 1), [16])
+        self.assertEqual(bms(units, 1024), [32, 64, 128])
+        self.assertEqual(bms(units, 4096), [64, 128, 256])
+        os.environ["MOETUNE_SCREEN_BM_FLOOR"] = "0"
+        try:
+            every = self.first()
+        finally:
+            os.environ.pop("MOETUNE_SCREEN_BM_FLOOR")
+        self.assertEqual(bms(every, 1024), [16, 32, 64, 128])
+        self.assertEqual(bms(every, 4096), [16, 32, 64, 128, 256])

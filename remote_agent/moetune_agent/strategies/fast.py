@@ -48,6 +48,13 @@ FINAL_ROUND = 100
 # that leads still gets its 4-warp configs timed by the warps x stages sweep (B) and the one-axis
 # neighbours (D). MOETUNE_WIDE_TILES_W8=0 screens them with both.
 WIDE_BLOCK_M = 64
+# The tile screen skips BLOCK_SIZE_M below a quarter of the largest of the size's space (space.block_m_cap:
+# about twice an expert's rows): such a tile walks every expert's rows in four or more M tiles, streaming
+# its weights as often. On the recorded H200 landscapes the best tile with BLOCK_SIZE_M 16 was 1.57x (Qwen3
+# bf16) and 1.23x (fp8 block) the best at M = 1024, where the cap is 128 and 64; it only removes tiles at
+# sizes whose cap is 64 or more. The one-axis neighbours (phase D) still reach a smaller BLOCK_SIZE_M.
+# On the servers' kernels these are binaries of the large sizes' class, which nothing else compiles.
+SCREEN_BM_FLOOR_DIV = 4
 WIDE_BLOCK_N = 256
 
 
@@ -72,7 +79,7 @@ class FastStrategy(Strategy):
                  screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False,
                  extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
                  kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
-                 wide_tiles_w8: bool = True):
+                 wide_tiles_w8: bool = True, screen_bm_floor: bool = True):
         """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
         compiles GROUP_SIZE_M in and shares its binaries between the sizes of a class (the servers' kernels:
         backends/server_backend.specialisation_class); the tile screen then gives an anchor the
@@ -98,6 +105,7 @@ class FastStrategy(Strategy):
         self.anchors = self._pick_anchors(n_anchors)
         self.kernel_classes = kernel_classes
         self.wide_tiles_w8 = wide_tiles_w8 and os.environ.get("MOETUNE_WIDE_TILES_W8", "1") != "0"
+        self.screen_bm_floor = screen_bm_floor and os.environ.get("MOETUNE_SCREEN_BM_FLOOR", "1") != "0"
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
         self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -173,6 +181,8 @@ class FastStrategy(Strategy):
         by_tile: Dict[Tuple[int, int, int], List[KernelConfig]] = {}
         for c in self._space(op, m):
             by_tile.setdefault(_tile(c), []).append(c)
+        floor = self._screen_bm_floor(op, m)
+        by_tile = {t: cs for t, cs in by_tile.items() if t[0] >= floor}
         out = []
         for t, cs in sorted(by_tile.items()):
             gm = self._screen_gm(op, m, cs)
@@ -190,6 +200,14 @@ class FastStrategy(Strategy):
                 if not self.screen_both_warps:
                     break  # the other warps count only when the preferred one does not fit
         return out
+
+    def _screen_bm_floor(self, op: str, m: int) -> int:
+        """The smallest BLOCK_SIZE_M the tile screen times at m: a quarter of the largest in m's space
+        (SCREEN_BM_FLOOR_DIV), 0 (every one) with MOETUNE_SCREEN_BM_FLOOR=0. See SCREEN_BM_FLOOR_DIV."""
+        if not self.screen_bm_floor:
+            return 0
+        bms = [c.BLOCK_SIZE_M for c in self._space(op, m)]
+        return max(bms) // SCREEN_BM_FLOOR_DIV if bms else 0
 
     def _screen_gm(self, op: str, m: int, cs: Sequence[KernelConfig]) -> int:
         """The GROUP_SIZE_M a tile (its configs cs at m) is screened with: _gm_for(m), or, with
