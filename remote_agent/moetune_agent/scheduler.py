@@ -710,15 +710,24 @@ class Scheduler(object):
                 self.precompile_stats["first_error"] = str(res)[:300]
 
     # -- running -------------------------------------------------------------------------------
-    def _run(self, tasks: List[Tuple[str, Any]], on_done: Callable[[int, int, str, Any], None]) -> None:
+    def _run(self, tasks: List[Tuple[str, Any]], on_done: Callable[[int, int, str, Any], None],
+             fillers: Sequence[Tuple[str, Any]] = ()) -> None:
         """tasks: list of (kind, payload). on_done(index, gpu, status, payload) per task, as they end;
         status is "ok" | "cand" | "crash".
 
         Each worker holds up to PREFETCH units (it works through them in order), so it never idles
         waiting for this process; the first one held is the one running, which is what a crash or a
-        hang is charged to; the others go back to the queue."""
-        pending = list(range(len(tasks)))
+        hang is charged to; the others go back to the queue.
+
+        fillers: optional tasks (indices len(tasks)...), handed to a worker only when it holds nothing and
+        no task is ready (_pick: the pool still compiles them), one at a time; the call returns once the
+        tasks are done, whatever fillers are left."""
+        n_tasks = len(tasks)
+        tasks = list(tasks) + list(fillers)
+        pending = list(range(n_tasks))
         pending.reverse()
+        spare = list(range(n_tasks, len(tasks)))
+        spare.reverse()
         tid_to_index: Dict[int, int] = {}
         held: Dict[int, List[int]] = {}  # gpu -> tids in the order the worker runs them
 
@@ -729,11 +738,19 @@ class Scheduler(object):
                 if g not in self.workers or g in dead:
                     continue
                 q = held.setdefault(g, [])
+                if n_tasks < len(tasks) and any(tid_to_index.get(t, 0) >= n_tasks for t in q):
+                    continue  # busy with a filler: the next pick when it is done (no wait counted meanwhile)
                 while pending and len(q) < self.PREFETCH:
                     pos = self._pick(tasks, pending)
                     if pos is None:  # nothing compiled yet: the pool is faster than this worker alone
-                        break
-                    i = pending.pop(pos)
+                        pos = self._pick_filler(tasks, spare) if not q else None
+                        if pos is None:
+                            break
+                        i = spare.pop(pos)  # a filler, while the tasks wait for the pool: no idle GPU
+                        self._end_wait()
+                        self.precompile_stats["fillers"] = self.precompile_stats.get("fillers", 0) + 1
+                    else:
+                        i = pending.pop(pos)
                     tid = self.next_tid
                     self.next_tid += 1
                     tid_to_index[tid] = i
@@ -741,6 +758,8 @@ class Scheduler(object):
                         self._started[g] = time.time()
                     q.append(tid)
                     self.workers[g][1].put((tid, tasks[i][0], tasks[i][1]))
+                    if i >= n_tasks:
+                        break  # one filler at a time: the next pick comes when it is done
                 self._sync_busy(held)
 
         def handle(gpu, tid, status, payload):
@@ -797,8 +816,9 @@ class Scheduler(object):
                 self.crashes += 1
                 culprit, rest = q[0], q[1:]
                 held[g] = []
-                for tid in reversed(rest):   # not started: back to the front of the queue
-                    pending.append(tid_to_index.pop(tid))
+                for tid in reversed(rest):   # not started: back to the front of the queue (a filler to its own)
+                    i = tid_to_index.pop(tid)
+                    (spare if i >= n_tasks else pending).append(i)
                 self._sync_busy(held)
                 if hung:
                     why = "timed out after %.0f s (hung kernel?); worker restarted" % self.unit_timeout_s
@@ -866,6 +886,14 @@ class Scheduler(object):
         self._wait_gave_up = True
         return len(pending) - 1
 
+    def _pick_filler(self, tasks: List[Tuple[str, Any]], spare: List[int]) -> Optional[int]:
+        """Position in spare (reversed) of the next filler whose kernels are compiled, or None."""
+        for pos in range(len(spare) - 1, -1, -1):
+            kind, payload = tasks[spare[pos]]
+            if kind != "measure" or self._compiled(payload):
+                return pos
+        return None
+
     def _end_wait(self) -> None:
         """A wait for the pool's compiles is over: its length goes into precompile_stats["wait_s"] (the
         seconds a worker had nothing compiled to time; a worker with units still queued was not idle for
@@ -911,12 +939,17 @@ class Scheduler(object):
 
     def measure(self, units: Sequence[Unit], on_measurement: Callable[[Measurement], None],
                 simulated: bool = False,
-                lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None) -> None:
+                lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None,
+                fillers: Sequence[Unit] = ()) -> None:
         """lookahead(units not measured yet) -> the units the next phase will probably hold: precompiled
-        while this phase is timed (_speculate), at LOOKAHEAD_AT of it."""
+        while this phase is timed (_speculate), at LOOKAHEAD_AT of it. fillers: units timed only while
+        the GPU would otherwise wait for the pool's compiles (_run), those left over are not timed."""
+        units = list(units) + list(fillers)
+        n_units = len(units) - len(fillers)
         finished: set = set()
+        count = [0]  # tasks (not fillers) finished
         wait0 = self.precompile_stats["wait_s"]
-        marks = [int(f * len(units)) for f in self.LOOKAHEAD_AT] if lookahead is not None else []
+        marks = [int(f * n_units) for f in self.LOOKAHEAD_AT] if lookahead is not None else []
 
         def done(i, gpu, status, payload):
             u = units[i]
@@ -939,15 +972,18 @@ class Scheduler(object):
                 meas.pair_samples_us = [float(x) for x in pair["pair"]]
             meas.pair_error = pair.get("pair_error")
             on_measurement(meas)
-            if marks and len(finished) >= marks[0] and self.precompiling:
-                while marks and len(finished) >= marks[0]:
+            if i < n_units:
+                count[0] += 1
+            n_done = count[0]
+            if marks and n_done >= marks[0] and self.precompiling:
+                while marks and n_done >= marks[0]:
                     marks.pop(0)
-                self._speculate(lookahead, [x for j, x in enumerate(units) if j not in finished])
+                self._speculate(lookahead, [x for j, x in enumerate(units[:n_units]) if j not in finished])
 
-        self._run([("measure", u) for u in units], done)
+        self._run([("measure", u) for u in units[:n_units]], done, [("measure", u) for u in units[n_units:]])
         if self._precompiled:  # per scheduler call (a phase): units and the seconds waited for compiles
             self.precompile_stats.setdefault("waits", []).append(
-                [len(units), round(self.precompile_stats["wait_s"] - wait0, 2)])
+                [n_units, round(self.precompile_stats["wait_s"] - wait0, 2)])
 
     def check(self, items: Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]:
         res: List[Tuple[str, Any]] = [("", None)] * len(items)

@@ -145,3 +145,9 @@ class Strategy(abc.ABC):
     @abc.abstractmethod
     def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
         """The chosen config per (op, m) from the measurements."""
+
+    def settled(self, measured: Sequence[Measurement]) -> List[int]:
+        """The batch sizes no later phase will measure at (their winners are final), given the
+        measurements so far: the head-to-head may start there while the search goes on elsewhere.
+        None by default (a strategy that cannot tell)."""
+        return []

@@ -497,6 +497,60 @@ if __name__ == "__main__":
 
 
 
+class Fillers(unittest.TestCase):
+    """Fillers (Scheduler.measure): units timed only while the worker would wait for the pool's compiles,
+    one at a time; the call returns once its own units are done, with the fillers left untimed. TEST DOUBLE:
+    the pool is a labelled stand-in whose compiles of the phase's kernels finish at a set time."""
+
+    class At(object):
+        def __init__(self, t):
+            self.t = t
+
+        def ready(self):
+            return time.time() >= self.t
+
+    def run_with(self, ready_after_s, n_fillers=60):
+        every = [u for u in units(80) if not SyntheticBackend(SHAPE)._fails("both", u.cfg)]  # pylint: disable=protected-access
+        us = every[:6]
+        fill = [Unit("both", u.cfg, 64, 10, 200) for u in every[6:6 + n_fillers]]
+        os.environ["MOETUNE_SYNTHETIC_DELAY_MS"] = "25"
+        self.addCleanup(os.environ.pop, "MOETUNE_SYNTHETIC_DELAY_MS", None)
+        s = Scheduler(DESC, [0], None, 0)
+        s.start()
+        got = []
+        try:
+            s.info(["both"], [64])  # the worker is up before the clock starts
+            s._pool, s._pool_early = object(), False  # pylint: disable=protected-access
+            t_ready = time.time() + ready_after_s
+            for u in us:
+                s._precompiled[s._pc_key(u.op, u.cfg, u.m)] = self.At(t_ready)  # pylint: disable=protected-access
+            t0 = time.time()
+            s.measure(us, lambda m: got.append((time.time(), m)), simulated=True, fillers=fill)
+            wall = time.time() - t0
+        finally:
+            s._pool = None  # pylint: disable=protected-access
+            s.close()
+        return us, fill, got, wall, t_ready, s
+
+    def test_fillers_run_while_the_pool_compiles(self):
+        us, fill, got, wall, t_ready, s = self.run_with(1.0)
+        mine = [(t, m) for t, m in got if m.unit.round == 0]
+        extra = [(t, m) for t, m in got if m.unit.round == 200]
+        self.assertEqual(sorted(m.unit.ident() for _t, m in mine), sorted(u.ident() for u in us))
+        self.assertGreater(len(extra), 5)              # ~1 s of waiting at 25 ms a unit
+        self.assertLess(len(extra), len(fill))         # the rest were left: the call did not wait for them
+        self.assertTrue(all(t <= t_ready + 0.2 for t, _m in extra[:-1]))  # during the wait (the last may end after)
+        self.assertTrue(all(m.ok for _t, m in extra))
+        self.assertEqual(s.precompile_stats["fillers"], len(extra))
+        self.assertLess(wall, 1.0 + 6 * 0.025 + 1.0)
+        self.assertLess(s.precompile_stats["wait_s"], 0.5)  # the GPU had fillers to time: hardly idle
+
+    def test_no_filler_when_the_units_are_ready(self):
+        _us, _fill, got, _wall, _t, s = self.run_with(0.0)
+        self.assertEqual([m for _t, m in got if m.unit.round == 200], [])
+        self.assertNotIn("fillers", s.precompile_stats)
+
+
 class Lookahead(unittest.TestCase):
     """The precompile lookahead (Scheduler._speculate): while a phase is timed, the pool compiles what the
     strategy will probably measure next, once the pool has nothing else to compile."""

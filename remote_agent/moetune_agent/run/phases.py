@@ -77,6 +77,7 @@ def search(s: Session, strategy: Strategy) -> bool:
     budget = s.spec.get("time_budget_s")
     defaults_pending = True
     budget_hit = False
+    early = _early_head_to_head(s, strategy)
     for n_phase in range(MAX_PHASES):
         # The first strategy phase always runs, so even a tiny budget yields an answer.
         if budget and n_phase > 0 and time.time() - s.t0 > budget:
@@ -95,12 +96,35 @@ def search(s: Session, strategy: Strategy) -> bool:
             _defaults_timed(s)
             defaults_pending = False
         else:
-            s.run_phase(phase_name, phase, lookahead=_lookahead(s, strategy))
+            s.run_phase(phase_name, phase, lookahead=_lookahead(s, strategy),
+                        fillers=early() if early is not None else ())
     if defaults_pending:  # a strategy with nothing (left) to measure: the defaults alone
         s.run_phase("default", default_units)
         _defaults_timed(s)
     _require_a_measurement(s)
     return budget_hit
+
+
+def _early_head_to_head(s: Session, strategy: Strategy) -> Optional[Callable[[], List[Unit]]]:
+    """-> () -> the head-to-head's next rounds at the sizes the strategy has settled (Strategy.settled),
+    their winners and contenders checked as checked_winners and head_to_head check them: fillers of the
+    next phase, timed only while the GPU would wait for the pool's compiles (Scheduler.measure). The
+    head-to-head is a function of its measurements, so head_to_head() later goes on from the rounds these
+    timed (issue 22: the servers' tunes waited 16-19 s for compiles after their second phase on the H100,
+    and their head-to-heads took 8-12 s after the search). None without a precompile pool (no waits) or
+    with MOETUNE_EARLY_H2H=0."""
+    if os.environ.get("MOETUNE_EARLY_H2H", "1") == "0" or not getattr(s.sched, "precompile_workers", 0):
+        return None
+
+    def fillers() -> List[Unit]:
+        settled = [m for m in strategy.settled(s.strategy_view()) if m in s.sizes]
+        if not settled:
+            return []
+        winners, view = checked_winners(s, strategy, settled, quiet=True)
+        h2h = _head_to_head_plan(s, winners, view, settled)
+        return list(h2h.next_units(s.h2h_view()) or ())
+
+    return fillers
 
 
 def _lookahead(s: Session, strategy: Strategy) -> Optional[Callable[[List[Unit]], List[Unit]]]:
@@ -136,13 +160,17 @@ def _require_a_measurement(s: Session) -> None:
                                first.get("message")))
 
 
-def checked_winners(s: Session, strategy: Strategy) -> Tuple[Winners, List[Measurement]]:
+def checked_winners(s: Session, strategy: Strategy, sizes: Optional[List[int]] = None,
+                    quiet: bool = False) -> Tuple[Winners, List[Measurement]]:
     """The strategy's winners, each checked at the batch size it won against the backend's torch reference
     (a winner must match it before it may win; a failed one is banned and the next best tried);
-    -> (winners, the search's measurements without the banned configs)."""
+    -> (winners, the search's measurements without the banned configs). sizes: those only (the early
+    head-to-head's settled sizes), quiet: no warning (it comes again for every size at the end)."""
     winners: Winners = {}
     for _attempt in range(4):
         winners = strategy.winners(s.unbanned_view())
+        if sizes is not None:
+            winners = {k: v for k, v in winners.items() if k[1] in sizes}
         items = sorted(((op, m, cfg) for (op, m), cfg in winners.items()), key=lambda t: (t[0], t[1]))
         bad = s.run_checks(items)
         if not (set((op, cfg.key()) for op, _m, cfg in items) & bad):
@@ -150,17 +178,16 @@ def checked_winners(s: Session, strategy: Strategy) -> Tuple[Winners, List[Measu
         s.banned |= bad
     view = s.unbanned_view()
     if s.ops == ("up", "down"):
-        winners, fixed = share_block_m(winners, view, s.sizes)
-        if fixed:
+        winners, fixed = share_block_m(winners, view, s.sizes if sizes is None else sizes)
+        if fixed and not quiet:
             s.warn("up/down winners disagreed on BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M"
                    % ",".join(map(str, fixed)))
     return winners, view
 
 
-def head_to_head(s: Session, winners: Winners, view: List[Measurement]):
-    """The final decision: the finalists (checked first) and the server's default, interleaved in the same
-    rounds; -> (winners, the head-to-head's report rows, median per (op, m, config key))."""
-    contenders = pick_contenders(Book(view), winners, s.ops, s.sizes, s.banned, bool(s.info.get("supports_tma")),
+def _head_to_head_plan(s: Session, winners: Winners, view: List[Measurement], sizes: List[int]) -> HeadToHead:
+    """The head-to-head at sizes: the finalists (each checked) and the server's default."""
+    contenders = pick_contenders(Book(view), winners, s.ops, sizes, s.banned, bool(s.info.get("supports_tma")),
                                  H2H_FINALISTS)
     extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
                     if winners.get((op, m)) != c]
@@ -169,7 +196,15 @@ def head_to_head(s: Session, winners: Winners, view: List[Measurement]):
         s.banned |= bad
         contenders = {k: [c for c in cs if (k[0], c.key()) not in bad] for k, cs in contenders.items()}
     even = {"even_spread": 0.0} if os.environ.get("MOETUNE_H2H_EVEN") == "0" else {}  # on by default
-    h2h = HeadToHead(s.ops, s.sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True, **even)
+    return HeadToHead(s.ops, sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True, **even)
+
+
+def head_to_head(s: Session, winners: Winners, view: List[Measurement]):
+    """The final decision: the finalists (checked first) and the server's default, interleaved in the same
+    rounds; -> (winners, the head-to-head's report rows, median per (op, m, config key)). Rounds the
+    early head-to-head timed during the search (_early_head_to_head) are in the journal already: the
+    head-to-head goes on from them."""
+    h2h = _head_to_head_plan(s, winners, view, list(s.sizes))
     for _n in range(MAX_PHASES):
         units = h2h.next_units(s.h2h_view())
         if not units:

@@ -390,6 +390,30 @@ class FastStrategy(Strategy):
                 return list(todo.values())
         return None
 
+    def _step_sizes(self) -> List[List[int]]:
+        """The batch sizes of each step of _plan, in its order (the steps are fixed; their units are not)."""
+        steps = [list(self.anchors)] * 6  # tile screen, B, C, D (rounds 3, 4), F
+        for level in self._levels():
+            steps.extend([level] * (4 if self.level_final else 3))  # S, D (rounds 11, 12)[, F]
+        return steps
+
+    def settled(self, measured: Sequence[Measurement]) -> List[int]:
+        """Sizes whose last step of the plan is behind the step the next phase comes from: the anchors
+        once their finalists are timed, a level's sizes once its refinement is done."""
+        book = Book(measured)
+        current = None
+        for i, step in enumerate(self._plan(book)):
+            if any(u.ident() not in book.done for u in step):
+                current = i
+                break
+        if current is None:
+            return list(self.batch_sizes)
+        last: Dict[int, int] = {}
+        for i, sizes in enumerate(self._step_sizes()):
+            for m in sizes:
+                last[m] = i
+        return [m for m in self.batch_sizes if last.get(m, -1) < current]
+
     def winners(self, measured: Sequence[Measurement]) -> Dict[Tuple[str, int], KernelConfig]:
         book = Book(measured)
         out = choose_winners(book, self.batch_sizes, self.ops, tier=1)
