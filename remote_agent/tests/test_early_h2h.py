@@ -80,3 +80,36 @@ class EarlyRun(agenttest.AgentCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Broken(unittest.TestCase):
+    def test_a_failure_turns_it_off_with_a_warning(self):
+        """A bug in the early head-to-head costs only its speed-up: one warning, no fillers, the run goes on.
+        TEST DOUBLE: a stand-in session with what the early head-to-head reads before it fails."""
+        from moetune_agent.run import phases
+
+        class Sched(object):
+            precompile_workers = 2
+
+        class Session(object):
+            sched = Sched()
+            sizes = [1, 64]
+
+            def __init__(self):
+                self.warnings = []
+
+            def strategy_view(self):
+                return []
+
+            def warn(self, msg):
+                self.warnings.append(msg)
+
+        class Strategy(object):
+            def settled(self, _measured):
+                raise RuntimeError("strategy bug")
+
+        s = Session()
+        early = phases._early_head_to_head(s, Strategy())  # pylint: disable=protected-access
+        self.assertEqual((early(), early()), ([], []))
+        self.assertEqual(len(s.warnings), 1)
+        self.assertIn("strategy bug", s.warnings[0])

@@ -21,7 +21,7 @@ from .. import bytecode
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
-from ..scheduler import BackendFailed
+from ..scheduler import BackendFailed, Cancelled
 from ..spec import shape_dict
 from ..strategies.common import Book
 from ..strategies.headtohead import FINALISTS as H2H_FINALISTS, H2H_ROUND, HeadToHead, pick_contenders
@@ -116,13 +116,24 @@ def _early_head_to_head(s: Session, strategy: Strategy) -> Optional[Callable[[],
     if os.environ.get("MOETUNE_EARLY_H2H", "1") == "0" or not getattr(s.sched, "precompile_workers", 0):
         return None
 
+    broken: List[str] = []
+
     def fillers() -> List[Unit]:
-        settled = [m for m in strategy.settled(s.strategy_view()) if m in s.sizes]
-        if not settled:
+        if broken:
             return []
-        winners, view = checked_winners(s, strategy, settled, quiet=True)
-        h2h = _head_to_head_plan(s, winners, view, settled)
-        return list(h2h.next_units(s.h2h_view()) or ())
+        try:
+            settled = [m for m in strategy.settled(s.strategy_view()) if m in s.sizes]
+            if not settled:
+                return []
+            winners, view = checked_winners(s, strategy, settled, quiet=True)
+            h2h = _head_to_head_plan(s, winners, view, settled)
+            return list(h2h.next_units(s.h2h_view()) or ())
+        except (BackendFailed, Cancelled):
+            raise
+        except Exception as e:  # noqa: BLE001 - a speed-up only: the head-to-head then runs after the search
+            broken.append("%s: %s" % (type(e).__name__, e))
+            s.warn("the early head-to-head is off for this run (%s); it runs after the search" % broken[0][:300])
+            return []
 
     return fillers
 
