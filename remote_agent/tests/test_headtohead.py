@@ -354,6 +354,41 @@ class Paired(unittest.TestCase):
                 measurement_from_record(dict(good, **bad))
 
 
+class PartialRounds(unittest.TestCase):
+    """A round timed only in part (the early head-to-head's fillers left over when a phase ended) is not
+    counted as run: next_units asks for its missing unit and no decision rests on it; once timed, the
+    decision is the one of a head-to-head whose rounds were all whole."""
+
+    def test_a_partial_round_is_completed_before_it_counts(self):
+        true_us = {("both", D.key(), 8): 100.0, ("both", A.key(), 8): 90.0, ("both", B.key(), 8): 95.0}
+        timing = noisy(true_us, 0.002, seed=3)
+        h = HeadToHead(("both",), [8], {("both", 8): D}, {("both", 8): [A, B]}, paired=True)
+        whole = drive(h, timing)
+
+        def meas_of(u):
+            m = Measurement(u, timing(u.op, u.cfg, u.m, u.round - H2H_ROUND))
+            m.pair_samples_us = timing(u.op, u.pair, u.m, u.round - H2H_ROUND)
+            return m
+        first = h.next_units([])
+        self.assertEqual(len(first), 2 * EARLY_ROUNDS)  # A and B, each paired with D, per round
+        measured = [meas_of(u) for u in first if u.round - H2H_ROUND == 0] + [meas_of(first[-1])]
+        # round 0 whole, round 1 with one of its two units: one round run, round 1's other unit asked for
+        self.assertEqual(h.decisions(measured)[8]["rounds"], 1)
+        again = h.next_units(measured)
+        missing = [u for u in first if u.round - H2H_ROUND == 1 and u.ident() != first[-1].ident()]
+        done = {x.unit.ident() for x in measured}
+        self.assertEqual([u.ident() for u in again if u.round - H2H_ROUND == 1 and u.ident() not in done],
+                         [u.ident() for u in missing])
+        for _ in range(20):  # go on to the end, the already timed units left out as the session does
+            done = {x.unit.ident() for x in measured}
+            units = h.next_units(measured)
+            if units is None:
+                break
+            measured += [meas_of(u) for u in units if u.ident() not in done]
+        self.assertEqual(h.winners(measured), h.winners(whole))
+        self.assertEqual(h.decisions(measured)[8]["rounds"], h.decisions(whole)[8]["rounds"])
+
+
 class ReplayedH200(unittest.TestCase):
     """Contenders and defaults served from the recorded H200 samples (test double for the GPU): each
     round's unit gets 10 samples drawn from that config's recorded ones."""

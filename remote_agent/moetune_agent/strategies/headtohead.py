@@ -250,7 +250,7 @@ class HeadToHead(object):
                 continue
             rnd = u.round - H2H_ROUND
             att = out.setdefault(("attempted", u.m, ""), {})
-            att[rnd] = 0.0
+            att[rnd] = att.get(rnd, 0.0) + 1.0  # units of that round timed (or failed)
             if u.pair is not None and meas.pair_samples_us:
                 out.setdefault((u.op, u.m, u.pair.key()), {})[rnd] = scale[(u.op, u.m)]
             if not meas.ok:
@@ -284,6 +284,18 @@ class HeadToHead(object):
             rounds &= set(p)
         return {r: sum(p[r] for p in parts) for r in rounds}
 
+    def _rounds_run(self, m: int, times) -> int:
+        """Rounds run at m, whatever failed in them: the leading rounds each of whose units was timed. A
+        round the early head-to-head timed only in part (its fillers left over when a phase ended:
+        run/phases._early_head_to_head) is not counted until its other units are timed: next_units asks
+        for them (the journal keeps those already timed), so no decision rests on a round one contender
+        missed."""
+        att = times.get(("attempted", m, ""), {})
+        n = 0
+        while n in att and att[n] >= len(self.units(m, n, times)):
+            n += 1
+        return n
+
     def _decide(self, m: int, times) -> dict:
         cons = self._contenders(m)
         stats = []
@@ -294,7 +306,7 @@ class HeadToHead(object):
                           "q25": quantile(vals, 0.25), "q75": quantile(vals, 0.75),
                           "min": min(vals) if vals else None, "max": max(vals) if vals else None})
         dflt = stats[0]
-        rounds = len(times.get(("attempted", m, ""), {}))  # rounds run, whatever failed in them
+        rounds = self._rounds_run(m, times)
         dropped = self._dropped(m, times) if rounds > self.early_rounds else set()
         ranked = sorted((st for st in stats[1:] if st["contender"].key() not in dropped),
                         key=lambda st: (st["median"], st["contender"].key()))
