@@ -946,14 +946,14 @@ class Scheduler(object):
         the GPU would otherwise wait for the pool's compiles (_run), those left over are not timed."""
         units = list(units) + list(fillers)
         n_units = len(units) - len(fillers)
-        finished: set = set()
-        count = [0]  # tasks (not fillers) finished
+        finished: set = set()  # the units (not fillers) done
         wait0 = self.precompile_stats["wait_s"]
         marks = [int(f * n_units) for f in self.LOOKAHEAD_AT] if lookahead is not None else []
 
         def done(i, gpu, status, payload):
             u = units[i]
-            finished.add(i)
+            if i < n_units:
+                finished.add(i)
             if self._speculative:
                 for c in (u.cfg, u.cfg_down, u.pair):
                     key = self._pc_key(u.op, c, u.m) if c is not None else None
@@ -972,11 +972,8 @@ class Scheduler(object):
                 meas.pair_samples_us = [float(x) for x in pair["pair"]]
             meas.pair_error = pair.get("pair_error")
             on_measurement(meas)
-            if i < n_units:
-                count[0] += 1
-            n_done = count[0]
-            if marks and n_done >= marks[0] and self.precompiling:
-                while marks and n_done >= marks[0]:
+            if marks and len(finished) >= marks[0] and self.precompiling:
+                while marks and len(finished) >= marks[0]:
                     marks.pop(0)
                 self._speculate(lookahead, [x for j, x in enumerate(units[:n_units]) if j not in finished])
 

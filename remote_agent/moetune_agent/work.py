@@ -149,5 +149,5 @@ class Strategy(abc.ABC):
     def settled(self, measured: Sequence[Measurement]) -> List[int]:
         """The batch sizes no later phase will measure at (their winners are final), given the
         measurements so far: the head-to-head may start there while the search goes on elsewhere.
-        None by default (a strategy that cannot tell)."""
+        None by default (a strategy that cannot tell): the head-to-head then waits for the search."""
         return []

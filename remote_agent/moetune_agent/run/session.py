@@ -100,16 +100,13 @@ class Session(object):
             todo_all.extend(todo)
         self.sched.precompile(todo_all)
         spare = [u for u in fillers if u.ident() not in self.journal.idents]
-        if spare:
-            spare_ids = {u.ident() for u in spare}
+        spare_ids = {u.ident() for u in spare}
 
-            def record(meas: Measurement) -> None:
-                if meas.unit.ident() in spare_ids:
-                    self.state["total"] += 1
-                self.record(meas)
-            self.sched.measure(todo_all, record, self.simulated, lookahead=lookahead, fillers=spare)
-        else:
-            self.sched.measure(todo_all, self.record, self.simulated, lookahead=lookahead)
+        def record(meas: Measurement) -> None:
+            if meas.unit.ident() in spare_ids:
+                self.state["total"] += 1
+            self.record(meas)
+        self.sched.measure(todo_all, record, self.simulated, lookahead=lookahead, fillers=spare)
         self.progress()
 
     def run_checks(self, items: Sequence[Tuple[str, int, KernelConfig]]) -> Set[Tuple[str, str]]:

@@ -48,14 +48,15 @@ FINAL_ROUND = 100
 # that leads still gets its 4-warp configs timed by the warps x stages sweep (B) and the one-axis
 # neighbours (D). MOETUNE_WIDE_TILES_W8=0 screens them with both.
 WIDE_BLOCK_M = 64
+WIDE_BLOCK_N = 256
 # The tile screen skips BLOCK_SIZE_M below a quarter of the largest of the size's space (space.block_m_cap:
 # about twice an expert's rows): such a tile walks every expert's rows in four or more M tiles, streaming
 # its weights as often. On the recorded H200 landscapes the best tile with BLOCK_SIZE_M 16 was 1.57x (Qwen3
 # bf16) and 1.23x (fp8 block) the best at M = 1024, where the cap is 128 and 64; it only removes tiles at
 # sizes whose cap is 64 or more. The one-axis neighbours (phase D) still reach a smaller BLOCK_SIZE_M.
-# On the servers' kernels these are binaries of the large sizes' class, which nothing else compiles.
+# On the servers' kernels those tiles share their binaries with the smaller sizes of their class (SGLang
+# main: 200 first-phase kernels with or without the floor): there it saves GPU time, not compiles.
 SCREEN_BM_FLOOR_DIV = 4
-WIDE_BLOCK_N = 256
 
 
 def wide_tile(t: Tuple[int, int, int]) -> bool:
@@ -170,8 +171,9 @@ class FastStrategy(Strategy):
 
     def _tile_reps(self, op: str, m: int) -> List[KernelConfig]:
         """Representatives per tile: both warps counts (default; a wide tile 8 only: wide_tile), 3 stages,
-        the GROUP_SIZE_M of _gm_for. screen_both_warps=False keeps only a size-based warps guess: measured on an H200 it misses the
-        fp8 block-quant winner at M=1024 (64x128 tiles want 4 warps there), regret 1.057."""
+        the GROUP_SIZE_M of _gm_for. screen_both_warps=False keeps only a size-based warps guess: measured
+        on an H200 it misses the fp8 block-quant winner at M=1024 (64x128 tiles want 4 warps there),
+        regret 1.057."""
         key = (op, m)
         if key not in self._reps:
             self._reps[key] = self._tile_reps_of(op, m)
@@ -379,16 +381,19 @@ class FastStrategy(Strategy):
         return list(uniq.values())
 
     # -- Strategy ------------------------------------------------------------------------------------
-    def next_phase(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
-        book = Book(measured)
-        for step in self._plan(book):
+    def _pending_step(self, book: Book) -> Tuple[Optional[int], List[Unit]]:
+        """(index in _plan, its units not measured yet) of the first step with any; (None, []) when done."""
+        for i, step in enumerate(self._plan(book)):
             todo: Dict[str, Unit] = {}
             for u in step:  # leaders sharing a neighbour propose it twice: measure it once
                 if u.ident() not in book.done:
                     todo.setdefault(u.ident(), u)
             if todo:
-                return list(todo.values())
-        return None
+                return i, list(todo.values())
+        return None, []
+
+    def next_phase(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
+        return self._pending_step(Book(measured))[1] or None
 
     def _step_sizes(self) -> List[List[int]]:
         """The batch sizes of each step of _plan, in its order (the steps are fixed; their units are not)."""
@@ -400,12 +405,7 @@ class FastStrategy(Strategy):
     def settled(self, measured: Sequence[Measurement]) -> List[int]:
         """Sizes whose last step of the plan is behind the step the next phase comes from: the anchors
         once their finalists are timed, a level's sizes once its refinement is done."""
-        book = Book(measured)
-        current = None
-        for i, step in enumerate(self._plan(book)):
-            if any(u.ident() not in book.done for u in step):
-                current = i
-                break
+        current, _todo = self._pending_step(Book(measured))
         if current is None:
             return list(self.batch_sizes)
         last: Dict[int, int] = {}
