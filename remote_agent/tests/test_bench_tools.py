@@ -210,3 +210,46 @@ class CompileTimes(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RowsTable(unittest.TestCase):
+    """tools/rows_table.py: a row's line from a tar of row files and a tar of result files."""
+
+    def test_a_rows_line_from_tars(self):
+        import io
+        import tarfile
+
+        import rows_table
+
+        d = tempfile.mkdtemp(prefix="moetune-rows-")
+        result_path = os.path.join(d, "home", "runs", "r1", "result.json")
+        row = {"row": "own_up", "wall_s": 41.25, "status": "ok", "capped": False, "units": 900,
+               "result_path": result_path, "speedups": {"1": 1.0, "64": 1.21, "4096": 1.44},
+               "stages_s": {"backend_start": 7.5, "strategy": 25.0, "head-to-head": 6.25},
+               "timings": {"precompile": {"submitted": 400, "fillers": 37, "wait_s": 12.0,
+                                          "waits": [[231, 6.5], [84, 2.0]]},
+                           "kept_graphs": {"sized_units": 120, "sized_launches": 480}}}
+        result = {"per_batch": [{"m": 1, "rounds": 3}, {"m": 64, "rounds": 5}, {"m": 4096, "rounds": 2}]}
+
+        def tar_of(path, members):
+            with tarfile.open(path, "w:gz") as tar:
+                for name, doc in members:
+                    data = json.dumps(doc).encode()
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        tar_of(os.path.join(d, "rows.tar.gz"), [("after_cold.json", {"rows": [row]})])
+        tar_of(os.path.join(d, "results.tar.gz"), [(result_path.lstrip("/"), result)])
+        results = rows_table._results(os.path.join(d, "results.tar.gz"))
+        rows = [r for _, doc in rows_table._jsons(os.path.join(d, "rows.tar.gz")) for r in doc["rows"]]
+        line = rows_table.row_line("after_cold", rows[0], results)
+        cols = line.split()
+        self.assertEqual(cols[:4], ["after_cold", "own_up", "41.2", "7.5"])
+        self.assertIn("6.5/12.0", cols)   # the first phase's wait, then all waits
+        self.assertIn("37", cols)         # fillers
+        self.assertIn("120/480", cols)    # sized screening units / launches
+        self.assertIn("%.4f" % ((1.21 * 1.44) ** (1 / 3.0)), cols)
+        self.assertEqual(cols[-1], "10/5")  # rounds over all keys / the most at one key
+        row["capped"] = True
+        self.assertTrue(rows_table.row_line("x", row, {}).endswith("CAPPED"))
+        self.assertIsNone(rows_table.geomean([]))
