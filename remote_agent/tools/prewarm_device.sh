@@ -18,7 +18,7 @@
 #   coldafter, sglafter, vllmafter, updownafter   the after rows of cold, sglang, vllm and updown only
 #   repeat    the repeatability benchmark (bench/tuner_quality.py repeat) on the own `up` tunes of coldafter
 #             (or cold) and read
-# STEPS picks the steps and their order (default cold,read,wait,int4). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
+# STEPS picks the steps and their order (default cold,read,wait,int4); the rows end as one table (tools/rows_table.py). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
 cd "$(dirname "$0")/../.."
@@ -127,5 +127,6 @@ for step in ${STEPS//,/ }; do  # in the order given
     *) echo "unknown step $step" >&2 ;;
   esac
 done
+ls "$OUT"/*.json > /dev/null 2>&1 && python3 remote_agent/tools/rows_table.py $(ls "$OUT"/*.json | grep -v -e _bench.json -e repeat.json) 2>&1
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null
 stamp "done"
