@@ -190,3 +190,28 @@ def compile_cost(cfg: KernelConfig) -> float:
     (longest first), so a phase does not end waiting for one slow kernel started last."""
     bm, bn, bk = cfg.BLOCK_SIZE_M, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K
     return float(bm * bn + (bm + bn) * bk) / max(1, int(cfg.num_warps))
+
+
+def row_tiles(shape: Shape, m: int, block_m: int) -> int:
+    """M tiles of moetune's own kernel's grid at batch size m: its padded row count over block_m. The
+    padding is kernels/fused_moe.max_padded_size's static bound (each non-empty expert pads to block_m,
+    and at most numel = m x top-k experts are non-empty), which the kernel takes as EM."""
+    numel = m * shape.topk
+    padded = min(numel + shape.E * (block_m - 1), numel * block_m)
+    return -(-padded // block_m)
+
+
+def launch_key(cfg: KernelConfig, shape: Shape, m: int) -> tuple:
+    """What a launch of moetune's own kernel at batch size m depends on: cfg's axes with a GROUP_SIZE_M at
+    or above the grid's M tiles (row_tiles) taken as that count. kernels/fused_moe._tile_of then puts every
+    program in one group, so all such values map each program to the same tile, and GROUP_SIZE_M is a
+    run-time argument there (one binary). At M = 1 (E = 128, top-k 8, BLOCK_SIZE_M 16: 8 M tiles) GROUP_SIZE_M
+    16, 32 and 64 are one launch; at M = 4096 every value is its own."""
+    tiles = row_tiles(shape, m, cfg.BLOCK_SIZE_M)
+    gm = min(cfg.GROUP_SIZE_M, tiles)
+    return (cfg.BLOCK_SIZE_M, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K, gm, cfg.num_warps, cfg.num_stages, cfg.USE_TMA)
+
+
+def same_launch(a: KernelConfig, b: KernelConfig, shape: Shape, m: int) -> bool:
+    """Whether a and b run the same launch of moetune's own kernel at batch size m (launch_key)."""
+    return a == b or launch_key(a, shape, m) == launch_key(b, shape, m)

@@ -68,9 +68,10 @@ class Rows(unittest.TestCase):
         self.assertIn("bf16_3", p.stdout.decode())
 
 
-def fake_result(path, winners):
+def fake_result(path, winners, backend=None):
     with open(path, "w") as f:
-        json.dump({"winners": [{"op": "both", "m": m, "config": c.as_dict()} for m, c in winners.items()]}, f)
+        json.dump({"winners": [{"op": "both", "m": m, "config": c.as_dict()} for m, c in winners.items()],
+                   "backend": backend}, f)
 
 
 class Quality(unittest.TestCase):
@@ -123,6 +124,31 @@ class Quality(unittest.TestCase):
         self.assertEqual(rep["summary"]["sizes"], 3)
         self.assertEqual(rep["summary"]["within_1pct"], 2)
         self.assertEqual([r["m"] for r in rep["per_m"] if not r["within_1pct"]], [64])
+
+    def test_repeat_takes_one_launch_as_one_config(self):
+        """Winners equal but for a GROUP_SIZE_M at or above the grid's M tiles are one launch of the own
+        kernel (space.same_launch): not re-timed, within 1%; the servers' kernels are compared strictly."""
+        base = KernelConfig(16, 32, 128, 16, 4, 3)
+        big = KernelConfig(128, 256, 64, 1, 8, 4)
+        a = {1: base, 2048: big}
+        b = {1: KernelConfig(16, 32, 128, 32, 4, 3), 2048: KernelConfig(128, 256, 64, 16, 8, 4)}
+        tmp = tempfile.mkdtemp(prefix="moetune-quality-")
+        got = {}
+        for backend in ("triton", "server"):
+            fake_result(os.path.join(tmp, "a.json"), a, backend)
+            fake_result(os.path.join(tmp, "b.json"), b, backend)
+            out = os.path.join(tmp, "rep-%s.json" % backend)
+            self.assertEqual(tuner_quality.main(["repeat", "--backend", "synthetic", "--results",
+                                                 os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json"),
+                                                 "--out", out]), 0)
+            with open(out) as f:
+                got[backend] = {r["m"]: r for r in json.load(f)["per_m"]}
+        self.assertTrue(got["triton"][1]["same_launch"])
+        self.assertFalse(got["triton"][1]["same_config"])
+        self.assertEqual(got["triton"][1]["a_over_b"], 1.0)
+        self.assertFalse(got["triton"][2048]["same_launch"])   # 255 M tiles: GROUP_SIZE_M 1 and 16 differ
+        self.assertFalse(got["server"][1]["same_launch"])
+        self.assertIsNotNone(got["server"][1]["a_over_b"])       # re-timed
 
     def test_landscape_group_m_is_the_fast_strategys(self):
         for m in (1, 256, 4096):

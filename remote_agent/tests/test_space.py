@@ -201,3 +201,48 @@ class PerDtype(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def _program_tiles(em, n, gm, bm, bn):
+    """kernels/fused_moe._tile_of in plain Python: (pid_m, pid_n) of every program of the grid."""
+    num_pid_m, num_pid_n = -(-em // bm), -(-n // bn)
+    out = []
+    for pid in range(num_pid_m * num_pid_n):
+        in_group = gm * num_pid_n
+        first = (pid // in_group) * gm
+        size = min(num_pid_m - first, gm)
+        out.append((first + (pid % in_group) % size, (pid % in_group) // size))
+    return out
+
+
+class SameLaunch(unittest.TestCase):
+    """space.same_launch: configs equal but for a GROUP_SIZE_M at or above the grid's M tiles map every
+    program of moetune's own kernel to the same tile (checked against _tile_of's arithmetic)."""
+    SHAPE = Shape(E=128, N=768, K=2048, topk=8, dtype="bf16")
+
+    def test_row_tiles_follow_the_kernels_padding_bound(self):
+        self.assertEqual(space.row_tiles(self.SHAPE, 1, 16), 8)        # 8 routed rows, 16 each
+        self.assertEqual(space.row_tiles(self.SHAPE, 4096, 128), 383)  # 32768 + 128 x 127 rows
+
+    def test_same_launch_is_the_same_program_order(self):
+        n = 2 * self.SHAPE.N
+        for m in (1, 2, 4, 8, 16, 64, 1024):
+            for bm, bn in ((16, 32), (16, 64), (32, 128), (64, 64)):
+                em = space.row_tiles(self.SHAPE, m, bm) * bm
+                for ga in (1, 16, 32, 64):
+                    for gb in (1, 16, 32, 64):
+                        a, b = KernelConfig(bm, bn, 64, ga, 4, 3), KernelConfig(bm, bn, 64, gb, 4, 3)
+                        same = space.same_launch(a, b, self.SHAPE, m)
+                        order_a, order_b = _program_tiles(em, n, ga, bm, bn), _program_tiles(em, n, gb, bm, bn)
+                        if same:
+                            self.assertEqual(order_a, order_b, (m, bm, bn, ga, gb))
+                        elif ga != gb and em > bm:
+                            self.assertNotEqual(order_a, order_b, (m, bm, bn, ga, gb))
+
+    def test_other_axes_are_never_one_launch(self):
+        a = KernelConfig(16, 32, 128, 16, 4, 3)
+        self.assertTrue(space.same_launch(a, KernelConfig(16, 32, 128, 32, 4, 3), self.SHAPE, 1))
+        self.assertFalse(space.same_launch(a, KernelConfig(16, 32, 128, 1, 4, 3), self.SHAPE, 1))
+        self.assertFalse(space.same_launch(a, KernelConfig(16, 32, 128, 32, 4, 4), self.SHAPE, 1))
+        self.assertFalse(space.same_launch(a, KernelConfig(16, 32, 64, 32, 4, 3), self.SHAPE, 1))
+        self.assertFalse(space.same_launch(a, KernelConfig(16, 32, 128, 32, 4, 3), self.SHAPE, 4096))

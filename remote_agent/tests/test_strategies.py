@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 from moetune_agent.strategies import STRATEGIES, make_strategy  # noqa: E402
-from moetune_agent.work import Measurement  # noqa: E402
+from moetune_agent.work import Measurement, Unit  # noqa: E402
 
 SHAPE = Shape(E=128, N=768, K=2048, topk=8)
 BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
@@ -348,3 +348,52 @@ class ScreenBlockMFloor(unittest.TestCase):
             os.environ.pop("MOETUNE_SCREEN_BM_FLOOR")
         self.assertEqual(bms(every, 1024), [16, 32, 64, 128])
         self.assertEqual(bms(every, 4096), [16, 32, 64, 128, 256])
+
+
+class SameLaunch(unittest.TestCase):
+    """On moetune's own kernel (strategies.strategy_options: same_launch) the fast strategy times one launch
+    once per size and tier: a config equal to a measured one but for a GROUP_SIZE_M at or above the grid's M
+    tiles (space.launch_key) is not proposed, and the head-to-head's next best passes over one as well."""
+
+    def drive(self, same):
+        from moetune_agent import space as space_mod
+        from moetune_agent.backends.synthetic import SyntheticBackend
+        sizes = [1, 2, 4, 64, 1024]
+        space = space_mod.build_space(SHAPE, sizes, ("up",))
+        st = make_strategy("fast", space, sizes, ("up",), SHAPE, **({"same_launch": True} if same else {}))
+        measured, _units, _replays = run_backend(st, SyntheticBackend(SHAPE))
+        return st, measured
+
+    def test_one_launch_is_timed_once_per_size_and_tier(self):
+        from moetune_agent import space as space_mod
+        from moetune_agent.strategies.common import TIER
+        _st, off = self.drive(False)
+        st, on = self.drive(True)
+
+        def repeats(measured):
+            seen, n = {}, 0
+            for x in measured:
+                u = x.unit
+                k = (u.m, u.round // TIER, space_mod.launch_key(u.cfg, SHAPE, u.m))
+                if seen.setdefault(k, u.cfg.key()) != u.cfg.key():
+                    n += 1
+            return n
+        self.assertGreater(repeats(off), 0)   # without the rule the GROUP_SIZE_M sweeps at M <= 4 repeat launches
+        self.assertEqual(repeats(on), 0)
+        self.assertLess(len(on), len(off))
+        self.assertEqual({u.m for u in (x.unit for x in off)} - {u.m for u in (x.unit for x in on)}, set())
+        self.assertEqual(set(st.winners(on)), {("up", m) for m in (1, 2, 4, 64, 1024)})
+
+    def test_the_head_to_heads_next_best_is_another_launch(self):
+        from moetune_agent import space as space_mod
+        from moetune_agent.strategies.common import Book
+        from moetune_agent.strategies.headtohead import pick_contenders
+        a = KernelConfig(16, 32, 128, 16, 4, 3)
+        twin = KernelConfig(16, 32, 128, 32, 4, 3)   # one launch with a at M = 1 (8 M tiles)
+        other = KernelConfig(16, 64, 128, 1, 4, 3)
+        meas = [Measurement(Unit("up", c, 1, 10, 100), [t]) for c, t in ((a, 10.0), (twin, 10.1), (other, 11.0))]
+        same = lambda x, y, m: space_mod.same_launch(x, y, SHAPE, m)  # noqa: E731
+        got = pick_contenders(Book(meas), {("up", 1): a}, ("up",), [1], finalists=2, same=same)
+        self.assertEqual(got[("up", 1)], [a, other])
+        self.assertEqual(pick_contenders(Book(meas), {("up", 1): a}, ("up",), [1], finalists=2)[("up", 1)],
+                         [a, twin])

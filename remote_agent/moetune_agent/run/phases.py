@@ -17,7 +17,7 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .. import bytecode
+from .. import bytecode, space as space_mod
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
@@ -198,8 +198,11 @@ def checked_winners(s: Session, strategy: Strategy, sizes: Optional[List[int]] =
 
 def _head_to_head_plan(s: Session, winners: Winners, view: List[Measurement], sizes: List[int]) -> HeadToHead:
     """The head-to-head at sizes: the finalists (each checked) and the server's default."""
+    same = None
+    if getattr(s.sched, "precompile_classes", None) is None and os.environ.get("MOETUNE_SAME_LAUNCH", "1") != "0":
+        same = lambda a, b, m: space_mod.same_launch(a, b, s.shape, m)  # noqa: E731  (moetune's own kernel)
     contenders = pick_contenders(Book(view), winners, s.ops, sizes, s.banned, bool(s.info.get("supports_tma")),
-                                 H2H_FINALISTS)
+                                 H2H_FINALISTS, same=same)
     extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
                     if winners.get((op, m)) != c]
     if extra_checks:

@@ -27,7 +27,11 @@ def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
     server backends' specialisation classes: strategies/fast.py _screen_gm), unless MOETUNE_SHARED_GM=0.
     Every place that builds the tune's strategy (the run, its at-facts precompile, a check's prewarm) passes
     the same, so what they compile is what the run measures."""
-    if name != "fast" or kernel_classes is None or os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
+    if name != "fast":
+        return {}
+    if kernel_classes is None:  # moetune's own kernel (or the synthetic one): one launch timed once
+        return {"same_launch": True}
+    if os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
         return {}
     return {"kernel_classes": kernel_classes}
 

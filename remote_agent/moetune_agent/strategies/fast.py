@@ -34,9 +34,10 @@ import math
 import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .. import space as space_mod
 from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
-from .common import Book, choose_winners
+from .common import TIER, Book, choose_winners
 
 AXES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 FINAL_ROUND = 100
@@ -80,7 +81,7 @@ class FastStrategy(Strategy):
                  screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False,
                  extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
                  kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
-                 wide_tiles_w8: bool = True, screen_bm_floor: bool = True):
+                 wide_tiles_w8: bool = True, screen_bm_floor: bool = True, same_launch: bool = False):
         """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
         compiles GROUP_SIZE_M in and shares its binaries between the sizes of a class (the servers' kernels:
         backends/server_backend.specialisation_class); the tile screen then gives an anchor the
@@ -107,6 +108,7 @@ class FastStrategy(Strategy):
         self.kernel_classes = kernel_classes
         self.wide_tiles_w8 = wide_tiles_w8 and os.environ.get("MOETUNE_WIDE_TILES_W8", "1") != "0"
         self.screen_bm_floor = screen_bm_floor and os.environ.get("MOETUNE_SCREEN_BM_FLOOR", "1") != "0"
+        self.same_launch = same_launch and os.environ.get("MOETUNE_SAME_LAUNCH", "1") != "0"
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
         self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -382,15 +384,37 @@ class FastStrategy(Strategy):
 
     # -- Strategy ------------------------------------------------------------------------------------
     def _pending_step(self, book: Book) -> Tuple[Optional[int], List[Unit]]:
-        """(index in _plan, its units not measured yet) of the first step with any; (None, []) when done."""
+        """(index in _plan, its units not measured yet) of the first step with any; (None, []) when done.
+        With same_launch, a unit is left out where another config of the same launch (space.launch_key) is
+        measured at its size in its tier, or comes earlier in the step: timing it would time that launch
+        again (issue 22: 45-52 of ~1050 units of an own-kernel `up` tune on the H100, the GROUP_SIZE_M
+        sweeps at M <= 4, and 9-19 head-to-head units between two contenders of one launch)."""
+        launched = self._launches(book) if self.same_launch else None
         for i, step in enumerate(self._plan(book)):
             todo: Dict[str, Unit] = {}
+            mine: Dict[tuple, str] = {}
             for u in step:  # leaders sharing a neighbour propose it twice: measure it once
-                if u.ident() not in book.done:
-                    todo.setdefault(u.ident(), u)
+                if u.ident() in book.done:
+                    continue
+                if launched is not None:
+                    k = u.cfg.key()
+                    lk = (u.op, u.m, u.round // TIER, space_mod.launch_key(u.cfg, self.shape, u.m))
+                    if launched.get(lk, {k}) - {k} or mine.setdefault(lk, k) != k:
+                        continue
+                todo.setdefault(u.ident(), u)
             if todo:
                 return i, list(todo.values())
         return None, []
+
+    def _launches(self, book: Book) -> Dict[tuple, set]:
+        """(op, m, tier, launch key) -> the keys of the configs measured with that launch (space.launch_key)."""
+        out: Dict[tuple, set] = {}
+        for (op, m, k), rounds in book.rounds.items():
+            cfg = book.cfgs[k]
+            lk = space_mod.launch_key(cfg, self.shape, m)
+            for tier in {r // TIER for r in rounds}:
+                out.setdefault((op, m, tier, lk), set()).add(k)
+        return out
 
     def next_phase(self, measured: Sequence[Measurement]) -> Optional[List[Unit]]:
         return self._pending_step(Book(measured))[1] or None

@@ -42,7 +42,7 @@ Pure functions of the measurements (standard library only): a resumed run reache
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import dataclasses
 
@@ -67,10 +67,14 @@ FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a 
 
 def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], ops: Sequence[str],
                     sizes: Sequence[int], banned: Optional[set] = None, tma: bool = False,
-                    finalists: int = FINALISTS) -> Dict[Tuple[str, int], List[KernelConfig]]:
+                    finalists: int = FINALISTS, same: Optional[Callable[[KernelConfig, KernelConfig, int], bool]] = None
+                    ) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
     highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
-    down GEMM also gets its first contender with USE_TMA where the backend supports it."""
+    down GEMM also gets its first contender with USE_TMA where the backend supports it. same(a, b, m):
+    whether two configs run one launch at m (space.same_launch on moetune's own kernel); a next best of
+    the same launch as a contender already in is passed over (the H100's own `up` tunes spent 9-19
+    head-to-head units timing one launch against itself)."""
     banned = banned or set()
     out: Dict[Tuple[str, int], List[KernelConfig]] = {}
     for op in ops:
@@ -82,7 +86,8 @@ def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], op
             for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
                 if len(cands) >= finalists:
                     break
-                if c not in cands and (op, c.key()) not in banned:
+                if c not in cands and (op, c.key()) not in banned and \
+                        not (same is not None and any(same(c, x, m) for x in cands)):
                     cands.append(c)
             if op == "down" and tma:
                 for c in list(cands[:1]):
