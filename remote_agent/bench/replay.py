@@ -162,10 +162,9 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
     account("strategy", snap)
     winners = st.winners(measured)
 
-    same = None  # as run/phases._head_to_head_plan: one launch is one contender where the strategy says so
-    if (options or {}).get("same_launch"):
-        same = lambda a, b, m: space_mod.same_launch(a, b, be.shape, m)  # noqa: E731
-    contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists, same=same)
+    # as run/phases._head_to_head_plan: one launch is one contender where the strategy counts it as one
+    contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists,
+                                 launch_shape=be.shape if (options or {}).get("same_launch") else None)
     checks = sum(len(cs) for cs in contenders.values())   # one correctness check per contender
     snap = (be.calls, be.replays, be.model_s)
     h2h = HeadToHead(ops, sizes, defaults, contenders, **dict({"call_us": call_us, "paired": True}, **(h2h_options or {})))

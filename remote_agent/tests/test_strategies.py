@@ -385,15 +385,13 @@ class SameLaunch(unittest.TestCase):
         self.assertEqual(set(st.winners(on)), {("up", m) for m in (1, 2, 4, 64, 1024)})
 
     def test_the_head_to_heads_next_best_is_another_launch(self):
-        from moetune_agent import space as space_mod
         from moetune_agent.strategies.common import Book
         from moetune_agent.strategies.headtohead import pick_contenders
         a = KernelConfig(16, 32, 128, 16, 4, 3)
         twin = KernelConfig(16, 32, 128, 32, 4, 3)   # one launch with a at M = 1 (8 M tiles)
         other = KernelConfig(16, 64, 128, 1, 4, 3)
         meas = [Measurement(Unit("up", c, 1, 10, 100), [t]) for c, t in ((a, 10.0), (twin, 10.1), (other, 11.0))]
-        same = lambda x, y, m: space_mod.same_launch(x, y, SHAPE, m)  # noqa: E731
-        got = pick_contenders(Book(meas), {("up", 1): a}, ("up",), [1], finalists=2, same=same)
+        got = pick_contenders(Book(meas), {("up", 1): a}, ("up",), [1], finalists=2, launch_shape=SHAPE)
         self.assertEqual(got[("up", 1)], [a, other])
         self.assertEqual(pick_contenders(Book(meas), {("up", 1): a}, ("up",), [1], finalists=2)[("up", 1)],
                          [a, twin])

@@ -17,12 +17,13 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .. import bytecode, space as space_mod
+from .. import bytecode
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
 from ..scheduler import BackendFailed, Cancelled
 from ..spec import shape_dict
+from ..strategies import own_launches
 from ..strategies.common import Book
 from ..strategies.headtohead import FINALISTS as H2H_FINALISTS, H2H_ROUND, HeadToHead, pick_contenders
 from ..work import Measurement, Strategy, Unit
@@ -198,11 +199,9 @@ def checked_winners(s: Session, strategy: Strategy, sizes: Optional[List[int]] =
 
 def _head_to_head_plan(s: Session, winners: Winners, view: List[Measurement], sizes: List[int]) -> HeadToHead:
     """The head-to-head at sizes: the finalists (each checked) and the server's default."""
-    same = None
-    if getattr(s.sched, "precompile_classes", None) is None and os.environ.get("MOETUNE_SAME_LAUNCH", "1") != "0":
-        same = lambda a, b, m: space_mod.same_launch(a, b, s.shape, m)  # noqa: E731  (moetune's own kernel)
+    own = own_launches(getattr(s.sched, "precompile_classes", None))
     contenders = pick_contenders(Book(view), winners, s.ops, sizes, s.banned, bool(s.info.get("supports_tma")),
-                                 H2H_FINALISTS, same=same)
+                                 H2H_FINALISTS, launch_shape=s.shape if own else None)
     extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
                     if winners.get((op, m)) != c]
     if extra_checks:

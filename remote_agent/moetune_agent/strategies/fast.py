@@ -108,7 +108,7 @@ class FastStrategy(Strategy):
         self.kernel_classes = kernel_classes
         self.wide_tiles_w8 = wide_tiles_w8 and os.environ.get("MOETUNE_WIDE_TILES_W8", "1") != "0"
         self.screen_bm_floor = screen_bm_floor and os.environ.get("MOETUNE_SCREEN_BM_FLOOR", "1") != "0"
-        self.same_launch = same_launch and os.environ.get("MOETUNE_SAME_LAUNCH", "1") != "0"
+        self.same_launch = same_launch
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
         self._reps: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -399,7 +399,8 @@ class FastStrategy(Strategy):
                 if launched is not None:
                     k = u.cfg.key()
                     lk = (u.op, u.m, u.round // TIER, space_mod.launch_key(u.cfg, self.shape, u.m))
-                    if launched.get(lk, {k}) - {k} or mine.setdefault(lk, k) != k:
+                    measured_twins = launched.get(lk, set()) - {k}
+                    if measured_twins or mine.setdefault(lk, k) != k:  # timed, or earlier in this step
                         continue
                 todo.setdefault(u.ident(), u)
             if todo:

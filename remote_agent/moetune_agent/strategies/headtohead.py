@@ -42,11 +42,12 @@ Pure functions of the measurements (standard library only): a resumed run reache
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import dataclasses
 
-from ..kernel_types import KernelConfig
+from ..kernel_types import KernelConfig, Shape
+from ..space import same_launch
 from ..work import Measurement, Unit, timed_replays
 from .common import TIER, Book, median
 
@@ -67,13 +68,13 @@ FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a 
 
 def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], ops: Sequence[str],
                     sizes: Sequence[int], banned: Optional[set] = None, tma: bool = False,
-                    finalists: int = FINALISTS, same: Optional[Callable[[KernelConfig, KernelConfig, int], bool]] = None
+                    finalists: int = FINALISTS, launch_shape: Optional[Shape] = None
                     ) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
     highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
-    down GEMM also gets its first contender with USE_TMA where the backend supports it. same(a, b, m):
-    whether two configs run one launch at m (space.same_launch on moetune's own kernel); a next best of
-    the same launch as a contender already in is passed over (the H100's own `up` tunes spent 9-19
+    down GEMM also gets its first contender with USE_TMA where the backend supports it. launch_shape (moetune's
+    own kernel: strategies.own_launches): a next best of the same launch (space.launch_key at that shape)
+    as a contender already in is passed over (the H100's own `up` tunes spent 9-19
     head-to-head units timing one launch against itself)."""
     banned = banned or set()
     out: Dict[Tuple[str, int], List[KernelConfig]] = {}
@@ -87,7 +88,7 @@ def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], op
                 if len(cands) >= finalists:
                     break
                 if c not in cands and (op, c.key()) not in banned and \
-                        not (same is not None and any(same(c, x, m) for x in cands)):
+                        not (launch_shape is not None and any(same_launch(c, x, launch_shape, m) for x in cands)):
                     cands.append(c)
             if op == "down" and tma:
                 for c in list(cands[:1]):
