@@ -24,6 +24,7 @@ x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down 
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
@@ -76,6 +77,20 @@ def block_quant_ok(cfg: KernelConfig, block_shape: Optional[Sequence[int]], fram
     return block_k % cfg.BLOCK_SIZE_K == 0
 
 
+DEQUANT_ELEMS_PER_THREAD = 64
+DEQUANT_IN_REGISTERS = ("int4_w4a16",)
+
+
+def dequant_elems_per_thread(cfg: KernelConfig) -> float:
+    """Weight elements of one BLOCK_SIZE_N x BLOCK_SIZE_K tile per thread of the block."""
+    return float(cfg.BLOCK_SIZE_N * cfg.BLOCK_SIZE_K) / (32 * max(1, int(cfg.num_warps)))
+
+
+def dequant_regs_ok(cfg: KernelConfig, dtype: Optional[str]) -> bool:
+    """Rule 4: whether a kernel that dequantises its weight tile in registers keeps it unspilled."""
+    return dtype not in DEQUANT_IN_REGISTERS or dequant_elems_per_thread(cfg) <= DEQUANT_ELEMS_PER_THREAD
+
+
 def tokens_per_expert(shape: Shape, m: int) -> float:
     return float(m) * shape.topk / shape.E
 
@@ -105,10 +120,11 @@ class PruneStats(object):
         self.smem = 0
         self.block_quant = 0
         self.kept_hard = 0     # after the hard limits (independent of m)
+        self.dequant = 0       # rule 4 (of those kept_hard)
 
     def as_dict(self):
         return {"total": self.total, "pruned_smem": self.smem, "pruned_block_quant": self.block_quant,
-                "kept_hard": self.kept_hard}
+                "kept_hard": self.kept_hard, "pruned_dequant": self.dequant}
 
 
 def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, smem_limit: int,
@@ -149,13 +165,19 @@ def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], fr
     """(op, m) -> candidate configs: the Strategy's space.
 
     options (the spec's "space" object) may restrict any axis (lists of ints), set "prune_m": false to
-    keep every BLOCK_SIZE_M, "prune_m_factor" (default 2), "smem_limit" (bytes) to override the device's.
+    keep every BLOCK_SIZE_M, "prune_m_factor" (default 2), "smem_limit" (bytes) to override the device's,
+    "prune_dequant": false to keep what rule 4 cuts.
     """
     options = dict(options or {})
     if options.get("smem_limit"):
         smem_limit = int(options["smem_limit"])
     separate = "both" not in ops
     hard = hard_filter(reference_configs(separate, options), shape, framework, smem_limit, stats)
+    if options.get("prune_dequant", True) and os.environ.get("MOETUNE_PRUNE_DEQUANT", "1") != "0":
+        kept = [c for c in hard if dequant_regs_ok(c, shape.dtype)]
+        if stats is not None:
+            stats.dequant = len(hard) - len(kept)
+        hard = kept
     prune_m = options.get("prune_m", True)
     factor = float(options.get("prune_m_factor", 2.0))
     space: Dict[Tuple[str, int], List[KernelConfig]] = {}

@@ -20,7 +20,7 @@ from .kernel_types import Shape, batch_sizes_default
 DTYPES = (None, "bf16", "fp16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16", "float32")
 BACKENDS = (AUTO,) + tuple(REGISTRY)  # what a spec's "backend" may say: auto, then the registry's order
 SPACE_INT_LISTS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
-SPACE_OTHER = ("prune_m", "prune_m_factor", "smem_limit")
+SPACE_OTHER = ("prune_m", "prune_m_factor", "smem_limit", "prune_dequant")
 
 KEYS = ("framework", "E", "N", "K", "topk", "dtype", "block_shape", "per_channel_quant", "ops", "batch_sizes",
         "space", "strategy", "gpus", "time_budget_s", "backend", "python", "routing_file", "device_name")
@@ -245,9 +245,9 @@ def normalise(raw: Any) -> Dict[str, Any]:
     for k, v in sp.items():
         if k in SPACE_INT_LISTS:
             space[k] = _int_list(v, "space." + k, MAX_SPACE_VALUES, MAX_SPACE_VALUE)
-        elif k == "prune_m":
+        elif k in ("prune_m", "prune_dequant"):
             if not isinstance(v, bool):
-                raise SpecError("spec: 'space.prune_m' must be true or false", "space.prune_m")
+                raise SpecError("spec: 'space.%s' must be true or false" % k, "space." + k)
             space[k] = v
         elif k == "prune_m_factor":
             if not _finite_number(v) or v <= 0:

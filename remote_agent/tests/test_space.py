@@ -3,6 +3,7 @@
 """Search space and pruning: the reference counts, the shared-memory rule, block-quant divisibility in
 each server's direction, and the BLOCK_SIZE_M cap."""
 
+import os
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
@@ -198,6 +199,55 @@ class PerDtype(unittest.TestCase):
         cfg = KernelConfig(64, 128, 128, 1, 4, 4)
         self.assertEqual(space.smem_bytes(cfg, "int4_w4a16"), 4 * (64 * 2 + 128 * 1) * 128)
         self.assertEqual(space.smem_bytes(cfg, "int8_w8a8"), 4 * (64 + 128) * 128)
+
+class DequantRegisters(unittest.TestCase):
+    """Rule 4: int4_w4a16 configs whose weight tile spills its dequantised elements (more than 64 a thread)
+    are left out of the space; other dtypes keep them; the spec's prune_dequant false keeps them."""
+    INT4 = Shape(E=128, N=768, K=2048, topk=8, dtype="int4_w4a16", block_shape=(0, 128))
+    BF16 = Shape(E=128, N=768, K=2048, topk=8, dtype="bf16")
+
+    def test_the_threshold_is_inclusive_and_counts_warps(self):
+        # 128 x 128 over 8 warps is 64 a thread (kept); over 4 warps 128 (cut); 256 x 256 is cut with 8
+        self.assertTrue(space.dequant_regs_ok(KernelConfig(16, 128, 128, 1, 8, 3), "int4_w4a16"))
+        self.assertFalse(space.dequant_regs_ok(KernelConfig(16, 128, 128, 1, 4, 3), "int4_w4a16"))
+        self.assertFalse(space.dequant_regs_ok(KernelConfig(16, 256, 256, 1, 8, 3), "int4_w4a16"))
+        self.assertTrue(space.dequant_regs_ok(KernelConfig(16, 256, 64, 1, 8, 3), "int4_w4a16"))
+        for dtype in ("bf16", "fp8_w8a8", "int8_w8a16", None):
+            self.assertTrue(space.dequant_regs_ok(KernelConfig(128, 256, 256, 1, 4, 2), dtype))
+
+    def test_int4_space_holds_no_spilling_tile(self):
+        st = space.PruneStats()
+        sp = space.build_space(self.INT4, [1, 64, 1024], ("both",), stats=st)
+        full = space.build_space(self.INT4, [1, 64, 1024], ("both",), options={"prune_dequant": False})
+        self.assertGreater(st.dequant, 0)
+        self.assertEqual(st.as_dict()["pruned_dequant"], st.dequant)
+        for k, cfgs in sp.items():
+            self.assertTrue(cfgs)
+            self.assertTrue(all(space.dequant_elems_per_thread(c) <= 64 for c in cfgs))
+            cut = [c for c in full[k] if c not in cfgs]
+            self.assertTrue(cut)
+            self.assertTrue(all(space.dequant_elems_per_thread(c) > 64 for c in cut))
+        # the server's default and the best tiles of the recorded int4 tunes stay in
+        self.assertIn(KernelConfig(16, 32, 64, 1, 4, 3), sp[("both", 1)])
+        self.assertIn(KernelConfig(64, 32, 64, 1, 4, 3), sp[("both", 1024)])
+
+    def test_other_dtypes_and_the_switches_keep_everything(self):
+        st = space.PruneStats()
+        space.build_space(self.BF16, [1, 1024], ("both",), stats=st)
+        self.assertEqual(st.dequant, 0)
+        on = space.build_space(self.INT4, [64], ("both",))[("both", 64)]
+        off = space.build_space(self.INT4, [64], ("both",), options={"prune_dequant": False})[("both", 64)]
+        self.assertLess(len(on), len(off))
+        old = os.environ.get("MOETUNE_PRUNE_DEQUANT")
+        os.environ["MOETUNE_PRUNE_DEQUANT"] = "0"
+        try:
+            self.assertEqual(space.build_space(self.INT4, [64], ("both",))[("both", 64)], off)
+        finally:
+            if old is None:
+                os.environ.pop("MOETUNE_PRUNE_DEQUANT", None)
+            else:
+                os.environ["MOETUNE_PRUNE_DEQUANT"] = old
+
 
 if __name__ == "__main__":
     unittest.main()

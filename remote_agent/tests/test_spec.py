@@ -51,6 +51,7 @@ class Normalise(unittest.TestCase):
         ({"space": {"BLOCK_SIZE_M": [16, "32"]}}, "space.BLOCK_SIZE_M", "integers"),
         ({"space": {"BLOCK_M": [16]}}, "space.BLOCK_M", "unknown key"),
         ({"space": {"prune_m": "yes"}}, "space.prune_m", "true or false"),
+        ({"space": {"prune_dequant": 0}}, "space.prune_dequant", "true or false"),
         ({"per_channel_quant": 1}, "per_channel_quant", "true or false"),
         ({"bacth_sizes": [1]}, "bacth_sizes", "unknown key"),
         ({"device_name": "NVIDIA/H200"}, "device_name", "cannot contain '/'"),
