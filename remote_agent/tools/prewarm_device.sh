@@ -18,6 +18,8 @@
 #   coldafter, sglafter, vllmafter, updownafter   the after rows of cold, sglang, vllm and updown only
 #   repeat    the repeatability benchmark (bench/tuner_quality.py repeat) on the own `up` tunes of coldafter
 #             (or cold) and read
+#   regret    the regret benchmark (bench/tuner_quality.py regret: exhaustive landscapes at 1, 16, 64, 256,
+#             2048, 4096) against the own `up` tune of coldafter (or cold)
 # STEPS picks the steps and their order (default cold,read,wait,int4); the rows end as one table (tools/rows_table.py). Needs .upstream/sglang_head for sglang, vllm_head for vllm.
 #   PROFILE_SYNTHETIC=1   every step on the synthetic backend (a CPU check of this script: SIMULATED)
 set -u
@@ -120,13 +122,22 @@ step_repeat() {  # repeatability of two own `up` tunes of this run (after_cold, 
     ${SYN:+--backend synthetic} > "$WORK/repeat.log" 2>&1
   stamp "repeat"; tail -4 "$WORK/repeat.log" | cut -c1-300
 }
+step_regret() {  # the after_cold tune's choices against exhaustive landscapes at 6 sizes
+  local a w
+  a=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['result_path'])" "$OUT/after_cold.json" 2>/dev/null)
+  w=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['wall_s'])" "$OUT/after_cold.json" 2>/dev/null)
+  if [ ! -f "$a" ]; then echo "regret: needs the after_cold result"; return; fi
+  MOETUNE_HOME="$(fresh regret)" python3 remote_agent/bench/tuner_quality.py regret ${SYN:+--backend synthetic} \
+    --fast-result "$a" --fast-wall "$w" --sizes 1,16,64,256,2048,4096 --out "$OUT/regret.json" > "$WORK/regret.log" 2>&1
+  stamp "regret"; grep -E "^REGRET|OUTSIDE|regret\(" "$WORK/regret.log" | tail -12 | cut -c1-300
+}
 for step in ${STEPS//,/ }; do  # in the order given
   case "$step" in
     cold|read|wait|int4|sglang|sglcold|vllm|updown|coldafter|sglafter|vllmafter|updownafter|repeat|sglbefore|\
-    vllmbefore|vllmcold) "step_$step" ;;
+    vllmbefore|vllmcold|regret) "step_$step" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done
-ls "$OUT"/*.json > /dev/null 2>&1 && python3 remote_agent/tools/rows_table.py $(ls "$OUT"/*.json | grep -v -e _bench.json -e repeat.json) 2>&1
+ls "$OUT"/*.json > /dev/null 2>&1 && python3 remote_agent/tools/rows_table.py $(ls "$OUT"/*.json | grep -v -e _bench.json -e repeat.json -e regret.json) 2>&1
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" $(cd "$WORK" && ls *.log) 2>/dev/null
 stamp "done"

@@ -16,7 +16,7 @@ pure function of the measurements and a resumed run repeats nothing):
     F  finalists re-timed with the reference's replays, one round (they seed the other sizes)
   the other batch sizes, by bisection between sizes already tuned:
     S  seeds: the leaders of both tuned neighbours (BLOCK_SIZE_M clamped to this size's space)
-    D  one-axis neighbours of the best seeds
+    D  one-axis neighbours of the best seed, then of the new best if that moved (hill climbing)
 Winners are the re-timed finalists at anchors and the screening leaders elsewhere; the run's final
 decision is the head-to-head that follows (strategies/headtohead.py: the two best and the server's
 default in >= 5 interleaved rounds of 10 replays), which is why no size re-times its finalists twice
@@ -26,6 +26,12 @@ include the leaders of the BLOCK_SIZE_M that is best for the pair, and the winne
 Cost on the replayed H200 landscapes (bench/bench_replay.py; issue 13): one timed screening replay
 instead of two, one finalist round instead of two, 4 tiles instead of 6 in B, 4 seeds per neighbour
 instead of 6 and no F at the other sizes cut the modelled GPU time by 23-29% at the same regret.
+Issue 22: D at the other sizes starts from the best seed alone (LEVEL_LEADERS; it was the best two). The
+second seed's neighbours were the largest phase of a tune (383 of 903 units of an 18-size synthetic `up`
+tune, 372 of 1007 and 809 of 2239 in the H100 own `up` and `up+down` tunes of stop 37), and on the replayed
+H200 landscapes with their three middle sizes tuned as other sizes (n_anchors 2) the regret stayed or fell
+(qwen3 geomean 1.0040 -> 1.0026, fp8 block 1.0011 -> 1.0011) with 14% / 6% fewer units
+(bench/level_leaders_replay.py). MOETUNE_LEVEL_LEADERS=2 restores the two.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
 from .common import TIER, Book, choose_winners
 
+LEVEL_LEADERS = 1
 AXES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 FINAL_ROUND = 100
 # Wide tiles (BLOCK_SIZE_M >= 64 and BLOCK_SIZE_N >= 256) are screened with 8 warps only: their 4-warp
@@ -78,7 +85,7 @@ class FastStrategy(Strategy):
     def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                  ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
                  final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
-                 screen_both_warps: bool = True, level_leaders: int = 2, level_final: bool = False,
+                 screen_both_warps: bool = True, level_leaders: Optional[int] = None, level_final: bool = False,
                  extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
                  kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
                  wide_tiles_w8: bool = True, screen_bm_floor: bool = True, same_launch: bool = False):
@@ -94,7 +101,9 @@ class FastStrategy(Strategy):
         4096 the check's screen found configs 7-9% faster than the whole fast tune)."""
         super().__init__(space, batch_sizes, ops, shape)
         self.level_final = level_final
-        self.level_leaders = level_leaders
+        if level_leaders is None:
+            level_leaders = int(os.environ.get("MOETUNE_LEVEL_LEADERS") or LEVEL_LEADERS)
+        self.level_leaders = max(1, level_leaders)
         self.screen_both_warps = screen_both_warps
         self.batch_sizes = sorted(set(self.batch_sizes))
         self.screen_replays = screen_replays
