@@ -15,7 +15,8 @@
 #             then the tune (after)
 #   updown    own-kernel `up+down` tune as the host's first run                (before, after)
 #   sglbefore, vllmbefore   SGLang / vLLM main `up` cold (before only); vllmcold: vLLM cold (after only)
-#   coldafter, sglafter, vllmafter, updownafter   the after rows of cold, sglang, vllm and updown only
+#   coldafter, sglafter, vllmafter, updownafter, int4after   the after rows of cold, sglang, vllm, updown, int4
+#   coldbefore, updownbefore, int4before   the before rows of cold, updown and int4 only
 #   repeat    the repeatability benchmark (bench/tuner_quality.py repeat) on the own `up` tunes of coldafter
 #             (or cold) and read
 #   regret    the regret benchmark (bench/tuner_quality.py regret: exhaustive landscapes at 1, 16, 64, 256,
@@ -67,7 +68,8 @@ wait_prewarm() {  # home max_s
   stamp "prewarm waited $((t / 10)) s"; cat "$1/prewarm/status.json" 2>/dev/null; echo
 }
 [ -d .upstream/sglang_head ] && UPSTREAM_SGL=.upstream/sglang_head
-step_cold() { row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120; step_coldafter; }
+step_cold() { step_coldbefore; step_coldafter; }
+step_coldbefore() { row before_cold "$BEFORE" "$(fresh before_cold)" own_up --cap-s 120; }
 step_read() {
   H=$(fresh read); check after_read_check "$AFTER" "$H" qwen3_triton; sleep 15; stamp "15 s of reading"
   row after_read_tune "$AFTER" "$H" own_up --cap-s 120
@@ -76,10 +78,9 @@ step_wait() {
   H=$(fresh wait); check after_wait_check "$AFTER" "$H" qwen3_triton; wait_prewarm "$H" 120
   row after_wait_tune "$AFTER" "$H" own_up --cap-s 120
 }
-step_int4() {
-  row before_int4 "$BEFORE" "$(fresh before_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
-  row after_int4 "$AFTER" "$(fresh after_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"
-}
+step_int4() { step_int4before; step_int4after; }
+step_int4before() { row before_int4 "$BEFORE" "$(fresh before_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"; }
+step_int4after() { row after_int4 "$AFTER" "$(fresh after_int4)" bf16_3,int4_3 --row-cap int4_3="${INT4_CAP:-60}"; }
 step_sglang() { step_sglbefore; step_sglafter; }
 step_sglcold() {
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglcold: no .upstream/sglang_head"; return; }
@@ -99,7 +100,8 @@ step_vllmcold() {
   row after_vllm "$AFTER" "$(fresh after_vllm)" vllm_up --upstream .upstream --row-cap vllm_up="${VLLM_CAP:-150}"
 }
 step_coldafter() { row after_cold "$AFTER" "$(fresh after_cold)" own_up --cap-s 120; }
-step_updown() { row before_updown "$BEFORE" "$(fresh before_updown)" own_updown --cap-s 120; step_updownafter; }
+step_updown() { step_updownbefore; step_updownafter; }
+step_updownbefore() { row before_updown "$BEFORE" "$(fresh before_updown)" own_updown --cap-s 120; }
 step_updownafter() { row after_updown "$AFTER" "$(fresh after_updown)" own_updown --cap-s 120; }
 step_sglafter() {  # the SGLang check, its prewarm, the tune (after only)
   [ -n "${UPSTREAM_SGL:-}" ] || { echo "sglafter: no .upstream/sglang_head"; return; }
@@ -134,7 +136,7 @@ step_regret() {  # the after_cold tune's choices against exhaustive landscapes a
 for step in ${STEPS//,/ }; do  # in the order given
   case "$step" in
     cold|read|wait|int4|sglang|sglcold|vllm|updown|coldafter|sglafter|vllmafter|updownafter|repeat|sglbefore|\
-    vllmbefore|vllmcold|regret) "step_$step" ;;
+    vllmbefore|vllmcold|regret|int4before|int4after|coldbefore|updownbefore) "step_$step" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done
