@@ -17,8 +17,10 @@ K=2048 topk=8 bf16, op "both" as an `ops: up` tune runs it).
       it scores 1.0). summary: wall_fast18_s (the fast run's wall, given), regret_geomean, regret_worst.
 
   repeat  --results A.json B.json --out OUT.json
-      Two independent fast runs' chosen configs re-timed against each other, interleaved (3 rounds of
-      10 replays per size); prints at how many sizes they are within 1% (issue 22's goal: >= 17 of 18).
+      Two independent fast runs' chosen configs re-timed against each other, paired (3 rounds of one unit
+      per size, 10 replays of each config alternating replay by replay, the order reversed every other
+      replay; a/b = median over rounds of the round's median ratio); prints at how many sizes they are
+      within 1% (issue 22's goal: >= 17 of 18).
       Two configs that run one launch of moetune's own kernel (space.same_launch: equal but for a
       GROUP_SIZE_M at or above the grid's M tiles) count as one config and are not re-timed.
 
@@ -94,6 +96,23 @@ class Gpu(object):
                 got[meas.unit.ident()] = list(meas.samples_us or [])
         self.sched.measure(list(units), rec, simulated=self.backend == "synthetic")
         return got
+
+    def retime_pairs(self, pairs: Dict[int, Tuple[KernelConfig, KernelConfig]]) -> Dict[int, float]:
+        """a/b per size from paired units: in each of RETIME_ROUNDS rounds one unit per size times a and b
+        replay by replay, the order reversed every other replay (Backend.measure_pair, as the head-to-head
+        times a contender against the default) -> median over the rounds of median(a) / median(b). Two
+        configs timed in separate units, a always first, came out 0.948 and 1.068 at M = 1 in two runs on
+        one H100 and 1.004 the other way round (stop 38): the order, not the configs."""
+        units = [Unit(OP, a, m, RETIME_REPLAYS, RETIME_ROUND0 + r, pair=b) for r in range(RETIME_ROUNDS)
+                 for m, (a, b) in sorted(pairs.items())]
+        self.sched.precompile(units)
+        per: Dict[int, List[float]] = {}
+
+        def rec(meas):
+            if meas.ok and meas.pair_samples_us:
+                per.setdefault(meas.unit.m, []).append(median(meas.samples_us) / median(meas.pair_samples_us))
+        self.sched.measure(units, rec, simulated=self.backend == "synthetic")
+        return {m: median(v) for m, v in per.items()}
 
     def retime(self, cands: Dict[int, List[KernelConfig]]) -> Dict[Tuple[int, str], float]:
         """Interleaved rounds (round r of every size and config before round r+1) -> median of the
@@ -200,18 +219,13 @@ def cmd_repeat(a) -> int:
     same = {m: ra[m] == rb[m] or (own and space_mod.same_launch(ra[m], rb[m], SHAPE, m)) for m in sizes}
     gpu = Gpu(a.backend, sizes)
     try:
-        cands = {m: [ra[m]] + ([rb[m]] if not same[m] else []) for m in sizes}
-        rt = gpu.retime({m: cs for m, cs in cands.items() if len(cs) > 1})
+        rt = gpu.retime_pairs({m: (ra[m], rb[m]) for m in sizes if not same[m]})
     finally:
         gpu.close()
     rows = []
     for m in sizes:
         one = same[m]
-        if one:
-            ratio = 1.0
-        else:
-            ta, tb = rt.get((m, ra[m].key())), rt.get((m, rb[m].key()))
-            ratio = (ta / tb) if ta and tb else None
+        ratio = 1.0 if one else rt.get(m)
         ok = ratio is not None and abs(ratio - 1.0) <= WITHIN
         rows.append({"m": m, "a": ra[m].key(), "b": rb[m].key(), "same_config": ra[m] == rb[m],
                      "same_launch": one, "a_over_b": ratio, "within_1pct": ok})

@@ -150,6 +150,46 @@ class Quality(unittest.TestCase):
         self.assertFalse(got["server"][1]["same_launch"])
         self.assertIsNotNone(got["server"][1]["a_over_b"])       # re-timed
 
+    def test_repeat_times_both_configs_in_one_paired_unit(self):
+        """The two runs' configs at a size are re-timed in one paired unit per round (replay by replay,
+        the order reversed every other replay): timed in separate units, a always first, the same two
+        configs came out 0.948 and 1.068 at M = 1 on one H100 (stop 38). a/b is the median over the
+        rounds of each round's median ratio."""
+        a = {1: KernelConfig(16, 32, 128, 1, 4, 3), 64: KernelConfig(16, 64, 128, 1, 4, 4)}
+        b = {1: KernelConfig(16, 32, 64, 1, 4, 5), 64: KernelConfig(16, 64, 128, 1, 4, 4)}
+        tmp = tempfile.mkdtemp(prefix="moetune-quality-")
+        fake_result(os.path.join(tmp, "a.json"), a)
+        fake_result(os.path.join(tmp, "b.json"), b)
+        seen = []
+        orig = tuner_quality.Scheduler.measure
+
+        def spy(sched, units, on_result, *args, **kw):
+            def rec(meas):
+                seen.append(meas)
+                on_result(meas)
+            return orig(sched, units, rec, *args, **kw)
+        tuner_quality.Scheduler.measure = spy
+        try:
+            out = os.path.join(tmp, "rep.json")
+            self.assertEqual(tuner_quality.main(["repeat", "--backend", "synthetic", "--results",
+                                                 os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json"),
+                                                 "--out", out]), 0)
+        finally:
+            tuner_quality.Scheduler.measure = orig
+        with open(out) as f:
+            per = {r["m"]: r for r in json.load(f)["per_m"]}
+        timed = [x for x in seen if x.unit.m == 1]
+        self.assertEqual(len(timed), tuner_quality.RETIME_ROUNDS)   # one unit a round, no unpaired ones
+        self.assertEqual(len({x.unit.round for x in timed}), tuner_quality.RETIME_ROUNDS)
+        for x in timed:
+            self.assertEqual((x.unit.cfg, x.unit.pair), (a[1], b[1]))
+            self.assertEqual(len(x.samples_us), len(x.pair_samples_us))
+        ratios = sorted(tuner_quality.median(x.samples_us) / tuner_quality.median(x.pair_samples_us)
+                        for x in timed)
+        self.assertAlmostEqual(per[1]["a_over_b"], ratios[len(ratios) // 2], places=9)
+        self.assertFalse([x for x in seen if x.unit.m == 64])       # the same config: not re-timed
+        self.assertEqual(per[64]["a_over_b"], 1.0)
+
     def test_landscape_group_m_is_the_fast_strategys(self):
         for m in (1, 256, 4096):
             for c in tuner_quality.landscape_space(m):
