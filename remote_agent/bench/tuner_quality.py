@@ -45,7 +45,7 @@ from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
 from moetune_agent.scheduler import Scheduler  # noqa: E402
 from moetune_agent.strategies.common import median  # noqa: E402
-from moetune_agent.work import Unit  # noqa: E402
+from moetune_agent.work import Measurement, Unit  # noqa: E402
 
 SHAPE = Shape(E=128, N=768, K=2048, topk=8, dtype="bf16")
 OP = "both"
@@ -87,15 +87,16 @@ class Gpu(object):
             self.sched.stop_precompile()
         self.defaults = {m: info["defaults"]["%s|%d" % (OP, m)] for m in sizes}
 
-    def measure(self, units: Sequence[Unit]) -> Dict[str, List[float]]:
-        got: Dict[str, List[float]] = {}
+    def run(self, units: Sequence[Unit]) -> List[Measurement]:
+        """The units compiled in the pool and timed on the GPU -> their measurements that succeeded."""
+        got: List[Measurement] = []
         self.sched.precompile(units)
-
-        def rec(meas):
-            if meas.ok:
-                got[meas.unit.ident()] = list(meas.samples_us or [])
-        self.sched.measure(list(units), rec, simulated=self.backend == "synthetic")
+        self.sched.measure(list(units), lambda meas: got.append(meas) if meas.ok else None,
+                           simulated=self.backend == "synthetic")
         return got
+
+    def measure(self, units: Sequence[Unit]) -> Dict[str, List[float]]:
+        return {meas.unit.ident(): list(meas.samples_us or []) for meas in self.run(units)}
 
     def retime_pairs(self, pairs: Dict[int, Tuple[KernelConfig, KernelConfig]]) -> Dict[int, float]:
         """a/b per size from paired units: in each of RETIME_ROUNDS rounds one unit per size times a and b
@@ -105,13 +106,10 @@ class Gpu(object):
         one H100 and 1.004 the other way round (stop 38): the order, not the configs."""
         units = [Unit(OP, a, m, RETIME_REPLAYS, RETIME_ROUND0 + r, pair=b) for r in range(RETIME_ROUNDS)
                  for m, (a, b) in sorted(pairs.items())]
-        self.sched.precompile(units)
         per: Dict[int, List[float]] = {}
-
-        def rec(meas):
-            if meas.ok and meas.pair_samples_us:
-                per.setdefault(meas.unit.m, []).append(median(meas.samples_us) / median(meas.pair_samples_us))
-        self.sched.measure(units, rec, simulated=self.backend == "synthetic")
+        for meas in self.run(units):
+            if meas.paired:
+                per.setdefault(meas.unit.m, []).append(meas.median_us / meas.pair_median_us)
         return {m: median(v) for m, v in per.items()}
 
     def retime(self, cands: Dict[int, List[KernelConfig]]) -> Dict[Tuple[int, str], float]:
