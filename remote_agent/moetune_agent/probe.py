@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+import pwd
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
@@ -414,18 +416,113 @@ def launch_facts(pid: int) -> Dict[str, Any]:
     return d
 
 
-def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
-    """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
+
+def _user_name(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except (KeyError, OverflowError):
+        return "uid %d" % uid
+
+
+def process_owner(pid: int) -> Optional[int]:
+    """The real user of a process (its /proc folder's owner), None when it is gone."""
+    try:
+        return os.stat("/proc/%d" % pid).st_uid
+    except OSError:
+        return None
+
+
+def trusted_path_problem(path: Optional[str], uid: Optional[int] = None) -> Optional[str]:
+    """None when `path` is an executable file that no one but `uid` (default: the user the agent runs as)
+    and root can replace: the file and every folder on the way to it, every link followed and the folder
+    each link lies in, are owned by that user or root and not writable by group or others. A folder others
+    may write is accepted only with the sticky bit (/tmp), where an entry can be replaced only by its owner,
+    which is checked next. Else a sentence saying which part fails: an interpreter is never run from there,
+    because whoever can write it would run their code with this user's rights."""
+    me = os.geteuid() if uid is None else uid
+    if not path or not os.path.isabs(path):
+        return "%r is not an absolute path" % path
+    trusted = {me, 0}
+
+    def bad(p, st, what):
+        if st.st_uid not in trusted:
+            return "%s %s belongs to %s, not to %s or root" % (what, p, _user_name(st.st_uid), _user_name(me))
+        writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if writable and not (stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX):
+            return "%s %s can be written by %s (mode %04o)" % (
+                what, p, "others" if st.st_mode & stat.S_IWOTH else "its group", stat.S_IMODE(st.st_mode))
+        return None
+
+    pending = [c for c in path.split("/") if c]
+    cur = "/"
+    hops = 0
+    try:
+        why = bad("/", os.lstat("/"), "the folder")
+        if why:
+            return why
+        while pending:
+            name = pending.pop(0)
+            if name == ".":
+                continue
+            if name == "..":
+                cur = os.path.dirname(cur)
+                continue
+            nxt = os.path.join(cur, name)
+            st = os.lstat(nxt)
+            if stat.S_ISLNK(st.st_mode):
+                hops += 1
+                if hops > 40:
+                    return "%s has too many levels of links" % path
+                if st.st_uid not in trusted:  # a link's own mode means nothing; its owner may replace it
+                    return "the link %s belongs to %s, not to %s or root" % (nxt, _user_name(st.st_uid),
+                                                                           _user_name(me))
+                target = os.readlink(nxt)
+                if target.startswith("/"):
+                    cur = "/"
+                pending = [c for c in target.split("/") if c] + pending
+                continue
+            why = bad(nxt, st, "the folder" if pending else "the file")
+            if why:
+                return why
+            if pending and not stat.S_ISDIR(st.st_mode):
+                return "%s is not a folder" % nxt
+            cur = nxt
+        st = os.stat(cur)
+        if not stat.S_ISREG(st.st_mode) or not os.access(cur, os.X_OK):
+            return "%s is not an executable file" % cur
+    except OSError as e:
+        return "cannot check %s: %s" % (path, e.strerror or e)
+    return None
+
+
+def server_interpreter(args: List[str], launch: Dict[str, Any]) -> Optional[str]:
+    """The interpreter that runs a server: its argv[0] (a venv's python keeps its venv that way), else
+    /proc/PID/exe when argv[0] is not a python. argv[0] is chosen by the process itself: it is checked
+    (trusted_path_problem) before anything runs it."""
     exe = args[0] if args else None
     if exe and "python" not in os.path.basename(exe) and launch.get("exe") and \
             "python" in os.path.basename(launch["exe"]):
         exe = launch["exe"]
     if exe and not os.path.isabs(exe):
         exe = launch.get("exe") or shutil.which(exe)
-    view = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None}
+    return exe
+
+
+def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
+    """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
+    exe = server_interpreter(args, launch)
+    view = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None,
+            "interpreter_problem": None}
     if not exe or launch.get("container_id"):
         view["error"] = "the server runs in a container: its interpreter is not visible from the host" \
             if launch.get("container_id") else "the server's interpreter is unknown"
+        return view
+    problem = trusted_path_problem(exe)
+    if problem:
+        # Never run, never named as the server's python (a serving benchmark would run it too).
+        view["python"] = None
+        view["interpreter_problem"] = problem
+        view["error"] = "moetune does not run the server's interpreter %s: %s" % (exe, problem)
         return view
     senv = launch.get("env") or {}
     child_env = dict(os.environ)
@@ -458,37 +555,73 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
     return view
 
 
-def server_processes() -> List[Dict[str, Any]]:
-    out = []
-    me = os.getpid()
+_DEFAULT_PORT = {"sglang": 30000, "vllm": 8000}
+
+
+def port_of(args: List[str], framework: str) -> Tuple[Optional[int], bool]:
+    """(port, from its command line): --port, else the framework's default port (False)."""
+    p = _flag(args, ["--port"])
+    if p is not None:
+        return (int(p), True) if p.isdigit() and 0 < int(p) < 65536 else (None, True)
+    return _DEFAULT_PORT.get(framework), False
+
+
+def _cmdline(pid):
     try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            raw = f.read(1 << 20)
     except OSError:
-        return out
-    seen_models = set()
-    for pid in sorted(pids):
-        if pid == me:
+        return None
+    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+
+
+def server_processes(uid: Optional[int] = None) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """(servers, other users' servers). Every process whose command line is an SGLang or vLLM server, one
+    entry per server (a process started by another one of the same framework is its worker). Only the
+    processes of `uid` (default: the user the agent runs as) are servers moetune may act on and inspect
+    (launch facts, the interpreter run with -c, the model's config.json); a process of another user is
+    listed with what its world-readable command line says, and nothing it names is read or run: its
+    argv[0] and its files are chosen by that user."""
+    me = os.geteuid() if uid is None else uid
+    own = os.getpid()
+    try:
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    except OSError:
+        return [], []
+    found = {}
+    for pid in pids:
+        if pid == own:
             continue
-        try:
-            with open("/proc/%d/cmdline" % pid, "rb") as f:
-                raw = f.read()
-        except OSError:
-            continue
-        args = [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+        args = _cmdline(pid)
         if not args or "moetune" in " ".join(args[:3]):
             continue
         fw = classify_cmdline(args)
-        if fw is None:
+        if fw is not None:
+            found[pid] = (fw, args)
+    servers, others = [], []
+    for pid, (fw, args) in found.items():
+        parent, hops = _ppid(pid), 0
+        while parent and parent > 1 and hops < 64 and not (parent in found and found[parent][0] == fw):
+            parent, hops = _ppid(parent), hops + 1
+        if parent in found and found[parent][0] == fw:
+            continue  # a worker: it repeats its server's command line
+        owner = process_owner(pid)
+        if owner is None:
             continue
         model = model_of(args, fw)
         tp_s = _flag(args, ["--tp", "--tp-size", "--tensor-parallel-size", "-tp"])
         tp = int(tp_s) if tp_s and tp_s.isdigit() and int(tp_s) > 0 else 1
-        key = (fw, model, tp)
-        if key in seen_models:
-            continue  # worker children repeat their parent's command line
-        seen_models.add(key)
-        entry = {"pid": pid, "framework": fw, "cmdline": args, "model": model, "tp": tp,
-                 "model_config_path": None, "moe": None, "suggested_spec": None, "error": None}
+        port, port_given = port_of(args, fw)
+        entry = {"pid": pid, "framework": fw, "cmdline": args, "model": model, "tp": tp, "port": port,
+                 "port_from_cmdline": port_given, "uid": owner, "user": _user_name(owner)}
+        if owner != me:
+            cg = cgroup_facts(_read_text("/proc/%d/cgroup" % pid))
+            entry.update({"systemd_unit": cg["systemd_unit"], "container_id": cg["container_id"],
+                          "not_used": "pid %d belongs to %s, not to %s (the user the agent runs as): listed, "
+                                      "never inspected, run or acted on" % (pid, entry["user"], _user_name(me))})
+            others.append(entry)
+            continue
+        entry.update({"model_config_path": None, "moe": None, "suggested_spec": None, "error": None})
         entry["launch"] = launch_facts(pid)
         entry["server_view"] = server_view(args, entry["launch"])
         cfg_path = find_model_config(model)
@@ -505,8 +638,8 @@ def server_processes() -> List[Dict[str, Any]]:
                 entry["error"] = "cannot read %s: %s" % (cfg_path, e)
         elif model:
             entry["error"] = "model config.json not found for %s" % model
-        out.append(entry)
-    return out
+        servers.append(entry)
+    return servers, others
 
 
 def _mem_total():
@@ -547,10 +680,11 @@ def probe(python: Optional[str] = None) -> Dict[str, Any]:
           "torch": (facts.get("torch") or {}).get("version"), "torch_cuda": facts.get("torch_cuda"),
           "triton": (facts.get("triton") or {}).get("version"), "error": facts.get("error")}
     fws = [framework_facts(n, facts) for n in ("sglang", "vllm")] if not facts.get("error") else []
+    servers, others = server_processes()
     return {"host": {"hostname": socket.gethostname(), "os": _os_name(), "kernel": platform.release(),
                      "cpu_count": os.cpu_count(), "mem_total_bytes": _mem_total()},
             "gpus": gpus, "gpu_error": gpu_error, "python": py, "nvcc": nvcc_facts(), "frameworks": fws,
-            "servers": server_processes(), "tunable": _tunable(py, fws, gpus)}
+            "servers": servers, "other_users_servers": others, "tunable": _tunable(py, fws, gpus)}
 
 
 def _tunable(py, frameworks=(), gpus=None):
