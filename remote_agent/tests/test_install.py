@@ -530,6 +530,130 @@ class Hardening(InstallCase):
         self.assertEqual(os.listdir(self.shared), [])
 
 
+class PreviewedPlan(InstallCase):
+    """Issue 40 item 6 and issue 42 item 4: a push installs exactly the plan its preview showed (the sha256
+    of each file there, or its absence, and of the bytes to write) or nothing; compare before replace."""
+
+    def setUp(self):
+        super().setUp()
+        self.folder = os.path.join(self.tmp, "cfg", "triton_3_6_0")
+        os.makedirs(self.folder)
+        self.target = os.path.join(self.folder, NAME)
+
+    def preview(self, src):
+        r = self.run_agent("install-config", src, "--framework", "sglang", "--root", self.folder, "--replace",
+                           "--dry-run")
+        self.assertEqual(r.rc, 0, r.lines)
+        d = r.one("diff")
+        return ["--expect-old", "%s=%s" % (d["file_name"], d["old_sha256"] or "absent"),
+                "--expect-new", "%s=%s" % (d["file_name"], d["new_sha256"])], d
+
+    def push(self, src, expect):
+        return self.run_agent("install-config", src, "--framework", "sglang", "--root", self.folder, "--replace",
+                              *expect)
+
+    def test_the_previewed_plan_is_installed(self):
+        src = self.result_file(64)
+        expect, d = self.preview(src)
+        self.assertIsNone(d["old_sha256"])
+        r = self.push(src, expect)
+        self.assertEqual(r.rc, 0, r.lines)
+        ev = r.one("installed")
+        self.assertEqual(ev["sha256"], d["new_sha256"])
+        self.assertIsNone(ev["previous_sha256"])
+        # A replace names the bytes it replaced.
+        src2 = self.result_file(128)
+        expect2, d2 = self.preview(src2)
+        self.assertEqual(d2["old_sha256"], ev["sha256"])
+        r = self.push(src2, expect2)
+        self.assertEqual(r.rc, 0, r.lines)
+        self.assertEqual(r.one("installed")["previous_sha256"], ev["sha256"])
+
+    def test_file_changed_between_preview_and_push_installs_nothing(self):
+        src = self.result_file(64)
+        expect, _ = self.preview(src)
+        with open(self.target, "w") as f:  # saved by hand after the preview
+            f.write(self.expected_text(256))
+        r = self.push(src, expect)
+        self.assertEqual(r.rc, 1, r.lines)
+        err = r.one("error")
+        self.assertEqual(err["code"], "changed_since_preview")
+        self.assertIn("changed between the preview and the push", err["message"])
+        self.assertIn(self.target, err["message"])
+        self.assertEqual(r.of("installed"), [])
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text(256))
+        self.assertEqual(sorted(os.listdir(self.folder)), [NAME])  # no backup, no temporary file
+
+    def test_second_of_two_pushes_of_one_preview_installs_nothing(self):
+        src = self.result_file(64)
+        expect, _ = self.preview(src)
+        self.assertEqual(self.push(src, expect).rc, 0)
+        r = self.push(src, expect)  # the other engineer's push of the same preview, just after
+        self.assertEqual(r.rc, 1, r.lines)
+        self.assertEqual(r.one("error")["code"], "changed_since_preview")
+        self.assertEqual(r.of("installed"), [])
+
+    def test_two_concurrent_pushes_one_installs(self):
+        src = self.result_file(64)
+        expect, _ = self.preview(src)
+        env = dict(self.env, MOETUNE_TEST_INSTALL_PAUSE_S="1.0")
+        procs = [subprocess.Popen(self.cmd() + ["install-config", src, "--framework", "sglang", "--root",
+                                                self.folder, "--replace"] + expect, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+        res = []
+        for p in procs:
+            out, err = p.communicate(timeout=60)
+            res.append(self.parse(p.returncode, out.decode(), err.decode()))
+        self.assertEqual(sorted(r.rc for r in res), [0, 1], [r.lines for r in res])
+        loser = [r for r in res if r.rc == 1][0]
+        self.assertIn(loser.one("error")["code"], ("locked", "changed_since_preview"))
+        self.assertEqual(loser.of("installed"), [])
+
+    def test_a_plan_that_differs_is_refused(self):
+        src = self.result_file(64)
+        expect, _ = self.preview(src)
+        expect[3] = expect[3][:-64] + "0" * 64
+        r = self.push(src, expect)
+        self.assertEqual(r.one("error")["code"], "changed_since_preview")
+        self.assertIn("not the previewed ones", r.one("error")["message"])
+        self.assertFalse(os.path.exists(self.target))
+
+    def test_compare_before_replace(self):
+        """A file saved between the install's read and its rename is kept, not lost (issue 42 item 4)."""
+        with open(self.target, "w") as f:
+            f.write(self.expected_text(64))
+        plan = install._Plan(self.folder, NAME, self.expected_text(128).encode(), False)
+        real_write_temp = install.write_temp
+
+        def save_meanwhile(*a, **kw):
+            with open(self.target, "w") as f:  # an editor saves while the install writes its temporary file
+                f.write(self.expected_text(256))
+            return real_write_temp(*a, **kw)
+
+        install.write_temp = save_meanwhile
+        try:
+            with self.assertRaises(install.ChangedMeanwhile):
+                install._write_one(plan, True, 0)
+        finally:
+            install.write_temp = real_write_temp
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text(256))
+        self.assertEqual(sorted(os.listdir(self.folder)), [NAME])  # its backup was taken back, no temporary
+
+    def test_changed_before_the_backup(self):
+        with open(self.target, "w") as f:
+            f.write(self.expected_text(64))
+        plan = install._Plan(self.folder, NAME, self.expected_text(128).encode(), False)
+        with open(self.target, "w") as f:
+            f.write(self.expected_text(256))
+        with self.assertRaises(install.ChangedMeanwhile):
+            install._write_one(plan, True, 0)
+        with open(self.target) as f:
+            self.assertEqual(f.read(), self.expected_text(256))
+        self.assertEqual(sorted(os.listdir(self.folder)), [NAME])
+
+
 class RecordedH200(InstallCase):
     """A real result.json recorded on an H200 (tools/h200_e2e) installs as the server expects."""
 

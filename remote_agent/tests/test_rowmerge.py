@@ -86,6 +86,31 @@ class Merge(unittest.TestCase):
         self.assertFalse(mg.measured_default)
         self.assertEqual(decisions(mg)[64], "kept_unmeasured")
 
+    def test_a_file_read_as_the_servers_read_it(self):
+        """Issue 42 item 5: a key "01" is batch size 1 for the servers (int("01")), a key written twice keeps
+        its last value (json.load), and an entry with a key moetune does not write (vLLM's XPU grf_mode) is
+        read by the server too: such a file is merged row by row, never replaced whole, and each row the run
+        did not measure stays exactly as the server reads it."""
+        c = lambda k: json.dumps(SHIPPED[k].as_dict())
+        odd4096 = dict(SHIPPED[4096].as_dict(), grf_mode="large")
+        text = ('{"01": %s, "64": {"BLOCK_SIZE_M": 256}, "64": %s, "4096": %s}\n'
+                % (c(1), c(64), json.dumps(odd4096)))
+        old = text.encode()
+        server = {int(k): v for k, v in json.loads(text).items()}  # what the servers' loaders do
+        self.assertEqual(configjson.read_as_server(text)[0], server)
+        mg = rowmerge.plan(old, "/nowhere/" + NAME, NAME, self.new, "sglang", result_over(old))
+        self.assertEqual(mg.mode, "merged")
+        self.assertNotIn("cannot read", mg.note)
+        self.assertEqual(decisions(mg), {1: "kept", 64: "replaced", 512: "added", 4096: "kept_unmeasured"})
+        merged = {int(k): v for k, v in json.loads(mg.text).items()}
+        self.assertEqual(merged, {1: SHIPPED[1].as_dict(), 64: TUNED[64].as_dict(), 512: TUNED[512].as_dict(),
+                                  4096: odd4096})
+        # Only a file the server's own loader fails on is replaced whole.
+        bad = b'{"one": {}}'
+        mg = rowmerge.plan(bad, "/nowhere/" + NAME, NAME, self.new, "sglang", result_over(bad))
+        self.assertEqual(mg.mode, "whole")
+        self.assertIn("the server cannot read", mg.note)
+
     def test_heuristic_default_measures_no_file(self):
         res = result_over(self.old)
         res["default_source"] = {"kind": "heuristic", "framework": "sglang"}

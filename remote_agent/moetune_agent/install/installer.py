@@ -30,7 +30,7 @@ from ..protocol import EXIT_FAILED, EXIT_OK, RunError
 from ..runs.logs import run_simulated
 from ..runs.store import resolve, run_folder_of
 from ..safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode,
-                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic, write_temp)
+                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_temp)
 from ..serverconfig import configjson, naming
 from . import rowmerge
 
@@ -535,8 +535,23 @@ def _refusal_message(plan: _Plan) -> str:
     return "%s cannot be replaced (%s%s)" % (plan.target, plan.refused, ": " + plan.why if plan.why else "")
 
 
+class ChangedMeanwhile(Exception):
+    """The file at the target is no longer the one the plan read (another program wrote it meanwhile)."""
+
+
+def _still_as_read(plan: _Plan) -> bool:
+    """Compare before replace: the target still holds exactly the bytes the plan read (or is still absent)."""
+    try:
+        now = read_nofollow(plan.target)
+    except RunError:
+        return False
+    return now == plan.old
+
+
 def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[str]]:
-    """-> ("installed" | "unchanged" | "exists", backup path). Raises OSError / RunError."""
+    """-> ("installed" | "unchanged" | "exists", backup path). Raises OSError / RunError, and
+    ChangedMeanwhile when the file at the target is not what the plan read: nothing is replaced then (a
+    version saved in between would be in neither the backup nor the new file)."""
     target, data = plan.target, plan.data
     clean_stale_temps(target)
     clean_stale_temps(target + ".bak")  # a writer killed while making its backup
@@ -545,24 +560,83 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
         if _link_exclusive(tmp, target):
             fsync_dir(os.path.dirname(target))
             return "installed", None
-        # Another install created the name since we looked: decide again from what it wrote.
-        plan.old = read_nofollow(target)
-        plan.exists = True
-        plan.changed = plan.old != data
-        if not plan.changed:
-            return "unchanged", None
-        if not replace or plan.old is None:
-            return "exists", None
+        # Another program created the name since we looked: nothing is replaced.
+        try:
+            if read_nofollow(target) == data:
+                return "unchanged", None  # it wrote these very bytes
+        except RunError:
+            pass
+        raise ChangedMeanwhile()
     if not plan.changed:
         return "unchanged", None
+    if not _still_as_read(plan):
+        raise ChangedMeanwhile()
     try:
         mode = stat.S_IMODE(os.lstat(target).st_mode)
     except OSError:
         mode = default_mode()
     backup = _make_backup(target, plan.old, mode)
     plan.backup = backup  # from here on a failure must name it (it stays: it holds the old file)
-    write_atomic(target, data, mode, pause)
+    if is_symlink(target):
+        raise RunError("symlink_target", "%s is a symbolic link: refusing to write through it" % target)
+    tmp = write_temp(target, data, mode, pause)
+    try:
+        # The last look before the rename, as close to it as a rename allows (the lock keeps other
+        # installs out; this catches an editor or another tool that saved the file meanwhile).
+        if not _still_as_read(plan):
+            try:
+                os.unlink(backup)  # nothing was replaced: the backup would only stand for a file that is gone
+                plan.backup = None
+            except OSError:
+                pass
+            raise ChangedMeanwhile()
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(os.path.dirname(target) or ".")
     return "installed", backup
+
+
+def _sha(data: Optional[bytes]) -> Optional[str]:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _expectations(values: Optional[List[str]], what: str) -> Optional[dict]:
+    """--expect-old / --expect-new NAME=SHA256 (NAME=absent for --expect-old): the preview's plan, by file
+    name (a name holds "=", a sha256 never does: split at the last one). None when not given."""
+    if not values:
+        return None
+    out = {}
+    for v in values:
+        name, sep, digest = v.rpartition("=")
+        if not sep or not name or not (digest == "absent" and what == "old" or
+                                        re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise RunError("usage", "--expect-%s %r: give FILE_NAME=SHA256%s" %
+                           (what, v, " or FILE_NAME=absent" if what == "old" else ""))
+        out[name] = None if digest == "absent" else digest
+    return out
+
+
+def _plan_mismatch(plan: _Plan, old_want: dict, new_want: dict) -> Optional[str]:
+    """Why the plan made now is not the plan that was previewed (None: it is exactly that plan)."""
+    if plan.name not in old_want or plan.name not in new_want:
+        return ("%s was not in the preview: the preview and the install disagree on the files (re-run the "
+                "preview)" % plan.target)
+    old_now = _sha(plan.old)
+    if old_now != old_want[plan.name]:
+        return ("%s changed between the preview and the push (%s when previewed, %s now): nothing was "
+                "installed. Preview again to see what is there now" % (
+                    plan.target, "absent" if old_want[plan.name] is None else
+                    "sha256 %s..." % old_want[plan.name][:12],
+                    "absent" if old_now is None else "sha256 %s..." % old_now[:12]))
+    if _sha(plan.data) != new_want[plan.name]:
+        return ("the bytes the push would write into %s are not the previewed ones (the run or moetune's "
+                "push records changed since the preview): nothing was installed. Preview again" % plan.target)
+    return None
 
 
 def install_command(args, out) -> int:
@@ -570,6 +644,10 @@ def install_command(args, out) -> int:
     keep = getattr(args, "keep_backups", DEFAULT_KEEP_BACKUPS)
     through = bool(getattr(args, "through_symlink", False))
     pause = float(os.environ.get("MOETUNE_TEST_INSTALL_PAUSE_S", "0") or 0)  # test hook: kill mid-write
+    old_want = _expectations(getattr(args, "expect_old", None), "old")
+    new_want = _expectations(getattr(args, "expect_new", None), "new")
+    if (old_want is None) != (new_want is None):
+        raise RunError("usage", "--expect-old and --expect-new go together (the preview's plan, file by file)")
     target: List[Tuple[str, bool]] = []
     marker: List[Optional[str]] = []
 
@@ -610,30 +688,48 @@ def install_command(args, out) -> int:
                 raise _perm_error(folder, e)
             except OSError as e:
                 raise RunError("io", "cannot take the install lock %s: %s" % (lock.path, e))
+        # Every file's plan first (under the lock): with the preview's plan given, all of them are checked
+        # before anything is written, so the push installs exactly what was previewed or nothing.
+        plans = []
         for name, text in files:
-            data = text.encode("utf-8")
-            plan = _Plan(folder, name, data, through)
+            plan = _Plan(folder, name, text.encode("utf-8"), through)
             merge = rowmerge.apply(plan, args.source, args.framework, home)  # never worse, row by row
-            data, text = plan.data, plan.data.decode("utf-8")
             if plan.refused is None and plan.exists and plan.changed and not args.replace:
                 plan.refused = "exists"
             if plan.refused is None and not os.path.isdir(folder) and not may_create:
                 plan.refused = "not_found"
             if refusals:
                 plan.refused = "simulated"
-            if args.dry_run:
+            plans.append((plan, merge))
+        if args.dry_run:
+            for plan, merge in plans:
+                text = plan.data.decode("utf-8")
                 old_lines = plan.old.decode("utf-8", "replace").splitlines(True) if plan.old is not None else []
                 diff = "".join(difflib.unified_diff(old_lines, text.splitlines(True),
                                                     fromfile=plan.target if plan.exists else "/dev/null",
                                                     tofile=plan.target))
-                out.emit({"type": "diff", "framework": args.framework, "file_name": name, "target": plan.target,
-                          "exists": plan.exists, "changed": plan.changed, "symlink": plan.link,
+                out.emit({"type": "diff", "framework": args.framework, "file_name": plan.name,
+                          "target": plan.target, "exists": plan.exists, "changed": plan.changed,
+                          "symlink": plan.link,
                           "would_backup": "%s.bak-<timestamp>" % plan.target
                           if plan.exists and plan.changed and args.replace and plan.refused is None else None,
                           "refused": plan.refused, "diff": diff, "merge": merge.event(),
+                          # the plan a push hands back (--expect-old / --expect-new): what is there, what goes
+                          "old_sha256": _sha(plan.old) if plan.exists else None, "new_sha256": _sha(plan.data),
                           "refused_message": refusals[0] if refusals else
                           (_refusal_message(plan) if plan.refused not in (None, "not_found") else None)})
-                continue
+            return EXIT_OK
+        if old_want is not None:
+            names = set(p.name for p, _ in plans)
+            why = [w for w in (_plan_mismatch(p, old_want, new_want) for p, _ in plans) if w]
+            why += ["%s was previewed but the source has no such file now: nothing was installed"
+                    % os.path.join(folder, n) for n in sorted(set(old_want) - names)]
+            if why:
+                for w in why:
+                    out.error("changed_since_preview", w, path=folder)
+                return EXIT_FAILED
+        for plan, merge in plans:
+            data = plan.data
             if plan.refused == "not_found":
                 raise RunError("not_found", "the config folder %s does not exist" % folder)
             if plan.refused is not None:
@@ -642,8 +738,17 @@ def install_command(args, out) -> int:
                 failed = True
                 continue
             created_now = folder if created and not wrote_any else None
+            previous = _sha(plan.old)
             try:
                 what, backup = _write_one(plan, args.replace, pause)
+            except ChangedMeanwhile:
+                out.error("changed_meanwhile", "%s changed while this install ran (another program wrote it after "
+                          "it was read): nothing was replaced, and what is there now is kept. Look at it, then "
+                          "install again" % plan.target, path=plan.target)
+                failed = True
+                if old_want is not None:
+                    break  # the previewed plan cannot be installed whole: the rest is not started
+                continue
             except OSError as e:
                 left = ("the previous file is untouched, and its backup %s, made before the failure, is kept; no "
                         "temporary file was left" % plan.backup if plan.backup else
@@ -659,7 +764,7 @@ def install_command(args, out) -> int:
                           "kept), or --dry-run to see the diff" % plan.target, path=plan.target)
                 failed = True
                 continue
-            wrote_any = True
+            wrote_any = wrote_any or what == "installed"
             back = read_nofollow(plan.target)
             if back != data:
                 out.error("verify_failed", "read-back of %s differs from what was written%s" %
@@ -668,10 +773,11 @@ def install_command(args, out) -> int:
                 failed = True
                 continue
             pruned = prune_backups(plan.target, keep) if backup else []
-            out.emit({"type": "installed", "framework": args.framework, "file_name": name, "target": plan.target,
-                      "backup": backup, "created_folder": created_now,
+            out.emit({"type": "installed", "framework": args.framework, "file_name": plan.name,
+                      "target": plan.target, "backup": backup, "created_folder": created_now,
                       "unchanged": what == "unchanged", "bytes": len(data),
                       "sha256": hashlib.sha256(back or b"").hexdigest(),
+                      "previous_sha256": previous,  # null: there was no file (undo removes it)
                       "backups_kept": len(backups_of(plan.target)), "backups_pruned": pruned,
                       "keep_backups": keep,
                       # set only when simulated numbers went into a test fixture's tree: its marker file

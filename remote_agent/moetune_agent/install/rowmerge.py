@@ -198,9 +198,9 @@ def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework
     if old is None:
         return "new", "no file at %s: the whole file is new" % target
     try:
-        entries, _ = configjson.parse_config_text(old.decode("utf-8"))
+        entries, _ = configjson.read_as_server(old.decode("utf-8"))
     except (configjson.ConfigFileError, UnicodeDecodeError) as e:
-        return "invalid", ("the file at %s is not a valid config file (%s): it is replaced whole (a backup "
+        return "invalid", ("the server cannot read the file at %s either (%s): it is replaced whole (a backup "
                            "is kept)" % (target, e))
     ds = _default_of(result, framework, down)
     if ds.get("kind") == "other_framework":
@@ -273,7 +273,9 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
             mg.rows.append(measured_row(m, ADDED, None, new_entries[m]))
         return mg
 
-    old_entries, _ = configjson.parse_config_text(old.decode("utf-8"))
+    # Read as the server reads it (a key "01" is 1, a key written twice keeps its last value): every row
+    # the server has is a row here, and every one not replaced is written back as it is.
+    old_entries, _ = configjson.read_as_server(old.decode("utf-8"))
     mg.mode = "merged"
     mg.measured_default = status == "measured"
     pair_ok = all(s in ("measured", "new") for s in statuses)
@@ -328,7 +330,8 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
     tv = None
     if framework == "vllm":
         _, tv = configjson.parse_config_text(text)
-    mg.text = configjson.format_config_text(merged, framework, tv)
+    kept_as_is = tuple(m for m in merged if m in old_entries and merged[m] is old_entries[m])
+    mg.text = configjson.format_config_text(merged, framework, tv, kept_as_is)
     if not any(r["decision"] in (REPLACED, ADDED) for r in mg.rows):
         mg.text = old.decode("utf-8")  # nothing measured faster: the file stays byte for byte
     return mg

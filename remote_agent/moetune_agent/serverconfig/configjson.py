@@ -66,6 +66,32 @@ def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
     return check_entries(obj, allow_triton_version=True)
 
 
+def read_as_server(text: str) -> Tuple[Dict[int, object], Optional[str]]:
+    """A file at the server's target read the way the servers read it (docs/servers.md section 3: both
+    loaders do `{int(key): val for key, val in json.load(f).items()}`, vLLM first dropping
+    "triton_version"): a key written twice keeps its last value (at the place of its first), "01" and " 1"
+    are batch size 1, and an entry is whatever the file holds (the kernel, not the loader, uses it). Used for
+    files moetune did not write, so that a file the server reads is never called invalid and none of its
+    rows is lost. -> ({m: entry, in the server's order}, triton_version or None). Raises ConfigFileError only
+    where the server's own loader fails too (not JSON, not an object, a key int() refuses)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ConfigFileError("not JSON: %s" % e)
+    if not isinstance(obj, dict):
+        raise ConfigFileError("a config file must be a JSON object of batch size -> config")
+    tv = obj.pop("triton_version", None)
+    entries: Dict[int, object] = collections.OrderedDict()
+    for key, entry in obj.items():
+        try:
+            m = int(key)
+        except ValueError:
+            raise ConfigFileError("key %r is not a batch size: the server's loader (int(key)) fails on it too"
+                                  % (key,))
+        entries[m] = entry
+    return entries, tv if isinstance(tv, str) else None
+
+
 def check_batch_key(key: object) -> int:
     """A config file's key: a batch size written as a positive decimal integer ("1", "64"; not "-5",
     "0", "01", " 1"). -> the int. Raises ConfigFileError."""
@@ -103,14 +129,19 @@ def entries_from_configs(configs: Dict[int, KernelConfig]) -> Dict[int, dict]:
 
 
 def format_config_text(entries: Dict[int, object], dialect: str = "sglang",
-                       triton_version: Optional[str] = None) -> str:
+                       triton_version: Optional[str] = None, keep_as_is: Tuple[int, ...] = ()) -> str:
     """The exact bytes the server's tuner writes. entries: m -> KernelConfig or dict; written in
-    ascending batch size; each entry's six keys in the servers' order, then optional keys."""
+    ascending batch size; each entry's six keys in the servers' order, then optional keys. keep_as_is:
+    keys whose entry came from a file moetune did not write (read_as_server): written as they are,
+    unchecked, so a merge never drops or rewrites a row it did not measure."""
     obj: Dict[str, object] = collections.OrderedDict()
     if dialect == "vllm" and triton_version:
         obj["triton_version"] = triton_version
     for m in sorted(entries, key=int):
         e = entries[m]
+        if int(m) in keep_as_is:
+            obj[str(int(m))] = e
+            continue
         d = e.as_dict() if isinstance(e, KernelConfig) else dict(e)
         _check_entry(str(m), d)
         ordered = collections.OrderedDict((k, d[k]) for k in CONFIG_KEYS)
@@ -122,5 +153,6 @@ def format_config_text(entries: Dict[int, object], dialect: str = "sglang",
 
 
 def nearest_key(entries: Dict[int, object], m: int) -> int:
-    """The key the server picks for m tokens: nearest, the smaller on a tie."""
-    return min(entries, key=lambda k: (abs(int(k) - m), int(k)))
+    """The key the server picks for m tokens: nearest, on a tie the first in the file's order (the
+    servers' min() over the loaded dict; in a file written in ascending order, the smaller)."""
+    return min(entries, key=lambda k: abs(int(k) - m))
