@@ -67,6 +67,10 @@ def _parser():
                     help="backups of a replaced file to keep (the newest N; 0 keeps all)")
     ic.add_argument("--through-symlink", action="store_true",
                     help="the target name is a symlink you made: replace the file it points to")
+    ic.add_argument("--expect-old", action="append", metavar="FILE=SHA256|absent",
+                    help="the preview's plan: the file there is still this (else nothing is installed)")
+    ic.add_argument("--expect-new", action="append", metavar="FILE=SHA256",
+                    help="the preview's plan: the bytes to install are still these (else nothing is installed)")
     hr = sub.add_parser("headroom", help="how much a tune would gain, in seconds (synchronous)")
     hr.add_argument("spec")
     rn = sub.add_parser("_run")  # internal: the detached run process
