@@ -103,21 +103,25 @@ def missing(modules: Sequence[str] = PROBE_MODULES) -> Dict[str, bool]:
 
 
 def host_prefix(home: Optional[str], modules: Sequence[str] = PROBE_MODULES) -> Optional[str]:
-    """The agent's bytecode folder for this host when the workers should use it (created), else None:
-    MOETUNE_PYCACHE=0, a PYTHONPYCACHEPREFIX of the user's, or every probe module's bytecode valid."""
+    """The agent's bytecode folder for this host when the workers should use it (created 0700), else None:
+    MOETUNE_PYCACHE=0, a PYTHONPYCACHEPREFIX of the user's, every probe module's bytecode valid, or a
+    home or folder another user could write into (runs.store.private_subdir: said on stderr)."""
     flag = os.environ.get("MOETUNE_PYCACHE", "")
     if flag == "0" or os.environ.get("PYTHONPYCACHEPREFIX"):
         return None
     if flag != "1" and not any(missing(modules).values()):
         return None
-    from .runs.store import home_dir
+    from .protocol import RunError
+    from .runs.store import private_subdir
 
-    path = os.path.join(home_dir(home), PYCACHE)
     try:
-        os.makedirs(path, exist_ok=True)
-    except OSError:
+        path = private_subdir(PYCACHE, home, "the bytecode cache")
+    except RunError as e:
+        # Nothing is imported from a folder another user could write: the workers compile as they would
+        # without the cache, and the sentence says why.
+        sys.stderr.write("moetune-agent: no bytecode cache: %s\n" % e.message)
         return None
-    if os.path.islink(path) or not os.access(path, os.W_OK):
+    if not os.access(path, os.W_OK):
         return None
     return path
 
@@ -126,6 +130,13 @@ def enable(prefix: Optional[str]) -> None:
     """In a worker process, before its heavy imports: bytecode read from and written to prefix (and
     written even where the environment says not to write any: it goes to the agent's own folder)."""
     if not prefix:
+        return
+    from .protocol import RunError
+    from .runs.store import check_private_dir
+    try:
+        check_private_dir(prefix, "the bytecode cache")  # made private by host_prefix; still so?
+    except RunError as e:
+        sys.stderr.write("moetune-agent: no bytecode cache: %s\n" % e.message)
         return
     sys.pycache_prefix = prefix  # type: ignore[attr-defined]
     sys.dont_write_bytecode = False

@@ -237,17 +237,12 @@ def _tune(args, out):
                 # Two sweeps of one shape on the same GPUs would spoil each other's timings.
                 raise RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
                                     "to it, cancel it, or pass --new" % (os.path.basename(d), store.get_pid(d)))
-    home = store.runs_dir(args.home)
-    try:
-        os.makedirs(home, exist_ok=True)
-    except OSError as e:
-        raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
-                            "cannot create the run store %s: %s" % (home, e))
+    home = store.private_runs_dir(args.home)  # 0700 and checked: refused where others could write (42)
     rid = store.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
     if sp.get("device_name") is not None:
         spec_mod.check_file_names(sp, sp["device_name"], run_dir)  # the run folder's path counts too
-    os.makedirs(run_dir)
+    os.mkdir(run_dir, 0o700)
     safefile.write_atomic(os.path.join(run_dir, "spec.json"), (json.dumps(sp, indent=1) + "\n").encode())
     store.set_state(run_dir, "starting")
     return _start(run_dir, args.foreground, out)

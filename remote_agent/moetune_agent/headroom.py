@@ -873,17 +873,13 @@ def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
     kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
     an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
     folder, removed afterwards, as before."""
-    from .runs.store import home_dir
+    from .runs.compile_cache import private_cache
 
     tv = triton_version()
     if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":
-        path = os.path.join(home_dir(home), "triton_cache", "triton-" + tv)
-        try:
-            os.makedirs(path, exist_ok=True)
-            if os.access(path, os.W_OK):
-                return path, True
-        except OSError:
-            pass
+        path = private_cache("triton-" + tv, home)  # 0700 and checked: Triton loads what it finds there
+        if path and os.access(path, os.W_OK):
+            return path, True
     return tempfile.mkdtemp(prefix="moetune-headroom-"), False
 
 

@@ -53,6 +53,50 @@ def state_dir(home: Optional[str] = None) -> str:
     return os.path.join(home_dir(home), DIR_NAME)
 
 
+def _private_state_dir(home: Optional[str] = None) -> str:
+    """state_dir, created 0700 and checked (runs.store.private_subdir): the job file there says what the
+    prewarm compiles and where it loads from. RunError(unsafe_folder) otherwise."""
+    from .runs.store import private_subdir
+    return private_subdir(DIR_NAME, home, "the prewarm's folder")
+
+
+# At most one prewarm per home (issue 42): the prewarm process holds RUNNING_LOCK (flock, exclusive) for
+# its life, and a prewarm that cannot take it exits at once; start() and stop() hold START_LOCK while they
+# stop the running one and start the next, so two checks ending together leave one prewarm, not two.
+RUNNING_LOCK = "running.lock"
+START_LOCK = "start.lock"
+
+
+def _lock(d: str, name: str, blocking: bool) -> Optional[int]:
+    """An fd holding an exclusive flock on d/name (a regular file, never through a link), or None where
+    another process holds it (blocking=False)."""
+    import fcntl
+    fd = os.open(os.path.join(d, name), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | safefile.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except OSError:
+        os.close(fd)
+        if blocking:
+            raise
+        return None
+    return fd
+
+
+def running(home: Optional[str] = None) -> bool:
+    """Whether a prewarm process of this home is alive (it holds RUNNING_LOCK)."""
+    d = state_dir(home)
+    if not os.path.isdir(d):
+        return False
+    try:
+        fd = _lock(d, RUNNING_LOCK, blocking=False)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
 def read_status(home: Optional[str] = None) -> Optional[Dict[str, Any]]:
     try:
         text = safefile.read_text(os.path.join(state_dir(home), "status.json"), "")
@@ -89,19 +133,29 @@ def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bou
     from .runs.compile_cache import host_compile_cache
     if host_compile_cache(desc, home) is None:
         return None  # a private cache dies with its run: nothing a later tune could use
-    stop(home)
-    d = state_dir(home)
+    from .protocol import RunError
+    lock = None
     try:
-        os.makedirs(d, exist_ok=True)
+        d = _private_state_dir(home)
+        lock = _lock(d, START_LOCK, blocking=True)
+        stop(home, _locked=True)
         job = {"spec": spec, "desc": desc, "home": home, "units": [_unit_to_json(u) for u in units],
                "bounds": [int(b) for b in (bounds or [len(units)])], "created": time.time()}
-        safefile.write_atomic(os.path.join(d, "job.json"), (json.dumps(job) + "\n").encode())
+        safefile.write_atomic(os.path.join(d, "job.json"), (json.dumps(job) + "\n").encode(), 0o600)
         _write_status(d, {"state": "starting", "units": len(units), "created": job["created"]})
         from .detach import spawn_detached
         pid = spawn_detached(python or sys.executable, d, command=CMD)
-    except OSError as e:
-        sys.stderr.write("moetune-agent: no prewarm: %s\n" % e)
+        # Hold the start lock until the new process holds its own lock (or is gone): a stop() meanwhile
+        # then finds it by its lock, not only by the pid file.
+        t0 = time.time()
+        while pid and _alive(pid) and not running(home) and time.time() - t0 < 10:
+            time.sleep(0.01)
+    except (OSError, RunError) as e:
+        sys.stderr.write("moetune-agent: no prewarm: %s\n" % (e.message if isinstance(e, RunError) else e))
         return None
+    finally:
+        if lock is not None:
+            os.close(lock)
     return {"pid": pid, "units": len(units)}
 
 
@@ -128,11 +182,28 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def stop(home: Optional[str] = None) -> Optional[Dict[str, Any]]:
+def stop(home: Optional[str] = None, _locked: bool = False) -> Optional[Dict[str, Any]]:
     """Stop a running prewarm of this agent home (its whole process group) -> its last status with
     "stopped_by_us" and "stop_s", or None where none was there. Only a process whose command line is
     this agent's prewarm is signalled: a pid file that names another process (stale, or planted) is
-    ignored, never killed."""
+    ignored, never killed. Under the start lock (unless the caller holds it: start()), so a prewarm
+    being started meanwhile is stopped too, not left behind."""
+    d = state_dir(home)
+    if not _locked:
+        if not os.path.isdir(d) or os.path.islink(d):
+            return None
+        try:
+            lock = _lock(d, START_LOCK, blocking=True)
+        except OSError:
+            return _stop(home)
+        try:
+            return _stop(home)
+        finally:
+            os.close(lock)
+    return _stop(home)
+
+
+def _stop(home: Optional[str]) -> Optional[Dict[str, Any]]:
     d = state_dir(home)
     try:
         text = safefile.read_text(os.path.join(d, "pid"), "") or ""
@@ -156,6 +227,9 @@ def stop(home: Optional[str] = None) -> Optional[Dict[str, Any]]:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        t1 = time.time()
+        while _alive(pid) and time.time() - t1 < STOP_GRACE_S:
+            time.sleep(0.02)
     st = dict(read_status(home) or {})
     st["stopped_by_us"] = True
     st["stop_s"] = round(time.time() - t0, 3)
@@ -172,6 +246,20 @@ def main(d: str) -> int:
     from .scheduler import Scheduler, _precompile_init, _precompile_task, longest_first, precompile_key
 
     t0 = time.time()
+    from .protocol import RunError
+    from .runs.store import check_private_dir
+    try:
+        check_private_dir(d, "the prewarm's folder")  # before its job file says what to load
+    except RunError as e:
+        sys.stderr.write("moetune-agent: prewarm: %s\n" % e.message)
+        return 1
+    held = _lock(d, RUNNING_LOCK, blocking=False)
+    while held is None and time.time() - t0 < 5:  # a stopped one may still be exiting
+        time.sleep(0.05)
+        held = _lock(d, RUNNING_LOCK, blocking=False)
+    if held is None:  # another prewarm of this home runs: one at a time
+        sys.stderr.write("moetune-agent: prewarm: another prewarm of this home is running; this one ends\n")
+        return 0
     safefile.write_atomic(os.path.join(d, "pid"), ("%d\n" % os.getpid()).encode())
     try:
         job = json.loads(safefile.read_text(os.path.join(d, "job.json"), "") or "{}")

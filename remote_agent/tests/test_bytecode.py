@@ -309,3 +309,125 @@ class Warm(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+_PLANT_CHILD = r"""
+import importlib, sys
+sys.path.insert(0, sys.argv[1])  # the agent
+sys.path.insert(0, sys.argv[2])  # the package folder
+from moetune_agent import bytecode
+bytecode.enable(bytecode.host_prefix(sys.argv[3], ("mt_victim",)))
+import mt_victim
+print(mt_victim.WHO)
+"""
+
+
+class ForeignHome(unittest.TestCase):
+    """Issue 42: a home, bytecode folder or compile cache another user can write into is never loaded
+    from: a .pyc planted there does not run, and the refusal says why."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="moetune-foreign-")
+        self.pkgs = os.path.join(self.tmp, "pkgs")
+        os.makedirs(self.pkgs)
+        with open(os.path.join(self.pkgs, "mt_victim.py"), "w", encoding="utf-8") as f:
+            f.write("WHO = 'source'\n")
+
+    def plant(self, home):
+        """A .pyc of different code, trusted unchecked (PEP 552), where the prefix home/pycache puts
+        mt_victim's bytecode."""
+        prefix = os.path.join(home, bytecode.PYCACHE)
+        os.makedirs(prefix, exist_ok=True)
+        evil = os.path.join(self.tmp, "evil.py")
+        with open(evil, "w", encoding="utf-8") as f:
+            f.write("WHO = 'planted'\n")
+        saved = sys.pycache_prefix
+        sys.pycache_prefix = prefix
+        try:
+            pyc = importlib.util.cache_from_source(os.path.join(self.pkgs, "mt_victim.py"))
+        finally:
+            sys.pycache_prefix = saved
+        os.makedirs(os.path.dirname(pyc), exist_ok=True)
+        py_compile.compile(evil, cfile=pyc, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+
+    def who(self, home):
+        p = subprocess.run([sys.executable, "-c", _PLANT_CHILD, agenttest.AGENT_ROOT, self.pkgs, home],
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX="",
+                                    PYTHONDONTWRITEBYTECODE="1"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout.strip(), p.stderr
+
+    def test_the_plant_runs_from_a_private_home(self):
+        # the TEST's own check that the plant works: from a home of ours, 0700, Python takes it
+        home = os.path.join(self.tmp, "home")
+        os.mkdir(home, 0o700)
+        self.plant(home)
+        os.chmod(os.path.join(home, bytecode.PYCACHE), 0o700)
+        self.assertEqual(self.who(home)[0], "planted")
+
+    def test_a_group_writable_home_is_refused(self):
+        home = os.path.join(self.tmp, "home")
+        os.mkdir(home)
+        os.chmod(home, 0o775)  # umask 002, or a shared pre-created folder
+        self.plant(home)
+        who, err = self.who(home)
+        self.assertEqual(who, "source")
+        self.assertIn("no bytecode cache: the agent's home %s is writable by its group (mode 0775)" % home, err)
+
+    def test_a_world_writable_bytecode_folder_is_refused(self):
+        home = os.path.join(self.tmp, "home")
+        os.mkdir(home, 0o700)
+        self.plant(home)
+        os.chmod(os.path.join(home, bytecode.PYCACHE), 0o777)
+        who, err = self.who(home)
+        self.assertEqual(who, "source")
+        self.assertIn("the bytecode cache %s is writable by other users" % os.path.join(home, bytecode.PYCACHE), err)
+
+    @unittest.skipUnless(os.geteuid() == 0, "chown to another user needs root")
+    def test_a_home_of_another_user_is_refused(self):
+        home = os.path.join(self.tmp, "home")
+        os.mkdir(home, 0o700)
+        self.plant(home)
+        for dp, _dn, fns in os.walk(home):
+            os.chown(dp, 4242, 4242)
+            for f in fns:
+                os.chown(os.path.join(dp, f), 4242, 4242)
+        who, err = self.who(home)
+        self.assertEqual(who, "source")
+        self.assertIn("is owned by uid 4242, not by the user the agent runs as", err)
+
+    def test_a_linked_home_is_refused(self):
+        real = os.path.join(self.tmp, "real")
+        os.mkdir(real, 0o700)
+        self.plant(real)
+        os.chmod(os.path.join(real, bytecode.PYCACHE), 0o700)
+        home = os.path.join(self.tmp, "home")
+        os.symlink(real, home)
+        who, err = self.who(home)
+        self.assertEqual(who, "source")
+        self.assertIn("is a symbolic link", err)
+
+    def test_a_new_home_and_its_folders_are_0700(self):
+        old = os.umask(0o002)
+        try:
+            home = os.path.join(self.tmp, "a", "home")
+            with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+                prefix = bytecode.host_prefix(home)
+        finally:
+            os.umask(old)
+        self.assertEqual(prefix, os.path.join(home, bytecode.PYCACHE))
+        for d in (os.path.join(self.tmp, "a"), home, prefix):
+            self.assertEqual(os.stat(d).st_mode & 0o777, 0o700, d)
+
+    def test_a_parent_others_can_write_is_refused(self):
+        shared = os.path.join(self.tmp, "shared")
+        os.mkdir(shared)
+        os.chmod(shared, 0o777)  # not sticky: anyone could rename the home away and put theirs
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            self.assertIsNone(bytecode.host_prefix(os.path.join(shared, "home")))
+        self.assertFalse(os.path.exists(os.path.join(shared, "home")))
+        os.chmod(shared, 0o1777)  # sticky, as /tmp: others cannot rename what is ours
+        with env(MOETUNE_PYCACHE="1", PYTHONPYCACHEPREFIX=""):
+            self.assertIsNotNone(bytecode.host_prefix(os.path.join(shared, "home")))

@@ -40,6 +40,21 @@ class HostCacheFolder(unittest.TestCase):
         self.assertEqual(os.path.dirname(a), os.path.join(self.home, compile_cache.COMPILE_CACHE))
         self.assertEqual(os.path.basename(c), "triton-3.7.0+git1234_x")  # no path separator from a version
 
+    def test_a_cache_others_can_write_is_never_used(self):
+        # issue 42: Triton loads the compiled kernels it finds there, so another user's folder is refused
+        top = os.path.join(self.home, compile_cache.COMPILE_CACHE)
+        os.makedirs(os.path.join(top, "triton-3.6.0"))
+        os.chmod(top, 0o777)
+        self.assertIsNone(compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0"))
+        os.chmod(top, 0o700)
+        os.chmod(os.path.join(top, "triton-3.6.0"), 0o770)
+        self.assertIsNone(compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0"))
+        os.chmod(os.path.join(top, "triton-3.6.0"), 0o755)  # readable by others, writable by us alone: fine
+        self.assertEqual(compile_cache.host_compile_cache(DESC, self.home, triton_version="3.6.0"),
+                         os.path.join(top, "triton-3.6.0"))
+        fresh = compile_cache.host_compile_cache(DESC, self.home, triton_version="3.7.0")
+        self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o700)
+
     def test_no_triton_no_host_cache(self):
         self.assertIsNone(compile_cache.host_compile_cache(DESC, self.home, triton_version=None))
 

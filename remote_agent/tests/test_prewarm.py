@@ -144,6 +144,45 @@ class AfterCheck(PrewarmCase):
         self.assertNotEqual(ev["prewarm"]["pid"], first)
         self.assertFalse(prewarm._alive(first))
 
+    def _prewarms(self):
+        return [p for p, c in _cmdlines() if self.home in c and prewarm.CMD in c and prewarm._alive(p)]
+
+    def test_a_second_prewarm_of_the_home_ends_at_once(self):
+        first = self.check(400)["prewarm"]["pid"]
+        self.wait_state(("running",))
+        d = prewarm.state_dir(self.home)
+        p = subprocess.run([sys.executable, "-m", "moetune_agent", prewarm.CMD, d], cwd=d, timeout=60,
+                           env=self.env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr[-500:])
+        self.assertIn("another prewarm of this home is running", p.stderr)
+        self.assertTrue(prewarm._alive(first))
+        self.assertEqual(self.status()["state"], "running")
+        self.assertEqual(self._prewarms(), [first])
+
+    def test_checks_ending_together_leave_one_prewarm(self):
+        import threading
+        from unittest import mock
+        self.check(400)
+        self.wait_state(("running",))
+        with open(os.path.join(prewarm.state_dir(self.home), "job.json")) as f:
+            job = json.load(f)
+        units = [prewarm._unit_from_json(x) for x in job["units"]]
+        got = []
+        env = {"MOETUNE_COMPILE_CACHE": "1", "MOETUNE_SYNTHETIC_COMPILE_MS": "400",
+               "MOETUNE_PRECOMPILE_WORKERS": "1", "PYTHONPATH": self.env["PYTHONPATH"]}
+        with mock.patch.dict(os.environ, env):
+            threads = [threading.Thread(target=lambda: got.append(
+                prewarm.start(job["spec"], job["desc"], units, job["bounds"], home=self.home))) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+        self.assertEqual(len([g for g in got if g]), 4, got)
+        time.sleep(1.0)  # a second one, were there one, would be compiling by now
+        alive = self._prewarms()
+        self.assertEqual(len(alive), 1, (alive, got))
+        self.assertIn(alive[0], [g["pid"] for g in got])
+
     def test_off_switch(self):
         ev = self.check(40, MOETUNE_PREWARM="0")
         self.assertIsNone(ev["prewarm"])
@@ -171,6 +210,21 @@ class Stop(unittest.TestCase):
                 f.write(text)
             self.assertIsNone(prewarm.stop(home))
         self.assertIsNone(victim.poll())
+
+
+class ForeignFolder(unittest.TestCase):
+    def test_a_job_in_a_folder_others_can_write_is_never_read(self):
+        # issue 42: the job file says what to compile and where to load from: another user's is refused
+        import tempfile
+        d = tempfile.mkdtemp(prefix="moetune-prewarm-foreign-")
+        with open(os.path.join(d, "job.json"), "w") as f:
+            f.write("{not json")
+        os.chmod(d, 0o777)
+        p = subprocess.run([sys.executable, "-m", "moetune_agent", prewarm.CMD, d], cwd=d, timeout=60,
+                           env=dict(os.environ, PYTHONPATH=os.path.dirname(HERE)), capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stderr[-500:])
+        self.assertIn("the prewarm's folder %s is writable by other users (mode 0777)" % d, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(d, "status.json")))  # job.json never read
 
 
 class DamagedJob(unittest.TestCase):

@@ -176,3 +176,42 @@ class MalformedSpecAndRun(Case):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ForeignHome(agenttest.AgentCase):
+    """Issue 42: a run store another user can write into is refused before a run folder exists; a new one
+    is private (0700) whatever the umask."""
+
+    def spec(self):
+        return self.write_spec(agenttest.small_spec())
+
+    def test_a_group_writable_home_is_refused_with_a_sentence(self):
+        os.makedirs(self.home)
+        os.chmod(self.home, 0o775)
+        r = self.run_agent("tune", self.spec(), "--foreground")
+        err = r.one("error")
+        self.assertEqual(err["code"], "unsafe_folder")
+        self.assertIn("the agent's home %s is writable by its group (mode 0775)" % self.home, err["message"])
+        self.assertFalse(os.path.exists(os.path.join(self.home, "runs")))
+
+    def test_a_linked_run_store_is_refused(self):
+        os.makedirs(self.home, 0o700)
+        elsewhere = os.path.join(self.tmp, "elsewhere")
+        os.mkdir(elsewhere, 0o700)
+        os.symlink(elsewhere, os.path.join(self.home, "runs"))
+        r = self.run_agent("tune", self.spec(), "--foreground")
+        self.assertEqual(r.one("error")["code"], "unsafe_folder")
+        self.assertIn("the run store %s is a symbolic link" % os.path.join(self.home, "runs"),
+                      r.one("error")["message"])
+        self.assertEqual(os.listdir(elsewhere), [])
+
+    def test_a_new_home_run_store_and_run_are_0700(self):
+        old = os.umask(0o002)  # the child inherits it: folders would be 0775 by default
+        try:
+            r = self.run_agent("tune", self.spec(), "--foreground")
+        finally:
+            os.umask(old)
+        self.assertEqual(r.rc, 0, r.stderr)
+        run_dir = r.one("run_started")["run_dir"]
+        for d in (self.home, os.path.join(self.home, "runs"), run_dir):
+            self.assertEqual(os.stat(d).st_mode & 0o777, 0o700, d)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any, Dict, List, Optional
 
 from ..backends import SYNTHETIC
-from .store import home_dir
+from ..protocol import RunError
+from .store import private_subdir
 
 # The host's compile cache (issue 22): Triton's kernel cache is content-addressed (its key covers the
 # kernel's source, the specialisation, the target and Triton's own version), so one folder can serve every
@@ -59,15 +61,26 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
         if not v:
             return None
         tag = "triton-" + _cache_tag(v)
-    top = os.path.join(home_dir(home), COMPILE_CACHE)
-    path = os.path.join(top, tag)
+    path = private_cache(tag, home)
+    if path is None:
+        return None
     try:
-        os.makedirs(path, exist_ok=True)
         os.utime(path)  # the newest used: what pruning keeps
     except OSError:
         return None
-    prune_compile_caches(top)
+    prune_compile_caches(os.path.dirname(path))
     return path
+
+
+def private_cache(tag: str, home: Optional[str] = None) -> Optional[str]:
+    """<home>/triton_cache/<tag>, each folder created 0700 and checked (runs.store.private_subdir): Triton
+    loads the compiled kernels it finds there, so a folder another user could write into is refused (said
+    on stderr) -> None."""
+    try:
+        return private_subdir(COMPILE_CACHE + "/" + tag, home, "the compile cache")
+    except RunError as e:
+        sys.stderr.write("moetune-agent: no host compile cache: %s\n" % e.message)
+        return None
 
 
 def prune_compile_caches(top: str, keep: int = COMPILE_CACHE_KEEP) -> List[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import stat
 from typing import Iterator, List, Optional
 
 from ..protocol import RunError
@@ -27,6 +28,116 @@ def home_dir(override: Optional[str] = None) -> str:
 
 def runs_dir(home=None):
     return os.path.join(home_dir(home), "runs")
+
+
+# The agent's home holds code it loads (bytecode, Triton's compiled kernels, the prewarm's job) and the
+# runs it reports: a folder someone else can write into is a way to run their code as this user (a .pyc
+# planted in a group-writable pycache ran inside the GPU worker). So every folder of the home is created
+# 0700 and checked before it is used: a real folder (not a symbolic link), owned by this user, writable
+# by nobody else; its parents owned by this user or root and writable by nobody else unless sticky
+# (/tmp). A folder that fails is refused with RunError("unsafe_folder"), never used, never repaired.
+UNSAFE = "unsafe_folder"
+
+
+def _whose(uid: int) -> str:
+    try:
+        import pwd
+        return "%s (uid %d)" % (pwd.getpwuid(uid).pw_name, uid)
+    except (ImportError, KeyError):
+        return "uid %d" % uid
+
+
+def unsafe_reason(path: str, st: os.stat_result) -> Optional[str]:
+    """Why a folder of the home (lstat result st) must not be used, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    if st.st_uid != os.geteuid():
+        return "is owned by %s, not by the user the agent runs as (%s)" % (_whose(st.st_uid), _whose(os.geteuid()))
+    if st.st_mode & 0o022:
+        return "is writable by %s (mode %04o)" % ("its group" if st.st_mode & 0o020 and not st.st_mode & 0o002
+                                                  else "other users", stat.S_IMODE(st.st_mode))
+    return None
+
+
+def _refuse(path: str, why: str, what: str):
+    return RunError(UNSAFE, "%s %s %s: refusing to use it, since another user could put code there that the "
+                            "agent would run. Remove it (the agent creates it again, private to you) or make "
+                            "it yours alone (chown, chmod 700)." % (what, path, why))
+
+
+def check_private_dir(path: str, what: str = "the agent's folder") -> str:
+    """path when it is a folder fit to load code from (unsafe_reason), else RunError(unsafe_folder)."""
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        raise RunError("io", "cannot read %s %s: %s" % (what, path, e.strerror or e))
+    why = unsafe_reason(path, st)
+    if why:
+        raise _refuse(path, why, what)
+    return path
+
+
+def private_dir(path: str, what: str = "the agent's folder") -> str:
+    """path, created 0700 when missing (parents too, each 0700), then checked (check_private_dir)."""
+    missing = []
+    p = os.path.abspath(path)
+    while not os.path.lexists(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass  # made meanwhile by another process: checked below like any folder found
+        except OSError as e:
+            raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
+                           "cannot create %s %s: %s" % (what, d, e.strerror or e))
+    return check_private_dir(path, what)
+
+
+def _check_parents(path: str) -> None:
+    """The home's parents: owned by this user or root, writable by nobody else unless sticky (/tmp)."""
+    d = os.path.dirname(os.path.realpath(path))
+    while True:
+        try:
+            st = os.stat(d)
+        except OSError:
+            st = None
+        if st is not None:
+            if st.st_uid not in (0, os.geteuid()):
+                raise _refuse(d, "is owned by %s" % _whose(st.st_uid), "the folder above the agent's home")
+            if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+                raise _refuse(d, "is writable by other users (mode %04o) and not sticky" % stat.S_IMODE(st.st_mode),
+                              "the folder above the agent's home")
+        parent = os.path.dirname(d)
+        if parent == d:
+            return
+        d = parent
+
+
+def private_home(home: Optional[str] = None) -> str:
+    """The agent's home (home_dir), created 0700 where missing and checked with its parents: RunError
+    (unsafe_folder) where another user could write into it."""
+    path = home_dir(home)
+    _check_parents(path)
+    return private_dir(path, "the agent's home")
+
+
+def private_subdir(name: str, home: Optional[str] = None, what: str = "the agent's folder") -> str:
+    """<home>/<name> (name may hold '/'), each folder created 0700 and checked, the home first."""
+    path = private_home(home)
+    for part in name.split("/"):
+        path = private_dir(os.path.join(path, part), what)
+    return path
+
+
+def private_runs_dir(home: Optional[str] = None) -> str:
+    return private_subdir("runs", home, "the run store")
 
 
 def new_run_id(spec_hash: str, home: Optional[str] = None) -> str:
