@@ -36,8 +36,13 @@ std::optional<Workspace> Workspace::open(const QString &path, QString *error) {
         return ws;
     }
     QFile marker(d.filePath(u"workspace.json"_s));
-    if (marker.open(QIODevice::ReadOnly)) {
-        const QJsonObject o = QJsonDocument::fromJson(marker.readAll()).object();
+    QByteArray markerBytes;
+    QString markerWhy;
+    if (marker.exists() &&
+        !WorkspaceRun::readRegularFile(marker.fileName(), &markerBytes, &markerWhy, 1 << 20))
+        ws.m_warnings.append(markerWhy);
+    else if (marker.exists()) {
+        const QJsonObject o = QJsonDocument::fromJson(markerBytes).object();
         if (o.value("format"_L1).toString() != "moetune-workspace"_L1)
             ws.m_warnings.append(
                 u"%1 is not a moetune workspace marker; reading its run folders anyway"_s.arg(
@@ -103,6 +108,8 @@ const WorkspaceRun *Workspace::run(const QString &runId) const {
 bool Workspace::addRun(WorkspaceRun run, QString *error) {
     if (run.runId.isEmpty())
         return failWith(error, u"A run needs an id to be saved into a workspace."_s);
+    if (!WorkspaceRun::isSafeRunId(run.runId, error))
+        return false;
     run.dir = QDir(m_path).filePath(run.runId);
     if (!run.save(error))
         return false;

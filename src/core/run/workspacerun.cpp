@@ -3,6 +3,8 @@
 #include "core/run/workspacerun.h"
 #include "core/util/errorout.h"
 
+#include "core/host/hosttext.h"
+#include "core/run/agentprotocolparser.h"
 #include "core/run/sweepresultbuilder.h"
 #include "core/run/sweepresultcache.h"
 
@@ -14,6 +16,12 @@
 #include <QJsonParseError>
 #include <QSaveFile>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -23,23 +31,126 @@ namespace {
 // A workspace shipped with moetune (resources/demo-workspace: "bundled": true in its workspace.json) is
 // read, never written: no result cache lands in a source tree or a package's folder.
 bool inBundledWorkspace(const QString &runDir) {
-    QFile f(QDir(runDir).filePath(u"../workspace.json"_s));
-    if (f.size() > 65536 || !f.open(QIODevice::ReadOnly))
+    QByteArray bytes;
+    if (!WorkspaceRun::readRegularFile(QDir(runDir).filePath(u"../workspace.json"_s), &bytes, nullptr, 65536))
         return false;
-    return QJsonDocument::fromJson(f.readAll()).object().value("bundled"_L1).toBool();
+    return QJsonDocument::fromJson(bytes).object().value("bundled"_L1).toBool();
+}
+
+// The size of the regular file at path, opened O_NONBLOCK so a FIFO or device there is refused by its
+// fstat, never read; -1 and a sentence otherwise.
+qint64 regularFileSize(const QString &path, QString *why) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), QString::fromLocal8Bit(strerror(errno)));
+        return -1;
+    }
+    struct stat st {};
+    const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    ::close(fd);
+    if (!ok) {
+        *why = u"%1 is not a regular file (a FIFO, device or folder is never read)"_s.arg(
+            QDir::toNativeSeparators(path));
+        return -1;
+    }
+    return st.st_size;
+}
+
+// Reads a regular file whole (non-blocking open, fstat checked); false + a sentence otherwise.
+bool readRegular(const QString &path, QByteArray *out, QString *why) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        *why = u"%1 is not a regular file (a FIFO, device or folder is never read)"_s.arg(
+            QDir::toNativeSeparators(path));
+        return false;
+    }
+    QFile f;
+    if (!f.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        *why = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString());
+        return false;
+    }
+    *out = f.readAll();
+    return true;
+}
+
+// The first few line errors of an events file and how many more: a file of bad lines costs a few
+// sentences, not one per line.
+constexpr qsizetype kMaxEventWarnings = 20;
+QStringList capWarnings(QStringList errors) {
+    if (errors.size() > kMaxEventWarnings) {
+        const qsizetype more = errors.size() - kMaxEventWarnings;
+        errors.resize(kMaxEventWarnings);
+        errors.append(u"... and %1 more damaged lines of events.jsonl (not listed)"_s.arg(more));
+    }
+    return errors;
+}
+
+// An events.jsonl too large to keep, read in 1 MiB pieces into the builder: memory follows the result,
+// not the file.
+QStringList streamEvents(const QString &path, SweepResultBuilder &builder) {
+    QStringList errors;
+    qsizetype bad = 0;
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    QFile f;
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !f.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        if (fd >= 0)
+            ::close(fd);
+        return {u"%1 could not be read as a regular file"_s.arg(QDir::toNativeSeparators(path))};
+    }
+    AgentProtocolParser parser;
+    auto consume = [&](const QList<AgentEvent> &events) {
+        for (const auto &e : events) {
+            if (!e.isError())
+                builder.add(e);
+            else if (++bad <= kMaxEventWarnings)
+                errors.append(u"events.jsonl line %1: %2"_s.arg(e.lineNumber).arg(e.error));
+        }
+    };
+    while (!f.atEnd()) {
+        const QByteArray chunk = f.read(1 << 20);
+        if (chunk.isEmpty())
+            break;
+        consume(parser.feed(chunk));
+    }
+    consume(parser.finish());
+    if (bad > kMaxEventWarnings)
+        errors.append(
+            u"... and %1 more damaged lines of events.jsonl (not listed)"_s.arg(bad - kMaxEventWarnings));
+    errors.append(u"%1 is %2 MiB: its events were read into the result, not kept in memory"_s.arg(
+        QDir::toNativeSeparators(path), QString::number(double(st.st_size) / (1 << 20), 'f', 0)));
+    return errors;
 }
 
 // Missing -> nullopt and no error; unreadable or not a JSON object -> nullopt and a sentence.
 std::optional<QJsonObject> readObject(const QString &path, QString *error) {
-    QFile f(path);
-    if (!f.exists())
+    if (!QFileInfo::exists(path))
         return std::nullopt;
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), f.errorString());
+    // Non-blocking, a regular file of at most kMaxPartBytes: a FIFO or a huge file in a run folder is a
+    // sentence, not a hang or the memory.
+    constexpr qint64 kMaxPartBytes = 64LL << 20;
+    const qint64 size = regularFileSize(path, error);
+    if (size < 0)
+        return std::nullopt;
+    if (size > kMaxPartBytes) {
+        *error = u"%1 is %2 MiB, more than the %3 MiB a run's file may be; not read"_s.arg(
+            QDir::toNativeSeparators(path), QString::number(size >> 20),
+            QString::number(kMaxPartBytes >> 20));
         return std::nullopt;
     }
+    QByteArray bytes;
+    if (!readRegular(path, &bytes, error))
+        return std::nullopt;
     QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
         *error = pe.error != QJsonParseError::NoError
                      ? u"%1 is not valid JSON (%2 at byte %3)"_s
@@ -64,6 +175,29 @@ QByteArray jsonBytes(const QJsonObject &o) {
 }
 
 } // namespace
+
+bool WorkspaceRun::readRegularFile(const QString &path, QByteArray *out, QString *why, qint64 maxBytes) {
+    QString reason;
+    const qint64 size = regularFileSize(path, &reason);
+    if (size >= 0 && size > maxBytes)
+        reason = u"%1 is %2 bytes, more than the %3 it may be; not read"_s.arg(QDir::toNativeSeparators(path))
+                     .arg(size)
+                     .arg(maxBytes);
+    if (reason.isEmpty() && readRegular(path, out, &reason))
+        return true;
+    return failWith(why, reason);
+}
+
+bool WorkspaceRun::isSafeRunId(const QString &id, QString *why) {
+    bool ok = !id.isEmpty() && id.size() <= 128 && !id.startsWith(u'.') && !id.contains(u".."_s);
+    for (const QChar c : id)
+        ok = ok && c.unicode() < 128 && (c.isLetterOrNumber() || c == u'-' || c == u'_' || c == u'.');
+    if (!ok)
+        failWith(why, u"The run id '%1' cannot name a run folder (1 to 128 letters, digits, '.', '-' or '_', "
+                      u"not starting with '.', no '..'); nothing was written for it."_s.arg(
+                          hostText(id.left(200), 200)));
+    return ok;
+}
 
 bool WorkspaceRun::looksLikeRun(const QString &dir) {
     const QDir d(dir);
@@ -108,13 +242,19 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     run.headroom = optional(u"headroom.json"_s);
     run.serving = optional(u"serving.json"_s);
 
-    QFile events(d.filePath(u"events.jsonl"_s));
-    if (events.exists()) {
-        if (events.open(QIODevice::ReadOnly))
-            run.events = events.readAll();
-        else
-            run.warnings.append(
-                u"%1: %2"_s.arg(QDir::toNativeSeparators(events.fileName()), events.errorString()));
+    // events.jsonl is opened non-blocking and must be a regular file (a FIFO there would hang the read);
+    // up to kMaxKeptEventsBytes it is kept, beyond that it is only streamed into the result below.
+    const QString eventsPath = d.filePath(u"events.jsonl"_s);
+    qint64 eventsSize = -1;
+    if (QFileInfo::exists(eventsPath) || QFileInfo(eventsPath).isSymLink()) {
+        QString eventsWhy;
+        eventsSize = regularFileSize(eventsPath, &eventsWhy);
+        if (eventsSize < 0)
+            run.warnings.append(eventsWhy);
+        else if (eventsSize <= kMaxKeptEventsBytes && !readRegular(eventsPath, &run.events, &eventsWhy))
+            run.warnings.append(eventsWhy);
+        else if (eventsSize > kMaxKeptEventsBytes)
+            run.eventsFile = eventsPath;
     }
     why.clear();
     if (auto cached = SweepResultCache::read(run.dir)) {
@@ -135,9 +275,12 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     }
     if (!run.hasResultFile) {
         SweepResultBuilder builder;
-        run.warnings.append(builder.addEventsFile(run.events));
+        if (run.eventsFile.isEmpty())
+            run.warnings.append(capWarnings(builder.addEventsFile(run.events)));
+        else
+            run.warnings.append(streamEvents(run.eventsFile, builder));
         run.result = builder.result();
-        if (run.events.isEmpty() && run.spec.isEmpty()) {
+        if (run.events.isEmpty() && run.eventsFile.isEmpty() && run.spec.isEmpty()) {
             failWith(error, why.isEmpty() ? u"%1 holds no readable result, events or spec"_s.arg(
                                                 QDir::toNativeSeparators(dir))
                                           : why);
@@ -173,6 +316,14 @@ bool WorkspaceRun::save(QString *error) const {
         return false;
     if (!events.isEmpty() && !writeFile(d.filePath(u"events.jsonl"_s), events, error))
         return false;
+    if (events.isEmpty() && !eventsFile.isEmpty() &&
+        QFileInfo(eventsFile).absoluteFilePath() !=
+            QFileInfo(d.filePath(u"events.jsonl"_s)).absoluteFilePath()) {
+        QFile::remove(d.filePath(u"events.jsonl"_s));
+        if (!QFile::copy(eventsFile, d.filePath(u"events.jsonl"_s)))
+            return failWith(error, u"Could not copy %1 into %2"_s.arg(QDir::toNativeSeparators(eventsFile),
+                                                                      QDir::toNativeSeparators(dir)));
+    }
     if ((hasResultFile || !result.measurements.isEmpty()) && result.status != "running"_L1 &&
         !writeFile(d.filePath(u"result.json"_s),
                    QJsonDocument(result.toJson()).toJson(QJsonDocument::Compact), error))

@@ -36,7 +36,8 @@ struct WorkspaceRun {
     QString note;  // e.g. where a demo came from
     QString source;
     QJsonObject spec;
-    QByteArray events;
+    QByteArray events;  // empty when the file was over kMaxKeptEventsBytes (eventsFile says where)
+    QString eventsFile; // the events.jsonl read by open() when events were not kept (save() copies it)
     bool hasResultFile = false;
     SweepResult result; // from result.json, else built from the events
     std::optional<QJsonObject> hostFacts;
@@ -46,6 +47,16 @@ struct WorkspaceRun {
     std::optional<QJsonObject> headroom; // HeadroomResult::fromJson reads it
     std::optional<QJsonObject> serving;  // ServingComparison::toJson()
     QStringList warnings; // problems that lost nothing (an unreadable optional file, a bad event line)
+
+    // events.jsonl of at most this size is kept in memory whole (save() writes it back); a larger one is
+    // read once, line by line, into the result and copied as a file by save().
+    static constexpr qint64 kMaxKeptEventsBytes = 32LL << 20;
+    // A run id that names a folder: 1-128 of [A-Za-z0-9._-], not starting with '.' and never "..": a
+    // hostile host's run_started must not name a path outside the workspace. false + *why otherwise.
+    static bool isSafeRunId(const QString &id, QString *why = nullptr);
+    // A regular file's bytes, opened non-blocking (a FIFO or device is refused by its fstat, never read),
+    // at most maxBytes; false + a sentence otherwise.
+    static bool readRegularFile(const QString &path, QByteArray *out, QString *why, qint64 maxBytes);
 
     static bool looksLikeRun(const QString &dir);
     // Reads a run folder; nullopt with a sentence when it holds no spec, events or result.

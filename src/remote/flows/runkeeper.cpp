@@ -42,6 +42,9 @@ bool RunKeeper::begin(const QString &workspacePath, WorkspaceRun run, QString *e
                       const QString &workspaceTitle) {
     m_pending.clear();
     m_dir.clear();
+    // The id comes from the host's run_started: it names a folder only when it cannot leave the workspace.
+    if (!WorkspaceRun::isSafeRunId(run.runId, error))
+        return false;
     if (!QFileInfo::exists(QDir(workspacePath).filePath(u"workspace.json"_s)) &&
         !Workspace::create(workspacePath, workspaceTitle, error))
         return false;
