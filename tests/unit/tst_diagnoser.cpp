@@ -74,11 +74,13 @@ class TestDiagnoser : public QObject {
     Q_OBJECT
 
     void quotedWarningRows(); // logs_data() rows of issue 23 item 2
+    void elidedNameRows();    // logs_data() rows of issue 41 (shortened names)
 
 private slots:
     void logs_data();
     void logs();
     void manyNamesAreCountedNotListed();
+    void elidedNamesSayWhatIsKnown();
     void manyStartsKeepTheLatest();
     void sameResultFromFileTextAndDevice_data();
     void sameResultFromFileTextAndDevice();
@@ -213,6 +215,42 @@ void TestDiagnoser::logs_data() {
            "bf16: up; E=64, N=1408, fp8_w8a8: down); no config loaded from triton_3_6_0"_s +
                kAssumed;
     quotedWarningRows();
+    elidedNameRows();
+}
+
+// Issue 41: names a poster shortened, and GPU names the server could not read. The target keeps what the
+// line says; nothing is guessed, and a name missing a part is no tuning job.
+void TestDiagnoser::elidedNameRows() {
+    // vllm/model_executor/layers/fused_moe/fused_moe.py, get_moe_configs():
+    //   logger.info("Using configuration from %s for MoE layer.", config_file_path)
+    // as quoted in a public tuning plan: "Using configuration from
+    // .../moe_configs_h100/E=24,N=768,device_name=....json"
+    QTest::newRow("elided: vLLM config in use, folder and device cut")
+        << QByteArray(
+               "(EngineCore_DP0 pid=7) INFO 03-14 09:13:11 [fused_moe.py:1030] Using configuration from "
+               ".../moe_configs_h100/E=24,N=768,device_name=....json for MoE layer.\n")
+        << QStringList{u"moe-config-used x1"_s} << QStringList{} << QString();
+    // sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_config.py, get_moe_configs():
+    //   "Using default MoE kernel config. Performance might be sub-optimal! Config file not found at %s, ..."
+    QTest::newRow("elided: SGLang device_name=... with dtype and block after it")
+        << untunedLine(0, "E=256,N=256,device_name=...,dtype=fp8_w8a8,block_shape=[128, 128]") + "\n"
+        << QStringList{u"moe-untuned x1"_s} << QStringList{} << QString();
+    QTest::newRow("elided: ,..., in the middle of the name")
+        << untunedLine(0, "E=256,N=256,...,block_shape=[128, 128]") + "\n"
+        << QStringList{u"moe-untuned x1"_s} << QStringList{} << QString();
+    QTest::newRow("elided: only the folder cut keeps the target")
+        << QByteArray("[2026-03-14 09:12:50 TP0] Using default MoE kernel config. Performance might be "
+                      "sub-optimal! Config file not found at .../E=128,N=768,device_name=NVIDIA_H200.json" +
+                      kTail + "\n")
+        << QStringList{u"moe-untuned x1"_s} << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200||U|"_s}
+        << QString();
+    // The name PyTorch gives a GPU its driver cannot name, in a public SGLang benchmark output:
+    // ".../configs/E=256,N=256,device_name=NVIDIA_Graphics_Device,dtype=fp8_w8a8,block_shape=[128, 128].json"
+    QTest::newRow("unreadable GPU name: NVIDIA_Graphics_Device is no target")
+        << untunedLine(
+               0, "E=256,N=256,device_name=NVIDIA_Graphics_Device,dtype=fp8_w8a8,block_shape=[128, 128]") +
+               "\n"
+        << QStringList{u"moe-untuned x1"_s} << QStringList{} << QString();
 }
 
 // Issue 23: only the server's own line is a finding, not the same words quoted inside another message
@@ -246,6 +284,92 @@ void TestDiagnoser::quotedWarningRows() {
             "\n")
         << QStringList{u"moe-untuned x1"_s} << QStringList{u"vllm|E=128, N=768, bf16|NVIDIA_H200||U|"_s}
         << QString();
+
+    // Issue 41: pastes as people make them. A record is told from a quote by its shape (a process prefix,
+    // a level word, a logger location; the record boundary before it), not by its column.
+    const QByteArray vllmPath =
+        "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/configs/"
+        "E=128,N=768,device_name=NVIDIA_H200.json";
+    // vllm/model_executor/layers/fused_moe/fused_moe.py, get_moe_configs():
+    // logger.warning("Using default MoE config. Performance might be sub-optimal! Config file not found at
+    // %s", ...)
+    const QByteArray vllmWarning = "WARNING 03-18 11:13:40 [fused_moe.py:1042] Using default MoE config. "
+                                   "Performance might be sub-optimal! Config file not found at " +
+                                   vllmPath;
+    const QStringList vllmTarget{u"vllm|E=128, N=768, bf16|NVIDIA_H200||U|"_s};
+    QTest::newRow("newlines lost: a vLLM record mid-line after other records")
+        << ("(EngineCore_DP0 pid=192) INFO 03-18 11:13:38 [layer.py:372] Enabled separate cuda stream for "
+            "MoE "
+            "shared_experts (EngineCore_DP0 pid=192) INFO 03-18 11:13:38 [fp8.py:205] Loading weights took "
+            "3.1 s (Worker_TP0 pid=311) " +
+            vllmWarning +
+            " (Worker_TP0 pid=311) INFO 03-18 11:13:41 [gpu_model_runner.py:2000] Model loading "
+            "took 15.2 GiB\n")
+        << QStringList{u"moe-untuned x1"_s} << vllmTarget << QString();
+    QTest::newRow("newlines lost without a blank: two ranks glued")
+        << ("(Worker_TP0 pid=311) " + vllmWarning + "(Worker_TP1 pid=312) " + vllmWarning + "\n")
+        << QStringList{u"moe-untuned x2"_s} << vllmTarget << QString();
+    QTest::newRow("cut paste: the prefix lost its opening parenthesis")
+        << ("VllmWorker rank=2 pid=4711) " + vllmWarning + "\n") << QStringList{u"moe-untuned x1"_s}
+        << vllmTarget << QString();
+    QTest::newRow("cut paste deeper: the process name and pid= cut")
+        << ("d=4711) " + vllmWarning + "\n") << QStringList{u"moe-untuned x1"_s} << vllmTarget << QString();
+    QTest::newRow("newlines lost: an SGLang record after a request log")
+        << ("[2026-03-14 09:12:49 TP0] Prefill batch. #new-seq: 1, #new-token: 7 " + untunedLine(0) + "\n")
+        << QStringList{u"moe-untuned x1"_s, u"triton-folder-no-config x1"_s}
+        << QStringList{u"sglang|E=128, N=768, bf16|NVIDIA_H200|triton_3_6_0~|U|"_s} << QString();
+    QTest::newRow("record shape quoted inside a vLLM request log")
+        << ("(APIServer pid=7) INFO 03-14 09:12:50 [logger.py:41] Received request cmpl-1: prompt: '"
+            "(Worker_TP0 pid=311) " +
+            vllmWarning + "', params: SamplingParams(n=1)\n")
+        << QStringList{} << QStringList{} << QString();
+    QTest::newRow("record shape quoted inside an SGLang request object")
+        << ("[2026-03-14 09:12:50 TP0] Receive: obj=GenerateReqInput(text=" + untunedLine(0) + ", rid=1)\n")
+        << QStringList{} << QStringList{} << QString();
+}
+
+// Issue 41: what a shortened name says, what it does not, and what to find out; never a guessed part.
+void TestDiagnoser::elidedNamesSayWhatIsKnown() {
+    auto only = [](const QByteArray &log) {
+        const Diagnosis d = Diagnoser().diagnoseText(log);
+        for (const Finding &f : d.findings) {
+            if (f.rule.startsWith(u"moe-"_s))
+                return f;
+        }
+        return Finding{};
+    };
+    const Finding device =
+        only(untunedLine(0, "E=256,N=256,device_name=...,dtype=fp8_w8a8,block_shape=[128, 128]"));
+    QVERIFY2(
+        device.title.contains(u"E=256, N=256, fp8_w8a8, block [128, 128] on an unknown GPU; GPU name not in "
+                              "the paste"_s),
+        qPrintable(device.title));
+    QVERIFY(!device.target);
+    QVERIFY2(device.advice.startsWith(u"Find out the GPU name as the server writes it"_s),
+             qPrintable(device.advice));
+    const Finding middle = only(untunedLine(0, "E=256,N=256,...,block_shape=[128, 128]"));
+    QVERIFY2(
+        middle.title.contains(u"E=256, N=256, dtype unknown, block [128, 128] on an unknown GPU; GPU name, "
+                              "dtype not in the paste"_s),
+        qPrintable(middle.title));
+    QVERIFY2(middle.explanation.contains(u"moetune does not guess them"_s), qPrintable(middle.explanation));
+    const Finding unnamed = only(untunedLine(
+        0, "E=256,N=256,device_name=NVIDIA_Graphics_Device,dtype=fp8_w8a8,block_shape=[128, 128]"));
+    QVERIFY2(unnamed.title.contains(u"on NVIDIA_Graphics_Device (a GPU the server could not name)"_s),
+             qPrintable(unnamed.title));
+    QVERIFY2(unnamed.explanation.contains(u"moetune offers no tuning job for it"_s),
+             qPrintable(unnamed.explanation));
+    QVERIFY(unnamed.advice.contains(u"nvidia-smi -L"_s));
+    const Finding noShape = only(untunedLine(0, "E=...,N=...,device_name=..."));
+    QVERIFY2(noShape.title.contains(u"names no shape"_s), qPrintable(noShape.title));
+    QVERIFY(!noShape.target);
+    const Finding folder =
+        only("[2026-03-14 09:12:50 TP0] Using default MoE kernel config. Performance might be "
+             "sub-optimal! Config file not found at .../E=128,N=768,device_name=NVIDIA_H200.json" +
+             kTail + "\n");
+    QVERIFY(folder.target);
+    QVERIFY(folder.target->configRoot.isEmpty());
+    QVERIFY2(folder.explanation.contains(u"The paste cut the folder"_s), qPrintable(folder.explanation));
 }
 
 // More distinct config names than a diagnosis lists: the first kMaxShapeFindings are findings and targets,

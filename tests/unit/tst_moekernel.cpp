@@ -164,6 +164,73 @@ void TestMoeKernel::wordings_data() {
                list)
         << u"DEEPGEMM|Fp8|partly"_s
         << u"MoE kernel DEEPGEMM (Fp8): Triton config files matter only for the shapes it hands to Triton"_s;
+    // Issue 41: vLLM before its backend oracle (quoted from the upstream source line by line).
+    // vllm/model_executor/layers/quantization/fp8.py, get_fp8_moe_backend():
+    //   logger.info_once("Using Triton backend for FP8 MoE")
+    QTest::newRow("vllm legacy: Using Triton backend for FP8 MoE (fp8.py)")
+        << QByteArray(
+               "(EngineCore_DP0 pid=192) INFO 03-18 11:13:38 [fp8.py:205] Using Triton backend for FP8 MoE")
+        << u"Triton|FP8|used"_s << u"MoE kernel Triton (FP8): its Triton config files decide its speed"_s;
+    //   logger.info_once("Using Marlin backend for FP8 MoE")
+    QTest::newRow("vllm legacy: Using Marlin backend for FP8 MoE (fp8.py)")
+        << QByteArray(
+               "(EngineCore_DP0 pid=192) INFO 03-18 11:13:38 [fp8.py:170] Using Marlin backend for FP8 MoE")
+        << u"Marlin|FP8|unused"_s
+        << u"MoE kernel Marlin (FP8): no Triton config file is read, tuning would not change its speed"_s;
+    //   logger.info_once("Using DeepGEMM backend for FP8 MoE", scope="local")
+    QTest::newRow("vllm legacy: Using DeepGEMM backend for FP8 MoE (fp8.py)")
+        << QByteArray(
+               "(Worker_TP0 pid=311) INFO 03-18 11:13:38 [fp8.py:181] Using DeepGEMM backend for FP8 MoE")
+        << u"DeepGEMM|FP8|partly"_s
+        << u"MoE kernel DeepGEMM (FP8): Triton config files matter only for the shapes it hands to Triton"_s;
+    //   logger.info_once("Using Cutlass BlockScaled GroupedGemm backend for FP8 MoE", scope="local")
+    QTest::newRow("vllm legacy: Cutlass BlockScaled GroupedGemm for FP8 MoE (fp8.py)")
+        << QByteArray("(Worker_TP0 pid=311) INFO 03-18 11:13:38 [fp8.py:192] Using Cutlass BlockScaled "
+                      "GroupedGemm backend for FP8 MoE")
+        << u"Cutlass BlockScaled GroupedGemm|FP8|unused"_s
+        << u"MoE kernel Cutlass BlockScaled GroupedGemm (FP8): no Triton config file is read, tuning would "
+           u"not "
+           "change its speed"_s;
+    //   logger.info_once("Using FlashInfer FP8 MoE TRTLLM backend for SM100")
+    QTest::newRow("vllm legacy: FlashInfer FP8 MoE TRTLLM backend for SM100 (fp8.py)")
+        << QByteArray("(Worker_TP0 pid=311) INFO 03-18 11:13:38 [fp8.py:150] Using FlashInfer FP8 MoE TRTLLM "
+                      "backend for SM100")
+        << u"FlashInfer TRTLLM|FP8|unused"_s
+        << u"MoE kernel FlashInfer TRTLLM (FP8): no Triton config file is read, tuning would not change its "
+           "speed"_s;
+    // vllm/model_executor/layers/quantization/utils/nvfp4_moe_support.py, select_nvfp4_moe_backend():
+    //   f"Using {backend.value} backend for NvFp4 MoE" with MARLIN = "vLLM MARLIN"
+    QTest::newRow("vllm legacy: Using vLLM MARLIN backend for NvFp4 MoE (nvfp4_moe_support.py)")
+        << QByteArray(
+               "(EngineCore_DP0 pid=77) INFO 11-02 10:00:00 [nvfp4_moe_support.py:70] Using vLLM MARLIN "
+               "backend for NvFp4 MoE")
+        << u"vLLM MARLIN|NvFp4|unused"_s
+        << u"MoE kernel vLLM MARLIN (NvFp4): no Triton config file is read, tuning would not change its "
+           "speed"_s;
+    //   "Requested FlashInfer backend for NvFp4 MoE, but it's not available. Falling back to %s for NvFp4
+    //   MoE" with VLLM_CUTLASS = "vLLM CUTASS" (sic)
+    QTest::newRow("vllm legacy: Falling back to vLLM CUTASS for NvFp4 MoE (nvfp4_moe_support.py)")
+        << QByteArray(
+               "(EngineCore_DP0 pid=77) WARNING 11-02 10:00:00 [nvfp4_moe_support.py:75] Requested "
+               "FlashInfer backend for NvFp4 MoE, but it's not available. Falling back to vLLM CUTASS for "
+               "NvFp4 MoE")
+        << u"vLLM CUTASS|NvFp4|unused"_s
+        << u"MoE kernel vLLM CUTASS (NvFp4): no Triton config file is read, tuning would not change its "
+           "speed"_s;
+    // vllm/model_executor/layers/quantization/mxfp4.py, get_mxfp4_backend():
+    //   logger.info_once("Using FlashInfer MXFP4 MXFP8 CUTLASS backend for SM100")
+    QTest::newRow("vllm legacy: FlashInfer MXFP4 MXFP8 CUTLASS backend for SM100 (mxfp4.py)")
+        << QByteArray(
+               "(EngineCore_DP0 pid=77) INFO 08-06 10:00:00 [mxfp4.py:110] Using FlashInfer MXFP4 MXFP8 "
+               "CUTLASS backend for SM100")
+        << u"FlashInfer MXFP8 CUTLASS|MXFP4|unused"_s
+        << u"MoE kernel FlashInfer MXFP8 CUTLASS (MXFP4): no Triton config file is read, tuning would not "
+           "change its speed"_s;
+    //   logger.info_once("Using Triton backend") -- OpenAI's triton_kernels, not the fused-MoE kernel
+    QTest::newRow("vllm legacy: mxfp4.py Using Triton backend is triton_kernels")
+        << QByteArray("(EngineCore_DP0 pid=77) INFO 08-06 10:00:00 [mxfp4.py:140] Using Triton backend")
+        << u"Triton|Mxfp4|unused"_s
+        << u"MoE kernel Triton (Mxfp4): no Triton config file is read, tuning would not change its speed"_s;
     // SGLang: the printed server_args, and the model-specific switches.
     QTest::newRow("sglang server_args auto")
         << QByteArray(
@@ -245,9 +312,15 @@ void TestMoeKernel::lookups_data() {
     const QByteArray fp8 = "E=256,N=512,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128,128]";
     QTest::newRow("no kernel line: Triton assumed")
         << vllmUntuned(bf16) << Severity::Warning << QString()
-        << u"The log does not say which MoE kernel runs; moetune assumes the Triton fused-MoE kernel, the "
-           u"default "
-           "on Hopper/Ampere for bf16"_s
+        << u"The log does not say which MoE kernel runs; moetune assumes the Triton fused-MoE kernel, whose "
+           "config lookup printed this line (the default on Hopper/Ampere for bf16)."_s
+        << u"; the log does not name the MoE kernel (Triton fused MoE assumed)"_s;
+    // Issue 41: a B200 fp8 lookup said "the default on Hopper/Ampere for bf16", true of neither.
+    QTest::newRow("no kernel line, B200 fp8: no Hopper/Ampere claim")
+        << vllmUntuned("E=256,N=512,device_name=NVIDIA_B200,dtype=fp8_w8a8,block_shape=[128,128]")
+        << Severity::Warning << QString()
+        << u"whose config lookup printed this line. On NVIDIA_B200 with fp8_w8a8 layers the server may pick "
+           "another kernel for the main layers"_s
         << u"; the log does not name the MoE kernel (Triton fused MoE assumed)"_s;
     QTest::newRow("TRITON Unquantized runs the bf16 layers")
         << QByteArray(oracle + "TRITON Unquantized" + list + vllmUntuned(bf16)) << Severity::Warning

@@ -119,6 +119,23 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
                 m.reset();
             return m;
         };
+        // A paste that lost its newlines: every record of the line on its own, as the server printed it.
+        if (const QList<qsizetype> starts = LogPrefix::recordStartsWithin(joined); !starts.isEmpty()) {
+            for (qsizetype k = 0; k <= starts.size(); ++k) {
+                const qsizetype from = k == 0 ? 0 : starts[k - 1];
+                const qsizetype to = k == starts.size() ? joined.size() : starts[k];
+                const QByteArray piece = joined.sliced(from, to - from).trimmed();
+                if ((m_lineSearcher.presentIn(piece) & m_moeBits) == 0)
+                    continue;
+                const QString pieceText = QString::fromUtf8(piece);
+                if (const std::optional<MoeMessage> m = ownMessage(piece, pieceText)) {
+                    m_consumedThrough = hit.line + extra;
+                    handleMoe(*m, pieceText, piece, hit.line);
+                }
+            }
+            finishHit(hit, present);
+            return;
+        }
         std::optional<MoeMessage> msg = ownMessage(joined, text);
         qint64 line = hit.line;
         if (!msg) { // the message may have started on a line the terminal wrapped before this one
@@ -141,6 +158,10 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
             handleMoe(*msg, text, joined, line);
         }
     }
+    finishHit(hit, present);
+}
+
+void DiagnosisBuilder::finishHit(const LogReader::Hit &hit, quint64 present) {
     if (present & m_serverBits) {
         if (const std::optional<ServerEvent> event = ServerEvent::parse(hit.text))
             handleServerEvent(*event, hit);
@@ -207,9 +228,20 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
         for (const Rule *rule : m_rulesByLiteral[i]) {
             if (i >= 63 && !text.contains(rule->prefilter))
                 continue;
+            if (!m_outOfBudget.isEmpty() && m_outOfBudget.contains(rule))
+                continue;
             if (str.isNull())
                 str = QString::fromUtf8(text);
             const QRegularExpressionMatch m = rule->pattern.match(str);
+            if (!m.isValid()) { // out of its match budget (Rule::kMatchBudget): named, then left out
+                m_outOfBudget.insert(rule);
+                bool made = false;
+                Entry &b = entry(u"rule-budget-"_s + rule->id, u"rule-budget"_s, Severity::Warning, &made);
+                b.finding.title = rule->budgetTitle();
+                b.finding.explanation = rule->budgetExplanation();
+                addEvidence(b, line, str, 0, 0, QString());
+                continue;
+            }
             if (!m.hasMatch())
                 continue;
             if (!prefix) {
@@ -359,7 +391,10 @@ std::optional<TuningTarget> DiagnosisBuilder::denseTargetFor(const QString &path
 }
 
 std::optional<TuningTarget> DiagnosisBuilder::targetFor(const QString &path, Framework framework) const {
-    std::optional<ConfigName> name = ConfigName::parse(path);
+    // A name a paste shortened: a target only where every part of the name is printed (the folder may be
+    // cut: then it is not known, never guessed); an unreadable GPU name is no target (docs/servers.md 1).
+    const std::optional<PartialConfigName> partial = PartialConfigName::parse(path);
+    std::optional<ConfigName> name = partial ? partial->whole() : ConfigName::parse(path);
     if (!name)
         return std::nullopt;
     TuningTarget t;
@@ -376,6 +411,8 @@ std::optional<TuningTarget> DiagnosisBuilder::targetFor(const QString &path, Fra
     } else {
         t.configRoot = dir;
     }
+    if (partial && partial->folderElided)
+        t.configRoot.clear(); // "/.../configs": the paste cut where the server looks
     return t;
 }
 

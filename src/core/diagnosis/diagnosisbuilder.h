@@ -78,6 +78,8 @@ private:
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
+    // The server events and data rules of a line, after its MoE messages.
+    void finishHit(const LogReader::Hit &hit, quint64 present);
     void handleServerEvent(const ServerEvent &event, const LogReader::Hit &hit);
     void applyRules(const QByteArray &text, qint64 line, quint64 present);
     Entry &entry(const QString &id, const QString &ruleId, Severity severity, bool *created);
@@ -118,6 +120,7 @@ private:
     QList<QList<const Rule *>> m_rulesByLiteral;
     QList<Entry> m_entries;
     QHash<std::pair<QString, int>, qsizetype> m_index; // (finding id, segment) -> entry
+    QSet<const Rule *> m_outOfBudget; // rules that ran out of their match budget: not applied again
     QList<Segment> m_segments{Segment{}};
     qint64 m_consumedThrough = 0;
     qint64 m_startsOmitted = 0;               // earlier server starts whose details were dropped

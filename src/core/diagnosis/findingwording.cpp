@@ -94,6 +94,85 @@ void describeBlockFp8(Finding &f, const MoeMessage &msg) {
                u"/. moetune tunes the fused-MoE kernel only."_s;
 }
 
+// "E=128, N=768, fp8_w8a8 on an unknown GPU (its name was cut from the paste)"
+QString partialShape(const PartialConfigName &p) {
+    QString gpu;
+    if (p.deviceUnreadable)
+        gpu = *p.deviceName + u" (a GPU the server could not name)"_s;
+    else if (!p.deviceName)
+        gpu = u"an unknown GPU"_s;
+    else
+        gpu = p.deviceName->isEmpty() ? u"an unnamed GPU"_s : *p.deviceName;
+    return p.shapeText() + u" on "_s + gpu;
+}
+
+// A lookup whose file name a paste shortened, or whose GPU name the server could not read: what the
+// line does say, what it does not, and how to find that out (docs/servers.md section 1).
+void describePartial(Finding &f, const MoeMessage &msg, const PartialConfigName &p, const QString &server) {
+    const QStringList unknown = p.unknownParts();
+    const bool used =
+        msg.kind == MoeMessage::Kind::ConfigUsed || msg.kind == MoeMessage::Kind::ConfigUsedVllm;
+    const bool down =
+        p.down || msg.kind == MoeMessage::Kind::DownMissing || msg.kind == MoeMessage::Kind::DownReusesUp;
+    const QString shape = partialShape(p);
+    if (!p.experts && !p.n) {
+        f.title = (used ? u"Tuned MoE config in use; the pasted line names no shape"_s
+                        : u"MoE config lookup that names no shape (cut from the paste)"_s);
+        f.explanation = server +
+                        (used ? u" loaded a tuned fused-MoE config, "_s
+                              : u" looked for a tuned fused-MoE config and did not find it, "_s) +
+                        u"but this copy of the line shows the file name as "_s + fileNameOf(msg.path) +
+                        u": the experts (E) and N were cut, so there is no shape to tune here."_s;
+        f.advice =
+            u"Find the whole line in the server's own log (Diagnose Host reads it), or read E from the "
+            "model's config.json (n_routed_experts / num_local_experts) and N from "
+            "moe_intermediate_size divided by the tensor-parallel size."_s;
+        return;
+    }
+    if (p.deviceUnreadable && unknown.isEmpty()) {
+        f.title = (used ? u"Tuned MoE config in use for "_s : u"No tuned MoE config for "_s) + shape;
+        f.explanation =
+            server + u" asked PyTorch for the GPU's name and got \""_s + *p.deviceName +
+            u"\", the name a driver or PyTorch too old for this GPU gives it, so it "_s +
+            (used ? u"loaded "_s : u"looked for "_s) + msg.path +
+            u". No config anyone ships carries that name, and a config tuned for this GPU under its real "
+            u"name "
+            "is not found either. moetune offers no tuning job for it: the name says nothing about the GPU."_s;
+        f.advice =
+            u"Find out which GPU this is (nvidia-smi -L on the host) and update the NVIDIA driver and "
+            "PyTorch until torch.cuda.get_device_name() names it; then diagnose the new log, which names "
+            "the file to tune."_s;
+        return;
+    }
+    f.title = (used ? u"Tuned MoE config in use for "_s : u"No tuned MoE config for "_s) + shape +
+              (down ? u" (down projection)"_s : QString()) + u"; "_s + unknown.join(u", "_s) +
+              u" not in the paste"_s;
+    QString found = used ? u" loaded a tuned fused-MoE config"_s
+                         : u" found no tuned fused-MoE config and runs built-in default tile sizes"_s;
+    if (msg.kind == MoeMessage::Kind::DownReusesUp)
+        found = u" found no tuned down-projection config and runs the down GEMM with the tuned up-projection "
+                "config, without TMA"_s;
+    f.explanation = server + found + u". The line was shortened where it was pasted (\""_s +
+                    fileNameOf(msg.path) + u"\"): it says "_s + p.shapeText() + u", but not the "_s +
+                    unknown.join(u", "_s) +
+                    u". moetune does not guess them, so this finding is no tuning job yet."_s;
+    if (p.folderElided)
+        f.explanation += u" The folder was cut as well."_s;
+    QStringList ask;
+    if (!p.deviceName)
+        ask << u"the GPU name as the server writes it (torch.cuda.get_device_name() with spaces as "
+               "underscores; Diagnose Host shows it)"_s;
+    if (!p.experts || !p.n)
+        ask << u"E and N (the model's config.json: experts, and moe_intermediate_size / TP)"_s;
+    if (!p.dtype)
+        ask << u"the dtype (the model's quantisation: fp8_w8a8 for FP8 checkpoints, none for bf16)"_s;
+    if (!p.blockShape)
+        ask << u"the block shape (weight_block_size in the model's quantization_config)"_s;
+    f.advice = u"Find out "_s + ask.join(u"; "_s) +
+               u". The whole line in the server's own log says all of it: Diagnose Host reads that log, and "
+               "its finding is a tuning job."_s;
+}
+
 } // namespace
 
 void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
@@ -111,6 +190,12 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
         return;
     case MoeMessage::Kind::ConfigUsed:
     case MoeMessage::Kind::ConfigUsedVllm: {
+        if (const std::optional<PartialConfigName> partial = PartialConfigName::parse(msg.path);
+            partial && !f.target) {
+            describePartial(f, msg, *partial, server);
+            f.advice = u"Nothing to do for this shape."_s;
+            return;
+        }
         const QString shape =
             f.target ? f.target->shapeSummary() + u" on "_s + deviceText(*f.target) : fileNameOf(msg.path);
         const bool both = f.target && f.target->upLoaded && f.target->downLoaded;
@@ -139,6 +224,10 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
         break;
     }
     if (!f.target) {
+        if (const std::optional<PartialConfigName> partial = PartialConfigName::parse(msg.path)) {
+            describePartial(f, msg, *partial, server);
+            return;
+        }
         f.title = u"No tuned MoE config for "_s + fileNameOf(msg.path);
         f.explanation =
             u"The server found no tuned fused-MoE config at "_s + msg.path +
@@ -151,7 +240,12 @@ void FindingWording::describeMoe(Finding &f, const MoeMessage &msg) {
     const TuneSpec spec = TuneSpec::fromTarget(t);
     const bool down = ConfigName::parse(msg.path).value_or(ConfigName{}).down;
     const QString shape = t.shapeSummary() + u" on "_s + deviceText(t);
-    const QString folderNote = folderNoteFor(t) + shapeNoteFor(t);
+    QString folderNote = folderNoteFor(t) + shapeNoteFor(t);
+    if (const std::optional<PartialConfigName> partial = PartialConfigName::parse(msg.path);
+        partial && partial->folderElided)
+        folderNote += u" The paste cut the folder (\""_s + folderOf(msg.path) +
+                      u"/\"): where this server reads its configs is not in this line; Diagnose Host or the "
+                      "server's own log shows it."_s;
     switch (msg.kind) {
     case MoeMessage::Kind::Fallback:
         f.title = u"MoE config for "_s + shape + (down ? u" (down)"_s : QString()) + u" taken from "_s +

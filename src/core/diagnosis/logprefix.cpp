@@ -151,6 +151,60 @@ qsizetype gluedPrefixAt(QByteArrayView s) {
     return -1;
 }
 
+// A logger location at the start of s, "[file.py:123]" (vLLM) or "file.py:123]" (older vLLM): its length,
+// or 0.
+qsizetype loggerLocationLength(QByteArrayView s) {
+    const qsizetype from = !s.isEmpty() && s.front() == '[' ? 1 : 0;
+    const qsizetype limit = std::min<qsizetype>(s.size(), 120);
+    qsizetype colon = -1;
+    for (qsizetype i = from; i < limit; ++i) {
+        const char c = s[i];
+        if (c == ']')
+            return colon >= from + 4 && colon + 1 < i && s.sliced(colon - 3, 3) == ".py" ? i + 1 : 0;
+        if (c == ':') {
+            if (colon > 0)
+                return 0;
+            colon = i;
+        } else if (colon > 0 ? !isDigit(c) : (c == ' ' || c == '\'' || c == '"' || c == '[' || c == '(')) {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+// vLLM's "LEVEL MM-DD HH:MM:SS [file.py:123] " at the start of s: its length, or 0.
+qsizetype vllmRecordHeadLength(QByteArrayView s) {
+    const qsizetype level = vllmLevelLength(s);
+    if (level == 0)
+        return 0;
+    qsizetype i = level + 14; // "MM-DD HH:MM:SS"
+    i = withFraction(s, i);
+    i = skipSpaces(s, i);
+    const qsizetype location = loggerLocationLength(s.sliced(i));
+    return location > 0 ? i + location : 0;
+}
+
+// A process prefix whose opening parenthesis (and maybe more) a paste cut off:
+// "VllmWorker rank=2 pid=123) WARNING 03-14 09:12:50 ...": the length up to its ')', or 0. Only with
+// nothing that opens or quotes before it and vLLM's level and date right after it.
+qsizetype cutProcessPrefixLength(QByteArrayView s) {
+    const qsizetype limit = std::min<qsizetype>(s.size(), 120);
+    for (qsizetype i = 0; i < limit; ++i) {
+        const char c = s[i];
+        if (c == '(' || c == '[' || c == '\'' || c == '"')
+            return 0;
+        if (c != ')')
+            continue;
+        if (i == 0)
+            return 0;
+        // With "pid=" left, vLLM's level and date; cut deeper, its whole record head with the location.
+        const QByteArrayView after = s.sliced(skipSpaces(s, i + 1));
+        return (s.first(i).contains("pid=") ? vllmLevelLength(after) : vllmRecordHeadLength(after)) > 0 ? i
+                                                                                                        : 0;
+    }
+    return 0;
+}
+
 LogPrefix scanImpl(QByteArrayView line, bool allowGlued) {
     LogPrefix p;
     qsizetype i = skipSpaces(line, 0);
@@ -178,6 +232,14 @@ LogPrefix scanImpl(QByteArrayView line, bool allowGlued) {
     bool gluedTried = !allowGlued;
     for (int round = 0; round < 8 && i < line.size(); ++round) {
         const QByteArrayView rest = line.sliced(i);
+        if (const qsizetype cut = round == 0 ? cutProcessPrefixLength(rest) : 0; cut > 0) {
+            p.sourceBytes = rest.first(cut).trimmed();
+            p.framework = Framework::VLLM;
+            p.recognised = true;
+            i = skipSpaces(line, i + cut + 1);
+            p.messageStart = i;
+            continue;
+        }
         if (rest.front() == '(') {
             const qsizetype close = rest.indexOf(')');
             if (close > 1 && close < 120 && rest.first(close).contains("pid=")) {
@@ -276,6 +338,81 @@ bool LogPrefix::startsRecord(QByteArrayView line) {
     if (rest.size() != line.size()) // a container runtime's line: its content decides
         return scanImpl(rest, true).recognised;
     return scanImpl(line, true).recognised;
+}
+
+QList<qsizetype> LogPrefix::recordStartsWithin(QByteArrayView line) {
+    QList<qsizetype> starts;
+    // Past the first record's own prefix: its words are no boundary.
+    qsizetype i = std::min(scanImpl(line, false).messageStart, line.size());
+    i = std::max<qsizetype>(1, i + vllmRecordHeadLength(line.sliced(i)));
+    bool inSingle = false, inDouble = false;
+    int depth = 0;
+    auto isAlnum = [](char c) { return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto boundary = [&](qsizetype at, qsizetype skip) {
+        starts.append(at);
+        inSingle = inDouble = false;
+        depth = 0;
+        i = at + skip;
+    };
+    while (i < line.size()) {
+        const char c = line[i];
+        if (inDouble) {
+            inDouble = c != '"';
+            ++i;
+            continue;
+        }
+        if (inSingle) {
+            // A closing quote ends a word; an apostrophe inside one ("server's") does not.
+            inSingle = !(c == '\'' && (i + 1 == line.size() || !isAlnum(line[i + 1])));
+            ++i;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            inDouble = true;
+            break;
+        case '\'':
+            inSingle = !isAlnum(line[i - 1]);
+            break;
+        case '(': {
+            const QByteArrayView rest = line.sliced(i);
+            const qsizetype close = rest.first(std::min<qsizetype>(rest.size(), 120)).indexOf(')');
+            if (depth == 0 && close > 1 && rest.first(close).contains(" pid=") &&
+                !rest.first(close).contains('\'') && !rest.first(close).contains('"')) {
+                const qsizetype head = skipSpaces(rest, close + 1);
+                if (const qsizetype record = vllmRecordHeadLength(rest.sliced(head)); record > 0) {
+                    boundary(i, head + record);
+                    continue;
+                }
+            }
+            ++depth;
+            break;
+        }
+        case ')':
+            depth = std::max(0, depth - 1);
+            break;
+        case '[':
+            if (depth == 0 && dateTimeLength(line.sliced(i + 1)) > 0) {
+                const qsizetype close =
+                    line.sliced(i).first(std::min<qsizetype>(line.size() - i, 64)).indexOf(']');
+                if (close > 0) {
+                    boundary(i, close + 1);
+                    continue;
+                }
+            }
+            break;
+        default:
+            if (depth == 0 && (line[i - 1] == ' ' || line[i - 1] == '\t')) {
+                if (const qsizetype record = vllmRecordHeadLength(line.sliced(i)); record > 0) {
+                    boundary(i, record);
+                    continue;
+                }
+            }
+            break;
+        }
+        ++i;
+    }
+    return starts;
 }
 
 QByteArrayView LogPrefix::continuation(QByteArrayView line) {

@@ -5,6 +5,7 @@
 #include "core/moe/framework.h"
 
 #include <QByteArrayView>
+#include <QList>
 #include <QString>
 
 namespace moetune {
@@ -27,6 +28,11 @@ struct LogPrefix {
     static LogPrefix scan(QByteArrayView line);
     // The line begins with a prefix of its own (so it is no terminal-wrapped continuation).
     static bool startsRecord(QByteArrayView line);
+    // Where further records start inside one line whose newlines a paste lost, in order (never 0). A
+    // record is told from a quote by its shape, not its column: vLLM's "(Proc pid=N) LEVEL MM-DD HH:MM:SS
+    // [file.py:N]" or "LEVEL MM-DD HH:MM:SS [file.py:N]" after a blank, SGLang's "[YYYY-MM-DD HH:MM:SS
+    // ...]", outside any quote or parenthesis that the text since the previous record opened.
+    static QList<qsizetype> recordStartsWithin(QByteArrayView line);
     // A continuation line without the container runtime's prefix ("<iso> stdout P ") in front.
     static QByteArrayView continuation(QByteArrayView line);
 };

@@ -117,6 +117,32 @@ QString lineText(qint64 line) {
     return line > 0 ? u", line "_s + QString::number(line) : QString();
 }
 
+// A GPU of the Hopper or Ampere generation, by the name the server writes into config names.
+bool isHopperOrAmpere(const QString &device) {
+    static const QStringList names{u"H100"_s, u"H200"_s, u"H800"_s, u"H20"_s, u"GH200"_s, u"A100"_s,
+                                   u"A800"_s, u"A10"_s,  u"A30"_s,  u"A40"_s, u"A6000"_s};
+    const QStringList words = QString(device).replace(u'-', u'_').split(u'_', Qt::SkipEmptyParts);
+    return std::any_of(words.begin(), words.end(), [](const QString &w) { return names.contains(w); });
+}
+
+// What moetune assumes about a lookup's kernel when the log names none: only the Triton fused-MoE kernel
+// prints these lookups; whether it is the server's default depends on the GPU and the dtype.
+QString assumedKernelNote(const std::optional<TuningTarget> &target) {
+    const QString base =
+        u" The log does not say which MoE kernel runs; moetune assumes the Triton fused-MoE kernel, whose "
+        "config lookup printed this line"_s;
+    if (!target)
+        return base + u'.';
+    const bool bf16 = target->name.dtype.isEmpty();
+    if (bf16 && isHopperOrAmpere(target->name.deviceName))
+        return base + u" (the default on Hopper/Ampere for bf16)."_s;
+    const QString gpu = target->name.deviceName.isEmpty() ? u"an unnamed GPU"_s : target->name.deviceName;
+    return base + u". On "_s + gpu + u" with "_s + dtypeText(*target) +
+           u" layers the server may pick another kernel for the main layers (FlashInfer, CUTLASS, DeepGEMM, "
+           "MARLIN), so the lookup may concern only some layers; a line that names the MoE backend says "
+           "which."_s;
+}
+
 void lower(Finding &f, const QString &titleNote, const QString &why) {
     if (f.severity == Severity::Warning)
         f.severity = Severity::Info;
@@ -215,9 +241,7 @@ QList<MoeKernelUse> MoeKernelVerdict::judge(const QList<MoeKernelSighting> &sigh
         if (!isLookup(f->rule))
             continue;
         if (sightings.isEmpty()) {
-            f->explanation +=
-                u" The log does not say which MoE kernel runs; moetune assumes the Triton fused-MoE kernel, "
-                "the default on Hopper/Ampere for bf16, whose config lookup printed this line."_s;
+            f->explanation += assumedKernelNote(f->target);
             continue;
         }
         if (effective.isEmpty())

@@ -104,4 +104,164 @@ const QStringList &ConfigName::knownDtypes() {
     return dtypes;
 }
 
+namespace {
+
+bool isEllipsis(QStringView s) {
+    return s == u"..."_s || s == u"\u2026"_s || s == u"\u2026."_s || s == u"...."_s;
+}
+
+} // namespace
+
+std::optional<PartialConfigName> PartialConfigName::parse(QStringView path) {
+    const qsizetype slash = std::max(path.lastIndexOf(u'/'), path.lastIndexOf(u'\\'));
+    const QStringView folder = slash >= 0 ? path.first(slash) : QStringView();
+    QStringView name = path.sliced(slash + 1).trimmed();
+    if (!name.endsWith(u".json"_s))
+        return std::nullopt;
+    name.chop(5);
+    PartialConfigName p;
+    if (name.endsWith(u"_down"_s)) {
+        p.down = true;
+        name.chop(5);
+    }
+    const QStringView lastFolder =
+        folder.sliced(std::max(folder.lastIndexOf(u'/'), folder.lastIndexOf(u'\\')) + 1);
+    p.folderElided = isEllipsis(lastFolder) || folder.startsWith(u"..."_s) ||
+                     folder.startsWith(u"\u2026"_s) || folder.contains(u"/.../"_s) ||
+                     folder.contains(u"/\u2026/"_s);
+    // Fields split at commas outside "[...]" (block_shape=[128, 128]).
+    QList<QStringView> fields;
+    int depth = 0;
+    qsizetype from = 0;
+    for (qsizetype i = 0; i <= name.size(); ++i) {
+        if (i < name.size() && name[i] == u'[')
+            ++depth;
+        else if (i < name.size() && name[i] == u']')
+            depth = std::max(0, depth - 1);
+        if (i == name.size() || (name[i] == u',' && depth == 0)) {
+            fields.append(name.sliced(from, i - from).trimmed());
+            from = i + 1;
+        }
+    }
+    // Field kinds in the servers' order: E, N, device_name, dtype, block_shape, per_channel_quant. An
+    // ellipsis may hide any kind between the printed fields around it; a kind outside every such gap that is
+    // not printed is absent (dtype bf16/fp16, no block shape).
+    bool sawField = false;
+    bool hidden[6] = {false, false, false, false, false, false};
+    int last = -1;
+    int cutFrom = -1; // an ellipsis since the last printed field: kinds from here may be hidden
+    auto closeGap = [&](int upTo) {
+        if (cutFrom < 0)
+            return;
+        for (int k = cutFrom; k <= upTo && k < 6; ++k)
+            hidden[k] = true;
+        cutFrom = -1;
+    };
+    static const QRegularExpression block =
+        precompiledRegex(u"^block_shape=\\[(\\d{1,5}), ?(\\d{1,5})\\]$"_s);
+    for (const QStringView f : fields) {
+        if (isEllipsis(f) || f.endsWith(u"..."_s) || f.endsWith(u"\u2026"_s)) {
+            p.nameElided = true;
+            if (f.startsWith(u"device_name="_s)) {
+                sawField = true;
+                last = 2;
+                cutFrom = 2; // the device name itself, and maybe what followed it
+            } else if (cutFrom < 0) {
+                cutFrom = last + 1;
+            }
+            continue;
+        }
+        int kind = -1;
+        if (f.startsWith(u"E="_s)) {
+            kind = 0;
+            bool ok = false;
+            const int e = f.sliced(2).toInt(&ok);
+            if (ok && e > 0)
+                p.experts = e;
+        } else if (f.startsWith(u"N="_s)) {
+            kind = 1;
+            bool ok = false;
+            const int n = f.sliced(2).toInt(&ok);
+            if (ok && n > 0)
+                p.n = n;
+        } else if (f.startsWith(u"device_name="_s)) {
+            kind = 2;
+            p.deviceName = f.sliced(12).toString();
+        } else if (f.startsWith(u"dtype="_s)) {
+            kind = 3;
+            p.dtype = f.sliced(6).toString();
+        } else if (const QRegularExpressionMatch m = block.match(f.toString()); m.hasMatch()) {
+            kind = 4;
+            p.blockShape = std::array<int, 2>{m.capturedView(1).toInt(), m.capturedView(2).toInt()};
+        } else if (f == u"per_channel_quant=True"_s) {
+            kind = 5;
+        }
+        if (kind < 0)
+            continue;
+        sawField = true;
+        closeGap(kind - 1);
+        last = kind;
+    }
+    closeGap(5);
+    if (!sawField)
+        return std::nullopt;
+    if (!p.dtype && !hidden[3])
+        p.dtype = QString();
+    if (!p.blockShape && !hidden[4])
+        p.blockShape = std::optional<std::array<int, 2>>{};
+    if (p.deviceName) {
+        const QString d = p.deviceName->toLower();
+        p.deviceUnreadable =
+            d == u"nvidia_graphics_device"_s || d == u"graphics_device"_s || d == u"nvidia graphics device"_s;
+    }
+    if (!p.nameElided && !p.folderElided && !p.deviceUnreadable && ConfigName::parse(path))
+        return std::nullopt;
+    if (!p.nameElided && !p.folderElided && !p.deviceUnreadable)
+        return std::nullopt; // not shortened, just not a config name
+    return p;
+}
+
+QStringList PartialConfigName::unknownParts() const {
+    QStringList out;
+    if (!experts)
+        out << u"E"_s;
+    if (!n)
+        out << u"N"_s;
+    if (!deviceName)
+        out << u"GPU name"_s;
+    if (!dtype)
+        out << u"dtype"_s;
+    if (!blockShape)
+        out << u"block shape"_s;
+    return out;
+}
+
+QString PartialConfigName::shapeText() const {
+    QStringList parts;
+    parts << (experts ? u"E="_s + QString::number(*experts) : u"E=?"_s);
+    parts << (n ? u"N="_s + QString::number(*n) : u"N=?"_s);
+    if (!dtype)
+        parts << u"dtype unknown"_s;
+    else
+        parts << (dtype->isEmpty() ? u"bf16"_s : *dtype);
+    if (!blockShape)
+        parts << u"block shape unknown"_s;
+    else if (*blockShape)
+        parts << u"block [%1, %2]"_s.arg((**blockShape)[0]).arg((**blockShape)[1]);
+    return parts.join(u", "_s);
+}
+
+std::optional<ConfigName> PartialConfigName::whole() const {
+    if (!experts || !n || !deviceName || !dtype || !blockShape || deviceUnreadable)
+        return std::nullopt;
+    ConfigName c;
+    c.experts = *experts;
+    c.n = *n;
+    c.deviceName = *deviceName;
+    c.dtype = *dtype;
+    c.blockShape = *blockShape;
+    c.down = down;
+    return c;
+}
+
 } // namespace moetune

@@ -54,4 +54,31 @@ struct ConfigName {
     }
 };
 
+// What a config file name says when a poster shortened it or the server could not read the GPU's name
+// (docs/servers.md section 1, "Pasted and odd names"): "device_name=...", ",...," in the middle of the
+// name, ".../" before it, "NVIDIA_Graphics_Device". Each field is known only where the name prints it;
+// nothing is guessed.
+struct PartialConfigName {
+    std::optional<int> experts;
+    std::optional<int> n;
+    std::optional<QString> deviceName;                           // nullopt: cut from the paste
+    std::optional<QString> dtype;                                // "" = bf16/fp16; nullopt: may have been cut
+    std::optional<std::optional<std::array<int, 2>>> blockShape; // outer nullopt: may have been cut
+    bool down = false;
+    bool folderElided = false; // ".../" or "…/" before the name: where the server looked is not known
+    bool nameElided = false;   // "..." or "…" inside the name
+    bool deviceUnreadable =
+        false; // the GPU name PyTorch gives a GPU it cannot name ("NVIDIA Graphics Device")
+
+    // nullopt when the path is a whole config name in a whole folder (ConfigName::parse reads it) or names
+    // no E=/N=/device_name= field at all.
+    static std::optional<PartialConfigName> parse(QStringView path);
+    // "E, N, GPU name, dtype, block shape": the parts the name does not say, in that order.
+    QStringList unknownParts() const;
+    // "E=128, N=768, fp8_w8a8, block [128, 128]" with "E=?" / "dtype unknown" for what it does not say.
+    QString shapeText() const;
+    // A ConfigName when every field of the name is known (the folder may still be cut).
+    std::optional<ConfigName> whole() const;
+};
+
 } // namespace moetune
