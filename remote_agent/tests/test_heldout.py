@@ -184,6 +184,15 @@ class SyntheticEndToEndTest(unittest.TestCase):
         self.assertEqual(row["repeat_sizes"], 18)
         self.assertIsNone(row["headroom_within_2pp"])   # --check not given: not measured
         self.assertIsNone(row["wall_updown_s"])
+        # two runs merged: every row names its run, the suite's figures come from the per-size rows
+        merged = hb.merge_runs([out, out])
+        self.assertEqual(len(merged["rows"]), 2)
+        self.assertEqual(merged["commit"], "test-commit")
+        self.assertEqual({r["lease"] for r in merged["rows"]}, {"none (CPU)"})
+        self.assertEqual(merged["suite"]["regret_sizes"], 2)
+        self.assertEqual(merged["suite"]["repeat_within_1pct"]["sizes"], 36)
+        self.assertIsNone(merged["suite"]["headroom_within_2pp"])
+        self.assertEqual(merged["not_measured"], [])
 
 
 if __name__ == "__main__":

@@ -425,6 +425,53 @@ def write_json(path: str, obj: Any) -> None:
     os.replace(tmp, path)
 
 
+def merge_runs(folders: Sequence[str]) -> dict:
+    """One summary of several runs of this script (each folder: its summary.json and rows.json), every row
+    naming the run it came from (GPU, CPU, driver, torch, Triton, commit, lease, start); the suite's figures
+    are computed from the runs' per-size measurements. Nothing is typed in."""
+    runs = []
+    rows = []
+    regrets = []
+    floors = []
+    for d in folders:
+        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+            s = json.load(f)
+        with open(os.path.join(d, "rows.json"), encoding="utf-8") as f:
+            detail = json.load(f)
+        facts = s["facts"]
+        runs.append({k: facts.get(k) for k in ("gpu", "cpu", "driver", "torch", "triton", "commit", "lease",
+                                               "started_utc", "simulated")})
+        runs[-1]["skipped"] = s.get("skipped")
+        for r in s["rows"]:
+            rows.append(dict(r, gpu=facts.get("gpu"), cpu=facts.get("cpu"), driver=facts.get("driver"),
+                             torch=facts.get("torch"), triton=facts.get("triton"), commit=facts.get("commit"),
+                             lease=facts.get("lease"), started_utc=facts.get("started_utc")))
+        for res in detail["shapes"].values():
+            for r in res.get("per_m") or []:
+                if r.get("regret"):
+                    regrets.append(r["regret"])
+                if r.get("floor_fraction") and FLOOR_SIZES[0] <= r["m"] <= FLOOR_SIZES[1]:
+                    floors.append(r["floor_fraction"])
+    measured = {r["shape"] for r in rows}
+    skipped = sorted({x["shape"] for run in runs for x in run["skipped"] or []} - measured)
+
+    def one(key):
+        vals = {run[key] for run in runs}
+        return vals.pop() if len(vals) == 1 else sorted(str(v) for v in vals)
+
+    def count(key, of):
+        got = [(r[key], r[of]) for r in rows if r.get(key) is not None]
+        return {"within": sum(a for a, _b in got), "sizes": sum(b for _a, b in got)} if got else None
+
+    return {"machine": one("gpu"), "cpu": one("cpu"), "commit": one("commit"), "runs": runs, "rows": rows,
+            "not_measured": skipped,
+            "suite": {"regret_geomean": round(geomean(regrets), 4) if regrets else None,
+                      "regret_worst": round(max(regrets), 4) if regrets else None, "regret_sizes": len(regrets),
+                      "headroom_within_2pp": count("headroom_within_2pp", "headroom_sizes"),
+                      "repeat_within_1pct": count("repeat_within_1pct", "repeat_sizes"),
+                      "floor_fraction_16_256": [min(floors), max(floors)] if floors else None}}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT") or None)
@@ -439,7 +486,15 @@ def main(argv=None) -> int:
     ap.add_argument("--commit", default=None)
     ap.add_argument("--lease", default=None)
     ap.add_argument("--synthetic", action="store_true")
+    ap.add_argument("--merge", nargs="+", default=None, help="run folders (summary.json + rows.json) to merge "
+                    "into --merged instead of running")
+    ap.add_argument("--merged", default=None)
     a = ap.parse_args(argv)
+    if a.merge:
+        merged = merge_runs(a.merge)
+        write_json(a.merged or os.path.join(a.out or ".", "summary.json"), merged)
+        print(json.dumps(merged["suite"], sort_keys=True))
+        return 0
     t0 = time.time()
     deadline = t0 + a.limit_s
     out = a.out or tempfile.mkdtemp(prefix="moetune-heldout-out-")
