@@ -15,7 +15,7 @@ from typing import List, Optional
 from . import safefile, spec as spec_mod
 from .detach import spawn_detached
 from .backends import SYNTHETIC
-from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError
+from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError, result_lines
 from .runs import logs, store
 
 
@@ -167,8 +167,9 @@ def _dispatch(args, out):
             raise RunError("invalid_config", "%s is damaged: not JSON (%s)" % (os.path.join(d, "result.json"), e))
         if not isinstance(res, dict):
             raise RunError("invalid_config", "%s is damaged: not a JSON object" % os.path.join(d, "result.json"))
-        out.emit({"type": "result", "run_id": os.path.basename(d), "path": os.path.join(d, "result.json"),
-                  "result": res, "simulated": bool(res.get("simulated"))})
+        del text
+        for line in result_lines(os.path.basename(d), os.path.join(d, "result.json"), res):
+            out.emit_line(line)  # a large result in pieces (protocol.result_lines)
         return EXIT_OK
     if cmd == "install-config":
         from .install.installer import install_command

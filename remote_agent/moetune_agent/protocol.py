@@ -57,8 +57,36 @@ def dumps(obj: dict) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False, sort_keys=False)
 
 
+# A `result` line stays well under the app's 16 MiB line limit: a larger result.json (an exhaustive up+down
+# sweep of 40 batch sizes is ~40 MB) is sent as `result_part` lines of at most RESULT_PART_CHARS characters
+# of its compact JSON text each (escaped as a JSON string: at most twice that), then a `result` line with
+# "result": null, "parts", "chars" and "sha256" of the text (PROTOCOL.md, "result").
+RESULT_INLINE_BYTES = 8 << 20
+RESULT_PART_CHARS = 4 << 20
+
+
+def result_lines(run_id: str, path: str, res: dict):
+    """The protocol lines of the `result` command for result object `res` (a generator: one part in memory
+    beside the text)."""
+    import hashlib
+    simulated = bool(res.get("simulated"))
+    line = dumps({"type": "result", "run_id": run_id, "path": path, "result": res, "simulated": simulated})
+    if len(line) <= RESULT_INLINE_BYTES:
+        yield line
+        return
+    del line
+    text = dumps(res)
+    count = (len(text) + RESULT_PART_CHARS - 1) // RESULT_PART_CHARS
+    for i in range(count):
+        yield dumps({"type": "result_part", "run_id": run_id, "index": i, "count": count,
+                     "data": text[i * RESULT_PART_CHARS:(i + 1) * RESULT_PART_CHARS]})
+    yield dumps({"type": "result", "run_id": run_id, "path": path, "result": None, "parts": count,
+                 "chars": len(text), "sha256": hashlib.sha256(text.encode("ascii")).hexdigest(),
+                 "simulated": simulated})
+
+
 def capabilities():
-    caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "install-config",
+    caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "result_parts", "install-config",
             "headroom", "backend:" + SYNTHETIC]
     try:
         for name in packaged_gpu_backends():

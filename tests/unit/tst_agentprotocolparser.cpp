@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/run/agentprotocolparser.h"
 
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -139,6 +142,81 @@ private slots:
         QCOMPARE(describe(events), (QStringList{u"!ParseError"_s, u"done"_s}));
         QVERIFY(events[0].rawLine.size() <= 4096);
         QVERIFY(events[0].error.contains(u"longer than"_s));
+    }
+
+    // Issue 45 point 2: a 40 MB result (an exhaustive up+down sweep of 40 batch sizes) travels as
+    // result_part lines (remote_agent/moetune_agent/protocol.py result_lines) and comes out whole.
+    void resultInParts_data() {
+        QTest::addColumn<QString>("damage"); // "", "sha", "missing part", "reordered"
+        QTest::newRow("whole") << QString();
+        QTest::newRow("damaged") << u"sha"_s;
+        QTest::newRow("a part missing") << u"missing part"_s;
+        QTest::newRow("parts reordered") << u"reordered"_s;
+    }
+    void resultInParts() {
+        QFETCH(QString, damage);
+        QJsonArray measurements;
+        const QJsonObject one{{"op"_L1, u"up"_s},
+                              {"m"_L1, 4096},
+                              {"median_us"_L1, 12.5},
+                              {"error"_L1, u"a \"quoted\" \\ message"_s}};
+        for (int i = 0; i < 450000; ++i) {
+            QJsonObject m = one;
+            m.insert("round"_L1, i);
+            measurements.append(m);
+        }
+        const QJsonObject result{{"format"_L1, u"moetune-result"_s}, {"measurements"_L1, measurements}};
+        const QByteArray text = QJsonDocument(result).toJson(QJsonDocument::Compact);
+        QVERIFY(text.size() > 36 << 20);
+        constexpr qsizetype part = 4 << 20;
+        const qsizetype count = (text.size() + part - 1) / part;
+        QList<QByteArray> lines;
+        for (qsizetype i = 0; i < count; ++i)
+            lines.append(
+                QJsonDocument(QJsonObject{{"type"_L1, u"result_part"_s},
+                                          {"run_id"_L1, u"r1"_s},
+                                          {"index"_L1, i},
+                                          {"count"_L1, count},
+                                          {"data"_L1, QString::fromLatin1(text.mid(i * part, part))}})
+                    .toJson(QJsonDocument::Compact));
+        QByteArray sha = QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex();
+        if (damage == "sha"_L1)
+            sha[0] = sha[0] == '0' ? '1' : '0';
+        else if (damage == "missing part"_L1)
+            lines.removeAt(1);
+        else if (damage == "reordered"_L1)
+            lines.swapItemsAt(1, 2);
+        lines.append(QJsonDocument(QJsonObject{{"type"_L1, u"result"_s},
+                                               {"run_id"_L1, u"r1"_s},
+                                               {"path"_L1, u"/runs/r1/result.json"_s},
+                                               {"result"_L1, QJsonValue()},
+                                               {"parts"_L1, count},
+                                               {"chars"_L1, text.size()},
+                                               {"sha256"_L1, QString::fromLatin1(sha)}})
+                         .toJson(QJsonDocument::Compact));
+        QByteArray stream = kHello + '\n';
+        for (const QByteArray &l : std::as_const(lines)) {
+            QVERIFY(l.size() < AgentProtocolParser::kMaxLineBytes);
+            stream += l + '\n';
+        }
+        stream += kDone + '\n';
+        AgentProtocolParser parser;
+        QList<AgentEvent> events;
+        for (qsizetype off = 0; off < stream.size(); off += 1 << 16)
+            events += parser.feed(
+                QByteArrayView(stream).sliced(off, qMin<qsizetype>(1 << 16, stream.size() - off)));
+        events += parser.finish();
+        if (damage.isEmpty()) {
+            QCOMPARE(describe(events), (QStringList{u"hello"_s, u"result"_s, u"done"_s}));
+            QCOMPARE(events[1].object.value("result"_L1).toObject(), result);
+        } else {
+            QVERIFY(describe(events).contains(u"!ParseError"_s));
+            QVERIFY(!describe(events).contains(u"result"_s));
+            const QString why = events[1].error;
+            QVERIFY2(why.contains(u"out of order"_s) || why.contains(u"incomplete"_s) ||
+                         why.contains(u"damaged"_s),
+                     qPrintable(why));
+        }
     }
 };
 

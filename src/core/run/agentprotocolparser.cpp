@@ -2,8 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/run/agentprotocolparser.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonParseError>
+
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -17,10 +20,12 @@ AgentProtocolParser::AgentProtocolParser(int protocolVersion)
     : m_protocol(protocolVersion) {}
 
 QSet<QString> AgentProtocolParser::knownTypes() {
-    static const QSet<QString> types{
-        u"hello"_s, u"done"_s,        u"error"_s,           u"log"_s,      u"probe"_s,    u"run_started"_s,
-        u"phase"_s, u"measurement"_s, u"candidate_error"_s, u"progress"_s, u"best"_s,     u"result_written"_s,
-        u"run"_s,   u"cancelled"_s,   u"result"_s,          u"diff"_s,     u"installed"_s};
+    static const QSet<QString> types{u"hello"_s,    u"done"_s,        u"error"_s,
+                                     u"log"_s,      u"probe"_s,       u"run_started"_s,
+                                     u"phase"_s,    u"measurement"_s, u"candidate_error"_s,
+                                     u"progress"_s, u"best"_s,        u"result_written"_s,
+                                     u"run"_s,      u"cancelled"_s,   u"result"_s,
+                                     u"diff"_s,     u"installed"_s,   u"result_part"_s};
     // the headroom check (issue 19)
     static const QSet<QString> all =
         types + QSet<QString>{u"headroom_started"_s, u"headroom_size"_s, u"headroom"_s};
@@ -133,7 +138,63 @@ void AgentProtocolParser::parseLine(QByteArrayView line, QList<AgentEvent> &out)
         ++m_skipped; // a newer agent's event type: not an error (PROTOCOL.md versioning rules)
         return;
     }
+    if (e.type == "result_part"_L1) {
+        if (const QString why = takeResultPart(o); !why.isEmpty())
+            error(AgentEvent::Kind::ParseError, u"Agent output line %1: %2"_s.arg(m_lineNumber).arg(why));
+        return;
+    }
+    if (e.type == "result"_L1 && o.contains("parts"_L1)) {
+        if (const QString why = joinResultParts(&e); !why.isEmpty()) {
+            error(AgentEvent::Kind::ParseError, u"Agent output line %1: %2"_s.arg(m_lineNumber).arg(why));
+            return;
+        }
+    }
     out.append(e);
+}
+
+QString AgentProtocolParser::takeResultPart(const QJsonObject &o) {
+    const qint64 index = o.value("index"_L1).toInteger(-1);
+    const QString run = o.value("run_id"_L1).toString();
+    if (index != m_resultParts || (index > 0 && run != m_resultRun)) {
+        m_resultText.clear();
+        m_resultParts = 0;
+        return u"result part %1 of run %2 came out of order (expected part %3)."_s.arg(index).arg(run).arg(
+            m_resultParts);
+    }
+    const QByteArray data = o.value("data"_L1).toString().toLatin1();
+    if (m_resultText.size() + data.size() > kMaxResultBytes) {
+        m_resultText.clear();
+        m_resultParts = 0;
+        return u"the result of run %1 is larger than %2 MiB."_s.arg(run).arg(kMaxResultBytes >> 20);
+    }
+    m_resultRun = run;
+    m_resultText.append(data);
+    ++m_resultParts;
+    return {};
+}
+
+QString AgentProtocolParser::joinResultParts(AgentEvent *e) {
+    const QByteArray text = std::exchange(m_resultText, QByteArray());
+    const qint64 parts = std::exchange(m_resultParts, 0);
+    const QJsonObject &o = e->object;
+    const QString run = o.value("run_id"_L1).toString();
+    if (o.value("parts"_L1).toInteger(-1) != parts || (parts > 0 && run != m_resultRun) ||
+        o.value("chars"_L1).toInteger(-1) != text.size())
+        return u"the result of run %1 came incomplete: %2 of %3 parts, %4 of %5 characters."_s.arg(run)
+            .arg(parts)
+            .arg(o.value("parts"_L1).toInteger())
+            .arg(text.size())
+            .arg(o.value("chars"_L1).toInteger());
+    if (QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex() !=
+        o.value("sha256"_L1).toString().toLatin1())
+        return u"the result of run %1 came damaged: its parts do not match their SHA-256."_s.arg(run);
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject())
+        return u"the result of run %1, put together from its parts, is not a JSON object (%2)."_s.arg(
+            run, pe.errorString());
+    e->object.insert("result"_L1, doc.object());
+    return {};
 }
 
 } // namespace moetune
