@@ -91,6 +91,12 @@ class LeaveOneOutTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             loo.catalogue_for("qwen3", "other")
 
+    def test_reindexing_by_weight_bytes(self):
+        cat = (("m16n128k128g16w4s3", 0.5, 1, "exhaustive:fp8block"), ("m16n64k128g1w4s3", 1.0, 2, "exhaustive:qwen3"))
+        out = loo.by_bytes(cat, 2)   # for a bf16 target: fp8's BK 128 moves the bytes of bf16's BK 64
+        self.assertEqual(out[0][:3], ("m16n128k64g16w4s3", 0.5, 2))
+        self.assertEqual(out[1], cat[1])
+
     def test_leaving_the_shape_out_removes_its_winners(self):
         # in-sample the catalogue's seeds hold the landscape's winner at every size; with the shape's own
         # entries removed they do not (the catalogue was fitted on it), and the replayed tune still ends

@@ -9,6 +9,10 @@ screen (run/runner.headroom_seeds), and the check screens the catalogue's neares
 recorded landscape and each catalogue variant:
   shipped        the catalogue as shipped (it holds this landscape's own winners: in-sample);
   leave-one-out  every entry recorded on this shape removed (what a user with a new shape gets);
+  leave-one-out-bytes  the same entries, each re-indexed by weight bytes: an entry recorded at another weight
+                 size has its BLOCK_SIZE_K scaled by recorded bytes / target bytes (the same bytes per K step:
+                 fp8 BK 128 stands for bf16 BK 64) and counts as the same weight size (an experiment of issue
+                 43's "change how it is indexed"; the shipped check does not do this);
   none           no catalogue (the strategy's own search, and the check's default neighbours alone);
 it prints
   seed    the best catalogue seed's recorded median over the landscape's best, per size (does the
@@ -39,7 +43,7 @@ from replay import RECORDINGS, ReplayBackend, geomean, load_recording, measure_a
 from moetune_agent import headroom, space as space_mod  # noqa: E402  # pylint: disable=wrong-import-order
 from moetune_agent.kernel_types import KernelConfig  # noqa: E402  # pylint: disable=wrong-import-order
 
-VARIANTS = ("shipped", "leave-one-out", "none")
+VARIANTS = ("shipped", "leave-one-out", "leave-one-out-bytes", "none")
 OPS = ("both",)
 
 
@@ -54,9 +58,25 @@ def catalogue_for(name: str, variant: str, catalogue: Sequence[tuple] = headroom
         return tuple(catalogue)
     if variant == "leave-one-out":
         return tuple(e for e in catalogue if source_shape(e) != name)
+    if variant == "leave-one-out-bytes":
+        return tuple(e for e in catalogue if source_shape(e) != name)   # re-indexed per target: by_bytes
     if variant == "none":
         return ()
     raise ValueError("unknown variant %r" % variant)
+
+
+def by_bytes(catalogue: Sequence[tuple], target_wbytes: int) -> Tuple[tuple, ...]:
+    """Entries recorded at another weight size re-indexed for target_wbytes: BLOCK_SIZE_K x recorded bytes /
+    target bytes (kept within 32-256), and the entry's weight size set to the target's (HeadroomPlan then
+    ranks it by tokens per expert alone)."""
+    out = []
+    for key, t, wb, src in catalogue:
+        if wb != target_wbytes:
+            c = KernelConfig.from_key(key)
+            bk = max(32, min(256, c.BLOCK_SIZE_K * wb // target_wbytes))
+            key = KernelConfig(c.BLOCK_SIZE_M, c.BLOCK_SIZE_N, bk, c.GROUP_SIZE_M, c.num_warps, c.num_stages).key()
+        out.append((key, t, target_wbytes, src))
+    return tuple(out)
 
 
 def seeds_for(be: ReplayBackend, sizes: Sequence[int], catalogue: Sequence[tuple]) -> Dict[Tuple[str, int], List[KernelConfig]]:
@@ -114,6 +134,8 @@ def evaluate(name: str, variant: str, catalogue: Sequence[tuple] = headroom.CATA
     be = ReplayBackend(rec)
     sizes = sorted(int(m) for m in rec["samples"])
     cat = catalogue_for(name, variant, catalogue)
+    if variant == "leave-one-out-bytes":
+        cat = by_bytes(cat, space_mod.element_bytes(be.shape.dtype)[1])
     seeds = seeds_for(be, sizes, cat)
     res = run_pipeline(rec, "fast", _Seeded(seeds).options)
     per_m = [{"m": r["m"], "final_cfg": r["final_cfg"], "final_regret": round(r["final_regret"], 4),
