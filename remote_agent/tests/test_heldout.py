@@ -156,6 +156,17 @@ class BenchArithmeticTest(unittest.TestCase):
         self.assertEqual(row["wall_up_cold_s"], 12.5)
         self.assertEqual(row["floor_fraction"], {"64": 0.8})
 
+    def test_updown_and_int4_rows(self):
+        entry = {"name": "k", "E": 384, "N": 256, "K": 7168, "topk": 8, "dtype": "int4_w4a16", "block_shape": [0, 32]}
+        row = hb.summary_row(entry, {"updown": {"wall_s": 40.0}, "int4_3": {"wall_s": 30.0}, "bf16_3": {"wall_s": 20.0}})
+        self.assertEqual((row["wall_updown_s"], row["int4_over_bf16"]), (40.0, 1.5))
+        row = hb.summary_row(entry, {"int4_3": {"error": "capped", "wall_s": None}, "bf16_3": {"wall_s": 20.0}})
+        self.assertIsNone(row["int4_over_bf16"])
+        # the bf16 reference of an int4 shape: the same dims, no quantisation
+        spec = hb.spec_of(entry, True, "up", hb.INT4_SIZES, "bf16")
+        self.assertEqual((spec["dtype"], spec.get("block_shape"), spec["batch_sizes"]), ("bf16", None, [1, 64, 1024]))
+        self.assertEqual(hb.spec_of(entry, False, "up+down")["block_shape"], [0, 32])
+
     def test_rate_learns(self):
         r = hb.Rate(first_s_per_unit=1.0)
         self.assertGreater(r.estimate_s(100), 100)

@@ -18,6 +18,9 @@ as long as the time limit allows:
              the best itself), so >= 1;
   5. floor   the HBM floor (the GPU worker's roofline: bytes that must move / the measured bandwidth) over
              the fastest median timed at each size, at the sizes from 16 to 256.
+Optional rows per shape (each a cold tune on a fresh host): --updown (an `up+down` tune: wall_updown_s),
+--int4-vs-bf16 (an int4_w4a16 shape at 3 sizes and the same dims in bf16: int4_over_bf16), --repeat (a second
+`up` tune on the first's host, the two picks re-timed against each other per size: repeat_within_1pct).
 
 Every row names the GPU, CPU model and core count, driver, torch and Triton versions, the commit and the
 lease (--commit, --lease: what the command line says the checkout and the machine are), and every summary
@@ -25,7 +28,9 @@ figure is computed here from this run's measurements (summary.json: null where a
 Rows and the summary are rewritten after each shape and size, so a run stopped at its limit keeps them.
 
     PYTHONUNBUFFERED=1 python3 remote_agent/bench/heldout/heldout_bench.py --out "$OUT" [--limit-s 540]
-        [--shapes NAME,...] [--sizes 1,64,1024,4096] [--check] [--commit SHA] [--lease TEXT] [--synthetic]
+        [--shapes NAME,...] [--sizes 1,64,1024,4096] [--check] [--updown NAMES] [--int4-vs-bf16 NAMES]
+        [--repeat NAMES] [--commit SHA] [--lease TEXT] [--synthetic]
+    python3 remote_agent/bench/heldout/heldout_bench.py --merge RUN_DIR... --merged summary.json
 
 --synthetic runs every step on the SYNTHETIC backend (SIMULATED: the CPU test of this script).
 """
@@ -64,7 +69,8 @@ RETIME_ROUNDS = 3
 RETIME_REPLAYS = 10
 RETIME_ROUND0 = 300
 TUNE_CAP_S = 240.0
-FLOOR_SIZES = (16, 256)   # the floor is reported at the measured sizes in this range (issue 43 point 6)
+FLOOR_SIZES = (16, 256)
+INT4_SIZES = (1, 64, 1024)   # the int4 row's sizes (tools/user_path_bench.py int4_3 / bf16_3)   # the floor is reported at the measured sizes in this range (issue 43 point 6)
 
 
 def load_shapes(path: str = SHAPES_FILE) -> List[dict]:
@@ -78,13 +84,21 @@ def shape_of(entry: dict) -> Shape:
                  block_shape=tuple(bs) if bs else None, per_channel_quant=bool(entry.get("per_channel_quant")))
 
 
-def spec_of(entry: dict, synthetic: bool) -> dict:
+def spec_of(entry: dict, synthetic: bool, ops: str = "up", sizes: Optional[Sequence[int]] = None,
+            dtype: Optional[str] = None) -> dict:
+    """The tune spec of a held-out shape (ops, batch sizes and a dtype override for the bf16 reference of
+    an int4 shape: the same dims, no quantisation)."""
     spec = {k: entry[k] for k in ("E", "N", "K", "topk", "dtype")}
-    if entry.get("block_shape"):
-        spec["block_shape"] = list(entry["block_shape"])
-    if entry.get("per_channel_quant"):
-        spec["per_channel_quant"] = True
-    spec.update(framework="sglang", backend="synthetic" if synthetic else "triton", ops="up", strategy="fast")
+    if dtype is None:
+        if entry.get("block_shape"):
+            spec["block_shape"] = list(entry["block_shape"])
+        if entry.get("per_channel_quant"):
+            spec["per_channel_quant"] = True
+    else:
+        spec["dtype"] = dtype
+    spec.update(framework="sglang", backend="synthetic" if synthetic else "triton", ops=ops, strategy="fast")
+    if sizes:
+        spec["batch_sizes"] = list(sizes)
     return spec
 
 
@@ -208,7 +222,10 @@ def run_tune(pyz: str, home: str, spec: dict, work: str, tag: str, cap_s: float 
                if w.get("op") in ("both", "up")}
     gains = {int(p["m"]): p.get("speedup") for p in res.get("per_batch") or []}
     return {"wall_s": round(wall, 2), "winners": winners, "gains": gains, "spec_path": sp, "agent": agent,
-            "units": (res.get("timings") or {}).get("units_measured"), "result_path": paths[0]}
+            "units": (res.get("timings") or {}).get("units_measured"), "result_path": paths[0],
+            "timings": {k: v for k, v in (res.get("timings") or {}).items()
+                        if k in ("wall_s", "units_measured", "units_failed", "precompile", "compile_cache", "info_steps",
+                                 "bytecode_cache", "prewarm")}}
 
 
 def run_check(agent, spec_path: str, gains: Dict[int, Any], pp: float = 2.0) -> dict:
@@ -407,7 +424,10 @@ def summary_row(entry: dict, res: dict) -> dict:
             "regret_geomean": round(geomean(regs), 4) if regs else None,
             "regret_worst": round(max(regs), 4) if regs else None,
             "wall_up_cold_s": (res.get("tune") or {}).get("wall_s"),
-            "wall_updown_s": None,
+            "wall_updown_s": (res.get("updown") or {}).get("wall_s"),
+            "int4_3_s": (res.get("int4_3") or {}).get("wall_s"), "bf16_3_s": (res.get("bf16_3") or {}).get("wall_s"),
+            "int4_over_bf16": round(res["int4_3"]["wall_s"] / res["bf16_3"]["wall_s"], 3)
+            if (res.get("int4_3") or {}).get("wall_s") and (res.get("bf16_3") or {}).get("wall_s") else None,
             "repeat_within_1pct": sum(1 for r in res["repeat"] if r["within_1pct"]) if res.get("repeat") else None,
             "repeat_sizes": len(res["repeat"]) if res.get("repeat") else None,
             "wall_up_second_s": (res.get("tune2") or {}).get("wall_s"),
@@ -481,6 +501,9 @@ def main(argv=None) -> int:
     ap.add_argument("--shape-s", type=float, default=150.0, help="start no shape with less than this left")
     ap.add_argument("--hard-s", type=float, default=560.0, help="start no size that would end past this many seconds")
     ap.add_argument("--check", action="store_true", help="run the headroom check after each tune")
+    ap.add_argument("--updown", default="", help="comma list of shapes also tuned `up+down` (cold, a fresh host)")
+    ap.add_argument("--int4-vs-bf16", default="", help="comma list of int4_w4a16 shapes tuned at 3 sizes as int4 "
+                    "and as bf16 of the same dims (each cold, a fresh host): int4 / bf16 wall")
     ap.add_argument("--repeat", default="", help="comma list of shapes tuned twice (the second on the first's "
                     "host: its compile cache warm), the two picks re-timed against each other")
     ap.add_argument("--commit", default=None)
@@ -546,6 +569,22 @@ def main(argv=None) -> int:
             res["check"] = run_check(agent, tune["spec_path"], tune.get("gains") or {})
             print("[%s] headroom check: %s s, within 2 pp at %s of %s sizes" % (
                 name, res["check"].get("wall_s"), res["check"].get("within"), res["check"].get("sizes")), flush=True)
+        for key, what, ops, tsizes, dtype in (
+                ("updown", a.updown, "up+down", None, None),
+                ("int4_3", a.int4_vs_bf16, "up", INT4_SIZES, None),
+                ("bf16_3", a.int4_vs_bf16, "up", INT4_SIZES, "bf16")):
+            if name not in what.split(",") or (key != "updown" and entry["dtype"] != "int4_w4a16"):
+                continue
+            # each on a fresh host (a cold tune), the cap what is left
+            extra = run_tune(pyz, os.path.join(work, "home-%s-%s" % (name, key)),
+                             spec_of(entry, a.synthetic, ops, tsizes, dtype), work, "%s-%s" % (name, key),
+                             cap_s=min(TUNE_CAP_S, deadline - time.time() + 30))
+            extra.pop("agent", None)
+            extra.pop("winners", None)
+            extra.pop("gains", None)
+            res[key] = extra
+            print("[%s] %s cold tune: %s s%s" % (name, key, extra.get("wall_s"),
+                                                 " ERROR %s" % extra["error"] if "error" in extra else ""), flush=True)
         second = None
         if name in a.repeat.split(",") and "error" not in tune:
             t2 = run_tune(pyz, home, spec_of(entry, a.synthetic), work, name + "-2", cap_s=min(TUNE_CAP_S, left - 90))
@@ -584,6 +623,10 @@ def main(argv=None) -> int:
             r["shape"], r["dtype"], r["regret_geomean"], r["regret_worst"], r["wall_up_cold_s"],
             "%s/%s" % (r["headroom_within_2pp"], r["headroom_sizes"]), "%s/%s" % (r["repeat_within_1pct"], r["repeat_sizes"]),
             r["sizes"]))
+    for r in summary["rows"]:
+        if r["wall_updown_s"] or r["int4_over_bf16"]:
+            print("%-28s up+down cold %s s; int4 3 sizes %s s, bf16 %s s: %sx" % (
+                r["shape"], r["wall_updown_s"], r["int4_3_s"], r["bf16_3_s"], r["int4_over_bf16"]))
     for s in summary["skipped"]:
         print("%-28s skipped: %s" % (s["shape"], s["why"]))
     print("wall %.1f s; wrote %s" % (time.time() - t0, os.path.join(out, "summary.json")), flush=True)
