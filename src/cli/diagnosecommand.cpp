@@ -115,16 +115,7 @@ int DiagnoseCommand::run(const QStringList &args) {
         const QString dir = parser.value(rulesOption);
         if (!QFileInfo(dir).isDir())
             return Console::fail(u"diagnose"_s, u"--rules "_s + dir + u": no such directory."_s);
-        const QDir rulesDir(dir);
-        for (const QString &fileName : rulesDir.entryList({u"*.json"_s}, QDir::Files, QDir::Name)) {
-            QFile file(rulesDir.filePath(fileName));
-            if (!file.open(QIODevice::ReadOnly)) {
-                ruleErrors += file.fileName() + u": "_s + file.errorString();
-                continue;
-            }
-            for (const Rule &rule : RuleSet::parseRuleFile(file.readAll(), file.fileName(), &ruleErrors))
-                rules.add(rule);
-        }
+        rules.addRulesFromDir(dir, &ruleErrors); // bounded: files, their size, the rules (issue 42)
     }
     for (const QString &e : std::as_const(ruleErrors))
         Console::err(u"moetune-cli diagnose: warning: "_s + e + u" (rule file skipped)\n"_s);

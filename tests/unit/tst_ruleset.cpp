@@ -2,13 +2,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Data rules: the built-in file, user rule files merged in, broken ones reported, placeholders.
 #include "core/diagnosis/diagnoser.h"
+#include "core/diagnosis/logreader.h"
 #include "core/diagnosis/ruleset.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace moetune;
 using namespace Qt::StringLiterals;
@@ -36,6 +40,8 @@ private slots:
     void expandPlaceholders_data();
     void expandPlaceholders();
     void userRuleDirIsUnderConfig();
+    void catastrophicPatternRunsOutOfItsBudget();
+    void ruleFilesAreBounded();
 };
 
 void TestRuleSet::builtinCoversTheStartupFacts_data() {
@@ -233,6 +239,92 @@ void TestRuleSet::expandPlaceholders() {
 
 void TestRuleSet::userRuleDirIsUnderConfig() {
     QVERIFY(RuleSet::userRulesDir().endsWith(u"/rules"_s));
+}
+
+// Issue 42 item 8: ^(a+)+$ backtracks exponentially on a line of a's that does not end the pattern. The
+// rule runs out of its match budget on the first such line, is named in the diagnosis, and is not
+// applied again: the log is read in the time of a log without it.
+void TestRuleSet::catastrophicPatternRunsOutOfItsBudget() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    writeFile(dir.filePath(u"evil.json"_s), R"J([{"id": "aaaa", "prefilter": "aaaa", "pattern": "^(a+)+$",
+        "severity": "info", "title": "a's"},
+        {"id": "fine", "prefilter": "aaaaa", "pattern": "^a+$", "severity": "info", "title": "fine a's"}])J");
+    QStringList errors;
+    const RuleSet rules = RuleSet::withUserRules(dir.path(), &errors);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+    QByteArray log;
+    for (int i = 0; i < 2000; ++i)
+        log += QByteArray(40, 'a') + "!\n";
+    log += QByteArray(20, 'a') + '\n'; // a line both rules match
+    QElapsedTimer t;
+    t.start();
+    const Diagnosis d = Diagnoser(rules).diagnoseText(log);
+    const qint64 ms = t.elapsed();
+    const Finding *budget = d.find(u"rule-budget-aaaa"_s);
+    QVERIFY(budget);
+    QVERIFY2(budget->title.contains(u"Rule \"aaaa\" ran out of its match budget"_s),
+             qPrintable(budget->title));
+    QVERIFY2(budget->explanation.contains(dir.filePath(u"evil.json"_s)), qPrintable(budget->explanation));
+    QCOMPARE(budget->severity, Severity::Warning);
+    QCOMPARE(budget->evidence.first().line, 1);
+    QVERIFY(!d.find(u"aaaa"_s)); // left out after it ran out, even where it would match
+    QVERIFY(d.find(u"fine"_s));  // the other rule goes on
+    QVERIFY(!d.find(u"rule-budget-fine"_s));
+    QVERIFY2(ms < 3000, qPrintable(u"%1 ms"_s.arg(ms))); // unbounded: 2000 lines x the library's own limit
+
+    // The budget is far from what a built-in rule needs on the longest line the reader gives a rule
+    // (LogReader::maxLineBytes), its literal at the start, middle or end.
+    const RuleSet builtin = RuleSet::builtin();
+    for (const Rule &r : builtin.rules()) {
+        const QString lit = QString::fromUtf8(r.prefilter);
+        const QString filler = QString(u"x 12.5 GB, "_s).repeated(int(LogReader::maxLineBytes / 11) - 8);
+        const QStringList lines{lit + u" 1 2 3 "_s + filler, filler + lit + u" 1.5 GB"_s + filler.left(200),
+                                filler + u" "_s + lit};
+        for (const QString &line : lines)
+            QVERIFY2(r.pattern.match(line.left(LogReader::maxLineBytes)).isValid(), qPrintable(r.id));
+    }
+}
+
+// Issue 42 item 6: a rule folder's files are read bounded (count, size, a field's length), a FIFO
+// among them is refused rather than waited on, and each refusal is a sentence naming the file.
+void TestRuleSet::ruleFilesAreBounded() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray rule = R"J({"id": "r%1", "prefilter": "abcd%1", "pattern": "abcd%1", "title": "t"})J";
+    // a huge title (the file's size is refused before it is parsed)
+    writeFile(dir.filePath(u"00-huge.json"_s),
+              R"J([{"id": "huge", "prefilter": "abcd", "pattern": "abcd", "title": ")J" +
+                  QByteArray(2 << 20, 'x') + "\"}]");
+    // a title longer than a rule may hold, in a small file
+    writeFile(dir.filePath(u"01-long.json"_s),
+              R"J([{"id": "long", "prefilter": "abcd", "pattern": "abcd", "title": ")J" +
+                  QByteArray(Rule::kMaxTextChars + 1, 'x') + "\"}]");
+    QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath(u"02-fifo.json"_s)).constData(), 0600), 0);
+    // more rules than a set holds
+    QByteArray many = "[";
+    for (qsizetype i = 0; i < RuleSet::kMaxRules + 10; ++i)
+        many += (i ? "," : "") + QString::fromLatin1(rule).arg(i).toLatin1();
+    writeFile(dir.filePath(u"03-many.json"_s), many + "]");
+    // more files than are read
+    for (qsizetype i = 0; i < RuleSet::kMaxRuleFiles; ++i)
+        writeFile(dir.filePath(u"9%1.json"_s.arg(i, 3, 10, QChar(u'0'))), "[]");
+    QStringList errors;
+    const RuleSet rules = RuleSet::withUserRules(dir.path(), &errors);
+    const QString all = errors.join(u'\n');
+    QVERIFY2(all.contains(u"00-huge.json: is 2.0 MiB, more than the 1 MiB a rule file may be"_s),
+             qPrintable(all));
+    QVERIFY2(
+        all.contains(u"the field \"title\" is 8193 characters long, more than the 8192 a rule may hold"_s),
+        qPrintable(all));
+    QVERIFY2(all.contains(u"02-fifo.json: is not a regular file"_s), qPrintable(all));
+    QVERIFY2(all.contains(u"a rule set holds at most 1024 rules"_s), qPrintable(all));
+    QVERIFY2(all.contains(u"holds %1 rule files; only the first %2 (by name) were read"_s
+                              .arg(RuleSet::kMaxRuleFiles + 4)
+                              .arg(RuleSet::kMaxRuleFiles)),
+             qPrintable(all));
+    QCOMPARE(rules.size(), RuleSet::kMaxRules);
+    QVERIFY(!rules.rules().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestRuleSet)

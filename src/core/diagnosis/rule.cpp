@@ -6,6 +6,8 @@
 
 #include <QJsonValue>
 
+#include <tuple>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -58,6 +60,17 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
         !readString(object, "explanation"_L1, false, &r.explanation, error, where) ||
         !readString(object, "advice"_L1, false, &r.advice, error, where))
         return std::nullopt;
+    for (const auto &[key, text, limit] :
+         {std::tuple{"pattern", &pattern, kMaxPatternChars}, std::tuple{"title", &r.title, kMaxTextChars},
+          std::tuple{"explanation", &r.explanation, kMaxTextChars},
+          std::tuple{"advice", &r.advice, kMaxTextChars}}) {
+        if (text->size() > limit) {
+            failWith(error, where + u": the field \""_s + QLatin1StringView(key) + u"\" is "_s +
+                                QString::number(text->size()) + u" characters long, more than the "_s +
+                                QString::number(limit) + u" a rule may hold."_s);
+            return std::nullopt;
+        }
+    }
     r.pattern = QRegularExpression(pattern);
     if (!r.pattern.isValid()) {
         failWith(error, where + u": the pattern is not a valid regular expression ("_s +
@@ -65,6 +78,8 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
                             QString::number(r.pattern.patternErrorOffset()) + u")."_s);
         return std::nullopt;
     }
+    // The budget goes in front of the pattern (PCRE2 reads start-of-pattern limits only there).
+    r.pattern = QRegularExpression(u"(*LIMIT_MATCH=%1)"_s.arg(kMatchBudget) + pattern);
     r.prefilter = prefilter.toUtf8();
     // The prefilter is what keeps a 1 GB log fast: too short a literal matches nearly every line.
     if (r.prefilter.size() < 4) {
@@ -103,6 +118,19 @@ std::optional<Rule> Rule::fromJson(const QJsonObject &object, QString *error) {
     }
     r.pattern.optimize();
     return r;
+}
+
+QString Rule::budgetTitle() const {
+    return u"Rule \"%1\" ran out of its match budget and was not applied to the rest of the log"_s.arg(id);
+}
+
+QString Rule::budgetExplanation() const {
+    return u"On the line quoted, the rule's pattern needed more than %1 backtracking steps (a repeat inside "
+           u"a repeat, such as (a+)+, takes time exponential in the line's length), so moetune stopped it "
+           u"there rather than let one rule slow the whole diagnosis; lines after it were not matched "
+           u"against it. The rule comes from %2: write its pattern without nested repeats."_s
+               .arg(kMatchBudget)
+               .arg(origin.isEmpty() ? u"a rule file"_s : origin);
 }
 
 QString Rule::expand(const QString &text, const QRegularExpressionMatch &match) {

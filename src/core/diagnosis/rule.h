@@ -38,10 +38,22 @@ struct Rule {
     QString moeLayers;
     QString moeN;
 
+    // The match budget of a rule on one line: PCRE2's match limit (backtracking steps), set in the
+    // pattern itself ((*LIMIT_MATCH=n)), so a pattern like ^(a+)+$ costs at most this much per line
+    // instead of time exponential in the line's length. A match that runs out of it is not valid
+    // (QRegularExpressionMatch::isValid() false): the diagnosis names the rule and stops applying it.
+    static constexpr int kMatchBudget = 200000;
+    // Bounds of what a rule may hold (a user's rule file is read whole): longer fields are refused.
+    static constexpr qsizetype kMaxPatternChars = 4096;
+    static constexpr qsizetype kMaxTextChars = 8192; // title, explanation, advice, each
+
     // Reads one rule object; nullopt with a sentence in *error when a field is missing or wrong.
     static std::optional<Rule> fromJson(const QJsonObject &object, QString *error);
     // Replaces {n} (or {name}) with capture n of match; {n|text} gives text when the capture is empty.
     static QString expand(const QString &text, const QRegularExpressionMatch &match);
+    // The finding's title for a rule that ran out of its match budget at a line.
+    QString budgetTitle() const;
+    QString budgetExplanation() const;
 };
 
 } // namespace moetune

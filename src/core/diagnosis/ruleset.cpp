@@ -12,6 +12,12 @@
 #include <QJsonParseError>
 #include <QStandardPaths>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -41,25 +47,85 @@ RuleSet RuleSet::builtin() {
 
 RuleSet RuleSet::withUserRules(const QString &dir, QStringList *errors) {
     RuleSet set = builtin();
+    set.addRulesFromDir(dir, errors);
+    return set;
+}
+
+namespace {
+
+// A rule file's bytes: opened non-blocking (a FIFO never blocks), a regular file, at most the limit.
+bool readRuleFile(const QString &path, QByteArray *out, QString *why) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = u"cannot be read ("_s + QString::fromLocal8Bit(std::strerror(errno)) + u")."_s;
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        *why = u"is not a regular file (a FIFO or device is never read)."_s;
+        return false;
+    }
+    if (st.st_size > RuleSet::kMaxRuleFileBytes) {
+        ::close(fd);
+        *why = u"is %1 MiB, more than the %2 MiB a rule file may be; none of its rules were loaded."_s
+                   .arg(QString::number(double(st.st_size) / (1 << 20), 'f', 1))
+                   .arg(RuleSet::kMaxRuleFileBytes >> 20);
+        return false;
+    }
+    QFile f;
+    if (!f.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        *why = u"cannot be read ("_s + f.errorString() + u")."_s;
+        return false;
+    }
+    *out = f.read(RuleSet::kMaxRuleFileBytes + 1);
+    if (out->size() > RuleSet::kMaxRuleFileBytes) { // it grew while we read
+        *why = u"is more than the %1 MiB a rule file may be; none of its rules were loaded."_s.arg(
+            RuleSet::kMaxRuleFileBytes >> 20);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void RuleSet::addRulesFromDir(const QString &dir, QStringList *errors) {
     QDir d(dir);
     if (dir.isEmpty() || !d.exists())
-        return set;
-    const QStringList files = d.entryList({u"*.json"_s}, QDir::Files | QDir::Readable, QDir::Name);
-    for (const QString &name : files) {
+        return;
+    QStringList files = d.entryList({u"*.json"_s}, QDir::Files | QDir::System, QDir::Name);
+    if (files.size() > kMaxRuleFiles) {
+        if (errors)
+            *errors << u"%1 holds %2 rule files; only the first %3 (by name) were read."_s.arg(dir)
+                           .arg(files.size())
+                           .arg(kMaxRuleFiles);
+        files.resize(kMaxRuleFiles);
+    }
+    for (const QString &name : std::as_const(files)) {
         const QString path = d.filePath(name);
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
+        QByteArray json;
+        QString why;
+        if (!readRuleFile(path, &json, &why)) {
             if (errors)
-                *errors << path + u": cannot be read ("_s + f.errorString() + u")."_s;
+                *errors << path + u": "_s + why;
             continue;
         }
-        const QByteArray json = f.readAll();
-        for (const Rule &r : parseRuleFile(json, path, errors))
-            set.add(r);
+        const QList<Rule> rules = parseRuleFile(json, path, errors);
+        for (qsizetype i = 0; i < rules.size(); ++i) {
+            if (m_rules.size() >= kMaxRules) {
+                if (errors)
+                    *errors << path +
+                                   u": %1 of its rules were not loaded: a rule set holds at most %2 rules."_s
+                                       .arg(rules.size() - i)
+                                       .arg(kMaxRules);
+                break;
+            }
+            add(rules[i]);
+        }
         for (const MoeBackend &b : parseBackends(json, path, errors)) // silent on bad JSON: reported above
-            set.add(b);
+            add(b);
     }
-    return set;
 }
 
 QString RuleSet::userRulesDir() {

@@ -22,6 +22,13 @@ public:
     // A user rule with the id of a builtin one replaces it.
     static RuleSet withUserRules(const QString &dir, QStringList *errors);
     static QString userRulesDir(); // QStandardPaths::AppConfigLocation + "/rules"
+    // Adds the rules of dir/*.json (name order), bounded: at most kMaxRuleFiles files of at most
+    // kMaxRuleFileBytes each, each opened non-blocking and read only when a regular file, and at most
+    // kMaxRules rules in the set; what is left out is named in *errors.
+    void addRulesFromDir(const QString &dir, QStringList *errors);
+    static constexpr qsizetype kMaxRuleFiles = 64;
+    static constexpr qint64 kMaxRuleFileBytes = 1 << 20;
+    static constexpr qsizetype kMaxRules = 1024;
 
     // Parses one rule file ({"version": 1, "rules": [...]} or a bare array); errors are appended.
     static QList<Rule> parseRuleFile(const QByteArray &json, const QString &origin, QStringList *errors);
