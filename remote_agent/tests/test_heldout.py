@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(AGENT_ROOT, "bench"))
 sys.path.insert(0, HELDOUT)
 
 import heldout_bench as hb  # noqa: E402  # pylint: disable=wrong-import-position,import-error
+import catalogue_heldout as ch  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 import leave_one_out as loo  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from replay import RECORDINGS, load_recording  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from moetune_agent import headroom, space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
@@ -109,6 +110,32 @@ class LeaveOneOutTest(unittest.TestCase):
         for r in left["per_m"]:
             self.assertGreaterEqual(r["final_regret"], 1.0)
         self.assertEqual(left["check_sizes"], len(left["sizes"]))
+
+
+class CatalogueOnHeldOutTest(unittest.TestCase):
+    entry = {"name": "x", "E": 128, "N": 384, "K": 4096, "topk": 8, "dtype": "fp8_w8a8", "block_shape": [128, 128]}
+
+    def test_reference_is_the_retimed_winner(self):
+        r = {"best": "a", "landscape": {"a": 0.5, "b": 0.9, "c": 0.95}, "retimed": {"b": 0.97, "c": 1.01}}
+        self.assertEqual(ch.reference(r), 0.9)     # b beat the landscape's (lucky) best on re-timing
+        r["retimed"] = {"b": 1.02}
+        self.assertEqual(ch.reference(r), 0.5)
+
+    def test_screen_in_landscape(self):
+        m = 64
+        shape = hb.shape_of(self.entry)
+        default = space_mod.server_default_config(shape, m)
+        space = space_mod.build_space(shape, [m], ("both",))
+        screened = headroom.screened_candidates(shape, [m], ("both",), space, {("both", m): default})[("both", m)]
+        self.assertTrue(screened)
+        # a landscape where the first screened config is the winner: seed 1.0, rank 1
+        land = {c.key(): 1.0 + 0.01 * i for i, c in enumerate(space[("both", m)])}
+        land[screened[0].key()] = 0.5
+        seed, rank, n = ch.screen_in_landscape(self.entry, m, land, default.key(), headroom.CATALOGUE)
+        self.assertEqual((seed, rank, n), (1.0, 1, len(screened)))
+        # no catalogue: the default's pipeline neighbours alone (none is the winner here)
+        seed, rank, _n = ch.screen_in_landscape(self.entry, m, land, default.key(), ())
+        self.assertTrue(seed is None or seed > 1.0)
 
 
 class BenchArithmeticTest(unittest.TestCase):
