@@ -160,6 +160,17 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def package_version(name: str) -> str:
+    """The installed version from the package's metadata, without importing it (an import would warm the
+    page cache for the cold tune that follows)."""
+    from importlib import metadata  # pylint: disable=import-outside-toplevel
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
 def machine_facts(synthetic: bool, commit: Optional[str], lease: Optional[str]) -> dict:
     """What every row names: GPU, CPU model and cores, driver, torch, Triton, commit, lease."""
     gpu = driver = None
@@ -168,10 +179,7 @@ def machine_facts(synthetic: bool, commit: Optional[str], lease: Optional[str]) 
         if q:
             parts = [p.strip() for p in q.splitlines()[0].split(",")]
             gpu, driver = parts[0], parts[1] if len(parts) > 1 else None
-    vers = _cmd([sys.executable, "-c", "import importlib.util as u\n"
-                 "for n in ('torch', 'triton'):\n"
-                 "    print(__import__(n).__version__ if u.find_spec(n) else 'absent')"])
-    torch_v, triton_v = (vers.splitlines() + [None, None])[:2] if vers else (None, None)
+    torch_v, triton_v = package_version("torch"), package_version("triton")
     return {"gpu": "synthetic (SIMULATED)" if synthetic else gpu, "driver": driver,
             "cpu": "%s, %d cores" % (cpu_model(), os.cpu_count() or 0), "cpu_model": cpu_model(),
             "cpu_cores": os.cpu_count(), "torch": torch_v, "triton": triton_v, "python": platform.python_version(),
