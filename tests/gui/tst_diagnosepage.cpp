@@ -141,6 +141,12 @@ private slots:
     void keyFactsWholeAtMinimumSize();
     void infoFindingsThatDoNotMislead_data();
     void infoFindingsThatDoNotMislead();
+    // Issue 41 (a new user's walk) and issue 45 point 10.
+    void upAndDownJobIsOneGroup();
+    void downFileOfAnOldServerIsNotAskedFor();
+    void moeJobSelectedBeforeDenseGemm();
+    void emptyPasteKeepsTheLog();
+    void undoBringsBackTheReplacedLog();
 
 private:
     DiagnosePage *page() const { return m_window->findChild<DiagnosePage *>(); }
@@ -1071,4 +1077,125 @@ void TestDiagnosePage::keyFactsWholeAtMinimumSize() {
 }
 
 QTEST_MAIN(TestDiagnosePage)
+// Issue 41: one up+down job was three warnings side by side. Its findings now follow each other, the
+// first heads them and the others say (JobRole, tooltip) that they belong to it.
+void TestDiagnosePage::upAndDownJobIsOneGroup() {
+    page()->setLogText(guitestlogs::sglangEightRanks());
+    QVERIFY(waitIdle());
+    FindingsModel *model = findingsModel();
+    QList<int> places;
+    QStringList rules;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        places << model->index(row, 0).data(FindingsModel::JobRole).toInt();
+        rules << model->index(row, 0).data(FindingsModel::RuleRole).toString();
+    }
+    const qsizetype head = places.indexOf(FindingsModel::JobHead);
+    QVERIFY2(head == 0, qPrintable(rules.join(u", "_s)));
+    QCOMPARE(rules.mid(0, 3),
+             (QStringList{u"moe-untuned"_s, u"moe-down-missing"_s, u"triton-folder-no-config"_s}));
+    QCOMPARE(places.mid(0, 3),
+             (QList<int>{FindingsModel::JobHead, FindingsModel::JobMember, FindingsModel::JobLastMember}));
+    QVERIFY(model->index(1, FindingsModel::TitleColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(u"Part of the tuning job for E=128, N=96, bf16 on NVIDIA_H200"_s));
+}
+
+// Issue 41: a 2025 SGLang log (no triton_X_Y_Z folder, from before _down files) said "Down projection:
+// tuned config found" although nothing was looked up.
+void TestDiagnosePage::downFileOfAnOldServerIsNotAskedFor() {
+    QFile file(QStringLiteral(MOETUNE_TEST_DATA_DIR "/logs/sglang-old-default.log"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    page()->setLogText(QString::fromUtf8(file.readAll()));
+    QVERIFY(waitIdle());
+    int row = -1;
+    for (int r = 0; r < findingsModel()->rowCount() && row < 0; ++r)
+        row = findingsModel()->finding(r)->rule == u"moe-untuned"_s ? r : -1;
+    QVERIFY(row >= 0);
+    page()->selectFinding(row);
+    QCOMPARE(targetModel()->value(u"down"_s),
+             u"not asked for by this server version (it predates _down files)"_s);
+    QCOMPARE(targetModel()->value(u"up"_s), u"missing: server uses built-in defaults"_s);
+    // A newer log that looks the _down file up and finds it missing says so.
+    page()->setLogText(guitestlogs::sglangEightRanks());
+    QVERIFY(waitIdle());
+    page()->selectFinding(0);
+    QCOMPARE(targetModel()->value(u"down"_s), u"missing: server uses built-in defaults"_s);
+}
+
+// Issue 41: the dense W8A8 GEMM, which moetune does not tune, was selected before the MoE finding.
+void TestDiagnosePage::moeJobSelectedBeforeDenseGemm() {
+    const QString root = guitestlogs::sglangRoot + u"/triton_3_6_0/"_s;
+    const QString log =
+        u"[2026-11-20 10:00:01] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8)\n"
+        "[2026-11-20 10:00:04 TP0] Using default W8A8 Block FP8 kernel config. Performance might be "
+        "sub-optimal! Config file not found at /usr/local/lib/python3.12/dist-packages/sglang/srt/layers/"
+        "quantization/configs/N=1536,K=7168,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, "
+        "128].json\n"
+        "[2026-11-20 10:00:09 TP0] Using default MoE kernel config. Performance might be sub-optimal! Config "
+        "file not found at "_s +
+        root +
+        u"E=256,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json, you can "
+        "create them with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/"
+        "fused_moe_triton\n"_s;
+    page()->setLogText(log);
+    QVERIFY(waitIdle());
+    const Finding *selected = findingsModel()->finding(page()->currentFindingRow());
+    QVERIFY(selected);
+    QCOMPARE(selected->rule, u"moe-untuned"_s);
+    QVERIFY(selected->target && selected->target->isTunable());
+    bool denseAfter = false;
+    for (int r = page()->currentFindingRow() + 1; r < findingsModel()->rowCount(); ++r)
+        denseAfter = denseAfter || findingsModel()->finding(r)->rule == u"w8a8-block-fp8-untuned"_s;
+    QVERIFY(denseAfter);
+}
+
+// Issue 45 point 10: an empty paste threw the open log away without a word.
+void TestDiagnosePage::emptyPasteKeepsTheLog() {
+    page()->setLogText(guitestlogs::sglangEightRanks());
+    QVERIFY(waitIdle());
+    const QString shown = logEdit()->toPlainText();
+    const int rows = findingsModel()->rowCount();
+    QVERIFY(rows > 0);
+    logEdit()->setFocus();
+    for (const QString &clip : {QString(), u"  \n\t\n"_s}) {
+        QGuiApplication::clipboard()->setText(clip);
+        QTest::keyClick(logEdit(), Qt::Key_V, Qt::ControlModifier);
+        QVERIFY(waitIdle());
+        QCOMPARE(logEdit()->toPlainText(), shown);
+        QCOMPARE(findingsModel()->rowCount(), rows);
+        auto *note = named<Banner>(u"noteBanner"_s);
+        QVERIFY(note->isVisible());
+        QVERIFY2(note->text().contains(u"the log shown stays"_s), qPrintable(note->text()));
+    }
+    QVERIFY(!page()->undoAction()->isEnabled()); // nothing was replaced
+}
+
+// Issue 45 point 10: Edit > Undo brings back the log and diagnosis a paste replaced.
+void TestDiagnosePage::undoBringsBackTheReplacedLog() {
+    page()->setLogText(guitestlogs::sglangEightRanks());
+    QVERIFY(waitIdle());
+    const QString firstLog = logEdit()->toPlainText();
+    const QString firstSummary = page()->summaryText();
+    logEdit()->setFocus();
+    QGuiApplication::clipboard()->setText(guitestlogs::vllmFp8());
+    QTest::keyClick(logEdit(), Qt::Key_V, Qt::ControlModifier);
+    QVERIFY(waitIdle());
+    QVERIFY(page()->summaryText() != firstSummary);
+    QAction *undo = page()->undoAction();
+    QVERIFY(undo->isEnabled());
+    // It is in the Edit menu.
+    bool inMenu = false;
+    for (QMenu *menu : m_window->findChildren<QMenu *>()) {
+        if (menu->title() == u"&Edit"_s)
+            inMenu = menu->actions().contains(undo);
+    }
+    QVERIFY(inMenu);
+    undo->trigger();
+    QVERIFY(waitIdle());
+    QCOMPARE(logEdit()->toPlainText(), firstLog);
+    QCOMPARE(page()->summaryText(), firstSummary);
+    QVERIFY(!undo->isEnabled());
+}
+
 #include "tst_diagnosepage.moc"

@@ -135,6 +135,13 @@ void DiagnosePage::setupActions() {
     m_findAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(m_findAction, &QAction::triggered, this, &DiagnosePage::showFindBar);
     addAction(m_findAction);
+    m_undoAction = new QAction(tr("&Undo Paste"), this);
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_undoAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_undoAction->setEnabled(false);
+    m_undoAction->setToolTip(tr("Bring back the log and diagnosis that the last paste replaced"));
+    connect(m_undoAction, &QAction::triggered, this, &DiagnosePage::undoPaste);
+    addAction(m_undoAction);
 }
 
 void DiagnosePage::setupViews() {
@@ -156,7 +163,7 @@ void DiagnosePage::setupViews() {
     LogEdit *edit = m_log->edit();
     // Ctrl+F and the arrows work once the page is chosen in the sidebar (MainWindow focuses the page).
     setFocusProxy(edit);
-    connect(edit, &LogEdit::textPasted, this, &DiagnosePage::setLogText);
+    connect(edit, &LogEdit::textPasted, this, &DiagnosePage::pasteText);
     connect(edit, &LogEdit::fileDropped, this, &DiagnosePage::openFile);
     connect(edit, &LogEdit::loaded, this, &DiagnosePage::logLoaded);
     connect(edit, &LogEdit::loaded, this, &DiagnosePage::updateFindingLines);
@@ -326,6 +333,48 @@ void DiagnosePage::setLogText(const QString &text) {
     diagnoseNow();
     m_log->edit()->loadText(displayLogText(text), isBusy());
     holdRestBriefly();
+}
+
+void DiagnosePage::pasteText(const QString &text) {
+    if (text.trimmed().isEmpty()) {
+        // Nothing to diagnose: the log shown, its findings and what Undo would bring back all stay.
+        m_ui->noteBanner->showMessage(Banner::Kind::Info,
+                                      text.isEmpty() ? tr("The clipboard was empty: the log shown stays.")
+                                                     : tr("The clipboard held only blank space: the log "
+                                                          "shown stays."));
+        m_ui->noteBanner->setAction({});
+        emit statusMessage(tr("Nothing pasted: the clipboard was empty"), 5000);
+        return;
+    }
+    const bool hadInput = !m_rawText.isEmpty() || !m_filePath.isEmpty() || m_hasResult;
+    if (hadInput && !isBusy()) {
+        m_replaced = Replaced{m_filePath.isEmpty() ? m_rawText : QByteArray(),
+                              m_filePath,
+                              m_hostAlias,
+                              m_hostLabel,
+                              m_hostProbe,
+                              m_findingsModel->diagnosis(),
+                              m_demo};
+    } else {
+        m_replaced.reset(); // a diagnosis still running is no state to come back to
+    }
+    m_undoAction->setEnabled(m_replaced.has_value());
+    setLogText(text);
+}
+
+bool DiagnosePage::undoPaste() {
+    if (!m_replaced)
+        return false;
+    const Replaced r = std::move(*m_replaced);
+    m_replaced.reset();
+    m_undoAction->setEnabled(false);
+    if (r.demo)
+        return loadDemo();
+    if (!r.filePath.isEmpty())
+        return openFileFrom(r.filePath, r.hostAlias, r.hostLabel, r.probe, &r.diagnosis);
+    setLogText(QString::fromUtf8(r.rawText));
+    emit statusMessage(tr("Undo: the log before the paste is back"), 3000);
+    return true;
 }
 
 void DiagnosePage::holdRestBriefly() {

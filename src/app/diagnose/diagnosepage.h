@@ -53,6 +53,11 @@ public:
     bool openFile(const QString &path);
     // The new log (a paste): replaces what is shown and diagnoses it at once.
     void setLogText(const QString &text);
+    // A paste into the log view: an empty one keeps the log shown and says so; any other replaces it,
+    // and Undo (undoAction) brings the log and diagnosis it replaced back.
+    void pasteText(const QString &text);
+    // Restores the log and diagnosis that the last paste replaced; false when there is none.
+    bool undoPaste();
     // True while a big text is still going into the log view.
     bool isLoading() const;
     // The bundled demo log, diagnosed.
@@ -112,6 +117,7 @@ public:
     QAction *nextFindingAction() const { return m_nextFindingAction; }
     QAction *previousFindingAction() const { return m_previousFindingAction; }
     QAction *findAction() const { return m_findAction; }
+    QAction *undoAction() const { return m_undoAction; }
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
@@ -160,6 +166,18 @@ private:
     QString tuneSpecText(const TuningTarget &target) const;
     QString sourceText() const;
 
+    // What a paste replaced, for Edit > Undo.
+    struct Replaced {
+        QByteArray rawText;
+        QString filePath;
+        QString hostAlias;
+        QString hostLabel;
+        std::optional<HostProbe> probe;
+        Diagnosis diagnosis;
+        bool demo = false;
+    };
+    std::optional<Replaced> m_replaced;
+
     std::unique_ptr<Ui::DiagnosePage> m_ui;
     JobRunner *m_jobs;
     Diagnoser m_diagnoser;
@@ -174,6 +192,7 @@ private:
     QAction *m_nextFindingAction = nullptr;
     QAction *m_previousFindingAction = nullptr;
     QAction *m_findAction = nullptr;
+    QAction *m_undoAction = nullptr;
 
     QTimer m_debounce;
     QTimer m_showProgressDelay;

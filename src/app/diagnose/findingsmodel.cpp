@@ -35,6 +35,24 @@ void FindingsModel::setDiagnosis(const Diagnosis &diagnosis) {
         }
         m_titles.append(title);
     }
+    const QStringList jobs = findingJobKeys(m_diagnosis.findings);
+    m_jobPlaces.fill(NoJob, jobs.size());
+    m_jobShapes.fill(QString(), jobs.size());
+    for (qsizetype row = 0; row < jobs.size();) {
+        qsizetype end = row + 1;
+        while (!jobs[row].isEmpty() && end < jobs.size() && jobs[end] == jobs[row])
+            ++end;
+        if (end - row > 1) {
+            const Finding &head = m_diagnosis.findings.at(row);
+            const QString device =
+                head.target->name.deviceName.isEmpty() ? tr("an unnamed GPU") : head.target->name.deviceName;
+            for (qsizetype k = row; k < end; ++k) {
+                m_jobPlaces[k] = k == row ? JobHead : (k == end - 1 ? JobLastMember : JobMember);
+                m_jobShapes[k] = head.target->shapeSummary() + tr(" on ") + device;
+            }
+        }
+        row = end;
+    }
     endResetModel();
 }
 
@@ -85,8 +103,18 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const {
         break;
     case Qt::ToolTipRole:
         switch (index.column()) {
-        case TitleColumn:
-            return QString(SeverityStyle::label(f.severity) + u": "_s + m_titles.value(index.row(), f.title));
+        case TitleColumn: {
+            QString tip = SeverityStyle::label(f.severity) + u": "_s + m_titles.value(index.row(), f.title);
+            const int place = m_jobPlaces.value(index.row(), NoJob);
+            if (place == JobHead)
+                tip += u"\n"_s + tr("Heads the tuning job for %1: its other findings are listed below it, "
+                                    "indented.")
+                                     .arg(m_jobShapes.value(index.row()));
+            else if (place != NoJob)
+                tip += u"\n"_s + tr("Part of the tuning job for %1, headed by the finding above.")
+                                     .arg(m_jobShapes.value(index.row()));
+            return tip;
+        }
         case OccurrencesColumn:
             return tr("Seen %n time(s) in the log", nullptr, f.occurrences);
         case SourcesColumn:
@@ -112,6 +140,8 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const {
         return f.rule;
     case FirstLineRole:
         return f.evidence.isEmpty() ? qint64(0) : f.evidence.first().line;
+    case JobRole:
+        return m_jobPlaces.value(index.row(), NoJob);
     }
     return {};
 }

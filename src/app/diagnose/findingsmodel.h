@@ -9,12 +9,17 @@
 
 namespace moetune {
 
-// The findings of one Diagnosis as a table: title (with severity icon), occurrences, sources.
+// The findings of one Diagnosis as a table: title (with severity icon), occurrences, sources. A row is a
+// finding of the diagnosis (same index); the findings of one tuning job are adjacent (Diagnosis's order),
+// and JobRole says which heads a job and which belong to the one above (the pane indents them).
 class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { TitleColumn, OccurrencesColumn, SourcesColumn, ColumnCount };
-    enum Role { SeverityRole = Qt::UserRole + 1, FindingIdRole, RuleRole, FirstLineRole };
+    enum Role { SeverityRole = Qt::UserRole + 1, FindingIdRole, RuleRole, FirstLineRole, JobRole };
+    // JobRole: where a row stands in the tuning job it belongs to (findingJobKeys): the findings of one
+    // job (its up file, its _down file, their Triton folder) follow each other, the first one heads them.
+    enum JobPlace { NoJob = 0, JobHead, JobMember, JobLastMember };
 
     explicit FindingsModel(QObject *parent = nullptr);
 
@@ -38,6 +43,8 @@ public:
 private:
     Diagnosis m_diagnosis;
     QStringList m_titles;
+    QList<int> m_jobPlaces;  // JobPlace per row
+    QStringList m_jobShapes; // the head's shape per row of a job ("E=128, N=768, bf16 on NVIDIA_H200")
 };
 
 } // namespace moetune

@@ -9,6 +9,7 @@
 #include "ui_findingspane.h"
 
 #include <QHeaderView>
+#include <QPainter>
 
 using namespace Qt::StringLiterals;
 
@@ -17,6 +18,63 @@ namespace moetune {
 namespace {
 
 constexpr Severity severities[3] = {Severity::Error, Severity::Warning, Severity::Info};
+
+// The findings list's titles: wrapped (WrappingDelegate), and a tuning job's members indented under the
+// finding that heads it, with a connector, so that one up+down job reads as one group.
+class FindingsDelegate : public WrappingDelegate {
+public:
+    explicit FindingsDelegate(QTreeView *view)
+        : WrappingDelegate(view)
+        , m_tree(view) {}
+
+    static constexpr int memberIndent = 22;
+
+    static bool isMember(const QModelIndex &index) {
+        const int place = index.data(FindingsModel::JobRole).toInt();
+        return index.column() == FindingsModel::TitleColumn &&
+               (place == FindingsModel::JobMember || place == FindingsModel::JobLastMember);
+    }
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override {
+        if (!isMember(index)) {
+            WrappingDelegate::paint(painter, option, index);
+            return;
+        }
+        const QRect gutter(option.rect.left(), option.rect.top(), memberIndent, option.rect.height());
+        painter->save();
+        if (option.state & QStyle::State_Selected)
+            painter->fillRect(gutter, option.palette.brush(QPalette::Highlight));
+        painter->setPen(QPen(option.palette.color(QPalette::Mid), 1));
+        const int x = gutter.left() + memberIndent / 2 - 2;
+        const int mid = gutter.center().y();
+        const bool last = index.data(FindingsModel::JobRole).toInt() == FindingsModel::JobLastMember;
+        painter->drawLine(x, gutter.top(), x, last ? mid : gutter.bottom());
+        painter->drawLine(x, mid, gutter.right() - 2, mid);
+        painter->restore();
+        QStyleOptionViewItem shifted = option;
+        shifted.rect.setLeft(option.rect.left() + memberIndent);
+        WrappingDelegate::paint(painter, shifted, index);
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override {
+        if (!isMember(index))
+            return WrappingDelegate::sizeHint(option, index);
+        // As WrappingDelegate measures, at the width the indent leaves.
+        QStyleOptionViewItem opt = option;
+        opt.features |= QStyleOptionViewItem::WrapText;
+        int width = m_tree->header()->sectionSize(index.column()) - memberIndent;
+        if (index.column() == m_tree->header()->logicalIndex(0))
+            width -= m_tree->indentation() * (m_tree->rootIsDecorated() ? 1 : 0);
+        opt.rect = QRect(0, 0, qMax(1, width), QWIDGETSIZE_MAX);
+        QSize size = QStyledItemDelegate::sizeHint(opt, index);
+        size.setWidth(size.width() + memberIndent);
+        return size;
+    }
+
+private:
+    QTreeView *m_tree;
+};
 
 } // namespace
 
@@ -53,7 +111,7 @@ void FindingsPane::setModel(FindingsModel *model) {
     findings->header()->setSectionResizeMode(FindingsModel::OccurrencesColumn, QHeaderView::ResizeToContents);
     findings->header()->setSectionResizeMode(FindingsModel::SourcesColumn, QHeaderView::ResizeToContents);
     // Titles wrap at the column's width (shown whole down to the minimum window size, never elided).
-    findings->setItemDelegate(new WrappingDelegate(findings));
+    findings->setItemDelegate(new FindingsDelegate(findings));
     connect(findings->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 emit currentRowChanged(current.isValid() ? m_filter->mapToSource(current).row() : -1);

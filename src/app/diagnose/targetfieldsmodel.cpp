@@ -13,14 +13,27 @@ namespace moetune {
 TargetFieldsModel::TargetFieldsModel(QObject *parent)
     : QAbstractTableModel(parent) {}
 
-static QString projectionState(bool missing, bool fellBack, const QString &fallbackFolder) {
+static QString projectionState(bool missing, bool fellBack, bool loaded, const QString &fallbackFolder) {
     if (missing)
         return QObject::tr("missing: server uses built-in defaults");
     if (fellBack) {
         return fallbackFolder.isEmpty() ? QObject::tr("fell back to another Triton version's config")
                                         : QObject::tr("fell back to %1").arg(fallbackFolder);
     }
-    return QObject::tr("tuned config found");
+    if (loaded)
+        return QObject::tr("tuned config found");
+    return QObject::tr("no lookup of it in this log");
+}
+
+// The _down file of an SGLang shape: a log that names neither its lookup nor its load. SGLang read
+// _down files only after it kept configs in triton_X_Y_Z folders, so a lookup outside such a folder is
+// from a version that never asks for one (docs/servers.md section 1).
+static QString downState(const TuningTarget &t) {
+    if (t.downMissing || t.downFellBack || t.downLoaded)
+        return projectionState(t.downMissing, t.downFellBack, t.downLoaded, t.fallbackFolder);
+    if (t.tritonFolder.isEmpty() && !t.configRoot.isEmpty())
+        return QObject::tr("not asked for by this server version (it predates _down files)");
+    return QObject::tr("no lookup of it in this log");
 }
 
 void TargetFieldsModel::setTarget(const std::optional<TuningTarget> &target) {
@@ -84,12 +97,11 @@ void TargetFieldsModel::setTarget(const std::optional<TuningTarget> &target) {
         if (n.perChannelQuant)
             m_rows.append({u"perChannelQuant"_s, tr("Per-channel quant"), tr("yes"), false, false});
         m_rows.append({u"up"_s, tr("Up projection"),
-                       projectionState(t.upMissing, t.upFellBack, t.fallbackFolder),
+                       projectionState(t.upMissing, t.upFellBack, t.upLoaded, t.fallbackFolder),
                        t.upMissing || t.upFellBack, false});
         if (t.framework != Framework::VLLM) {
-            m_rows.append({u"down"_s, tr("Down projection"),
-                           projectionState(t.downMissing, t.downFellBack, t.fallbackFolder),
-                           t.downMissing || t.downFellBack, false});
+            m_rows.append(
+                {u"down"_s, tr("Down projection"), downState(t), t.downMissing || t.downFellBack, false});
         }
         if (!t.configRoot.isEmpty())
             m_rows.append({u"configRoot"_s, tr("Config root"), t.configRoot, false, true});

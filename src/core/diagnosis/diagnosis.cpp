@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/diagnosis.h"
 
+#include <QHash>
+#include <QSet>
+
 #include "core/diagnosis/evidencegroups.h"
 
 #include <QJsonArray>
@@ -10,6 +13,31 @@
 using namespace Qt::StringLiterals;
 
 namespace moetune {
+
+QStringList findingJobKeys(const QList<Finding> &findings) {
+    QStringList keys;
+    keys.reserve(findings.size());
+    // start -> install folder -> the job keys whose files go there
+    QHash<int, QHash<QString, QSet<QString>>> folders;
+    for (const Finding &f : findings) {
+        QString key;
+        if (f.target && f.target->isTunable() && f.target->needsTuning()) {
+            key = QString::number(f.start) + u'\n' + f.target->shapeKey();
+            folders[f.start][f.target->installFolder()].insert(key);
+        }
+        keys.append(key);
+    }
+    static const QString folderRule = u"triton-folder-no-config"_s;
+    for (qsizetype i = 0; i < findings.size(); ++i) {
+        const Finding &f = findings.at(i);
+        if (f.rule != folderRule || !f.id.startsWith(folderRule + u':'))
+            continue;
+        const QSet<QString> jobs = folders.value(f.start).value(f.id.mid(folderRule.size() + 1));
+        if (jobs.size() == 1)
+            keys[i] = *jobs.begin();
+    }
+    return keys;
+}
 
 int Diagnosis::count(Severity severity) const {
     int n = 0;

@@ -15,9 +15,16 @@
 
 namespace moetune {
 
+// The tuning job each finding belongs to, for listing a job's findings together (its up file, its _down
+// file, the Triton folder none of them was found in): the shape of a tunable target that needs tuning;
+// for a "triton-folder-no-config" finding the job whose files go into that folder, when exactly one
+// job of its start does. Empty for a finding of no job. One entry per finding, in order.
+QStringList findingJobKeys(const QList<Finding> &findings);
+
 // The result of reading one log.
 struct Diagnosis {
-    QList<Finding> findings;     // sorted: severity desc, then first line
+    QList<Finding> findings;     // sorted: start desc, severity desc, MoE tuning jobs first (each job's
+                                 // findings together), the dense block-FP8 GEMM last, then first line
     QList<TuningTarget> targets; // one per shape: up+down merged, of the latest start
     QList<ServerStart> starts;   // in log order (one when the log shows no restart); the last is the latest
     int startsOmitted = 0;       // earlier starts before those (only the latest ones are kept in detail)

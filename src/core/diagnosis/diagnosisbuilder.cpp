@@ -1000,18 +1000,74 @@ QList<Finding> DiagnosisBuilder::sortedFindings(QList<Finding> extra) const {
         all.append({e.firstLine, e.finding});
     for (Finding &f : extra)
         all.append({f.evidence.isEmpty() ? 0 : f.evidence.front().line, std::move(f)});
+    // Within a start and severity: the MoE tuning jobs first (what moetune can act on), each job's findings
+    // together (up, _down, its folder), then other MoE findings, other findings, and the dense block-FP8
+    // GEMM, which moetune does not tune, last.
+    QList<Finding> plain;
+    plain.reserve(all.size());
+    for (const auto &p : all)
+        plain.append(p.second);
+    const QStringList jobs = findingJobKeys(plain);
+    plain.clear();
+    struct Key {
+        int start;
+        int severity;
+        int rank;
+        qint64 groupLine; // the job's first line (its own for a finding of no job)
+        int member;       // within a job: up, _down, folder
+        qint64 line;
+        qsizetype index;
+    };
+    QHash<QString, qint64> jobLine;
+    for (qsizetype i = 0; i < all.size(); ++i) {
+        if (!jobs[i].isEmpty()) {
+            const QString key = jobs[i] + u'\n' + QString::number(int(all[i].second.severity));
+            const auto it = jobLine.find(key);
+            if (it == jobLine.end())
+                jobLine.insert(key, all[i].first);
+            else
+                *it = std::min(*it, all[i].first);
+        }
+    }
+    QList<Key> keys;
+    keys.reserve(all.size());
+    for (qsizetype i = 0; i < all.size(); ++i) {
+        const Finding &f = all[i].second;
+        int rank = 2;
+        if (!jobs[i].isEmpty())
+            rank = 0;
+        else if (f.target && !f.target->isTunable())
+            rank = 3;
+        else if (f.rule.startsWith(u"moe-"_s) || f.rule.startsWith(u"triton-folder"_s) ||
+                 f.rule.startsWith(u"deterministic"_s))
+            rank = 1;
+        const qint64 groupLine =
+            jobs[i].isEmpty()
+                ? all[i].first
+                : jobLine.value(jobs[i] + u'\n' + QString::number(int(f.severity)), all[i].first);
+        const int member = f.rule == u"triton-folder-no-config"_s ? 2
+                           : f.rule == u"moe-down-missing"_s      ? 1
+                                                                  : 0;
+        keys.append({f.start, int(f.severity), rank, groupLine, member, all[i].first, i});
+    }
     // The latest start's findings first (the server as it runs now), then the earlier starts', newest first.
-    std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
-        if (a.second.start != b.second.start)
-            return a.second.start > b.second.start;
-        if (a.second.severity != b.second.severity)
-            return a.second.severity > b.second.severity;
-        return a.first < b.first;
+    std::stable_sort(keys.begin(), keys.end(), [](const Key &a, const Key &b) {
+        if (a.start != b.start)
+            return a.start > b.start;
+        if (a.severity != b.severity)
+            return a.severity > b.severity;
+        if (a.rank != b.rank)
+            return a.rank < b.rank;
+        if (a.groupLine != b.groupLine)
+            return a.groupLine < b.groupLine;
+        if (a.member != b.member)
+            return a.member < b.member;
+        return a.line < b.line;
     });
     QList<Finding> out;
     out.reserve(all.size());
-    for (auto &p : all)
-        out.append(std::move(p.second));
+    for (const Key &k : keys)
+        out.append(std::move(all[k.index].second));
     return out;
 }
 
