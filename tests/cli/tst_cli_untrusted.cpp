@@ -214,6 +214,26 @@ private slots:
         QVERIFY2(!r.out.contains("\xe2\x80\xae"), r.out.constData());
     }
 
+    // Issue 42 item 2: the agent's folder on the host is created 0700; one others can write into (or a
+    // link, or another user's) is refused with a sentence before the agent is placed or run there.
+    void agentHomeOthersCanWriteIsRefused() {
+        const QString home = m_dir.filePath(u".cache/moetune"_s);
+        QDir(home).removeRecursively();
+        const CliResult fresh =
+            run({u"runs"_s, u"local"_s}, kHello + "\n{\"type\":\"done\",\"status\":\"ok\"}\n");
+        QVERIFY2(fresh.exitCode == 0, fresh.err.constData());
+        QCOMPARE(QFileInfo(home).permissions() & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup |
+                                                  QFile::ReadOther | QFile::WriteOther | QFile::ExeOther),
+                 QFileDevice::Permissions());
+        QVERIFY(QFile::setPermissions(home, QFileDevice::Permissions(0x7777)));
+        const CliResult shared =
+            run({u"runs"_s, u"local"_s}, kHello + "\n{\"type\":\"done\",\"status\":\"ok\"}\n");
+        QVERIFY(QFile::setPermissions(home, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QVERIFY(shared.exitCode != 0);
+        QVERIFY2(shared.err.contains("others can write into it: moetune runs nothing from it"),
+                 shared.err.constData());
+    }
+
     // 8 MB of agent stderr without a newline: the error shows a cut line with a sentence, bounded.
     void stderrWithoutNewlineIsCut() {
         const CliResult r = run({u"runs"_s, u"local"_s}, {},

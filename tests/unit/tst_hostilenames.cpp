@@ -7,6 +7,7 @@
 #include "core/run/workspacerun.h"
 #include "remote/flows/runkeeper.h"
 #include "remote/flows/tuneflow.h"
+#include "remote/transport/localtransport.h"
 
 #include <QDir>
 #include <QFile>
@@ -162,6 +163,53 @@ private slots:
         copy.dir = tmp.filePath(u"copy"_s);
         QVERIFY2(copy.save(&error), qPrintable(error));
         QCOMPARE(QFileInfo(copy.dir + u"/events.jsonl"_s).size(), ev.size());
+    }
+
+    // A host command that prints without end (line mode) is stopped once past its bound; the job says the
+    // output was truncated, and what was delivered stays near the bound.
+    void execOutputIsBounded() {
+        QTemporaryDir home;
+        moetune::LocalTransport t(home.path());
+        moetune::ExecRequest req(u"yes 0123456789abcdef0123456789abcdef | head -c 104857600"_s);
+        req.maxLineOutputBytes = qint64{1} << 20;
+        const moetune::JobId id = t.exec(req);
+        qint64 delivered = 0;
+        moetune::JobResult result;
+        bool done = false;
+        connect(&t, &moetune::Transport::stdoutLines, this, [&](moetune::JobId j, const QStringList &lines) {
+            if (j == id)
+                for (const QString &l : lines)
+                    delivered += l.size() + 1;
+        });
+        connect(&t, &moetune::Transport::finished, this, [&](moetune::JobId j, const moetune::JobResult &r) {
+            if (j == id) {
+                result = r;
+                done = true;
+            }
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
+        QVERIFY2(result.error.contains(u"printed more than 1 MiB"_s) && result.error.contains(u"truncated"_s),
+                 qPrintable(result.error));
+        QVERIFY2(delivered <= (qint64{1} << 20), qPrintable(QString::number(delivered)));
+        // a command within its bound is whole
+        moetune::ExecRequest small(u"yes 01234567 | head -n 1000"_s);
+        small.maxLineOutputBytes = qint64{1} << 20;
+        const moetune::JobId id2 = t.exec(small);
+        qint64 lines = 0;
+        done = false;
+        connect(&t, &moetune::Transport::stdoutLines, this, [&](moetune::JobId j, const QStringList &l) {
+            if (j == id2)
+                lines += l.size();
+        });
+        connect(&t, &moetune::Transport::finished, this, [&](moetune::JobId j, const moetune::JobResult &r) {
+            if (j == id2) {
+                result = r;
+                done = true;
+            }
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(lines, 1000);
     }
 };
 

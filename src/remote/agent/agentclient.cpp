@@ -149,7 +149,7 @@ void AgentClient::internalExec(const QString &command,
     auto out = std::make_shared<QByteArray>();
     auto conn = std::make_shared<QMetaObject::Connection>();
     *conn = connect(m_transport, &Transport::stdoutData, this, [tid, out](JobId j, const QByteArray &d) {
-        if (j == tid)
+        if (j == tid && out->size() < (1 << 20)) // internal steps print a line: a flood is not kept
             out->append(d);
     });
     internalJob(tid, [conn, out, done = std::move(done)](const JobResult &r) {
@@ -180,12 +180,23 @@ void AgentClient::ensureDeployed(std::function<void(const QString &)> then) {
     hash.addData(&f);
     const QByteArray localSha = hash.result().toHex();
     const QString remote = remoteAgentPath(m_version);
+    // The agent's home is created 0700 and must be a folder of the user's that nobody else can write
+    // (exit 96 otherwise): the agent runs from it, and runs what it keeps there (issue 42).
     const QString check =
-        u"mkdir -p \"$HOME\"/.cache/moetune && { sha256sum < %1 2>/dev/null || true; }"_s.arg(
-            shellQuotePath(remote));
+        u"d=\"$HOME\"/.cache/moetune; mkdir -p \"$HOME\"/.cache && { [ -e \"$d\" ] || [ -L \"$d\" ] || "
+        u"mkdir -m 700 \"$d\"; } || exit 1; if [ -L \"$d\" ] || [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then "
+        u"exit 96; "
+        u"fi; case \"$(ls -ld \"$d\" | cut -c6,9)\" in *w*) exit 96;; esac; "
+        u"{ sha256sum < %1 2>/dev/null || true; }"_s.arg(shellQuotePath(remote));
     internalExec(check, [this, done, localSha, remote](const JobResult &r, const QByteArray &out) {
         if (!r.ok())
             return done(u"Cannot check the agent on %1: %2"_s.arg(m_transport->hostLabel(), r.error));
+        if (r.exitStatus == 96)
+            return done(
+                u"The agent's folder ~/.cache/moetune on %1 is a symbolic link, is not yours, or others "
+                u"can write into it: moetune runs nothing from it. Remove it (moetune creates it again, "
+                u"private to you) or make it yours alone (chown, chmod 700)."_s.arg(
+                    m_transport->hostLabel()));
         if (out.left(64) == localSha)
             return done(QString());
         // Another client may deploy at the same moment: each uploads to its own name, and only a file whose
@@ -332,6 +343,7 @@ JobId AgentClient::followLog() {
     return startCommand({}, [cmd](Command &c) {
         c.kind = Command::Kind::FollowLog;
         c.request.command = cmd;
+        c.request.maxLineOutputBytes = -1; // followed for hours: its reader keeps the latest lines only
     });
 }
 

@@ -109,9 +109,30 @@ JobId LocalTransport::exec(const ExecRequest &request) {
         }
         return lines;
     };
+    auto lineBytes = std::make_shared<qint64>(0);
+    const bool bounded = !file && !request.rawStdout && request.maxLineOutputBytes >= 0;
     auto drain = [=, this](bool final) {
+        if (p->property("moetune_truncated").toBool()) { // stopped for its output: read and drop the rest
+            p->readAllStandardOutput();
+            p->readAllStandardError();
+            return;
+        }
         const QByteArray out = p->readAllStandardOutput();
         *bytes += out.size();
+        if (bounded) {
+            *lineBytes += out.size();
+            const QByteArray peekErr = p->readAllStandardError();
+            *lineBytes += peekErr.size();
+            errBuf->append(peekErr);
+            if (*lineBytes > request.maxLineOutputBytes) {
+                p->setProperty("moetune_truncated", true);
+                outBuf->clear();
+                errBuf->clear();
+                if (p->processId() > 0)
+                    ::kill(-pid_t(p->processId()), SIGTERM);
+                return;
+            }
+        }
         if (file) {
             file->write(out);
             emit progress(id, *bytes, request.expectedBytes);
@@ -144,6 +165,8 @@ JobId LocalTransport::exec(const ExecRequest &request) {
         if (p->property("moetune_cancelled").toBool()) {
             r.cancelled = true;
             r.error = u"Cancelled."_s;
+        } else if (p->property("moetune_truncated").toBool()) {
+            r.error = execOutputTruncated(u"this machine"_s, request.maxLineOutputBytes);
         } else if (p->property("moetune_timedout").toBool()) {
             r.error = u"The command timed out after %1 s and was stopped."_s.arg(request.timeoutMs / 1000.0);
         }

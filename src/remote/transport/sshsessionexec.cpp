@@ -178,6 +178,8 @@ bool SshSession::serviceExec(ExecState &e) {
             }
             if (n <= 0)
                 break;
+            if (!e.file && !e.job.exec.rawStdout)
+                e.lineBytes += n; // ExecRequest::maxLineOutputBytes
             if (isStderr) {
                 e.err.append(buf, n);
                 if (!e.pgidKnown) {
@@ -204,6 +206,17 @@ bool SshSession::serviceExec(ExecState &e) {
                     e.out.append(buf, n);
             }
         }
+    }
+    if (e.job.exec.maxLineOutputBytes >= 0 && e.lineBytes > e.job.exec.maxLineOutputBytes) {
+        // Printed more than a caller may keep: stopped, and what was not delivered yet is dropped.
+        terminateRemote(e);
+        e.out.clear();
+        e.err.clear();
+        JobResult r;
+        r.bytes = e.bytes;
+        r.error = execOutputTruncated(hostLabel(), e.job.exec.maxLineOutputBytes);
+        finishExec(e, r);
+        return false;
     }
     flushLines(e, false);
     if (e.file && e.lastProgress.elapsed() >= kProgressMs) {

@@ -63,6 +63,7 @@ struct SshSession::ExecState {
     QByteArray raw;
     std::unique_ptr<QFile> file;
     qint64 bytes = 0;
+    qint64 lineBytes = 0; // stdout and stderr of a line-mode command so far (ExecRequest::maxLineOutputBytes)
     QElapsedTimer started;
     QElapsedTimer lastProgress;
     QElapsedTimer lastFlush;
