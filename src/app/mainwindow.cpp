@@ -22,6 +22,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -29,6 +30,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 
 #include <memory>
 
@@ -122,6 +124,8 @@ MainWindow::MainWindow(QWidget *parent)
     // Diagnose -> Tune: "Check headroom" opens the Tune page on the target and runs the check there.
     connect(m_diagnosePage, &DiagnosePage::headroomRequested, this,
             [this](const QString &hostAlias, const TuningTarget &target) {
+                if (hostAlias.isEmpty())
+                    return askTuneHost(target, true);
                 tuneTarget(hostAlias, target);
                 m_tunePage->checkHeadroom();
             });
@@ -145,6 +149,17 @@ MainWindow::MainWindow(QWidget *parent)
                 });
                 resultsPage->openWorkspace(workspace);
                 setCurrentPage(m_stack->indexOf(resultsPage));
+            });
+    // Tune -> Results: the newest run of the session (begun, ended, pushed, proved) is what Results shows,
+    // read again from its folder, without leaving the page the user is on.
+    connect(m_tunePage, &TunePage::keptRunChanged, this,
+            [this, resultsPage](const QString &workspace, const QString &runId) {
+                auto once = std::make_shared<QMetaObject::Connection>();
+                *once = connect(resultsPage, &ResultsPage::workspaceShown, this, [resultsPage, runId, once] {
+                    QObject::disconnect(*once);
+                    resultsPage->showRun(runId);
+                });
+                resultsPage->openWorkspace(workspace);
             });
     // Results -> Tune: push a kept run from the host it ran on (run.json names the host as shown).
     connect(resultsPage, &ResultsPage::pushRequested, this,
@@ -213,9 +228,47 @@ void MainWindow::showDiagnosePage() {
 
 void MainWindow::tuneTarget(const QString &hostAlias, const TuningTarget &target) {
     // The Tune page opens on the target, the host its log came from and the diagnosis (the proof's
-    // "before"); a pasted log has no host, so the page keeps the host chosen there.
+    // "before"); a pasted log has no host: the user says which one (the last one used may be another
+    // machine altogether).
+    if (hostAlias.isEmpty()) {
+        askTuneHost(target);
+        return;
+    }
     m_tunePage->tuneTarget(hostAlias, target, m_diagnosePage->diagnosis());
     setCurrentPage(m_stack->indexOf(m_tunePage));
+}
+
+void MainWindow::askTuneHost(const TuningTarget &target, bool thenHeadroom) {
+    QStringList names;
+    QStringList aliases;
+    for (const HostConfig &h : QList<HostConfig>{m_hosts->localHost()} + m_hosts->hosts()) {
+        names.append(m_hosts->displayName(h.alias));
+        aliases.append(h.alias);
+    }
+    const QString none = tr("None yet (fill the job; choose the host on the Tune page)");
+    names.append(none);
+    aliases.append(QString());
+    auto *dialog = new QInputDialog(this);
+    dialog->setObjectName(u"tuneHostDialog"_s);
+    dialog->setWindowTitle(tr("Tune on Which Host?"));
+    dialog->setLabelText(tr("This log came from no host moetune knows (it was pasted or opened from a "
+                            "file). Which host should tune %1?")
+                             .arg(target.shapeSummary()));
+    dialog->setComboBoxItems(names);
+    dialog->setComboBoxEditable(false);
+    dialog->setTextValue(none);
+    dialog->setOkButtonText(tr("Fill the Job"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QInputDialog::textValueSelected, this,
+            [this, target, names, aliases, thenHeadroom](const QString &v) {
+                const qsizetype i = names.indexOf(v);
+                const QString alias = i >= 0 ? aliases.at(i) : QString();
+                m_tunePage->tuneTarget(alias, target, m_diagnosePage->diagnosis(), false);
+                setCurrentPage(m_stack->indexOf(m_tunePage));
+                if (thenHeadroom && !alias.isEmpty())
+                    m_tunePage->checkHeadroom();
+            });
+    dialog->open();
 }
 
 void MainWindow::setCurrentPage(int index) {
@@ -246,8 +299,6 @@ void MainWindow::createMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     m_editMenu = menuBar()->addMenu(tr("&Edit"));
-    m_editMenu->addAction(m_diagnosePage->undoAction());
-    m_editMenu->addSeparator();
     m_editMenu->addAction(m_diagnosePage->copyFindingAction());
     m_editMenu->addAction(m_diagnosePage->copyDiagnosisAction());
     m_editMenu->addSeparator();
@@ -316,6 +367,9 @@ void MainWindow::openInitial(const QString &logPath) {
     // The Results page shows its last workspace, or on first start the demo workspace beside the demo log.
     if (auto *results = findChild<ResultsPage *>())
         results->openInitial();
+    // Runs moetune was following when it closed: the Tune page offers to follow them again.
+    if (const int n = m_tunePage->offerUnfinishedRuns(); n > 0)
+        statusBar()->showMessage(tr("%1 - see the Tune page.").arg(m_tunePage->unfinishedRunsText()), 0);
     if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
         return;
     // Nothing else to show: the demo tells a first-time user what the app does.
@@ -339,6 +393,37 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
+    // Quitting does not stop a followed run (it is detached on its host): say so, and ask once.
+    if (m_tunePage->isFollowing() && !m_quitConfirmed) {
+        event->ignore();
+        if (findChild<QMessageBox *>(u"quitWhileFollowing"_s))
+            return;
+        auto *box = new QMessageBox(
+            QMessageBox::Question, tr("Quit moetune"),
+            tr("Run %1 goes on on %2 after moetune quits.")
+                .arg(m_tunePage->followedRun(), m_tunePage->hostAlias().isEmpty()
+                                                    ? tr("its host")
+                                                    : m_hosts->displayName(m_tunePage->hostAlias())),
+            QMessageBox::NoButton, this);
+        box->setObjectName(u"quitWhileFollowing"_s);
+        box->setInformativeText(tr("Its events are kept with the run on the host. When moetune opens again, "
+                                   "the Tune page offers to follow it; Results shows it once followed to "
+                                   "its end."));
+        QPushButton *quit = box->addButton(tr("Quit"), QMessageBox::AcceptRole);
+        quit->setObjectName(u"confirmQuitButton"_s);
+        QPushButton *stay = box->addButton(tr("Keep Following"), QMessageBox::RejectRole);
+        stay->setObjectName(u"keepFollowingButton"_s);
+        box->setDefaultButton(stay);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton *clicked) {
+            if (clicked != quit)
+                return;
+            m_quitConfirmed = true;
+            QTimer::singleShot(0, this, &QWidget::close);
+        });
+        box->open();
+        return;
+    }
     saveSettings();
     m_diagnosePage->cancelDiagnosis();
     event->accept();

@@ -63,6 +63,8 @@ private:
     void showDiagnosePage();
     void tuneTarget(const QString &hostAlias, const TuningTarget &target);
     void updatePageShortcuts();
+    // A pasted log: which host tunes it (or none yet); then the headroom check when asked for.
+    void askTuneHost(const TuningTarget &target, bool thenHeadroom = false);
 
     QListWidget *m_navigation;
     QStackedWidget *m_stack;
@@ -75,6 +77,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     QMenu *m_editMenu = nullptr;
     QMenu *m_helpMenu = nullptr;
+    bool m_quitConfirmed = false; // the user said quit while a run was followed
 };
 
 } // namespace moetune

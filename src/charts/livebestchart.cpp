@@ -6,6 +6,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
 #include <QJsonArray>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -13,6 +15,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -81,6 +84,10 @@ LiveBestChart::LiveBestChart(QWidget *parent)
     m_timer->setSingleShot(true);
     m_timer->setInterval(100);
     connect(m_timer, &QTimer::timeout, this, &LiveBestChart::redraw);
+    // The labels follow the plot area (a resize, new axis label widths) to where the curves end now.
+    connect(m_chart, &QChart::plotAreaChanged, this, &LiveBestChart::placeEndLabels);
+    // Labels move and vanish between redraws: repaint the whole view, never leave a fragment behind.
+    m_view->setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
 }
 
 LiveBestChart::~LiveBestChart() = default;
@@ -103,6 +110,8 @@ void LiveBestChart::reset() {
         delete s;
     }
     m_series.clear();
+    qDeleteAll(m_endLabels);
+    m_endLabels.clear();
     m_steps.clear();
     m_opBest.clear();
     m_partialOp.clear();
@@ -293,6 +302,70 @@ QList<QPointF> LiveBestChart::curve(int m) const {
     return points;
 }
 
+void LiveBestChart::placeEndLabels() {
+    // The batch size at the curve's end too (18 shades of one ramp are hard to match to a legend):
+    // placed here, not as Qt's point labels, which drew over one another where curves end close together
+    // and outside the plot, where a redraw left fragments of them.
+    qDeleteAll(m_endLabels);
+    m_endLabels.clear();
+    const QRectF plot = m_chart->plotArea();
+    if (plot.isEmpty())
+        return;
+    QFont font = m_chart->font();
+    font.setPointSizeF(qMax(6.0, font.pointSizeF() - 1));
+    const QFontMetricsF fm(font);
+    struct End {
+        int m;
+        QPointF at;
+    };
+    QList<End> ends;
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it) {
+        const QList<QPointF> points = curve(it.key());
+        if (!points.isEmpty())
+            ends.append(End{it.key(), m_chart->mapToPosition(points.last(), *it)});
+    }
+    std::sort(ends.begin(), ends.end(), [](const End &a, const End &b) { return a.at.y() < b.at.y(); });
+    QList<QRectF> taken;
+    for (const End &e : std::as_const(ends)) {
+        const QString text = u"M=%1"_s.arg(e.m);
+        const QSizeF size(fm.horizontalAdvance(text) + 2, fm.height());
+        // Left of the curve's end, just above it; kept inside the plot.
+        QRectF r(QPointF(qMin(e.at.x(), plot.right()) - size.width() - 3, e.at.y() - size.height()), size);
+        r.moveTop(qBound(plot.top(), r.top(), plot.bottom() - size.height()));
+        r.moveLeft(qMax(plot.left(), r.left()));
+        if (r.right() > plot.right() + 0.5)
+            continue; // a plot narrower than the label: the legend names it
+        bool free = true;
+        for (const QRectF &t : std::as_const(taken))
+            free = free && !t.intersects(r);
+        if (!free)
+            continue;
+        taken.append(r);
+        auto *item = new QGraphicsSimpleTextItem(text, m_chart);
+        item->setFont(font);
+        const QLineSeries *series = m_series.value(e.m);
+        item->setBrush(series->pen().color().darker(120));
+        item->setPos(r.topLeft() + QPointF(1, 0));
+        item->setZValue(10);
+        item->setData(0, r);
+        m_endLabels.append(item);
+    }
+}
+
+QStringList LiveBestChart::endLabels() const {
+    QStringList out;
+    for (const auto *item : m_endLabels)
+        out.append(item->text());
+    return out;
+}
+
+QList<QRectF> LiveBestChart::endLabelRects() const {
+    QList<QRectF> out;
+    for (const auto *item : m_endLabels)
+        out.append(item->data(0).toRectF());
+    return out;
+}
+
 void LiveBestChart::setXSpan(double xmax) {
     // Whole-number ticks at 1, 2 or 5 times a power of ten, at most six of them: the default five ticks
     // over 0..1 evaluations (or seconds) printed "0" twice with a whole-number label format.
@@ -315,13 +388,6 @@ void LiveBestChart::redraw() {
         QLineSeries *series = seriesFor(it.key());
         series->replace(points);
         series->setName(seriesName(it.key()));
-        // The batch size at the curve's end too: 18 shades of one ramp are hard to match to a legend.
-        series->setPointLabelsFormat(u"M=%1"_s.arg(it.key()));
-        series->setPointLabelsClipping(false);
-        series->setPointLabelsColor(series->pen().color().darker(120));
-        series->clearPointsConfiguration();
-        series->setPointConfiguration(int(points.size()) - 1, QXYSeries::PointConfiguration::LabelVisibility,
-                                      true);
         for (const auto &p : points) {
             lo = qMin(lo, p.y());
             hi = qMax(hi, p.y());
@@ -341,6 +407,7 @@ void LiveBestChart::redraw() {
         m_chart->setTitleBrush(palette().windowText());
     }
     m_chart->setTitle(title);
+    placeEndLabels();
     ++m_redraws;
     Q_EMIT redrawn();
 }

@@ -17,6 +17,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
 class QTimer;
@@ -67,6 +68,11 @@ public:
     bool isSimulated() const { return m_simulated; }
     bool isFinished() const { return m_finished; }
     int redraws() const { return m_redraws; }
+    // The batch-size labels at the curves' ends, as placed (chart scene coordinates): inside the plot
+    // area, never overlapping one another, each size at most once; a curve whose label would overlap
+    // another's has none (the legend names every curve).
+    QStringList endLabels() const;
+    QList<QRectF> endLabelRects() const;
     QChart *chart() const;
     // The x axis' tick step for a span of `span` evaluations or seconds: 1, 2 or 5 times a power of ten,
     // at least 1, so that at most six whole-number ticks are labelled and no label repeats.
@@ -87,6 +93,7 @@ private:
     double elapsed(const QJsonObject &o) const;
     QLineSeries *seriesFor(int m);
     QString seriesName(int m) const;
+    void placeEndLabels();
 
     QChartView *m_view;
     QChart *m_chart;
@@ -94,11 +101,12 @@ private:
     QLogValueAxis *m_y;
     QTimer *m_timer;
     QMap<int, QLineSeries *> m_series;
-    QMap<int, QList<Step>> m_steps;  // per m, each improvement
-    QHash<quint64, double> m_opBest; // (op << 32 | m) -> best µs of that op
-    QMap<int, int> m_partialOp;      // m -> the one GEMM its curve shows until the total exists
-    QList<int> m_ops;                // op ids from run_started; empty: sum what was seen
-    QList<int> m_plannedSizes;       // from run_started, for colours
+    QList<QGraphicsSimpleTextItem *> m_endLabels; // owned by the chart (its child items)
+    QMap<int, QList<Step>> m_steps;               // per m, each improvement
+    QHash<quint64, double> m_opBest;              // (op << 32 | m) -> best µs of that op
+    QMap<int, int> m_partialOp;                   // m -> the one GEMM its curve shows until the total exists
+    QList<int> m_ops;                             // op ids from run_started; empty: sum what was seen
+    QList<int> m_plannedSizes;                    // from run_started, for colours
     XAxis m_xAxis = XAxis::Evaluations;
     int m_evaluations = 0;
     double m_startTs = 0;

@@ -378,7 +378,11 @@ QString ResultsPage::exportReport(const QString &path) {
     QElapsedTimer timer;
     timer.start();
     QString error;
-    if (!PdfReport::write(*run, path, &error)) {
+    // What the folder holds now (a push, a proof, the run's end may have landed since it was read).
+    std::optional<WorkspaceRun> fresh;
+    if (!run->dir.isEmpty() && !run->dir.startsWith(u':'))
+        fresh = WorkspaceRun::open(run->dir);
+    if (!PdfReport::write(fresh ? *fresh : *run, path, &error)) {
         showMessage(error, true);
         return {};
     }

@@ -78,6 +78,11 @@ void TuneJobForm::chooseHost(const QString &alias) {
         m_ui->hostCombo->setCurrentIndex(i);
 }
 
+void TuneJobForm::clearHost() {
+    m_ui->hostCombo->setPlaceholderText(tr("Choose the host to tune on"));
+    m_ui->hostCombo->setCurrentIndex(-1);
+}
+
 void TuneJobForm::chooseBackend(const QString &backend) {
     m_ui->backendCombo->setCurrentIndex(qMax(0, m_ui->backendCombo->findData(backend)));
 }

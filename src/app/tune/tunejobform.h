@@ -34,6 +34,7 @@ public:
     QString hostLabel() const; // the name shown
     int hostCount() const;
     void chooseHost(const QString &alias);
+    void clearHost(); // no host chosen yet: the combo asks for one (hostAlias() is "")
     void chooseBackend(const QString &backend);
 
     void setSpec(const TuneSpec &spec); // every field but the host

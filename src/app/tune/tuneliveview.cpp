@@ -55,7 +55,8 @@ void TuneLiveView::reset() {
 void TuneLiveView::showProgress(const RunProgress &p, const QString &hostLabel) {
     // The bar and the per-GPU counts count the same units: journal + each GPU's timed and failed ones.
     const qint64 units = p.unitsDone();
-    const qint64 total = qMax<qint64>(1, qMax(p.total, units));
+    // Until the run's own done the bar is never full: the total is what is known so far (it grows).
+    const qint64 total = qMax<qint64>(1, qMax(p.total, units) + (p.finished() ? 0 : 1));
     m_ui->progressBar->setMaximum(int(total));
     m_ui->progressBar->setValue(int(units));
     m_ui->progressBar->setFormat(p.progressLine());

@@ -11,6 +11,7 @@
 #include "app/tune/tuneliveview.h"
 #include "app/tune/tunepushpanel.h"
 #include "app/tune/tunerunfolder.h"
+#include "app/widgets/banner.h"
 #include "core/moe/moemodelcatalog.h"
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
@@ -24,6 +25,7 @@
 #include "ui_tunepage.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QMessageBox>
 #include <QStandardPaths>
 #include <QTimer>
@@ -43,6 +45,11 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     m_live = m_ui->livePane;
     m_pushPanel = m_ui->pushPane;
     m_runFolder = new TuneRunFolder(this);
+    m_resumeBanner = new Banner(this);
+    m_resumeBanner->setObjectName(u"resumeRunBanner"_s);
+    m_resumeBanner->setClosable(true);
+    m_resumeBanner->hide();
+    m_ui->pageLayout->insertWidget(0, m_resumeBanner);
     connect(m_runFolder, &TuneRunFolder::problem, this, &TunePage::appendOutput);
     connect(m_ui->headroomBox, &HeadroomBox::checkRequested, this, &TunePage::checkHeadroom);
     // The check's answer sits below the job's fields: bring its table, then its verdict, into view (on a
@@ -77,7 +84,11 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->startButton, &QPushButton::clicked, this, &TunePage::onStart);
     connect(m_ui->cancelButton, &QPushButton::clicked, this, &TunePage::onCancel);
     connect(m_ui->refreshRunsButton, &QPushButton::clicked, this, &TunePage::onRefreshRuns);
-    connect(m_ui->attachButton, &QPushButton::clicked, this, [this] { onAttach(chosenRun()); });
+    connect(m_ui->attachButton, &QPushButton::clicked, this, [this] {
+        if (!m_following || chosenRun() != m_runId)
+            fillFormFromRun(chosenRun());
+        onAttach(chosenRun());
+    });
     connect(m_pushPanel, &TunePushPanel::previewClicked, this, &TunePage::onPreviewPush);
     connect(m_pushPanel, &TunePushPanel::pushClicked, this, &TunePage::onPush);
     connect(m_pushPanel, &TunePushPanel::restartClicked, this, &TunePage::onRestart);
@@ -151,10 +162,12 @@ void TunePage::updateProfileLine() {
         m_server->setProfile(p);
 }
 
-void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, const Diagnosis &diagnosis) {
+void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, const Diagnosis &diagnosis,
+                          bool logOfHost) {
     m_target = target;
     m_before = diagnosis;
-    const QString alias = hostAlias.isEmpty() ? this->hostAlias() : hostAlias;
+    // "": a pasted log of no known host, and the user chose none yet (MainWindow asked).
+    const QString alias = hostAlias;
     if (const HostSession *c = m_registry->connection(alias); c && c->lastProbe())
         m_probe = c->lastProbe();
     TuneSpec s = tuneSpecFor(target, m_probe ? &*m_probe : nullptr);
@@ -171,12 +184,16 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
         }
     }
     tuneSpec(alias, s);
-    m_form->setSource(tr("From the finding: %1 wanted in %2 (%3).")
-                          .arg(target.shapeSummary(), target.installFolder(),
-                               hostAlias.isEmpty()
-                                   ? tr("a log of no known host: tuning on the host chosen below")
-                                   : tr("the log of %1").arg(m_registry->displayName(hostAlias))) +
-                      fromList);
+    if (alias.isEmpty())
+        m_form->clearHost();
+    m_form->setSource(
+        tr("From the finding: %1 wanted in %2 (%3).")
+            .arg(target.shapeSummary(), target.installFolder(),
+                 alias.isEmpty() ? tr("a log of no known host: choose the host to tune on")
+                 : !logOfHost
+                     ? tr("a log of no known host, tuned on %1 as chosen").arg(m_registry->displayName(alias))
+                     : tr("the log of %1").arg(m_registry->displayName(alias))) +
+        fromList);
 }
 
 void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
@@ -210,7 +227,7 @@ void TunePage::updateChecks() {
         sentences.append(p.sentence);
     const bool blocked = !m_preflightBlocked.isEmpty() &&
                          m_preflightBlocked == QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, s.toJson()}};
-    m_ui->startButton->setEnabled(c.ok() && m_form->hostCount() > 0 && !m_following && !blocked);
+    m_ui->startButton->setEnabled(c.ok() && !hostAlias().isEmpty() && !m_following && !blocked);
     m_ui->startButton->setToolTip(blocked ? tr("Check GPUs found a problem with this job on this host: see "
                                                "the check below, change the job, or check again.")
                                           : QString());
@@ -335,7 +352,7 @@ void TunePage::onPreflight() {
         }
         m_probe = probe;
         if (m_target && m_form->spec().hiddenSize == 0) // the probe knows what the log does not
-            tuneTarget(hostAlias(), *m_target, m_before.value_or(Diagnosis{}));
+            tuneTarget(hostAlias(), *m_target, m_before.value_or(Diagnosis{}), false);
         QStringList lines;
         for (const Preflight::Gpu &g : p.gpus)
             lines.append(tr("GPU %1 %2: %3 of %4 MiB used%5")
@@ -432,6 +449,8 @@ void TunePage::onAttach(const QString &runId) {
                                                         m_progress.simulated ? tr(", simulated") : QString()),
                                      runId);
         m_ui->runsCombo->setCurrentIndex(m_ui->runsCombo->findData(runId));
+        if (runId == m_runFolder->runId())
+            emit keptRunChanged(m_runFolder->workspacePath(), runId);
         emit runFinished(runId, m_progress.doneStatus);
     });
 }
@@ -472,6 +491,8 @@ void TunePage::onRefreshRuns() {
             return;
         }
         for (const QJsonObject &r : runs)
+            m_runSpecs.insert(r.value("run_id"_L1).toString(), r.value("spec"_L1).toObject());
+        for (const QJsonObject &r : runs)
             m_ui->runsCombo->addItem(
                 u"%1 (%2%3)"_s.arg(r.value("run_id"_L1).toString(), r.value("state"_L1).toString(),
                                    r.value("simulated"_L1).toBool() ? tr(", simulated") : QString()),
@@ -483,8 +504,10 @@ void TunePage::onRefreshRuns() {
             m_pendingRun.clear();
             if (m_ui->runsCombo->findData(run) < 0)
                 setBusy(tr("Run %1 is not on %2.").arg(run, m_form->hostLabel()));
-            else
+            else {
+                fillFormFromRun(run);
                 onAttach(run); // a finished run replays its events: the table and the chart fill
+            }
         }
     });
 }
@@ -533,6 +556,8 @@ void TunePage::onPush() {
             m_pushedTargets.append(f.target);
         const ServerProfile profile = m_server ? m_server->profile() : ServerProfile{};
         m_pushPanel->showPushed(r, error, m_form->hostLabel(), m_server ? &profile : nullptr);
+        if (error.isEmpty())
+            recordPush(runId, r, m_preview ? m_preview->target.folder : QString());
         emit pushed(runId, error);
     });
 }
@@ -562,8 +587,10 @@ void TunePage::onRestart() {
             m_pushPanel->setRestartEnabled(true);
             if (p.start.ok)
                 m_serverStopped = false;
-            if (p.ok && runId == m_runFolder->runId())
-                m_runFolder->save(u"diagnosis-after.json"_s, p.after.toJson());
+            if (p.ok) { // the report of the run shows the proof: kept with the run, whichever it is
+                m_runFolder->saveFor(runId, u"diagnosis-after.json"_s, p.after.toJson());
+                emit keptRunChanged(m_runFolder->workspacePath(), runId);
+            }
             m_pushPanel->showProof(p);
             emit proved(runId, p.ok && p.proof.warningGone());
         },
@@ -623,7 +650,81 @@ void TunePage::beginRunFolder(const QString &runId) {
     // The headroom check of this very job, when one ran before the tune (the report shows it).
     if (const HeadroomBox *h = m_ui->headroomBox; h->result() && h->resultSpec().toJson() == run.spec)
         run.headroom = h->result()->toJson();
-    m_live->setResultsEnabled(m_runFolder->begin(run));
+    const bool kept = m_runFolder->begin(run);
+    m_live->setResultsEnabled(kept);
+    if (kept)
+        emit keptRunChanged(m_runFolder->workspacePath(), runId);
+}
+
+void TunePage::recordPush(const QString &runId, const PushRecord &r, const QString &folder) {
+    // What the report's "Installed" part reads (core/run/workspacerun.h: push.json).
+    QJsonArray installed;
+    for (const PushRecord::File &f : r.files)
+        installed.append(QJsonObject{{"file_name"_L1, f.fileName},
+                                     {"target"_L1, f.target},
+                                     {"backup"_L1, f.backup},
+                                     {"sha256"_L1, f.sha256},
+                                     {"unchanged"_L1, f.unchanged}});
+    m_runFolder->saveFor(runId, u"push.json"_s,
+                         QJsonObject{{"installed"_L1, installed},
+                                     {"target_folder"_L1, folder},
+                                     {"host"_L1, m_form->hostLabel()},
+                                     {"record"_L1, r.toJson()}});
+    emit keptRunChanged(m_runFolder->workspacePath(), runId);
+}
+
+QString TunePage::aliasOfHost(const QString &shown) const {
+    for (const HostConfig &h : QList<HostConfig>{m_registry->localHost()} + m_registry->hosts())
+        if (h.alias == shown || h.label() == shown || m_registry->displayName(h.alias) == shown)
+            return h.alias;
+    return {};
+}
+
+void TunePage::fillFormFromRun(const QString &runId) {
+    const auto it = m_runSpecs.constFind(runId);
+    if (runId.isEmpty() || it == m_runSpecs.cend() || it->isEmpty())
+        return;
+    const auto s = TuneSpec::fromJson(*it);
+    if (!s)
+        return;
+    m_target.reset(); // the job is the run's now, not the finding's
+    m_form->setSpec(*s);
+    m_form->setSource(tr("The job of run %1 on %2, as the host lists it.").arg(runId, m_form->hostLabel()));
+    updateChecks();
+}
+
+QString TunePage::unfinishedRunsText() const {
+    return m_resumeBanner->isHidden() ? QString() : m_resumeBanner->text();
+}
+
+int TunePage::offerUnfinishedRuns() {
+    QList<TuneRunFolder::Unfinished> runs;
+    for (const auto &u : TuneRunFolder::unfinishedRuns(m_runFolder->workspacePath()))
+        if (!aliasOfHost(u.host).isEmpty() && !(m_following && u.runId == m_runId))
+            runs.append(u);
+    if (runs.isEmpty()) {
+        m_resumeBanner->hide();
+        return 0;
+    }
+    const TuneRunFolder::Unfinished newest = runs.first();
+    QString text = tr("Run %1 on %2 was being followed when moetune stopped following it; it may still be "
+                      "running there.")
+                       .arg(newest.runId, newest.host);
+    if (runs.size() > 1)
+        text += u' ' + tr("%n more such run(s): Runs on host lists them.", nullptr, int(runs.size() - 1));
+    m_resumeBanner->showMessage(Banner::Kind::Info, text);
+    m_resumeBanner->setAction(tr("Follow It"));
+    disconnect(m_resumeBanner, &Banner::actionTriggered, this, nullptr);
+    connect(m_resumeBanner, &Banner::actionTriggered, this, [this, newest] {
+        m_resumeBanner->hide();
+        m_form->chooseHost(aliasOfHost(newest.host));
+        m_runSpecs.insert(newest.runId, newest.spec);
+        fillFormFromRun(newest.runId);
+        m_ui->rightTabs->setCurrentWidget(m_ui->liveTab);
+        onAttach(newest.runId); // replays from the first event: the kept copy gets the run's end
+    });
+    m_resumeBanner->show();
+    return int(runs.size());
 }
 
 // The serving benchmark box of the push tab (app/tune/servingbenchbox): the page hands it the host's
@@ -642,8 +743,10 @@ void TunePage::setupServingBox() {
         return c;
     });
     connect(bench, &ServingBenchBox::finished, this, [this](const ServingComparison &c) {
-        if (!c.runId.isEmpty() && c.runId == m_runFolder->runId())
-            m_runFolder->save(u"serving.json"_s, c.toJson());
+        if (!c.runId.isEmpty()) {
+            m_runFolder->saveFor(c.runId, u"serving.json"_s, c.toJson());
+            emit keptRunChanged(m_runFolder->workspacePath(), c.runId);
+        }
     });
     connect(bench, &ServingBenchBox::pushedByComparison, this,
             [this](const PushRecord &r, bool, const QString &summary) {
@@ -651,6 +754,7 @@ void TunePage::setupServingBox() {
                 for (const PushRecord::File &f : r.files)
                     m_pushedTargets.append(f.target);
                 m_pushPanel->setProof(summary);
+                recordPush(r.runId, r, m_preview ? m_preview->target.folder : QString());
                 emit pushed(r.runId, QString());
             });
     connect(bench, &ServingBenchBox::undoRequested, this, &TunePage::onUndo);

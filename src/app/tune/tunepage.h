@@ -9,6 +9,7 @@
 #include "core/run/runprogress.h"
 #include "remote/flows/pushflow.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QPointer>
 #include <QWidget>
@@ -22,6 +23,7 @@ class TunePage;
 
 namespace moetune {
 
+class Banner;
 class HeadroomBox;
 class HostCalls;
 class HostRegistry;
@@ -56,7 +58,9 @@ public:
 
     // From a finding on the Diagnose page: the target and the host the log came from ("" = keep the
     // host chosen), with the diagnosis it came from (the "before" of the proof).
-    void tuneTarget(const QString &hostAlias, const TuningTarget &target, const Diagnosis &diagnosis);
+    // logOfHost false: a pasted log, hostAlias the host the user chose to tune on ("" = none yet).
+    void tuneTarget(const QString &hostAlias, const TuningTarget &target, const Diagnosis &diagnosis,
+                    bool logOfHost = true);
     // From a host overview ("Tune the served model") or by hand.
     void tuneSpec(const QString &hostAlias, const TuneSpec &spec);
     // Chooses a finished run on a host for push (and follows it when it is still running).
@@ -81,6 +85,12 @@ public:
     void setWorkspacePath(const QString &path);
     QString workspacePath() const;
     QString runFolder() const; // the local folder of the run shown ("" = none)
+    bool isFollowing() const { return m_following; }
+    QString followedRun() const { return m_following ? m_runId : QString(); }
+    // Runs kept in the workspace that moetune stopped following before they ended (it was closed): a
+    // banner offers to follow the newest again on its host. Returns how many were found.
+    int offerUnfinishedRuns();
+    QString unfinishedRunsText() const; // what the banner says ("" = none)
 
 signals:
     void runFinished(const QString &runId, const QString &status);
@@ -91,6 +101,8 @@ signals:
     void statusMessage(const QString &text, int timeoutMs);
     // "Show in Results": the local workspace holding the run, for the Results page.
     void showResultsRequested(const QString &workspacePath, const QString &runId);
+    // The kept copy of a run changed (begun, finished, pushed, proved): the Results page follows it.
+    void keptRunChanged(const QString &workspacePath, const QString &runId);
 
 private:
     void updateChecks();
@@ -115,6 +127,9 @@ private:
     void onEditProfile();
     QString chosenRun() const;
     void beginRunFolder(const QString &runId);
+    void fillFormFromRun(const QString &runId); // the job of a run listed on the host (Attach)
+    QString aliasOfHost(const QString &shown) const;
+    void recordPush(const QString &runId, const PushRecord &r, const QString &folder);
     void setupServingBox();
 
     std::unique_ptr<Ui::TunePage> m_ui;
@@ -141,7 +156,9 @@ private:
     QString m_preflightNote;        // what the last stop said, shown with the preflight after it
     QJsonObject m_preflightBlocked; // {host, spec} that Check GPUs said cannot start ({} = none)
     QString m_runId;
-    QString m_pendingRun; // openRun() before the runs were listed
+    QString m_pendingRun;                   // openRun() before the runs were listed
+    QHash<QString, QJsonObject> m_runSpecs; // run id -> its spec, as the host listed it
+    Banner *m_resumeBanner = nullptr;
 };
 
 } // namespace moetune

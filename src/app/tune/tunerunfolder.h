@@ -34,6 +34,18 @@ public:
     bool begin(const WorkspaceRun &run);
     void flush(); // the events not yet in events.jsonl
     void save(const QString &file, const QJsonObject &json);
+    // As save(), into the kept folder of runId: the one shown, or another run kept in the workspace
+    // (a push of an earlier run); nothing when that run is not kept here.
+    void saveFor(const QString &runId, const QString &file, const QJsonObject &json);
+
+    // A run kept in the workspace whose events end without the run's own done: moetune closed (or lost
+    // the connection) while following it; it may still be running on its host.
+    struct Unfinished {
+        QString runId;
+        QString host; // as run.json names it (the host's display name)
+        QJsonObject spec;
+    };
+    static QList<Unfinished> unfinishedRuns(const QString &workspacePath);
 
 signals:
     void problem(const QString &sentence);

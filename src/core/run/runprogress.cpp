@@ -265,10 +265,18 @@ QString RunProgress::progressLine() const {
     const qint64 units = unitsDone();
     const qint64 all = qMax(total, units);
     QString s = u"%1/%2"_s.arg(units).arg(all);
-    if (all > 0)
-        s += u" (%1%)"_s.arg(int(100.0 * double(units) / double(all)));
-    if (etaS >= 0 && !finished())
-        s += u", ETA %1 s"_s.arg(qRound(etaS));
+    if (finished()) {
+        if (all > 0)
+            s += u" (%1%)"_s.arg(int(100.0 * double(units) / double(all)));
+    } else if (units >= all) {
+        // The strategy adds phases as it learns: every unit known so far is done, the run is not.
+        s += u" known so far, more to come"_s;
+    } else {
+        // Never 100% before the run's own done; the ETA is that of the units known so far.
+        s += u" known so far (%1%)"_s.arg(qMin(99, int(100.0 * double(units) / double(all))));
+        if (etaS >= 0)
+            s += u", ETA %1 s for those"_s.arg(qRound(etaS));
+    }
     if (failures > 0)
         s += u", %1 failed"_s.arg(failures);
     if (simulated)

@@ -90,7 +90,8 @@ struct RunProgress {
     qint64 unitsDone() const { return qMax<qint64>(done, journalUnits + unitsSeen); }
     // What failed, by kind: "12 compile errors, 8 out of shared memory"; "" when nothing failed.
     QString failureText() const;
-    // "412/480 (85%), ETA 12 s, 3 failed" for a terminal line or a label.
+    // "412/480 known so far (85%), ETA 12 s for those, 3 failed" while running (the total grows as the
+    // strategy adds phases: never 100% before the run's own done), "1876/1876 (100%)" once done.
     QString progressLine() const;
 };
 

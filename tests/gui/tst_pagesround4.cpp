@@ -1,0 +1,345 @@
+// SPDX-FileCopyrightText: 2026 The moetune authors
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Issue 45 (points 3, 4, 5, 7 and the lesser items), offscreen: a followed run and quitting, the Results
+// page following the session's newest run, the live view's progress and labels, "Tune This..." on a
+// pasted log. MOETUNE_SHOTS_DIR=folder also saves the states touched at 1440x900 and 1024x640
+// (screenshots(), a tool, not a check).
+#include "app/diagnose/diagnosepage.h"
+#include "app/hosts/hostregistry.h"
+#include "app/mainwindow.h"
+#include "app/results/resultspage.h"
+#include "app/tune/tunepage.h"
+#include "app/tune/tunerunfolder.h"
+#include "app/widgets/banner.h"
+#include "charts/livebestchart.h"
+#include "core/job/tunespec.h"
+#include "core/run/runprogress.h"
+#include "core/run/workspace.h"
+#include "core/run/workspacerun.h"
+#include "core/util/jobrunner.h"
+#include "findchild.h"
+#include "remote/hosts/hoststore.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXYSeries>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace moetune;
+using moetune::test::click;
+using moetune::test::named;
+
+namespace {
+
+QJsonObject obj(const QString &json) {
+    return QJsonDocument::fromJson(json.toUtf8()).object();
+}
+
+AgentEvent agentEvent(const QJsonObject &o) {
+    AgentEvent e;
+    e.type = o.value("type"_L1).toString();
+    e.object = o;
+    return e;
+}
+
+// The sizes of the reference tuners, and their curves all ending within a few per cent of each other
+// (the small sizes of a real sweep do: "M=4096  096", "M=16M=16" were labels drawn over each other).
+const QList<int> kSizes{1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096};
+
+} // namespace
+
+class TestPagesRound4 : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+    std::unique_ptr<MainWindow> m_window;
+    QString m_agent = QStringLiteral(MOETUNE_AGENT_PYZ);
+
+    TunePage *tune() const { return m_window->findChild<TunePage *>(); }
+    void showPage(QWidget *page) {
+        for (int i = 0; i < m_window->pageCount(); ++i)
+            if (m_window->page(i) == page)
+                m_window->setCurrentPage(i);
+    }
+    void newWindow(QSize size) {
+        m_window = std::make_unique<MainWindow>();
+        m_window->hostRegistry()->setLocalHome(m_home.path());
+        m_window->hostRegistry()->setAgentPath(m_agent);
+        m_window->resize(size);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void feedSizes(LiveBestChart *chart, const QString &run, const QList<int> &sizes, int *seq) {
+        QStringList list;
+        for (int m : sizes)
+            list.append(QString::number(m));
+        chart->addEvent(agentEvent(
+            obj(uR"({"type":"run_started","run_id":"%1","seq":%2,"spec":{"ops":"up","batch_sizes":[%3]}})"_s
+                    .arg(run)
+                    .arg((*seq)++)
+                    .arg(list.join(u',')))));
+        for (int m : sizes) {
+            chart->addEvent(agentEvent(obj(
+                uR"({"type":"measurement","run_id":"%1","seq":%2,"op":"both","m":%3,"round":0})"_s.arg(run)
+                    .arg((*seq)++)
+                    .arg(m))));
+            chart->addEvent(agentEvent(
+                obj(uR"({"type":"best","run_id":"%1","seq":%2,"op":"both","m":%3,"median_us":%4})"_s.arg(run)
+                        .arg((*seq)++)
+                        .arg(m)
+                        .arg(40.0 + 0.01 * m))));
+        }
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_home.isValid());
+        qputenv("HOME", m_home.path().toUtf8());
+        qunsetenv("SSH_AUTH_SOCK");
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_home.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_home.path());
+        QCoreApplication::setOrganizationName(u"moetune-test"_s);
+        QCoreApplication::setApplicationName(u"tst_pagesround4"_s);
+        QSettings().clear();
+        QDir().mkpath(m_home.path() + u"/.ssh"_s);
+        QVERIFY2(QFileInfo::exists(m_agent), qPrintable(m_agent));
+    }
+    void cleanup() {
+        if (m_window)
+            for (auto *jobs : m_window->findChildren<JobRunner *>())
+                jobs->waitForIdle();
+        m_window.reset();
+    }
+
+    // Point 5: "911/911 (100%), ETA 0 s" mid-run, when the strategy had not yet added its next phase.
+    void progressNeverDoneBeforeTheRun() {
+        RunProgress p;
+        p.apply(
+            obj(uR"({"type":"run_started","run_id":"g","seq":0,"spec":{"ops":"up"},"journal_entries":0})"_s));
+        p.apply(obj(uR"({"type":"progress","run_id":"g","seq":1,"done":911,"total":911,"eta_s":0})"_s));
+        QString line = p.progressLine();
+        QVERIFY2(!line.contains(u"100%"_s) && !line.contains(u"ETA"_s), qPrintable(line));
+        QVERIFY2(line.contains(u"known so far"_s), qPrintable(line));
+        p.apply(obj(uR"({"type":"progress","run_id":"g","seq":2,"done":1000,"total":1876,"eta_s":80})"_s));
+        line = p.progressLine();
+        QVERIFY2(line.contains(u"1000/1876 known so far (53%), ETA 80 s for those"_s), qPrintable(line));
+        p.apply(obj(uR"({"type":"progress","run_id":"g","seq":3,"done":1876,"total":1876,"eta_s":0})"_s));
+        p.apply(obj(uR"({"type":"done","run_id":"g","seq":4,"status":"ok"})"_s));
+        QCOMPARE(p.progressLine(), u"1876/1876 (100%)"_s);
+
+        // The bar of the Run tab: never full before the run's own done.
+        newWindow({1024, 640});
+        tune()->applyRunEvent(
+            obj(uR"({"type":"run_started","run_id":"h","seq":0,"spec":{"ops":"up"},"journal_entries":0})"_s));
+        tune()->applyRunEvent(
+            obj(uR"({"type":"progress","run_id":"h","seq":1,"done":911,"total":911,"eta_s":0})"_s));
+        auto *bar = named<QProgressBar>(tune(), u"progressBar"_s);
+        QTRY_VERIFY(bar->maximum() > 1);
+        QVERIFY2(bar->value() < bar->maximum(), qPrintable(bar->format()));
+        QVERIFY2(!bar->format().contains(u"100%"_s), qPrintable(bar->format()));
+    }
+
+    // Point 5: the curves' end labels never overlap, never leave the plot, each size once; the legend
+    // names every size (M=4096 too); a new run (Attach) leaves no label of the old one behind.
+    void endLabelsPlaced() {
+        newWindow({1024, 640});
+        showPage(tune());
+        LiveBestChart *chart = tune()->liveChart();
+        chart->setRedrawInterval(0);
+        int seq = 0;
+        feedSizes(chart, u"a"_s, kSizes, &seq);
+        QSignalSpy redrawn(chart, &LiveBestChart::redrawn);
+        QTRY_VERIFY(!chart->endLabels().isEmpty());
+        QCoreApplication::processEvents();
+        QTest::qWait(50);
+        const QStringList labels = chart->endLabels();
+        const QList<QRectF> rects = chart->endLabelRects();
+        QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+        const QRectF plot = chart->chart()->plotArea();
+        for (int i = 0; i < rects.size(); ++i) {
+            QVERIFY2(plot.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rects[i]), qPrintable(labels[i]));
+            for (int j = i + 1; j < rects.size(); ++j)
+                QVERIFY2(!rects[i].intersects(rects[j]), qPrintable(labels[i] + u" / "_s + labels[j]));
+        }
+        QVERIFY(chart->legendNames().contains(u"M=4096"_s));
+        // What the scene draws is what was placed: no second copy of a label (Qt's point labels).
+        auto drawnLabels = [chart] {
+            QStringList out;
+            for (QGraphicsItem *item : chart->chart()->scene()->items())
+                if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item);
+                    t && t->text().startsWith(u"M="_s))
+                    out.append(t->text());
+            out.sort();
+            return out;
+        };
+        QStringList sorted = labels;
+        sorted.sort();
+        QCOMPARE(drawnLabels(), sorted);
+        for (const auto *s : chart->chart()->series())
+            QVERIFY(!static_cast<const QXYSeries *>(s)->pointLabelsVisible());
+        // Attach to another run: the chart starts over, none of the old labels stay.
+        chart->reset();
+        seq = 0;
+        feedSizes(chart, u"b"_s, {64, 128}, &seq);
+        QTRY_COMPARE(chart->batchSizes(), (QList<int>{64, 128}));
+        QTRY_VERIFY(!chart->endLabels().isEmpty());
+        for (const QString &l : drawnLabels())
+            QVERIFY2(l == "M=64"_L1 || l == "M=128"_L1, qPrintable(l));
+    }
+
+    // Point 7: "Tune This..." on a pasted log asks which host (or none yet), never takes the last used.
+    void tuneThisAsksForTheHost() {
+        newWindow({1440, 900});
+        auto *diagnose = m_window->findChild<DiagnosePage *>();
+        TuningTarget target;
+        target.framework = Framework::SGLang;
+        target.configRoot = u"/srv/cfg"_s;
+        target.tritonFolder = u"triton_3_6_0"_s;
+        target.name = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s);
+        target.upMissing = true;
+        Q_EMIT diagnose->tuneRequested(QString(), target);
+        QInputDialog *ask = nullptr;
+        QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);
+        QVERIFY(ask->isVisible());
+        QVERIFY(ask->comboBoxItems().last().startsWith(u"None yet"_s));
+        ask->setTextValue(ask->comboBoxItems().last());
+        ask->accept();
+        QTRY_COMPARE(m_window->page(m_window->currentPage()), static_cast<QWidget *>(tune()));
+        QCOMPARE(tune()->hostAlias(), QString());
+        QVERIFY(!named<QPushButton>(tune(), u"startButton"_s)->isEnabled());
+        QVERIFY2(named<QLabel>(tune(), u"sourceLabel"_s)->text().contains(u"choose the host"_s),
+                 qPrintable(named<QLabel>(tune(), u"sourceLabel"_s)->text()));
+        QCOMPARE(tune()->spec().experts, 128);
+        // Again, choosing this machine.
+        Q_EMIT diagnose->tuneRequested(QString(), target);
+        QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);
+        ask->setTextValue(ask->comboBoxItems().first());
+        ask->accept();
+        QTRY_COMPARE(tune()->hostAlias(), HostStore::localAlias());
+        QVERIFY(named<QLabel>(tune(), u"sourceLabel"_s)->text().contains(u"as chosen"_s));
+    }
+
+    // Point 3 and 4: quitting while a run is followed says it goes on and asks; reopening offers to
+    // follow it; Follow fills the form from the run's spec and ends the kept copy's "running"; Results
+    // shows the newest run of the session, finished.
+    void quitWhileFollowingThenReopen() {
+        qputenv("MOETUNE_SYNTHETIC_DELAY_MS", "40");
+        newWindow({1440, 900});
+        TuneSpec s;
+        s.framework = Framework::SGLang;
+        s.experts = 64;
+        s.n = 256;
+        s.hiddenSize = 1024;
+        s.topk = 4;
+        s.batchSizes = {1, 16, 64, 256};
+        s.backend = u"synthetic"_s;
+        s.strategy = u"exhaustive"_s;
+        tune()->tuneSpec(HostStore::localAlias(), s);
+        QCOMPARE(tune()->validation(), QString());
+        click(tune(), u"startButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(tune()->isFollowing() && tune()->progress().measurements > 0, 120000);
+        const QString runId = tune()->followedRun();
+        QVERIFY(!runId.isEmpty());
+        // Ctrl+Q: asked, and "Keep Following" keeps the window.
+        m_window->close();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(u"quitWhileFollowing"_s)) != nullptr);
+        QVERIFY2(box->text().contains(runId) && box->text().contains(u"goes on"_s), qPrintable(box->text()));
+        if (const QString dir = qEnvironmentVariable("MOETUNE_SHOTS_DIR"); !dir.isEmpty())
+            m_window->grab().save(dir + u"/quit-while-following-1440x900.png"_s);
+        click(box, u"keepFollowingButton"_s);
+        QTRY_VERIFY(!m_window->findChild<QMessageBox *>(u"quitWhileFollowing"_s));
+        QVERIFY(m_window->isVisible());
+        m_window->close();
+        QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(u"quitWhileFollowing"_s)) != nullptr);
+        click(box, u"confirmQuitButton"_s);
+        QTRY_VERIFY(!m_window->isVisible());
+        m_window.reset();
+        qunsetenv("MOETUNE_SYNTHETIC_DELAY_MS");
+
+        // Reopening: the Tune page offers the run; Follow fills the form and follows it to its end.
+        newWindow({1440, 900});
+        m_window->openInitial(QString());
+        auto *banner = named<Banner>(tune(), u"resumeRunBanner"_s);
+        QTRY_VERIFY(!banner->isHidden());
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(runId),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        showPage(tune());
+        if (const QString dir = qEnvironmentVariable("MOETUNE_SHOTS_DIR"); !dir.isEmpty())
+            m_window->grab().save(dir + u"/tune-reopened-offers-run-1440x900.png"_s);
+        QVERIFY2(banner->text().contains(runId), qPrintable(banner->text()));
+        TuneSpec other = s;
+        other.experts = 0; // the form at E=0, as it opened
+        tune()->tuneSpec(HostStore::localAlias(), other);
+        QSignalSpy finished(tune(), &TunePage::runFinished);
+        Q_EMIT banner->actionTriggered();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QCOMPARE(finished.first().at(0).toString(), runId);
+        QCOMPARE(tune()->spec().experts, 64);
+        QCOMPARE(tune()->spec().batchSizes, s.batchSizes);
+        QString error;
+        const auto kept = WorkspaceRun::open(QDir(tune()->workspacePath()).filePath(runId), &error);
+        QVERIFY2(kept, qPrintable(error));
+        QCOMPARE(kept->result.status, u"ok"_s);
+        QVERIFY(TuneRunFolder::unfinishedRuns(tune()->workspacePath()).isEmpty());
+        // Results follows the session's newest run, finished (not the demo, not "running").
+        auto *results = m_window->findChild<ResultsPage *>();
+        QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
+        QTRY_COMPARE(results->currentRun()->result.status, u"ok"_s);
+    }
+
+    // A tool: MOETUNE_SHOTS_DIR=folder saves the Tune page (a run's live view with 18 sizes) and the
+    // Results page at 1440x900 and 1024x640.
+    void screenshots() {
+        const QString dir = qEnvironmentVariable("MOETUNE_SHOTS_DIR");
+        if (dir.isEmpty())
+            QSKIP("set MOETUNE_SHOTS_DIR to save screenshots");
+        for (const QSize size : {QSize(1440, 900), QSize(1024, 640)}) {
+            newWindow(size);
+            showPage(tune());
+            tune()->liveChart()->setRedrawInterval(0);
+            int seq = 0;
+            feedSizes(tune()->liveChart(), u"a"_s, kSizes, &seq);
+            tune()->applyRunEvent(obj(
+                uR"({"type":"run_started","run_id":"a","seq":0,"spec":{"ops":"up"},"journal_entries":0})"_s));
+            tune()->applyRunEvent(
+                obj(uR"({"type":"progress","run_id":"a","seq":1,"done":911,"total":911,"eta_s":0})"_s));
+            QTest::qWait(400);
+            const QString suffix = u"%1x%2.png"_s.arg(size.width()).arg(size.height());
+            QVERIFY(m_window->grab().save(dir + u"/tune-live-"_s + suffix));
+            for (int i = 0; i < m_window->pageCount(); ++i) {
+                m_window->setCurrentPage(i);
+                QTest::qWait(400);
+                const QString name = m_window->page(i)->objectName().isEmpty()
+                                         ? u"page%1"_s.arg(i)
+                                         : m_window->page(i)->objectName();
+                QVERIFY(m_window->grab().save(dir + u"/"_s + name + u"-"_s + suffix));
+            }
+            m_window.reset();
+        }
+    }
+};
+
+QTEST_MAIN(TestPagesRound4)
+#include "tst_pagesround4.moc"
