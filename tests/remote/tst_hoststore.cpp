@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hosts/hoststore.h"
+#include "remote/hosts/sshconfig.h"
 
 #include <QDir>
 #include <QFile>
@@ -92,6 +93,59 @@ private slots:
         if (hasIdentity)
             QCOMPARE(h.identityFiles.first(), m_dir.path() + u"/id_gpu"_s);
         QVERIFY(h.fromSshConfig);
+    }
+
+    // The config as OpenSSH reads it (SshConfig), where libssh 0.10's parser is wrong: a Host line that
+    // matches one pattern but excludes the host with ! does not apply; Match; first value wins.
+    void opensshRules_data() {
+        QTest::addColumn<QByteArray>("config");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<QString>("hostName");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("knownHosts");
+        QTest::newRow("negated pattern after a match") << QByteArray("Host b* !box\n    HostName 10.9.9.9\n"
+                                                                     "Host box\n    HostName 10.0.0.1\n")
+                                                       << u"box"_s << u"10.0.0.1"_s << 0 << QString();
+        QTest::newRow("negated pattern first") << QByteArray("Host !box *\n    Port 1\nHost *\n    Port 2\n")
+                                               << u"box"_s << QString() << 2 << QString();
+        QTest::newRow("other name of the pattern")
+            << QByteArray("Host b* !box\n    Port 1\n") << u"bee"_s << QString() << 1 << QString();
+        QTest::newRow("Match originalhost") << QByteArray("Match originalhost box\n    HostName 10.0.0.2\n")
+                                            << u"box"_s << u"10.0.0.2"_s << 0 << QString();
+        QTest::newRow("Match host sees HostName")
+            << QByteArray(
+                   "Host box\n    HostName 10.0.0.3\nMatch host 10.0.0.3\n    UserKnownHostsFile /a /b\n")
+            << u"box"_s << u"10.0.0.3"_s << 0 << u"/a /b"_s;
+        QTest::newRow("Match !originalhost")
+            << QByteArray("Match !originalhost box\n    Port 7\n") << u"box"_s << QString() << 0 << QString();
+        QTest::newRow("Match exec") << QByteArray("Match exec \"test %h = box\"\n    Port 8\n") << u"box"_s
+                                    << QString() << 8 << QString();
+        QTest::newRow("first value wins, tokens") << QByteArray("Host box\n    UserKnownHostsFile /kh/%n_%p\n"
+                                                                "    Port 2200\nHost *\n    Port 22\n"
+                                                                "    UserKnownHostsFile /other\n")
+                                                  << u"box"_s << QString() << 2200 << u"/kh/box_2200"_s;
+        QTest::newRow("comment after the value") << QByteArray("Host box   # the lab box\n    Port 9 # ssh\n")
+                                                 << u"box"_s << QString() << 9 << QString();
+    }
+
+    void opensshRules() {
+        QFETCH(QByteArray, config);
+        QFETCH(QString, host);
+        QFETCH(QString, hostName);
+        QFETCH(int, port);
+        QFETCH(QString, knownHosts);
+        const QString path = m_dir.path() + u"/openssh_rules"_s;
+        write(path, config);
+        QString error;
+        const SshConfigValues v = SshConfig::resolve(host, {path}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(v.hostName, hostName);
+        QCOMPARE(v.port, port);
+        QCOMPARE(v.userKnownHostsFiles.value_or(QStringList()).join(u' '), knownHosts);
+        // the host list shows what the connection uses
+        const HostConfig h = HostStore::resolveSshConfig(host, path);
+        QCOMPARE(h.hostName, hostName);
+        QCOMPARE(h.port, port);
     }
 
     void settingsMergeAndAppHosts() {
@@ -224,7 +278,7 @@ private slots:
         qputenv("HOME", home.toUtf8());
         SshOptions o = HostStore::userSshOptions();
         QCOMPARE(o.sshDir, home + u"/.ssh"_s);
-        QCOMPARE(o.knownHostsFile, home + u"/.ssh/known_hosts"_s);
+        QVERIFY(o.knownHostsFile.isEmpty());  // the config's UserKnownHostsFile, else ssh's two defaults
         QCOMPARE(o.sshConfigFile, u"none"_s); // no config file: libssh must not read the passwd home's
         write(home + u"/.ssh/config"_s, "# only a comment\n");
         o = HostStore::userSshOptions();

@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QRegularExpression>
 
 using namespace Qt::StringLiterals;
 
@@ -25,10 +26,18 @@ QString HostConfig::label() const {
 }
 
 QString HostConfig::sshName() const {
-    // A plain name (gpu-7, 10.0.0.7) is what ssh gets on its command line; a typed spec is not a name.
+    // A plain name (gpu-7, 10.0.0.7) is what ssh gets on its command line; of a typed user@host:port
+    // spec, the host part is (what ssh's Host lines match for `ssh -p port user@host`).
     const bool plain = !alias.isEmpty() && !alias.contains(u'@') && !alias.contains(u':') &&
                        !alias.contains(u'[') && !alias.contains(u' ');
-    return plain || hostName.isEmpty() ? alias : hostName;
+    if (plain)
+        return alias;
+    static const QRegularExpression spec(
+        u"^(?:[^@\\s/]+@)?([A-Za-z0-9._-]+|\\[([0-9A-Fa-f:.]+)\\])(?::\\d{1,5})?$"_s);
+    const auto m = spec.match(alias);
+    if (m.hasMatch())
+        return m.captured(2).isEmpty() ? m.captured(1) : m.captured(2);
+    return hostName.isEmpty() ? alias : hostName;
 }
 
 QString HostConfig::displayName() const {
@@ -61,7 +70,7 @@ QJsonObject HostConfig::toJson() const {
     o.insert("stopCommand"_L1, stopCommand);
     o.insert("startCommand"_L1, startCommand);
     o.insert("rememberPassword"_L1, rememberPassword);
-    if (serverProfile.isSet())
+    if (serverProfile.isSet() || !serverProfile.server.isEmpty())
         o.insert("serverProfile"_L1, serverProfile.toJson());
     return o;
 }

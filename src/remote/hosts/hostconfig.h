@@ -45,7 +45,7 @@ struct HostConfig {
     QString label() const;
     QString displayName() const; // "alias (user@host:port)" (the connection line under the label)
     // The name ssh matches against ~/.ssh/config's Host lines (what `ssh NAME` gets): the alias, or the
-    // host name when the alias is a typed user@host:port that libssh would refuse as a host name.
+    // host part of a typed user@host:port / [v6]:port alias.
     QString sshName() const;
     QJsonObject toJson() const;
     static HostConfig fromJson(const QJsonObject &o);

@@ -2,14 +2,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hosts/hoststore.h"
 
+#include "remote/hosts/sshconfig.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSettings>
-
-#include <libssh/libssh.h>
 
 using namespace Qt::StringLiterals;
 
@@ -96,49 +96,6 @@ void collectAliases(const QString &path, QStringList *out, QStringList *errors, 
     }
 }
 
-// ProxyJump as written for alias (first match wins, like ssh); libssh itself uses it when connecting.
-QString proxyJumpFor(const QString &alias, const QString &path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    bool inMatch = true; // lines before the first Host apply to every host
-    QString key;
-    QStringList args;
-    for (const QString &line : QString::fromUtf8(f.readAll()).split(u'\n')) {
-        if (!splitLine(line, &key, &args))
-            continue;
-        if (key == u"host") {
-            inMatch = false;
-            for (const QString &a : std::as_const(args)) {
-                const bool neg = a.startsWith(u'!');
-                const QString pat = neg ? a.mid(1) : a;
-                const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(pat));
-                if (re.match(alias).hasMatch()) {
-                    if (neg) {
-                        inMatch = false;
-                        break;
-                    }
-                    inMatch = true;
-                }
-            }
-        } else if (key == u"match") {
-            inMatch = false;
-        } else if (inMatch && key == u"proxyjump" && !args.isEmpty()) {
-            return args.first() == u"none" ? QString() : args.first();
-        }
-    }
-    return {};
-}
-
-QString optionString(ssh_session s, ssh_options_e opt) {
-    char *value = nullptr;
-    if (ssh_options_get(s, opt, &value) != SSH_OK || !value)
-        return {};
-    QString out = QString::fromUtf8(value);
-    ssh_string_free_char(value);
-    return out;
-}
-
 } // namespace
 
 constexpr auto localSettingsKey = "hostsLocal/config";
@@ -155,9 +112,13 @@ SshOptions HostStore::userSshOptions(const QString &sshConfigPath) {
     SshOptions o;
     const QString sshDir = QDir::homePath() + u"/.ssh"_s;
     o.sshDir = sshDir;
-    o.knownHostsFile = sshDir + u"/known_hosts"_s;
+    o.knownHostsFile.clear(); // the config's UserKnownHostsFile, else ssh's two default files
     o.sshConfigFile = QFileInfo::exists(sshConfigPath) ? sshConfigPath : u"none"_s;
     return o;
+}
+
+QStringList HostStore::sshConfigFiles(const QString &userConfig) {
+    return {userConfig, u"/etc/ssh/ssh_config"_s};
 }
 
 HostConfig HostStore::localHost() const {
@@ -223,24 +184,12 @@ HostConfig HostStore::resolveSshConfig(const QString &alias, const QString &conf
     HostConfig h;
     h.alias = alias;
     h.fromSshConfig = true;
-    ssh_session s = ssh_new();
-    const QByteArray a = alias.toUtf8();
-    ssh_options_set(s, SSH_OPTIONS_HOST, a.constData());
-    const QByteArray cfg = QFile::encodeName(configPath);
-    if (ssh_options_parse_config(s, cfg.constData()) == SSH_OK) {
-        const QString host = optionString(s, SSH_OPTIONS_HOST);
-        h.hostName = host == alias ? QString() : host;
-        h.user = optionString(s, SSH_OPTIONS_USER);
-        unsigned int port = 0;
-        if (ssh_options_get_port(s, &port) == SSH_OK && port != 22)
-            h.port = int(port);
-        const QString id = optionString(s, SSH_OPTIONS_IDENTITY);
-        // libssh lists its default identities too ("%d/id_rsa"); keep only what the config names
-        if (!id.isEmpty() && !id.startsWith(u"%d/"))
-            h.identityFiles.append(id);
-    }
-    ssh_free(s);
-    h.proxyJump = proxyJumpFor(alias, configPath);
+    const SshConfigValues v = SshConfig::resolve(alias, sshConfigFiles(configPath), nullptr);
+    h.hostName = v.hostName == alias ? QString() : v.hostName;
+    h.user = v.user;
+    h.port = v.port == 22 ? 0 : v.port;
+    h.identityFiles = v.identityFiles;
+    h.proxyJump = v.proxyJump == u"none" ? QString() : v.proxyJump;
     return h;
 }
 

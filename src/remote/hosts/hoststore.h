@@ -15,8 +15,8 @@ class QSettings;
 
 namespace moetune {
 
-// The host list: the concrete Host aliases of ~/.ssh/config (resolved through libssh's own config
-// parser, so HostName/User/Port/IdentityFile/ProxyJump mean what they mean to ssh) merged with hosts
+// The host list: the concrete Host aliases of ~/.ssh/config (resolved as OpenSSH does, SshConfig in
+// sshconfig.h, so HostName/User/Port/IdentityFile/ProxyJump mean what they mean to ssh) merged with hosts
 // added in the app (QSettings group "hosts"). moetune-only settings of ssh-config hosts (python, log
 // source, stop/start) are kept in QSettings too; ~/.ssh/config is never written.
 //
@@ -28,12 +28,15 @@ public:
     static QString defaultSshConfigPath(); // ~/.ssh/config
     static QString localAlias();           // "local": the Local machine, in the app's list and on the CLI
     // The ssh files of $HOME/.ssh, as ssh reads them (libssh alone would look up the passwd home):
-    // config (or "none" when there is none), known_hosts, and the folder of the default identities.
+    // config (or "none" when there is none) and the folder of the default identities; the known_hosts
+    // files are the config's (UserKnownHostsFile, else ~/.ssh/known_hosts and known_hosts2).
     static SshOptions userSshOptions(const QString &sshConfigPath = defaultSshConfigPath());
+    // The files ssh reads for a user's config: it, then the system's /etc/ssh/ssh_config.
+    static QStringList sshConfigFiles(const QString &userConfig);
 
     // Aliases of `Host` lines without wildcards or negations, in file order, following Include.
     static QStringList sshConfigAliases(const QString &configPath, QStringList *errors = nullptr);
-    // What ssh would use for alias (libssh: SSH_OPTIONS_HOST then ssh_options_parse_config).
+    // What ssh would use for alias (configPath, then /etc/ssh/ssh_config; SshConfig::resolve).
     static HostConfig resolveSshConfig(const QString &alias, const QString &configPath);
 
     explicit HostStore(QSettings *settings, QString sshConfigPath = defaultSshConfigPath());

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hosts/knownhosts.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -16,8 +17,110 @@ using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-KnownHosts::KnownHosts(QStringList files)
-    : m_files(std::move(files)) {}
+KnownHosts::KnownHosts(QStringList files, QStringList globalFiles)
+    : m_files(std::move(files))
+    , m_globalFiles(std::move(globalFiles)) {}
+
+QStringList KnownHosts::defaultUserFiles() {
+    const QString ssh = QDir::homePath() + u"/.ssh/"_s;
+    return {ssh + u"known_hosts"_s, ssh + u"known_hosts2"_s};
+}
+
+QStringList KnownHosts::defaultGlobalFiles() {
+    return {u"/etc/ssh/ssh_known_hosts"_s, u"/etc/ssh/ssh_known_hosts2"_s};
+}
+
+namespace {
+
+// A big-endian SSH wire reader (RFC 4251 uint32/uint64/string), for KRL files.
+struct Wire {
+    QByteArrayView data;
+    qsizetype pos = 0;
+    bool ok = true;
+    quint64 number(int bytes) {
+        if (pos + bytes > data.size()) {
+            ok = false;
+            return 0;
+        }
+        quint64 v = 0;
+        for (int i = 0; i < bytes; ++i)
+            v = (v << 8) | quint8(data[pos + i]);
+        pos += bytes;
+        return v;
+    }
+    QByteArrayView string() {
+        const quint64 n = number(4);
+        if (!ok || n > quint64(data.size() - pos)) {
+            ok = false;
+            return {};
+        }
+        const QByteArrayView s = data.sliced(pos, qsizetype(n));
+        pos += qsizetype(n);
+        return s;
+    }
+    bool atEnd() const { return pos >= data.size(); }
+};
+
+// OpenSSH's KRL format (PROTOCOL.krl): sections of explicit keys and SHA1 / SHA256 key fingerprints are
+// looked at; certificate sections cannot name a plain host key.
+std::optional<bool> revokedByKrl(const QByteArray &krl, const QByteArray &blob) {
+    Wire w{krl};
+    w.pos = 8;   // "SSHKRL\n\0"
+    w.number(4); // format version
+    w.number(8); // krl version
+    w.number(8); // generated date
+    w.number(8); // flags
+    w.string();  // reserved
+    w.string();  // comment
+    const QByteArray sha1 = QCryptographicHash::hash(blob, QCryptographicHash::Sha1);
+    const QByteArray sha256 = QCryptographicHash::hash(blob, QCryptographicHash::Sha256);
+    while (w.ok && !w.atEnd()) {
+        const quint64 type = w.number(1);
+        Wire section{w.string()};
+        if (!w.ok)
+            break;
+        if (type == 4) // signature: the rest is its data
+            break;
+        if (type != 2 && type != 3 && type != 5)
+            continue;
+        while (section.ok && !section.atEnd()) {
+            const QByteArrayView item = section.string();
+            if (!section.ok)
+                return std::nullopt;
+            if ((type == 2 && item == blob) || (type == 3 && item == sha1) || (type == 5 && item == sha256))
+                return true;
+        }
+    }
+    if (!w.ok)
+        return std::nullopt;
+    return false;
+}
+
+} // namespace
+
+std::optional<bool> KnownHosts::revokedByFile(const QString &file, const QByteArray &keyBlob,
+                                              QString *error) {
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = u"cannot read the RevokedHostKeys file %1: %2"_s.arg(file, f.errorString());
+        return std::nullopt;
+    }
+    const QByteArray data = f.read(64 << 20);
+    if (data.startsWith(QByteArrayView("SSHKRL\n\0", 8))) {
+        const auto r = revokedByKrl(data, keyBlob);
+        if (!r)
+            *error = u"the RevokedHostKeys file %1 is not a valid KRL"_s.arg(file);
+        return r;
+    }
+    for (const QByteArray &raw : data.split('\n')) {
+        const QList<QByteArray> fields = raw.simplified().split(' ');
+        if (fields.size() < 2 || fields[0].startsWith('#'))
+            continue;
+        if (QByteArray::fromBase64(fields[1]) == keyBlob)
+            return true;
+    }
+    return false;
+}
 
 QStringList KnownHosts::defaultFiles(const QString &userFile) {
     const QString ssh = QDir::homePath() + u"/.ssh/"_s;
@@ -33,7 +136,7 @@ HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray
     const QByteArray type = KnownHostsEntry::blobKeyType(keyBlob);
     QList<HostKeyVerdict::Where> sameType, otherType, revoked;
     bool known = false;
-    for (const QString &path : m_files) {
+    for (const QString &path : files()) {
         QFile f(path);
         if (!f.exists())
             continue;
@@ -87,7 +190,7 @@ HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray
 
 bool KnownHosts::add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const {
     if (m_files.isEmpty()) {
-        *error = u"no known_hosts file to write"_s;
+        *error = u"no known_hosts file to write (UserKnownHostsFile is none)"_s;
         return false;
     }
     const QString path = m_files.first();

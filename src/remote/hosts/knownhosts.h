@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace moetune {
 
 // The verdict on a host key, decided by moetune itself from the known_hosts files (never by libssh's
@@ -35,19 +37,28 @@ struct HostKeyVerdict {
 // "[host]:port", comma lists, * and ? patterns, !negations, @revoked and @cert-authority markers.
 class KnownHosts {
 public:
-    // files: the user's file(s) first (the first one is written by add()), then the global ones.
-    explicit KnownHosts(QStringList files);
+    // files: the user's file(s) (UserKnownHostsFile; the first one is written by add()); globalFiles:
+    // GlobalKnownHostsFile, read only.
+    explicit KnownHosts(QStringList files, QStringList globalFiles = {});
 
     HostKeyVerdict check(const QString &host, int port, const QByteArray &keyBlob) const;
     // Appends "name keytype base64" to the first file (creating it and its folder, mode 0600 / 0700).
     bool add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const;
 
-    const QStringList &files() const { return m_files; }
+    QStringList files() const { return m_files + m_globalFiles; }
+    QString writeFile() const { return m_files.value(0); } // "" when UserKnownHostsFile is none
     // The files ssh reads by default: ~/.ssh/known_hosts{,2} (or userFile), /etc/ssh/ssh_known_hosts{,2}.
     static QStringList defaultFiles(const QString &userFile = {});
+    static QStringList defaultUserFiles();   // ~/.ssh/known_hosts, ~/.ssh/known_hosts2
+    static QStringList defaultGlobalFiles(); // /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2
+
+    // RevokedHostKeys: whether file (a list of public keys, or a binary KRL of ssh-keygen -k) revokes
+    // the key; nullopt with *error when the file cannot be read or understood (ssh refuses then too).
+    static std::optional<bool> revokedByFile(const QString &file, const QByteArray &keyBlob, QString *error);
 
 private:
     QStringList m_files;
+    QStringList m_globalFiles;
 };
 
 } // namespace moetune

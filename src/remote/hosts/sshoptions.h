@@ -12,10 +12,12 @@ namespace moetune {
 // the files at a temporary folder.
 struct SshOptions {
     HostConfig host;
-    QString sshConfigFile;  // "" = ~/.ssh/config; "none" = read no config file
-    QString knownHostsFile; // "" = ~/.ssh/known_hosts
-    QString sshDir;         // "" = ~/.ssh (default keys id_ed25519, id_rsa, ...)
-    bool useAgent = true;   // SSH_AUTH_SOCK
+    QString sshConfigFile; // "" = ~/.ssh/config (then /etc/ssh/ssh_config); "none" = read no config file
+    // "" = the config's UserKnownHostsFile, else ~/.ssh/known_hosts and known_hosts2; set (tests, the
+    // fixtures), it wins over the config like `ssh -o UserKnownHostsFile=...`.
+    QString knownHostsFile;
+    QString sshDir;       // "" = ~/.ssh (default keys id_ed25519, id_rsa, ...)
+    bool useAgent = true; // SSH_AUTH_SOCK
     int connectTimeoutMs = 15000;
     int keepaliveIntervalMs = 3000; // idle time before a keepalive is sent
     int deadAfterMs = 10000;        // no packet from the server for this long: connection lost

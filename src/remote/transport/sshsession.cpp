@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/transport/sshsession.h"
 
+#include "remote/hosts/hoststore.h"
 #include "remote/hosts/shellquote.h"
 #include "remote/transport/sshsessionjobs.h"
 
@@ -139,61 +140,79 @@ void SshSession::connectNow() {
     setState(m_everConnected ? Transport::State::Reconnecting : Transport::State::Connecting,
              u"Connecting to %1…"_s.arg(h.displayName()));
     m_session = ssh_new();
-    const QByteArray alias = h.sshName().toUtf8(); // a typed user@host:port is not a host name to libssh
-    ssh_options_set(m_session, SSH_OPTIONS_HOST, alias.constData());
-    if (!m_options.sshDir.isEmpty()) {
-        const QByteArray dir = QFile::encodeName(m_options.sshDir);
-        ssh_options_set(m_session, SSH_OPTIONS_SSH_DIR, dir.constData());
-    }
-    if (!m_options.knownHostsFile.isEmpty()) {
-        const QByteArray kh = QFile::encodeName(m_options.knownHostsFile);
-        ssh_options_set(m_session, SSH_OPTIONS_KNOWNHOSTS, kh.constData());
-        ssh_options_set(m_session, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
-    }
-    if (m_options.sshConfigFile == u"none") {
-        const int no = 0;
-        ssh_options_set(m_session, SSH_OPTIONS_PROCESS_CONFIG, &no);
-    } else {
-        const QByteArray cfg = QFile::encodeName(expandHome(m_options.sshConfigFile));
-        if (ssh_options_parse_config(m_session,
-                                     m_options.sshConfigFile.isEmpty() ? nullptr : cfg.constData()) < 0) {
-            const QString why = sshError();
+    // The ssh config is read here as OpenSSH reads it (SshConfig), never by libssh: libssh 0.10 applies a
+    // Host block that excludes this host with a !pattern, and knows neither Match originalhost nor
+    // several UserKnownHostsFile entries. libssh gets the resolved values only.
+    m_config = {};
+    if (m_options.sshConfigFile != u"none") {
+        const QString userConfig = m_options.sshConfigFile.isEmpty() ? HostStore::defaultSshConfigPath()
+                                                                     : expandHome(m_options.sshConfigFile);
+        QString why;
+        m_config =
+            SshConfig::resolve(h.sshName(), HostStore::sshConfigFiles(userConfig), &why, h.port, h.user);
+        if (!why.isEmpty()) {
             teardown();
             setState(Transport::State::Failed,
                      u"Cannot read the ssh config for %1: %2"_s.arg(hostLabel(), why));
             return;
         }
     }
+    const int no = 0;
+    ssh_options_set(m_session, SSH_OPTIONS_PROCESS_CONFIG, &no);
     // What the app knows explicitly wins over the config file (as on ssh's command line).
-    if (!h.hostName.isEmpty()) {
-        const QByteArray hn = h.hostName.toUtf8();
-        ssh_options_set(m_session, SSH_OPTIONS_HOST, hn.constData());
+    const QString target = !h.hostName.isEmpty()          ? h.hostName
+                           : !m_config.hostName.isEmpty() ? m_config.hostName
+                                                          : h.sshName();
+    const QByteArray hostBytes = target.toUtf8();
+    ssh_options_set(m_session, SSH_OPTIONS_HOST, hostBytes.constData());
+    if (!m_options.sshDir.isEmpty()) {
+        const QByteArray dir = QFile::encodeName(m_options.sshDir);
+        ssh_options_set(m_session, SSH_OPTIONS_SSH_DIR, dir.constData());
     }
-    if (!h.user.isEmpty()) {
-        const QByteArray u = h.user.toUtf8();
+    {
+        // libssh orders the host key algorithms by what these files hold; the verdict is checkHostKey()'s
+        const KnownHosts kh = knownHosts();
+        const QByteArray user = QFile::encodeName(kh.writeFile().isEmpty() ? u"/dev/null"_s : kh.writeFile());
+        ssh_options_set(m_session, SSH_OPTIONS_KNOWNHOSTS, user.constData());
+        ssh_options_set(m_session, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
+    }
+    const QString user = !h.user.isEmpty() ? h.user : m_config.user;
+    if (!user.isEmpty()) {
+        const QByteArray u = user.toUtf8();
         ssh_options_set(m_session, SSH_OPTIONS_USER, u.constData());
     }
-    if (h.port > 0) {
-        const unsigned int port = unsigned(h.port);
+    const int portNumber = h.port > 0 ? h.port : m_config.port;
+    if (portNumber > 0) {
+        const unsigned int port = unsigned(portNumber);
         ssh_options_set(m_session, SSH_OPTIONS_PORT, &port);
     }
-    if (!h.fromSshConfig) {
-        for (const QString &id : h.identityFiles) {
-            const QByteArray p = QFile::encodeName(expandHome(id));
-            ssh_options_set(m_session, SSH_OPTIONS_ADD_IDENTITY, p.constData());
-        }
-        if (!h.proxyJump.isEmpty()) {
-            const QByteArray pc = (u"ssh -J "_s + shellQuote(h.proxyJump) + u" -W [%h]:%p"_s).toUtf8();
-            ssh_options_set(m_session, SSH_OPTIONS_PROXYCOMMAND, pc.constData());
+    const QString jump = !h.proxyJump.isEmpty() ? h.proxyJump : m_config.proxyJump;
+    if (!jump.isEmpty() && jump != u"none") {
+        const QByteArray pc = (u"ssh -J "_s + shellQuote(jump) + u" -W [%h]:%p"_s).toUtf8();
+        ssh_options_set(m_session, SSH_OPTIONS_PROXYCOMMAND, pc.constData());
+    } else if (jump.isEmpty() && !m_config.proxyCommand.isEmpty() && m_config.proxyCommand != u"none") {
+        const QByteArray pc = m_config.proxyCommand.toUtf8();
+        ssh_options_set(m_session, SSH_OPTIONS_PROXYCOMMAND, pc.constData());
+    }
+    // Algorithm lists of the config, as libssh understands them (a list it rejects leaves its default).
+    for (const auto &[value, option] :
+         {std::pair{m_config.hostKeyAlgorithms, SSH_OPTIONS_HOSTKEYS},
+          std::pair{m_config.kexAlgorithms, SSH_OPTIONS_KEY_EXCHANGE},
+          std::pair{m_config.pubkeyAcceptedAlgorithms, SSH_OPTIONS_PUBLICKEY_ACCEPTED_TYPES}}) {
+        if (!value.isEmpty()) {
+            const QByteArray v = value.toUtf8();
+            ssh_options_set(m_session, option, v.constData());
         }
     }
-    const long timeoutUsec = long(m_options.connectTimeoutMs) * 1000;
+    const long timeoutUsec =
+        long(m_config.connectTimeoutS > 0 ? m_config.connectTimeoutS * 1000 : m_options.connectTimeoutMs) *
+        1000;
     ssh_options_set(m_session, SSH_OPTIONS_TIMEOUT_USEC, &timeoutUsec);
     // SFTP is request/response: without TCP_NODELAY each small request waits out Nagle + delayed ACK (~40 ms)
     const int nodelay = 1;
     ssh_options_set(m_session, SSH_OPTIONS_NODELAY, &nodelay);
     // AES-GCM first: OpenSSL runs it on AES-NI, several times faster than libssh's own chacha20-poly1305
-    // (a config file's Ciphers line, parsed above, is replaced; the set stays within OpenSSH's defaults).
+    // (the set stays within OpenSSH's defaults; a Ciphers line of the ssh config is not applied).
     static const char kCiphers[] =
         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
         "aes128-ctr,aes192-ctr,aes256-ctr";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "remote/hosts/knownhosts.h"
+#include "remote/hosts/sshconfig.h"
 #include "remote/hosts/sshoptions.h"
 #include "remote/transport/sshtransport.h"
 #include "remote/transport/transport.h"
@@ -103,6 +104,7 @@ private:
     QString hostLabel() const;
 
     SshOptions m_options;
+    SshConfigValues m_config; // the ssh config as OpenSSH reads it for this host (SshConfig::resolve)
     ssh_session m_session = nullptr;
     sftp_session m_sftp = nullptr;
     ssh_counter_struct m_rx{};
@@ -113,6 +115,7 @@ private:
     AuthStep m_authStep = AuthStep::None;
     int m_identityIndex = 0;
     QStringList m_identities;              // IdentityFile keys, or ssh's default keys when there is none
+    bool m_autoTried = false;              // libssh's publickey_auto offered the agent and default keys
     QHash<QString, QString> m_passphrases; // memory only, for reconnects of this session
     QString m_password;
     QString m_khHost; // the host key's known_hosts name and port, and the key, while it is asked

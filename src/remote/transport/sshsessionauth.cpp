@@ -37,7 +37,8 @@ bool SshSession::checkHostKey() {
     }
     ssh_key_free(key);
 
-    // The name ssh looks up: the host actually connected to (HostName after the config) and its port.
+    // The name ssh looks up: HostKeyAlias as written, else the host actually connected to (HostName after
+    // the config) and its port.
     char *host = nullptr;
     m_khHost = m_options.host.hostName.isEmpty() ? m_options.host.alias : m_options.host.hostName;
     if (ssh_options_get(m_session, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
@@ -47,10 +48,16 @@ bool SshSession::checkHostKey() {
     unsigned int port = 22;
     ssh_options_get_port(m_session, &port);
     m_khPort = int(port);
+    const bool aliased = !m_config.hostKeyAlias.isEmpty();
+    if (aliased) {
+        m_khHost = m_config.hostKeyAlias;
+        m_khPort = 22; // ssh looks the alias up as written, without a port
+    }
     m_hostKeyBlob = blob;
     const QString khName = QString::fromUtf8(KnownHostsEntry::lookupName(m_khHost, m_khPort));
     const KnownHosts knownHosts = this->knownHosts();
-    const QString khFile = knownHosts.files().value(0);
+    const QString khFile =
+        knownHosts.writeFile().isEmpty() ? knownHosts.files().value(0) : knownHosts.writeFile();
     const QString removeCmd = khFile == QDir::homePath() + u"/.ssh/known_hosts"_s
                                   ? u"ssh-keygen -R '%1'"_s.arg(khName)
                                   : u"ssh-keygen -R '%1' -f '%2'"_s.arg(khName, khFile);
@@ -64,10 +71,30 @@ bool SshSession::checkHostKey() {
     // Decided here from the files, never by ssh_session_is_known_server(): with StrictHostKeyChecking
     // no/accept-new in ~/.ssh/config, libssh 0.10 answers OK for a changed key when the global file has no
     // match. Unknown keys are always the user's decision; changed and revoked keys are always refused.
-    const HostKeyVerdict v =
+    // RevokedHostKeys first, as ssh: a key it names, or a file that cannot be read, ends the connection.
+    if (m_config.revokedHostKeys && *m_config.revokedHostKeys != u"none" && !blob.isEmpty()) {
+        QString why;
+        const auto revoked = KnownHosts::revokedByFile(*m_config.revokedHostKeys, blob, &why);
+        if (!revoked || *revoked) {
+            teardown();
+            setState(Transport::State::Failed,
+                     revoked ? u"The host key of %1, %2 (%3), is revoked by %4 (RevokedHostKeys in the ssh "
+                               "config). Refusing to connect: a revoked key is never accepted."_s.arg(
+                                   hostLabel(), fingerprint, type, *m_config.revokedHostKeys)
+                             : u"Cannot check the host key of %1, %2 (%3): %4. Refusing to connect, as ssh "
+                               "does."_s.arg(hostLabel(), fingerprint, type, why));
+            return false;
+        }
+    }
+    HostKeyVerdict v =
         blob.isEmpty()
             ? HostKeyVerdict{HostKeyVerdict::Status::Error, {}, {}, u"the host key cannot be read"_s}
             : knownHosts.check(m_khHost, m_khPort, blob);
+    // ssh retries an unknown [host]:port under the plain host name and takes an exact match from it.
+    if (v.status == HostKeyVerdict::Status::Unknown && !aliased && m_khPort != 22 &&
+        knownHosts.check(m_khHost, 22, blob).status == HostKeyVerdict::Status::Known)
+        v.status = HostKeyVerdict::Status::Known;
+    const QString strict = m_config.strictHostKeyChecking;
     switch (v.status) {
     case HostKeyVerdict::Status::Known:
         return true;
@@ -94,6 +121,17 @@ bool SshSession::checkHostKey() {
                 hostLabel(), type, fingerprint, where(v.lines), khFile, removeCmd));
         return false;
     case HostKeyVerdict::Status::Unknown: {
+        if (strict == u"yes") {
+            // ssh never offers to trust a key then; neither does moetune
+            teardown();
+            setState(Transport::State::Failed,
+                     u"%1 is not a known host (its %2 key fingerprint is %3) and the ssh config says "
+                     "StrictHostKeyChecking yes, so no key is added on connecting. Check the fingerprint "
+                     "against the host's own (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the host), then "
+                     "add the host's public key line to %4 yourself."_s.arg(hostLabel(), type, fingerprint,
+                                                                            khFile));
+            return false;
+        }
         QString message =
             u"%1 is not a known host. Its %2 key fingerprint is %3. Accept it only if it matches the host's "
             "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the host)."_s.arg(hostLabel(), type, fingerprint);
@@ -116,7 +154,21 @@ bool SshSession::checkHostKey() {
 }
 
 KnownHosts SshSession::knownHosts() const {
-    return KnownHosts(KnownHosts::defaultFiles(expandHome(m_options.knownHostsFile)));
+    // An explicit file (tests, fixtures) wins like `ssh -o UserKnownHostsFile=`; then the config's
+    // UserKnownHostsFile / GlobalKnownHostsFile ("none": no file); then ssh's defaults.
+    auto listed = [](const std::optional<QStringList> &files, const QStringList &defaults) {
+        if (!files)
+            return defaults;
+        QStringList out;
+        for (const QString &f : *files)
+            if (f != u"none")
+                out.append(f);
+        return out;
+    };
+    const QStringList user = !m_options.knownHostsFile.isEmpty()
+                                 ? QStringList{expandHome(m_options.knownHostsFile)}
+                                 : listed(m_config.userKnownHostsFiles, KnownHosts::defaultUserFiles());
+    return KnownHosts(user, listed(m_config.globalKnownHostsFiles, KnownHosts::defaultGlobalFiles()));
 }
 
 void SshSession::hostKeyAnswer(bool accept) {
@@ -186,9 +238,23 @@ void SshSession::continueAuth() {
     }
     const int methods = ssh_userauth_list(m_session, nullptr);
     if (m_authStep == AuthStep::PublicKeyAuto) {
-        if (methods & SSH_AUTH_METHOD_PUBLICKEY) {
+        // As ssh: the default keys only when no IdentityFile is named; the agent's keys unless
+        // IdentitiesOnly yes (moetune then does not use the agent at all).
+        const bool named = !m_options.host.identityFiles.isEmpty() || !m_config.identityFiles.isEmpty();
+        const bool identitiesOnly = m_config.identitiesOnly.value_or(false);
+        m_autoTried = false;
+        if ((methods & SSH_AUTH_METHOD_PUBLICKEY) && !named && !identitiesOnly) {
+            m_autoTried = true;
             m_triedMethods.append(m_options.useAgent ? u"agent and default keys"_s : u"default keys"_s);
             const int rc = ssh_userauth_publickey_auto(m_session, nullptr, nullptr);
+            if (rc == SSH_AUTH_SUCCESS)
+                return authenticated();
+            if (rc == SSH_AUTH_ERROR && !ssh_is_connected(m_session))
+                return connectionLost(sshError());
+        } else if ((methods & SSH_AUTH_METHOD_PUBLICKEY) && !identitiesOnly && m_options.useAgent &&
+                   !qEnvironmentVariableIsEmpty("SSH_AUTH_SOCK")) {
+            m_triedMethods.append(u"agent"_s);
+            const int rc = ssh_userauth_agent(m_session, nullptr);
             if (rc == SSH_AUTH_SUCCESS)
                 return authenticated();
             if (rc == SSH_AUTH_ERROR && !ssh_is_connected(m_session))
@@ -199,7 +265,7 @@ void SshSession::continueAuth() {
         m_identities = identityCandidates();
     }
     if (m_authStep == AuthStep::IdentityFiles) {
-        const bool defaults = m_options.host.identityFiles.isEmpty();
+        const bool defaults = m_options.host.identityFiles.isEmpty() && m_config.identityFiles.isEmpty();
         for (; (methods & SSH_AUTH_METHOD_PUBLICKEY) && m_identityIndex < m_identities.size();
              ++m_identityIndex) {
             const QString path = m_identities[m_identityIndex];
@@ -220,7 +286,7 @@ void SshSession::continueAuth() {
                 m_triedMethods.append(u"%1 (could not be decrypted)"_s.arg(path));
                 continue;
             }
-            if (defaults && !havePass) {
+            if (defaults && !havePass && m_autoTried) {
                 ssh_key_free(key); // a default key without passphrase was offered by publickey_auto already
                 continue;
             }
@@ -279,7 +345,9 @@ void SshSession::continueAuth() {
 
 QStringList SshSession::identityCandidates() const {
     QStringList out;
-    for (const QString &id : m_options.host.identityFiles)
+    const QStringList named =
+        m_options.host.identityFiles.isEmpty() ? m_config.identityFiles : m_options.host.identityFiles;
+    for (const QString &id : named)
         out.append(expandHome(id));
     if (!out.isEmpty())
         return out;
