@@ -26,7 +26,7 @@ struct ExecRequest {
     // (kExecOutputTruncated): a host printing without end costs at most this much memory of a caller that
     // keeps what it reads. -1: no bound (a log followed for hours, whose reader keeps only its tail).
     qint64 maxLineOutputBytes = kDefaultMaxLineOutputBytes;
-    static constexpr qint64 kDefaultMaxLineOutputBytes = qint64{64} << 20;
+    static constexpr qint64 kDefaultMaxLineOutputBytes = qint64{16} << 20;
 };
 
 // The error of a job stopped by ExecRequest::maxLineOutputBytes; %1 is the host, %2 the bound in MiB.
