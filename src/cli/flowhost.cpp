@@ -4,6 +4,7 @@
 
 #include "cli/console.h"
 #include "cli/runreport.h"
+#include "core/host/serverchoice.h"
 #include "core/run/workspace.h"
 #include "remote/flows/runkeeper.h"
 
@@ -21,7 +22,11 @@ QList<QCommandLineOption> FlowHost::commonOptions() {
              u"A server profile JSON file (kind, stopCommand, startCommand, logFile, ...) instead of "
              u"the one saved for the host."_s,
              u"FILE"_s},
-            {u"format"_s, u"Output: text (default) or json."_s, u"FORMAT"_s, u"text"_s}};
+            {u"format"_s, u"Output: text (default) or json."_s, u"FORMAT"_s, u"text"_s},
+            {u"server"_s,
+             u"Which of the host's servers to act on, a pid or a port (needed when several run: the "
+             u"command asks rather than pick one)."_s,
+             u"PID|PORT"_s}};
 }
 
 void FlowHost::fail(const QString &message) const {
@@ -56,6 +61,14 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         }
         m_profile = ServerProfile::fromJson(doc.object());
     }
+    if (parser.isSet(u"server"_s)) {
+        if (!ServerChoice::parse(parser.value(u"server"_s), &error)) {
+            fail(u"--server: "_s + error);
+            return FlowExitUsage;
+        }
+        m_profile.server = parser.value(u"server"_s).trimmed();
+    }
+    target->serverProfile.server = m_profile.server; // the session's probes focus on it too
     if (parser.isSet(u"python"_s))
         target->python = parser.value(u"python"_s);
     HostSessionSync::Options options;
@@ -67,6 +80,7 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         return FlowExitHost;
     }
     HostSession *session = m_session->session();
+    session->setChooseHow(u"with --server PID|PORT"_s);
     m_flows = std::make_unique<HostFlows>(session, m_profile);
     // What runs on the host is always shown (stderr, so --format json stays parseable on stdout).
     QObject::connect(calls(), &HostCalls::commandStarted,

@@ -5,6 +5,7 @@
 #include "cli/console.h"
 #include "cli/hostcli.h"
 #include "cli/tempfileguard.h"
+#include "core/host/serverchoice.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -37,6 +38,10 @@ QList<QCommandLineOption> HostDiagnoseSource::options() const {
             u"accept-new-host-key"_s,
             u"With --host: record an unknown host key instead of refusing (a changed key is always "
             u"refused)."_s),
+        QCommandLineOption(u"server"_s,
+                           u"With --host: which of the host's servers the host facts are about, a pid or a "
+                           u"port (needed when several run and none writes the log file)."_s,
+                           u"PID|PORT"_s),
     };
 }
 
@@ -95,6 +100,14 @@ std::optional<Diagnosis> HostDiagnoseSource::diagnose(const QCommandLineParser &
     }
     if (parser.isSet(u"python"_s))
         host->python = parser.value(u"python"_s);
+    if (parser.isSet(u"server"_s)) {
+        QString why;
+        if (!ServerChoice::parse(parser.value(u"server"_s), &why)) {
+            *error = u"--server: "_s + why;
+            return std::nullopt;
+        }
+        host->serverProfile.server = parser.value(u"server"_s).trimmed();
+    }
     static const QRegularExpression sizeRe(u"^(\\d+)([KkMmGg]?)[Bb]?$"_s);
     const auto m = sizeRe.match(parser.value(u"bytes"_s).trimmed());
     if (!m.hasMatch() || m.captured(1).toLongLong() <= 0) {
@@ -115,6 +128,7 @@ std::optional<Diagnosis> HostDiagnoseSource::diagnose(const QCommandLineParser &
     options.acceptNewHostKey = parser.isSet(u"accept-new-host-key"_s);
     options.askSecret = terminalSecretPrompt();
     HostSessionSync session(*host, options);
+    session.session()->setChooseHow(u"with --server PID|PORT"_s);
     if (!session.connect(error))
         return std::nullopt;
     // The fetched log lives only as long as this call, and is removed on every exit (signals too).

@@ -87,15 +87,28 @@ QString ProbeCommand::renderText(const HostProbe &probe) {
             out += u"  %1 config file(s)\n"_s.arg(p.configFiles.size());
         }
     }
-    if (p.servers.isEmpty())
+    // Every server seen: the one the flows act on, the agent user's others, and other users' (never used).
+    const bool several = p.servers.size() > 1;
+    if (p.allServers().isEmpty())
         out += u"Server:      no running inference server found\n"_s;
+    else if (p.servers.isEmpty() && p.serverChoiceProblem.isEmpty())
+        out += u"Server:      none of the agent's user (%1 of other users, never used)\n"_s.arg(
+            p.otherUsersServers.size());
     for (const ServerProcess &s : p.servers) {
-        out += u"Server:      pid %1, %2, model %3, TP %4\n"_s.arg(s.pid)
-                   .arg(frameworkName(s.framework), orNone(s.modelPath, u"?"_s))
-                   .arg(s.tensorParallel);
+        out += u"Server:      %1, TP %2%3\n"_s.arg(s.label())
+                   .arg(s.tensorParallel)
+                   .arg(several ? u" (a candidate: not chosen)"_s : u" (the server flows act on)"_s);
         if (s.shape)
             out += u"MoE shape:   "_s + s.shapeText() + u'\n';
+        if (!s.launch.interpreterProblem.isEmpty())
+            out += u"Interpreter: not run: %1\n"_s.arg(s.launch.interpreterProblem);
     }
+    for (const ServerProcess &s : p.otherServers)
+        out += u"Also:        %1, TP %2 (not chosen)\n"_s.arg(s.label()).arg(s.tensorParallel);
+    for (const ServerProcess &s : p.otherUsersServers)
+        out += u"Not used:    %1: %2\n"_s.arg(s.label(), s.notUsed);
+    if (const QString ask = p.serverQuestion(u"with --server PID|PORT"_s); !ask.isEmpty())
+        out += u"Which:       "_s + ask + u'\n';
     if (p.suggestedSpec) {
         out += u"Tuning job:  "_s + p.suggestedSpec->summaryText() + u'\n';
     }
@@ -125,7 +138,10 @@ int ProbeCommand::run(const QStringList &args) {
                                   u"refused)."_s);
     const QCommandLineOption timeout(u"timeout"_s, u"Seconds to wait for the host (default 120)."_s, u"S"_s,
                                      u"120"_s);
-    parser.addOptions({python, format, accept, timeout});
+    const QCommandLineOption server(
+        u"server"_s, u"Which of the host's servers to describe as the one flows act on: a pid or a port."_s,
+        u"PID|PORT"_s);
+    parser.addOptions({python, format, accept, timeout, server});
     if (!parser.parse(args))
         return Console::fail(u"probe"_s, parser.errorText() + u". Run 'moetune-cli probe --help'."_s);
     if (parser.isSet(u"help"_s)) {
@@ -158,6 +174,11 @@ int ProbeCommand::run(const QStringList &args) {
         return Console::fail(u"probe"_s, error);
     if (parser.isSet(python))
         host->python = parser.value(python);
+    if (parser.isSet(server)) {
+        if (!ServerChoice::parse(parser.value(server), &error))
+            return Console::fail(u"probe"_s, u"--server: "_s + error);
+        host->serverProfile.server = parser.value(server).trimmed();
+    }
     HostSessionSync::Options options;
     options.acceptNewHostKey = parser.isSet(accept);
     options.timeoutMs = seconds * 1000;
@@ -178,6 +199,10 @@ int ProbeCommand::run(const QStringList &args) {
         o.remove(u"type"_s);
         o.insert(u"agent_version"_s, probe->agentVersion);
         o.insert(u"host_spec"_s, positional.first());
+        // The server the flows act on (null: none, or several and no choice: server_question asks).
+        o.insert(u"chosen_server"_s,
+                 probe->servers.size() == 1 ? QJsonValue(probe->servers.first().pid) : QJsonValue());
+        o.insert(u"server_question"_s, probe->serverQuestion(u"with --server PID|PORT"_s));
         Console::outBytes(QJsonDocument(o).toJson(QJsonDocument::Indented));
     } else {
         Console::out(renderText(*probe));

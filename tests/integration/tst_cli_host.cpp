@@ -17,6 +17,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QTest>
 #include <QUuid>
@@ -90,6 +91,9 @@ private slots:
         m_host = std::make_unique<moetune::test::FakeSglangHost>();
         QString error;
         QVERIFY2(m_host->create(&error), qPrintable(error));
+        // Every test here runs on a host with two servers (issue 41): each finds its own by pid, port or
+        // log, never as "the" server of the machine.
+        QVERIFY2(m_host->addSecondServer(&error), qPrintable(error));
         m_cli = QCoreApplication::applicationDirPath() + u"/../../src/cli/moetune-cli"_s;
         QVERIFY2(QFileInfo(m_cli).isExecutable(), qPrintable(m_cli));
     }
@@ -182,6 +186,111 @@ private slots:
             rules.append(f.toObject().value("rule"_L1).toString());
         QVERIFY2(rules.contains(u"host-triton-folder-missing"_s), qPrintable(rules.join(u' ')));
         QCOMPARE(rules.contains(u"moe-fallback"_s), fallbackInLog);
+    }
+
+    // Issue 41: a host with two servers (two labelled fake servers, two ports, two models). probe lists
+    // both and asks which; diagnose --host takes the one writing the log, else asks, else --server; tune
+    // fills the job from the chosen server; push writes where the chosen server reads. Never the first.
+    void twoServersEachFlowActsOnTheChosenOne() {
+        if (m_realistic)
+            QSKIP("one HOME is enough: the ssh files play no part here");
+        const QString pid1 = QString::number(m_host->serverPid());
+        const QString pid2 = QString::number(m_host->secondPid());
+        const QString port1 = QString::number(m_host->serverPort());
+        const QString port2 = QString::number(m_host->secondPort());
+        // probe: both listed with their ports, none chosen, the question names both and the option
+        CliResult r = run({u"probe"_s, u"local"_s, u"--format"_s, u"json"_s});
+        QJsonObject o = r.json();
+        QVERIFY2(!o.isEmpty(), qPrintable(r.err));
+        QMap<qint64, int> ports;
+        for (const QJsonValue &v : o.value("servers"_L1).toArray())
+            ports.insert(qint64(v.toObject().value("pid"_L1).toDouble()),
+                         v.toObject().value("port"_L1).toInt());
+        QCOMPARE(ports.value(m_host->serverPid()), m_host->serverPort());
+        QCOMPARE(ports.value(m_host->secondPid()), m_host->secondPort());
+        QVERIFY(o.value("chosen_server"_L1).isNull());
+        QString ask = o.value("server_question"_L1).toString();
+        QVERIFY2(ask.contains(u"pid %1 on port %2"_s.arg(pid1, port1)) &&
+                     ask.contains(u"pid %1 on port %2"_s.arg(pid2, port2)) &&
+                     ask.contains(u"--server PID|PORT"_s),
+                 qPrintable(ask));
+        r = run({u"probe"_s, u"local"_s, u"--format"_s, u"json"_s, u"--server"_s, u"port "_s + port2});
+        QCOMPARE(qint64(r.json().value("chosen_server"_L1).toDouble()), m_host->secondPid());
+        r = run({u"probe"_s, u"local"_s, u"--server"_s, pid2});
+        QString out = QString::fromUtf8(r.out);
+        QVERIFY2(
+            out.contains(u"Server:      SGLang pid %1 on port %2 (%3), TP 1 (the server flows act on)"_s.arg(
+                pid2, port2, m_host->secondModelPath())),
+            qPrintable(out));
+        QVERIFY2(out.contains(u"Also:        SGLang pid %1 on port %2"_s.arg(pid1, port1)), qPrintable(out));
+        QVERIFY2(out.contains(u"60 experts, top-k 4"_s) && !out.contains(u"128 experts"_s), qPrintable(out));
+        r = run({u"probe"_s, u"local"_s, u"--server"_s, u"first"_s});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(u"give a pid or a port"_s), qPrintable(r.err));
+
+        // diagnose --host: the server writing the log is the one the host facts are about
+        auto served = [](const QJsonObject &d) {
+            QStringList titles;
+            for (const QJsonValue &f : d.value("findings"_L1).toArray()) {
+                if (f.toObject().value("rule"_L1).toString() == u"host-served-model"_s)
+                    titles.append(f.toObject().value("title"_L1).toString());
+            }
+            return titles;
+        };
+        r = run({u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, m_host->secondLogPath(), u"--format"_s,
+                 u"json"_s});
+        QStringList titles = served(r.json());
+        QVERIFY2(titles.size() == 1 && titles.first().contains(m_host->secondModelPath()),
+                 qPrintable(titles.join(u" | "_s) + r.err));
+        // a copy of the first log: no server writes it, so it asks (exit 2), naming both and --server
+        const QString copy = m_home->path() + u"/copied.log"_s;
+        QVERIFY(QFile::copy(m_host->logPath(), copy));
+        r = run({u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, copy, u"--format"_s, u"json"_s});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(u"pid %1"_s.arg(pid1)) && r.err.contains(u"pid %1"_s.arg(pid2)) &&
+                     r.err.contains(u"--server PID|PORT"_s),
+                 qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        r = run({u"diagnose"_s, u"--host"_s, u"local"_s, u"--log"_s, copy, u"--format"_s, u"json"_s,
+                 u"--server"_s, port1});
+        titles = served(r.json());
+        QVERIFY2(titles.size() == 1 && titles.first().contains(m_host->modelPath()),
+                 qPrintable(titles.join(u" | "_s) + r.err));
+
+        // push --dry-run of a (simulated) run: the folder where the CHOSEN server reads its configs
+        const QString specFile = m_home->path() + u"/spec.json"_s;
+        QVERIFY(write(specFile, R"({"framework":"sglang","E":8,"N":128,"K":256,"topk":2,"backend":"synthetic",
+            "batch_sizes":[1,2],"strategy":"exhaustive"})"));
+        r = run({u"tune"_s, u"local"_s, u"--spec"_s, specFile, u"--follow"_s, u"--format"_s, u"json"_s,
+                 u"--server"_s, port1},
+                300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString runId = r.json().value("run_id"_L1).toString();
+        QVERIFY2(!runId.isEmpty(), r.out.constData());
+        const QStringList push{u"push"_s, u"local"_s, runId, u"--dry-run"_s, u"--format"_s, u"json"_s};
+        r = run(push + QStringList{u"--server"_s, u"port "_s + port2});
+        QJsonObject preview = r.json().value("preview"_L1).toObject();
+        QCOMPARE(preview.value("folder"_L1).toString(),
+                 m_host->secondConfigDir() + u"/configs/triton_3_6_0"_s);
+        QVERIFY2(preview.value("source"_L1).toString().contains(u"pid %1 on port %2"_s.arg(pid2, port2)),
+                 qPrintable(preview.value("source"_L1).toString()));
+        r = run(push + QStringList{u"--server"_s, pid1});
+        preview = r.json().value("preview"_L1).toObject();
+        QCOMPARE(preview.value("folder"_L1).toString(), m_host->configRoot() + u"/triton_3_6_0"_s);
+        r = run(push); // neither serves E=8 and nothing chose: asked, nothing picked
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains(u"runs 2 servers"_s) || r.err.contains(u"servers ("_s), qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"--server PID|PORT"_s), qPrintable(r.err));
+
+        // tune from the second server's log: K and top-k from the chosen server's model (top-k 4)
+        r = run({u"tune"_s, u"local"_s, u"--from-log"_s, m_host->secondLogPath(), u"--backend"_s,
+                 u"synthetic"_s, u"--format"_s, u"json"_s, u"--server"_s, u"port "_s + port2});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject spec = r.json().value("spec"_L1).toObject();
+        QCOMPARE(spec.value("E"_L1).toInt(), 60);
+        QCOMPARE(spec.value("K"_L1).toInt(), 2048);
+        QCOMPARE(spec.value("topk"_L1).toInt(), 4);
+        run({u"cancel"_s, u"local"_s, r.json().value("run_id"_L1).toString()});
     }
 
     void sshUnknownKeyThenTrust() {
@@ -339,8 +448,9 @@ private slots:
         const QString slowLog = u"cat -- '%1'; '%2' 300 & '%2' 301; wait"_s.arg(m_host->logPath(), sleeper);
         QProcess cli;
         cli.setStandardInputFile(QProcess::nullDevice());
+        // --server: a log command names no server; this test's own fake, whatever else runs here.
         cli.start(m_cli, {u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, slowLog, u"--format"_s,
-                          u"json"_s});
+                          u"json"_s, u"--server"_s, u"pid %1"_s.arg(m_host->serverPid())});
         QVERIFY(cli.waitForStarted());
         QVERIFY2(QTest::qWaitFor([&] { return processesWith(token, ProcessField::CommandLine).size() >= 3; },
                                  30000), // sh and two sleeps
@@ -364,8 +474,9 @@ private slots:
         // 2. A command that ends by itself: its background child stays (what a server start relies on).
         const QString startsChild =
             u"'%1' 302 >/dev/null 2>&1 & cat -- '%2'"_s.arg(sleeper, m_host->logPath());
-        const CliResult r = run({u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, startsChild,
-                                 u"--format"_s, u"json"_s});
+        const CliResult r =
+            run({u"diagnose"_s, u"--host"_s, u"moetune-sshd"_s, u"--log"_s, startsChild, u"--format"_s,
+                 u"json"_s, u"--server"_s, u"pid %1"_s.arg(m_host->serverPid())});
         QVERIFY2(r.exitCode == 1, qPrintable(r.err)); // the log's MoE warning
         QTest::qWait(1500); // the channel is closed by now: a watcher would have struck
         const QList<qint64> child = processesWith(token, ProcessField::CommandLine);

@@ -4,6 +4,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QProcessEnvironment>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -13,11 +19,57 @@ FakeSglangHost::FakeSglangHost()
     : m_tree(m_dir.path()) {}
 
 FakeSglangHost::~FakeSglangHost() {
-    if (m_server) {
-        m_server->kill();
-        m_server->waitForFinished(5000);
+    for (QProcess *p : {m_server.get(), m_second.get()}) {
+        if (p) {
+            p->kill();
+            p->waitForFinished(5000);
+        }
     }
 }
+
+int FakeSglangHost::freePort() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    ::close(fd);
+    return port;
+}
+
+namespace {
+
+// The "server": a python process whose command line is an SGLang launch (what the probe looks for), its
+// stdout and stderr appended to its log file as `nohup ... >> log 2>&1` leaves them.
+std::unique_ptr<QProcess> startServer(const QString &model, int port, const QString &log,
+                                      const QStringList &extraEnv, QString *error) {
+    auto p = std::make_unique<QProcess>();
+    p->setProgram(u"python3"_s);
+    p->setArguments({u"-m"_s, u"sglang.launch_server"_s, u"--model-path"_s, model, u"--tp"_s, u"1"_s,
+                     u"--port"_s, QString::number(port)});
+    p->setStandardOutputFile(log, QIODevice::Append);
+    p->setProcessChannelMode(QProcess::MergedChannels);
+    if (!extraEnv.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const QString &kv : extraEnv)
+            env.insert(kv.section(u'=', 0, 0), kv.section(u'=', 1));
+        p->setProcessEnvironment(env);
+    }
+    p->start();
+    if (!p->waitForStarted(10000)) {
+        *error = u"cannot start the fake server: "_s + p->errorString();
+        return nullptr;
+    }
+    return p;
+}
+
+} // namespace
 
 bool FakeSglangHost::create(QString *error) {
     if (!m_dir.isValid()) {
@@ -66,17 +118,39 @@ bool FakeSglangHost::create(QString *error) {
     }
     qputenv("PYTHONPATH", sitePath().toUtf8());
     qputenv("MOETUNE_NVIDIA_SMI", (binPath() + u"/nvidia-smi"_s).toUtf8());
-    // The "server": a python process whose command line is an SGLang launch (what the probe looks for).
-    m_server = std::make_unique<QProcess>();
-    m_server->setProgram(u"python3"_s);
-    m_server->setArguments(
-        {u"-m"_s, u"sglang.launch_server"_s, u"--model-path"_s, modelPath(), u"--tp"_s, u"1"_s});
-    m_server->start();
-    if (!m_server->waitForStarted(10000)) {
-        *error = u"cannot start the fake server: "_s + m_server->errorString();
+    m_port = freePort();
+    m_server = startServer(modelPath(), m_port, logPath(), {}, error);
+    return m_server != nullptr;
+}
+
+bool FakeSglangHost::addSecondServer(QString *error) {
+    const QByteArray wanted =
+        (secondConfigDir() + u"/configs/triton_3_6_0/E=60,N=1408,device_name=NVIDIA_H200"_s).toUtf8();
+    bool ok = QDir().mkpath(secondModelPath()) && QDir().mkpath(secondConfigDir() + u"/configs"_s);
+    ok = ok && FakeHostTree::writeFile(
+                   secondModelPath() + u"/config.json"_s,
+                   "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"num_experts\": 60, "
+                   "\"num_experts_per_tok\": 4, \"hidden_size\": 2048, \"moe_intermediate_size\": 1408, "
+                   "\"torch_dtype\": \"bfloat16\"}\n");
+    ok = ok && FakeHostTree::writeFile(
+                   secondLogPath(),
+                   "[2026-11-29 11:00:01] server_args=ServerArgs(model_path='Qwen1.5-MoE-A2.7B', tp_size=1)\n"
+                   "[2026-11-29 11:00:09 TP0] Using default MoE kernel config. Performance might be "
+                   "sub-optimal! Config file not found at " +
+                       wanted +
+                       ".json, you can create them with "
+                       "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n"
+                       "[2026-11-29 11:00:20] The server is fired up and ready to roll!\n");
+    if (!ok) {
+        *error = u"cannot write the second server's files under "_s + root();
         return false;
     }
-    return true;
+    do
+        m_secondPort = freePort();
+    while (m_secondPort == m_port);
+    m_second = startServer(secondModelPath(), m_secondPort, secondLogPath(),
+                           {u"SGLANG_MOE_CONFIG_DIR="_s + secondConfigDir()}, error);
+    return m_second != nullptr;
 }
 
 } // namespace moetune::test

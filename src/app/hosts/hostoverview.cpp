@@ -7,11 +7,14 @@
 #include "app/hosts/hostmemorydelegate.h"
 #include "core/host/hosttext.h"
 
+#include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QJsonObject>
 #include <QLabel>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -106,6 +109,20 @@ HostOverview::HostOverview(QWidget *parent)
     m_folderView->setObjectName(u"folderView"_s);
     serverLayout->addWidget(m_folderView);
     auto *modelForm = new QFormLayout;
+    m_serverChoice = new QComboBox(server);
+    m_serverChoice->setObjectName(u"serverChoice"_s);
+    m_serverChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_serverChoice->setToolTip(
+        tr("The server that diagnose, tune, push, restart and the serving benchmark act "
+           "on when the host runs several"));
+    auto *serverLabel = new QLabel(tr("&Server"), server);
+    serverLabel->setBuddy(m_serverChoice);
+    modelForm->addRow(serverLabel, m_serverChoice);
+    connect(m_serverChoice, &QComboBox::activated, this, [this](int index) {
+        const QString choice = m_serverChoice->itemData(index).toString();
+        if (!choice.isEmpty())
+            emit serverChosen(choice);
+    });
     addField(modelForm, u"model"_s, tr("Served model"));
     addField(modelForm, u"moeShape"_s, tr("MoE shape"));
     addField(modelForm, u"suggestedSpec"_s, tr("Tuning job"));
@@ -135,6 +152,33 @@ void HostOverview::setField(const QString &key, const QString &text) {
 QString HostOverview::field(const QString &key) const {
     const QLabel *l = m_fields.value(key);
     return l ? l->text() : QString();
+}
+
+void HostOverview::fillServerChoice(const HostProbe &p) {
+    const QSignalBlocker block(m_serverChoice);
+    m_serverChoice->clear();
+    auto *model = qobject_cast<QStandardItemModel *>(m_serverChoice->model());
+    auto add = [&](const ServerProcess &s, const QString &note, bool usable) {
+        const QString choice = s.port > 0 && usable ? u"port %1"_s.arg(s.port) : u"pid %1"_s.arg(s.pid);
+        m_serverChoice->addItem(note.isEmpty() ? s.label() : u"%1 - %2"_s.arg(s.label(), note),
+                                usable ? choice : QString());
+        if (!usable && model)
+            model->item(m_serverChoice->count() - 1)->setEnabled(false);
+    };
+    if (p.servers.size() > 1 || !p.serverChoiceProblem.isEmpty() ||
+        (p.servers.isEmpty() && !p.otherServers.isEmpty()))
+        m_serverChoice->addItem(tr("Choose the server moetune acts on..."), QString());
+    for (const ServerProcess &s : p.servers)
+        add(s, {}, true);
+    for (const ServerProcess &s : p.otherServers)
+        add(s, {}, true);
+    for (const ServerProcess &s : p.otherUsersServers)
+        add(s, tr("%1's process, not used").arg(s.user.isEmpty() ? tr("another user") : s.user), false);
+    if (m_serverChoice->count() == 0)
+        m_serverChoice->addItem(tr("no running server found"), QString());
+    m_serverChoice->setCurrentIndex(0);
+    m_serverChoice->setEnabled(p.servers.size() + p.otherServers.size() > 1 ||
+                               !p.serverChoiceProblem.isEmpty());
 }
 
 void HostOverview::clear(const QString &hint) {
@@ -196,23 +240,23 @@ void HostOverview::setProbe(const HostProbe &probe) {
     m_folderModel->setProbe(p);
     m_folderView->setVisible(m_folderModel->rowCount() > 0);
 
-    if (p.servers.isEmpty()) {
-        setField(u"model"_s, tr("no running server found"));
+    fillServerChoice(p);
+    if (p.servers.size() == 1) {
+        const ServerProcess &s = p.servers.first();
+        setField(u"model"_s,
+                 tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
+        setField(u"moeShape"_s, s.shapeText());
+    } else if (p.servers.size() > 1) {
+        setField(u"model"_s, p.serverQuestion(tr("in Server above")));
         setField(u"moeShape"_s, u"-"_s);
     } else {
-        // Usually one server; several (a second model, a test instance) are all listed.
-        QStringList models;
-        QStringList shapes;
-        for (const ServerProcess &s : p.servers) {
-            models.append(
-                tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
-            shapes.append(s.shapeText());
-        }
-        setField(u"model"_s, models.join(u'\n'));
-        setField(u"moeShape"_s, shapes.join(u'\n'));
+        setField(u"model"_s,
+                 !p.serverChoiceProblem.isEmpty() ? p.serverChoiceProblem : tr("no running server found"));
+        setField(u"moeShape"_s, u"-"_s);
     }
-    setField(u"suggestedSpec"_s,
-             p.suggestedSpec ? p.suggestedSpec->summaryText() : tr("none (no MoE model served)"));
+    setField(u"suggestedSpec"_s, p.suggestedSpec        ? p.suggestedSpec->summaryText()
+                                 : p.servers.size() > 1 ? tr("none until a server is chosen")
+                                                        : tr("none (no MoE model served)"));
     fitToRows(m_gpuView);
     fitToRows(m_folderView);
 }

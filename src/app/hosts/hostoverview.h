@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QWidget>
 
+class QComboBox;
 class QFormLayout;
 class QLabel;
 class QTableView;
@@ -36,9 +37,17 @@ public:
     HostFolderModel *folderModel() const { return m_folderModel; }
     QTableView *gpuView() const { return m_gpuView; }
     QTableView *folderView() const { return m_folderView; }
+    // Every server process the probe saw: the agent user's ones are choices ("port N" / "pid N" as data),
+    // other users' ones are listed disabled (never used, issue 42.1).
+    QComboBox *serverChoice() const { return m_serverChoice; }
+
+signals:
+    // The user chose the server every flow of this host acts on: "port N" or "pid N" (ServerChoice text).
+    void serverChosen(const QString &choice);
 
 private:
     QLabel *addField(QFormLayout *form, const QString &key, const QString &label);
+    void fillServerChoice(const HostProbe &p);
     void setField(const QString &key, const QString &text);
 
     bool m_hasProbe = false;
@@ -49,6 +58,7 @@ private:
     HostFolderModel *m_folderModel;
     QTableView *m_gpuView = nullptr;
     QTableView *m_folderView = nullptr;
+    QComboBox *m_serverChoice = nullptr;
 };
 
 } // namespace moetune

@@ -64,6 +64,8 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     connect(m_ui->cancelButton, &QPushButton::clicked, this, &HostsPage::cancelFetch);
     connect(m_ui->tuneServedButton, &QPushButton::clicked, this, &HostsPage::tuneServedModel);
     connect(m_ui->serverProfileButton, &QPushButton::clicked, this, &HostsPage::editServerProfile);
+    connect(m_ui->hostOverview, &HostOverview::serverChosen, this,
+            [this](const QString &choice) { chooseServer(currentAlias(), choice); });
     connect(m_ui->hostView, &QTreeView::doubleClicked, this, [this] {
         const HostSession *c = connection(currentAlias());
         if (!c || c->state() != Transport::State::Connected)
@@ -263,9 +265,13 @@ void HostsPage::updateActions() {
     }
     m_ui->followButton->setEnabled(e);
     const bool canTune = c && c->lastProbe() && c->lastProbe()->suggestedSpec;
+    const QString ask = c && c->lastProbe() ? c->lastProbe()->serverQuestion(tr("in Server")) : QString();
     m_ui->tuneServedButton->setEnabled(canTune);
     m_ui->tuneServedButton->setToolTip(
-        canTune               ? tr("Tune %1 on this host").arg(c->lastProbe()->suggestedSpec->summaryText())
+        canTune
+            ? tr("Tune %1 on this host (%2)")
+                  .arg(c->lastProbe()->suggestedSpec->summaryText(), c->lastProbe()->servers.first().label())
+        : !ask.isEmpty()      ? ask
         : c && c->lastProbe() ? tr("The probe saw no MoE model being served here: start the server, probe "
                                    "again, or tune by hand on the Tune page")
                               : tr("Probe the host first: the job comes from the served model's config"));
@@ -614,7 +620,8 @@ void HostsPage::editServerProfile() {
     if (!host)
         return;
     std::optional<ServerProfile> suggestion;
-    if (const HostSession *c = connection(alias); c && c->lastProbe() && !c->lastProbe()->servers.isEmpty())
+    // From the server the flows act on; with several and none chosen, from none (the dialog asks nothing).
+    if (const HostSession *c = connection(alias); c && c->lastProbe() && c->lastProbe()->servers.size() == 1)
         suggestion = suggestServerProfile(c->lastProbe()->servers.first());
     auto *dialog = new ServerProfileDialog(labelFor(alias), host->serverProfile, suggestion, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -622,12 +629,36 @@ void HostsPage::editServerProfile() {
         auto h = m_registry->host(alias);
         if (!h)
             return;
+        const QString chosen = h->serverProfile.server;
         h->serverProfile = p;
+        if (h->serverProfile.server.isEmpty()) // the dialog edits how it runs, not which server it is
+            h->serverProfile.server = chosen;
         saveHost(*h);
         showHostMessage(alias, int(Banner::Kind::Success),
                         tr("Server profile of %1 saved: %2").arg(labelFor(alias), p.summary()));
     });
     dialog->open(); // window-modal, never a nested event loop
+}
+
+void HostsPage::chooseServer(const QString &alias, const QString &choice) {
+    auto h = m_registry->host(alias);
+    if (!h || !ServerChoice::parse(choice))
+        return;
+    h->serverProfile.server = choice;
+    saveHost(*h); // the host's connection focuses its probe on it (HostSession::setHost)
+    const HostSession *c = connection(alias);
+    if (!c || !c->lastProbe())
+        return;
+    const HostProbe &p = *c->lastProbe();
+    if (alias == currentAlias())
+        m_ui->hostOverview->setProbe(p);
+    showHostMessage(alias, int(Banner::Kind::Info),
+                    p.servers.size() == 1
+                        ? tr("%1: diagnose, tune, push, restart and the serving benchmark act on %2.")
+                              .arg(labelFor(alias), p.servers.first().label())
+                        : p.serverQuestion(tr("in Server")));
+    updateActions();
+    emit hostProbed(alias, p); // the pages that hold this host's facts take the chosen server's
 }
 
 } // namespace moetune

@@ -70,6 +70,9 @@ public:
     void tuneServedModel();
     // The server profile dialog of the selected host, prefilled from the probe's suggestion.
     void editServerProfile();
+    // The server every flow of the host acts on (the Server choice): "port N" or "pid N", kept in the
+    // host's server profile.
+    void chooseServer(const QString &alias, const QString &choice);
 
     // Saves without a dialog (also used by the dialogs).
     void saveHost(const HostConfig &host, const QString &previousAlias = {});

@@ -128,22 +128,27 @@ HostProbe hostProbeForDisplay(const HostProbe &probe) {
         clean(f.files);
     }
     clean(p.configFiles);
-    for (ServerProcess &s : p.servers) {
-        clean(s.commandLine);
-        clean(s.modelPath);
-        clean(s.arguments);
-        if (s.shape)
-            clean(s.shape->quantMethod);
-        ServerLaunch &l = s.launch;
-        for (QString *str : {&l.executable, &l.workingDir, &l.logFile, &l.supervisor, &l.systemdUnit,
-                             &l.containerId, &l.serverPython, &l.serverTriton, &l.serverConfigRoot,
-                             &l.serverConfigRootSource, &l.serverViewError})
-            clean(*str);
-        QMap<QString, QString> env;
-        for (auto it = l.environment.cbegin(); it != l.environment.cend(); ++it)
-            env.insert(hostText(it.key()), hostText(it.value()));
-        l.environment = env;
+    for (QList<ServerProcess> *list : {&p.servers, &p.otherServers, &p.otherUsersServers}) {
+        for (ServerProcess &s : *list) {
+            clean(s.commandLine);
+            clean(s.modelPath);
+            clean(s.arguments);
+            if (s.shape)
+                clean(s.shape->quantMethod);
+            ServerLaunch &l = s.launch;
+            for (QString *str : {&l.executable, &l.workingDir, &l.logFile, &l.supervisor, &l.systemdUnit,
+                                 &l.containerId, &l.serverPython, &l.serverTriton, &l.serverConfigRoot,
+                                 &l.serverConfigRootSource, &l.serverViewError, &l.interpreterProblem})
+                clean(*str);
+            clean(s.user);
+            clean(s.notUsed);
+            QMap<QString, QString> env;
+            for (auto it = l.environment.cbegin(); it != l.environment.cend(); ++it)
+                env.insert(hostText(it.key()), hostText(it.value()));
+            l.environment = env;
+        }
     }
+    clean(p.serverChoiceProblem);
     if (p.suggestedSpec) {
         for (QString *str :
              {&p.suggestedSpec->dtype, &p.suggestedSpec->strategy, &p.suggestedSpec->deviceName,

@@ -29,6 +29,9 @@ struct ServerLaunch {
     QString serverConfigRoot;
     QString serverConfigRootSource; // "module" | "SGLANG_MOE_CONFIG_DIR" | ""
     QString serverViewError;
+    // Why the agent did not run the server's interpreter (its path can be written by another user, issue
+    // 42.1); serverPython is then empty and nothing may run it.
+    QString interpreterProblem;
 
     bool operator==(const ServerLaunch &) const = default;
 };

@@ -75,14 +75,17 @@ QString loggedFolderProblem(const TuningTarget &tt, Framework framework, const H
 PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, const Diagnosis *before,
                               const HostProbe *probe, const ServerProfile &profile) {
     PushTarget t;
-    // The server of this framework that serves this shape (a host may run several servers): the first
-    // one that does, else the first of the framework, with a warning when that is a guess.
+    // The server of this framework that serves this shape (a host may run several servers; the probe is
+    // focused on the one the user chose, HostProbe::focused): with several, the one that serves this
+    // shape; when none or more than one does, the push asks which (issue 41), never guesses.
     const ServerProcess *server = nullptr;
     QStringList others;
+    int serving = 0;
     if (probe) {
         for (const ServerProcess &s : probe->servers) {
             if (s.framework != framework)
                 continue;
+            serving += s.serves(shape, framework) ? 1 : 0;
             if (!server || (!server->serves(shape, framework) && s.serves(shape, framework))) {
                 if (server)
                     others.append(QString::number(server->pid));
@@ -106,6 +109,11 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
                 break;
             }
         }
+    }
+    if (t.folder.isEmpty() && server && !others.isEmpty() &&
+        !(server->serves(shape, framework) && serving == 1)) {
+        t.error = probe->serverQuestion(u"(moetune-cli --server PID|PORT, or the Hosts page's Server)"_s);
+        return t;
     }
     // 2. The server's interpreter as the probe saw it (its Triton, its environment).
     bool usedServer = false;
@@ -184,14 +192,11 @@ PushTarget PushTarget::choose(Framework framework, const ConfigName &shape, cons
     }
     // Said after the survival warnings: which server was used is not a reason to move the folder.
     if (usedServer && !others.isEmpty())
-        t.warnings.append(
-            (server->serves(shape, framework)
-                 ? u"Several %1 servers run on this host; the folder is that of pid %2, which serves "
-                   u"this shape (also running: pid %3)."_s
-                 : u"Several %1 servers run on this host and none of them is seen serving this shape; "
-                   u"the folder is that of pid %2 (also running: pid %3). Diagnose the log of the server "
-                   u"you tune for, so that its own warning names the folder."_s)
-                .arg(frameworkName(framework), QString::number(server->pid), others.join(u", "_s)));
+        t.warnings.append(u"Several %1 servers run on this host; the folder is that of pid %2, which serves "
+                          u"this shape (also running: pid %3)."_s.arg(
+                              frameworkName(framework), QString::number(server->pid), others.join(u", "_s)));
+    if (usedServer)
+        t.source += u"; the server: "_s + server->label();
     return t;
 }
 

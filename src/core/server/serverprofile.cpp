@@ -106,6 +106,8 @@ QJsonObject ServerProfile::toJson() const {
     o.insert("readyTimeoutS"_L1, readyTimeoutS);
     o.insert("persistentConfigDir"_L1, persistentConfigDir);
     o.insert("note"_L1, note);
+    if (!server.isEmpty())
+        o.insert("server"_L1, server);
     return o;
 }
 
@@ -125,6 +127,7 @@ ServerProfile ServerProfile::fromJson(const QJsonObject &o) {
     p.readyTimeoutS = o.value("readyTimeoutS"_L1).toInt(900);
     p.persistentConfigDir = o.value("persistentConfigDir"_L1).toString();
     p.note = o.value("note"_L1).toString();
+    p.server = o.value("server"_L1).toString();
     return p;
 }
 

@@ -35,6 +35,9 @@ struct ServerProfile {
     QString
         persistentConfigDir; // a host folder for SGLANG_MOE_CONFIG_DIR / VLLM_TUNED_CONFIG_FOLDER, "" = none
     QString note;            // why it was suggested this way (from the probe), shown beside it
+    // Which of the host's servers this profile is about (core/host/serverchoice.h): "pid N", "port N"
+    // or "" (the only one). With several servers on the host every flow acts on this one.
+    QString server;
 
     static QString kindId(Kind kind);   // "none", "systemd", "docker", "command", "manual"
     static QString kindName(Kind kind); // "systemd unit", "docker container", ...

@@ -19,7 +19,13 @@ HostFlows::HostFlows(HostSession *session, const ServerProfile &profile, const Q
     , m_tune(new TuneFlow(m_calls, this))
     , m_server(new ServerControl(m_calls, profile, this))
     , m_push(new PushFlow(m_calls, m_server, hostLabel.isEmpty() ? session->label() : hostLabel, this))
-    , m_keeper(new RunKeeper(m_tune, this)) {}
+    , m_keeper(new RunKeeper(m_tune, this)) {
+    // The probes of these flows are focused on the server the profile (or the CLI's --server) names, or
+    // the one writing the host's log file; with several and no choice they ask (HostProbe::serverQuestion).
+    const HostConfig &h = session->host();
+    m_tune->setServerChoice(
+        ServerChoice::of(profile, h.logSource.kind == LogSource::Kind::File ? h.logSource.value : QString()));
+}
 
 HostFlows::~HostFlows() = default;
 

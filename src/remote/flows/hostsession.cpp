@@ -83,10 +83,11 @@ void HostSession::createAgent() {
     connect(m_agent, &AgentClient::probed, this, [this](JobId id, const HostProbe &p) {
         if (id != m_probeAgentJob)
             return;
-        m_probe = p;
+        m_fullProbe = p;
         // One name for the host everywhere: the probe of this machine says "Local machine" too.
-        if (m_host.local || m_host.isPractice() || m_probe->hostName.isEmpty())
-            m_probe->hostName = m_host.label();
+        if (m_host.local || m_host.isPractice() || m_fullProbe->hostName.isEmpty())
+            m_fullProbe->hostName = m_host.label();
+        m_probe = m_fullProbe->focused(serverChoice());
     });
     connect(m_agent, &AgentClient::progress, this, [this](JobId id, qint64 done, qint64 total) {
         if (id == m_fetch.agentJob)
@@ -119,6 +120,14 @@ void HostSession::setHost(const HostConfig &host) {
     // once nothing runs on the old one.
     m_agentDirty = true;
     refreshAgent();
+    if (m_fullProbe) // the server chosen may have changed: the flows act on the new one from now on
+        m_probe = m_fullProbe->focused(serverChoice());
+}
+
+ServerChoice HostSession::serverChoice() const {
+    return ServerChoice::of(m_host.serverProfile, m_host.logSource.kind == LogSource::Kind::File
+                                                      ? m_host.logSource.value
+                                                      : QString());
 }
 
 Transport::State HostSession::state() const {
@@ -280,8 +289,10 @@ JobId HostSession::fetchLog(qint64 maxBytes, const QString &localFile, QString *
 JobId HostSession::diagnoseHost(qint64 maxBytes, const QString &localFile, const Diagnoser &diagnoser,
                                 QString *error) {
     // The probe belongs to this diagnosis: a fresh one, so the facts are the host's as of now.
-    if (!m_probeJob)
+    if (!m_probeJob) {
         m_probe.reset();
+        m_fullProbe.reset();
+    }
     const JobId id = fetchLog(maxBytes, localFile, error);
     if (!id)
         return 0;
@@ -386,6 +397,9 @@ void HostSession::maybeFinishFetch() {
     if (f.diagnose) {
         if (!m_probe)
             m_probeErrors.insert(f.id, m_lastProbeError);
+        // Host facts of which server? The chosen one, or the one writing this log; never a guess.
+        else if (const QString ask = m_probe->serverQuestion(m_chooseHow); !ask.isEmpty())
+            return failJob(f.id, Flow::DiagnoseHost, ask);
         runDiagnosis(f.id, f.file, m_probe, *f.diagnoser);
         return;
     }

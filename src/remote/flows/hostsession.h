@@ -93,7 +93,15 @@ public:
     // -> probed(id, probe) | jobFailed(id, Flow::Probe, error). A probe already running is joined.
     JobId probe();
     bool isProbing() const { return m_probeJob != 0; }
+    // The last probe focused on the server the flows act on (HostProbe::focused with serverChoice()):
+    // its `servers` holds the chosen one, or every candidate when there is no way to choose.
     const std::optional<HostProbe> &lastProbe() const { return m_probe; }
+    // Which server: the host's profile's choice, else the one writing the log source (a file), else the
+    // only one (core/host/serverchoice.h). Set through setHost() (the profile's `server`).
+    ServerChoice serverChoice() const;
+    // How a user chooses, in the question a flow asks with several servers and no choice.
+    void setChooseHow(const QString &how) { m_chooseHow = how; }
+    QString chooseHow() const { return m_chooseHow; }
 
     // The last maxBytes of the log source into localFile; probes too when no probe is known yet, so
     // logFetched() always comes with the host's facts (empty ones when the probe failed).
@@ -160,6 +168,8 @@ private:
     JobId m_nextJob = 1;
 
     std::optional<HostProbe> m_probe;
+    std::optional<HostProbe> m_fullProbe; // as the agent said it, before focusing on a server
+    QString m_chooseHow = tr("on the Hosts page (Server)");
     JobId m_probeJob = 0;      // our id
     JobId m_probeAgentJob = 0; // the agent's
     QString m_lastProbeError;

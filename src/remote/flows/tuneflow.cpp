@@ -27,15 +27,16 @@ void TuneFlow::preflight(
     const TuneSpec &spec,
     const std::function<void(const Preflight &, const HostProbe &, const QString &)> &done) {
     const JobId id = m_calls->agent()->probe();
-    m_calls->agentJob(id, [spec, done](const HostCalls::Agent &a) {
+    m_calls->agentJob(id, [spec, done, choice = m_choice](const HostCalls::Agent &a) {
         const auto probes = a.of(u"probe"_s);
         if (!a.ok || probes.isEmpty())
             return done({}, {}, a.error.isEmpty() ? u"The probe printed no result."_s : a.error);
         QString error;
-        const auto probe = HostProbe::fromJson(probes.first(), &error);
-        if (!probe)
+        const auto parsed = HostProbe::fromJson(probes.first(), &error);
+        if (!parsed)
             return done({}, {}, error);
-        done(Preflight::evaluate(*probe, spec.gpus, neededMiB(spec)), *probe, QString());
+        const HostProbe probe = parsed->focused(choice); // every flow after this acts on that server
+        done(Preflight::evaluate(probe, spec.gpus, neededMiB(spec)), probe, QString());
     });
 }
 

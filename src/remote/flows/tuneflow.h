@@ -26,6 +26,9 @@ public:
     // Per-GPU memory a real backend needs to start (the synthetic backend needs none).
     static qint64 neededMiB(const TuneSpec &spec);
 
+    // The server the probes of preflight() are focused on (HostProbe::focused): the host's choice.
+    void setServerChoice(const ServerChoice &choice) { m_choice = choice; }
+
     void
     preflight(const TuneSpec &spec,
               const std::function<void(const Preflight &, const HostProbe &, const QString &error)> &done);
@@ -53,6 +56,7 @@ private:
                     const std::function<void(bool, const QString &)> &done, bool untilDone);
 
     QPointer<HostCalls> m_calls;
+    ServerChoice m_choice;
     JobId m_followJob = 0;
     int m_reconnectWaitMs = 120000;
     int m_reattaches = 0;

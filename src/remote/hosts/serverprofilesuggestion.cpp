@@ -16,6 +16,8 @@ QString readyLineFor(Framework fw) {
 }
 
 int portOf(const ServerProcess &s) {
+    if (s.port > 0)
+        return s.port;
     const QStringList &a = s.arguments;
     for (qsizetype i = 0; i < a.size(); ++i) {
         if (a[i] == "--port"_L1 && i + 1 < a.size())
@@ -40,6 +42,15 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
     const QString envDir =
         server.framework == Framework::VLLM ? u"VLLM_TUNED_CONFIG_FOLDER"_s : u"SGLANG_MOE_CONFIG_DIR"_s;
     p.persistentConfigDir = l.environment.value(envDir);
+    // The profile is about this server: with several on the host, every flow acts on it (a port survives
+    // the restarts a pid does not).
+    p.server = server.port > 0 ? u"port %1"_s.arg(server.port) : u"pid %1"_s.arg(server.pid);
+    if (!server.notUsed.isEmpty()) { // another user's process (issue 42.1): nothing is suggested from it
+        p.kind = ServerProfile::Kind::Manual;
+        p.server.clear();
+        p.note = server.notUsed;
+        return p;
+    }
     if (!l.containerId.isEmpty()) {
         const QString id = l.containerId.left(12);
         p.kind = ServerProfile::Kind::Docker;
@@ -71,6 +82,14 @@ ServerProfile suggestServerProfile(const ServerProcess &server) {
         p.kind = ServerProfile::Kind::Manual;
         p.note = u"The probe could not read how pid %1 was started: manage it yourself or fill the "
                  u"commands in."_s.arg(server.pid);
+        return p;
+    }
+    // A start command runs the server's argv[0]: never one that another user can replace (issue 42.1).
+    if (!l.interpreterProblem.isEmpty()) {
+        p.kind = ServerProfile::Kind::Manual;
+        p.note =
+            u"pid %1 is not restarted the way it runs: its interpreter is not trusted (%2). Manage it "
+            u"yourself or fill the commands in."_s.arg(QString::number(server.pid), l.interpreterProblem);
         return p;
     }
     // A plain process: restart it the way it ran, detached (setsid + nohup), log appended to its file,
