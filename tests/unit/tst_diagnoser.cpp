@@ -216,6 +216,20 @@ void TestDiagnoser::logs_data() {
                kAssumed;
     quotedWarningRows();
     elidedNameRows();
+    // Issue 41, pastes as people make them, from the upstream lines:
+    // vllm/model_executor/layers/fused_moe/fused_moe.py get_moe_configs(): "Using default MoE config.
+    // Performance might be sub-optimal! Config file not found at %s"; vllm/model_executor/layers/
+    // quantization/fp8.py get_fp8_moe_backend(): "Using Triton backend for FP8 MoE". All on one line.
+    QTest::newRow("vllm-newlines-lost.log")
+        << readData(u"vllm-newlines-lost.log"_s)
+        << QStringList{u"attention-backend-vllm x1"_s, u"moe-kernel x1"_s, u"moe-untuned x2"_s,
+                       u"server-ready x2"_s} // its start and its ready record
+        << QStringList{u"vllm|E=128, N=384, fp8_w8a8, block [128, 128]|NVIDIA_H100_80GB_HBM3||U|"_s}
+        << QString();
+    // The same warning with the first characters of the first line cut ("VllmWorker rank=2 pid=...)").
+    QTest::newRow("vllm-cut-prefix.log")
+        << readData(u"vllm-cut-prefix.log"_s) << QStringList{u"moe-untuned x2"_s}
+        << QStringList{u"vllm|E=128, N=768, bf16|NVIDIA_H200||U|"_s} << QString();
 }
 
 // Issue 41: names a poster shortened, and GPU names the server could not read. The target keeps what the

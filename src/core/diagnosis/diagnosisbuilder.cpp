@@ -92,9 +92,31 @@ QList<QByteArray> DiagnosisBuilder::literals() const {
     return out;
 }
 
+void DiagnosisBuilder::addRecords(const LogReader::Hit &hit, const QList<qsizetype> &starts) {
+    for (qsizetype k = 0; k <= starts.size(); ++k) {
+        const qsizetype from = k == 0 ? 0 : starts[k - 1];
+        const qsizetype to = k == starts.size() ? hit.text.size() : starts[k];
+        LogReader::Hit record = hit;
+        record.text = hit.text.sliced(from, to - from).trimmed();
+        const quint64 present = m_lineSearcher.presentIn(record.text);
+        if (present & m_moeBits) {
+            const QString text = QString::fromUtf8(record.text);
+            std::optional<MoeMessage> msg = MoeMessage::parse(text);
+            if (msg && MoeMessage::isServerMessage(record.text, text, *msg))
+                handleMoe(*msg, text, record.text, hit.line);
+        }
+        finishHit(record, present);
+    }
+}
+
 void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
     if (hit.line <= m_consumedThrough)
         return; // already read as the continuation of a wrapped line
+    // A paste that lost its newlines: every record of the line on its own, as the server printed it.
+    if (const QList<qsizetype> starts = LogPrefix::recordStartsWithin(hit.text); !starts.isEmpty()) {
+        addRecords(hit, starts);
+        return;
+    }
     const quint64 present = m_lineSearcher.presentIn(hit.text);
     if (present & m_moeBits) {
         QByteArray joined = hit.text;
@@ -119,23 +141,6 @@ void DiagnosisBuilder::addHit(const LogReader::Hit &hit) {
                 m.reset();
             return m;
         };
-        // A paste that lost its newlines: every record of the line on its own, as the server printed it.
-        if (const QList<qsizetype> starts = LogPrefix::recordStartsWithin(joined); !starts.isEmpty()) {
-            for (qsizetype k = 0; k <= starts.size(); ++k) {
-                const qsizetype from = k == 0 ? 0 : starts[k - 1];
-                const qsizetype to = k == starts.size() ? joined.size() : starts[k];
-                const QByteArray piece = joined.sliced(from, to - from).trimmed();
-                if ((m_lineSearcher.presentIn(piece) & m_moeBits) == 0)
-                    continue;
-                const QString pieceText = QString::fromUtf8(piece);
-                if (const std::optional<MoeMessage> m = ownMessage(piece, pieceText)) {
-                    m_consumedThrough = hit.line + extra;
-                    handleMoe(*m, pieceText, piece, hit.line);
-                }
-            }
-            finishHit(hit, present);
-            return;
-        }
         std::optional<MoeMessage> msg = ownMessage(joined, text);
         qint64 line = hit.line;
         if (!msg) { // the message may have started on a line the terminal wrapped before this one

@@ -78,6 +78,9 @@ private:
     };
 
     void handleMoe(const MoeMessage &msg, const QString &text, QByteArrayView bytes, qint64 line);
+    // The records of one line whose newlines a paste lost (starts: LogPrefix::recordStartsWithin), each
+    // read as a line of its own.
+    void addRecords(const LogReader::Hit &hit, const QList<qsizetype> &starts);
     // The server events and data rules of a line, after its MoE messages.
     void finishHit(const LogReader::Hit &hit, quint64 present);
     void handleServerEvent(const ServerEvent &event, const LogReader::Hit &hit);
