@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..protocol import RunError
 from ..runs.store import resolve, run_folder_of, runs_dir
-from ..safefile import read_nofollow
+from ..safefile import MAX_RESULT_BYTES, MAX_TEXT_BYTES, read_bounded, read_nofollow
 from ..serverconfig import configjson, naming
 
 KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)
@@ -116,10 +116,10 @@ def load_result(source: str, home: Optional[str]) -> Optional[Dict[str, Any]]:
         if run is None:
             return None
         path = os.path.join(run, "result.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            obj = json.load(f)
-    except (OSError, ValueError):
+    try:  # non-blocking and bounded (PROTOCOL.md section 7): a FIFO there is no result, never waited on
+        data = read_bounded(path, MAX_RESULT_BYTES, "the run's result")
+        obj = json.loads(data) if data is not None else None
+    except (OSError, ValueError, RunError, RecursionError):
         return None
     return obj if isinstance(obj, dict) and obj.get("format") == "moetune-result" else None
 
@@ -155,12 +155,10 @@ def _other_k(target: str, name: str, result: Dict[str, Any], home: Optional[str]
             continue
         rdir = os.path.join(runs_dir(home), run_id)
         rec_path = os.path.join(rdir, "push.json")
-        try:
-            with open(rec_path, encoding="utf-8") as f:
-                rec = json.load(f)
-            with open(os.path.join(rdir, "spec.json"), encoding="utf-8") as f:
-                spec = json.load(f)
-        except (OSError, ValueError):
+        try:  # another run's files: non-blocking and bounded (a FIFO there is skipped, never waited on)
+            rec = json.loads(read_bounded(rec_path, MAX_TEXT_BYTES, "push record") or b"null")
+            spec = json.loads(read_bounded(os.path.join(rdir, "spec.json"), MAX_TEXT_BYTES, "spec") or b"null")
+        except (OSError, ValueError, RunError, RecursionError):
             continue
         if not isinstance(rec, dict) or rec.get("undone_at") or not isinstance(spec, dict):
             continue
@@ -233,6 +231,25 @@ def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework
     return "measured", "the run's default was %s, and it matches this file at every measured size" % where
 
 
+def check_head_to_head(result: Dict[str, Any]) -> None:
+    """The result's head_to_head as the merge reads it: a list of objects, each with "m" a batch size and
+    "default" (when there) an object whose "configs" is an object. RunError(invalid_config) otherwise."""
+    rows = result.get("head_to_head")
+    if rows is None:
+        return
+    if not isinstance(rows, list):
+        raise RunError("invalid_config", "the run's result is damaged: \"head_to_head\" must be a list; "
+                                         "nothing was installed")
+    for i, h in enumerate(rows):
+        m = h.get("m") if isinstance(h, dict) else None
+        dflt = h.get("default") if isinstance(h, dict) else None
+        if (isinstance(m, bool) or not isinstance(m, int) or m < 1 or not isinstance(dflt or {}, dict)
+                or not isinstance((dflt or {}).get("configs") or {}, dict)):
+            raise RunError("invalid_config", "the run's result is damaged: head_to_head[%d] must be an object "
+                                             "with \"m\" (a batch size) and \"default\" an object; nothing "
+                                             "was installed" % i)
+
+
 def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str,
          result: Optional[Dict[str, Any]], home: Optional[str] = None,
          coupled: Optional[List[Tuple[Optional[bytes], str, str]]] = None) -> Merge:
@@ -245,6 +262,7 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
         mg.note = ("a lone config file holds no measurement: %s" % ("it is installed whole" if old is None else
                    "it replaces the file there whole (a backup is kept)"))
         return mg
+    check_head_to_head(result)
     op = _file_op(result, name)
     new_entries, _ = configjson.parse_config_text(text)
     down = op == "down"
