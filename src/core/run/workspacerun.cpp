@@ -40,6 +40,13 @@ bool inBundledWorkspace(const QString &runDir) {
 // The size of the regular file at path, opened O_NONBLOCK so a FIFO or device there is refused by its
 // fstat, never read; -1 and a sentence otherwise.
 qint64 regularFileSize(const QString &path, QString *why) {
+    if (path.startsWith(u':')) { // a Qt resource (the bundled demo workspace): compiled in, never a FIFO
+        const QFileInfo fi(path);
+        if (fi.isFile())
+            return fi.size();
+        *why = u"%1 does not exist"_s.arg(path);
+        return -1;
+    }
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *why = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), QString::fromLocal8Bit(strerror(errno)));
@@ -58,6 +65,15 @@ qint64 regularFileSize(const QString &path, QString *why) {
 
 // Reads a regular file whole (non-blocking open, fstat checked); false + a sentence otherwise.
 bool readRegular(const QString &path, QByteArray *out, QString *why) {
+    if (path.startsWith(u':')) { // a Qt resource: not a file of the file system (open(2) cannot read it)
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            *why = u"%1: %2"_s.arg(path, f.errorString());
+            return false;
+        }
+        *out = f.readAll();
+        return true;
+    }
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *why = u"%1: %2"_s.arg(QDir::toNativeSeparators(path), QString::fromLocal8Bit(strerror(errno)));
