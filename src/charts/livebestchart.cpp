@@ -7,10 +7,14 @@
 #include <QChart>
 #include <QChartView>
 #include <QFontMetricsF>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QJsonArray>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QSet>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -61,6 +65,7 @@ LiveBestChart::LiveBestChart(QWidget *parent)
     m_chart->setTitle(tr("Best so far per batch size (log scale)"));
     m_chart->legend()->setAlignment(Qt::AlignRight);
     m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_defaultMargins = m_chart->margins();
     m_x->setTitleText(tr("evaluations"));
     m_x->setLabelFormat(u"%d"_s);
     // The empty chart's axis as redraw() sets it: the default five ticks over 0..1 printed "0 0 0 0 1"
@@ -302,7 +307,75 @@ QList<QPointF> LiveBestChart::curve(int m) const {
     return points;
 }
 
+void LiveBestChart::thinLegend() {
+    // 18 batch sizes do not fit the legend of a 200 px chart (1024x640): Qt's legend drops the entries
+    // past its bottom (the largest size went missing) and leaves holes for hidden ones. Then this chart
+    // draws its own short legend: an evenly spaced few, the smallest and the largest always (the colours
+    // are one ramp between them), in the room Qt's legend had.
+    qDeleteAll(m_legendItems);
+    m_legendItems.clear();
+    QLegend *legend = m_chart->legend();
+    const QList<QAbstractSeries *> all = m_chart->series();
+    QFont font = legend->font();
+    const QFontMetricsF fm(font);
+    const qreal step = fm.height() + 6;
+    const QRectF plot = m_chart->plotArea();
+    const qreal room = plot.height();
+    const auto fit = qMax<qsizetype>(2, qsizetype(room / step));
+    const qsizetype n = all.size();
+    const bool own = n > fit && !plot.isEmpty();
+    if (legend->isVisible() == own)
+        legend->setVisible(!own);
+    if (!own) {
+        m_legendNames.clear();
+        if (m_chart->margins() != m_defaultMargins)
+            m_chart->setMargins(m_defaultMargins);
+        return;
+    }
+    QList<qsizetype> shown;
+    for (qsizetype k = 0; k < fit; ++k) {
+        const qsizetype i = qRound(double(k) * double(n - 1) / double(fit - 1));
+        if (shown.isEmpty() || shown.last() != i)
+            shown.append(i);
+    }
+    qreal width = 0;
+    for (qsizetype i : std::as_const(shown))
+        width = qMax(width, fm.horizontalAdvance(all.at(i)->name()));
+    const qreal box = fm.height() * 0.6;
+    const qreal x = m_chart->size().width() - width - box - 22;
+    qreal y = plot.top();
+    m_legendNames.clear();
+    for (qsizetype i : std::as_const(shown)) {
+        const auto *series = static_cast<const QLineSeries *>(all.at(i));
+        auto *mark = new QGraphicsRectItem(x, y + (fm.height() - box) / 2, box, box, m_chart);
+        mark->setBrush(series->pen().color());
+        mark->setPen(Qt::NoPen);
+        auto *text = new QGraphicsSimpleTextItem(series->name(), m_chart);
+        text->setFont(font);
+        text->setBrush(m_chart->legend()->labelColor());
+        text->setPos(x + box + 5, y);
+        m_legendItems.append(mark);
+        m_legendItems.append(text);
+        m_legendNames.append(series->name());
+        y += step;
+    }
+    // Keep the plot clear of it (Qt's hidden legend gave its room back to the plot).
+    const QMargins margins = m_defaultMargins + QMargins(0, 0, int(width + box + 24), 0);
+    if (m_chart->margins() != margins)
+        m_chart->setMargins(margins);
+}
+
+QStringList LiveBestChart::visibleLegendNames() const {
+    if (!m_chart->legend()->isVisible())
+        return m_legendNames;
+    QStringList names;
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        names.append(marker->label());
+    return names;
+}
+
 void LiveBestChart::placeEndLabels() {
+    thinLegend();
     // The batch size at the curve's end too (18 shades of one ramp are hard to match to a legend):
     // placed here, not as Qt's point labels, which drew over one another where curves end close together
     // and outside the plot, where a redraw left fragments of them.

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QList>
 #include <QMap>
+#include <QMargins>
 #include <QPointF>
 #include <QStringList>
 #include <QWidget>
@@ -17,6 +18,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QGraphicsItem;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
@@ -60,8 +62,11 @@ public:
     int redrawInterval() const;
 
     // What is shown, for tests and for the Tune page's own labels.
-    QList<int> batchSizes() const;     // those with a curve, ascending
-    QStringList legendNames() const;   // the series' names in legend order
+    QList<int> batchSizes() const;   // those with a curve, ascending
+    QStringList legendNames() const; // the series' names in legend order
+    // The names the legend shows: all of them when they fit its height, else an evenly spaced few that
+    // always include the smallest and the largest batch size (the colours are one ramp between them).
+    QStringList visibleLegendNames() const;
     QList<QPointF> curve(int m) const; // (x, best µs) steps in the current x axis, as drawn
     double bestUs(int m) const;        // current best total at m, NaN if none
     int evaluations() const { return m_evaluations; }
@@ -94,6 +99,7 @@ private:
     QLineSeries *seriesFor(int m);
     QString seriesName(int m) const;
     void placeEndLabels();
+    void thinLegend();
 
     QChartView *m_view;
     QChart *m_chart;
@@ -102,11 +108,14 @@ private:
     QTimer *m_timer;
     QMap<int, QLineSeries *> m_series;
     QList<QGraphicsSimpleTextItem *> m_endLabels; // owned by the chart (its child items)
-    QMap<int, QList<Step>> m_steps;               // per m, each improvement
-    QHash<quint64, double> m_opBest;              // (op << 32 | m) -> best µs of that op
-    QMap<int, int> m_partialOp;                   // m -> the one GEMM its curve shows until the total exists
-    QList<int> m_ops;                             // op ids from run_started; empty: sum what was seen
-    QList<int> m_plannedSizes;                    // from run_started, for colours
+    QList<QGraphicsItem *> m_legendItems;         // the short legend, when Qt's does not fit
+    QStringList m_legendNames;
+    QMargins m_defaultMargins;
+    QMap<int, QList<Step>> m_steps;  // per m, each improvement
+    QHash<quint64, double> m_opBest; // (op << 32 | m) -> best µs of that op
+    QMap<int, int> m_partialOp;      // m -> the one GEMM its curve shows until the total exists
+    QList<int> m_ops;                // op ids from run_started; empty: sum what was seen
+    QList<int> m_plannedSizes;       // from run_started, for colours
     XAxis m_xAxis = XAxis::Evaluations;
     int m_evaluations = 0;
     double m_startTs = 0;
