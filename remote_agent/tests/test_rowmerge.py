@@ -222,6 +222,17 @@ class InstallMerge(agenttest.AgentCase):
         for r in mg["rows"]:
             self.assertEqual(r["unmeasured_k"], [4096] if r["decision"] in ("replaced", "added") else [], r)
         self.assertEqual(mg["siblings"], [{"file_name": nvl, "device_name": "NVIDIA_H200_NVL"}])
+        # The app's version 2 record keeps every push of a run: an undone one does not count, a later one does.
+        push = {"format": "moetune-push", "version": 1, "run_id": "20260101-000000-abcdef", "undone_at": 5.0,
+                "files": [{"file_name": NAME, "target": self.target, "sha256": "00", "unchanged": False}]}
+        history = {"format": "moetune-push", "version": 2, "run_id": push["run_id"], "pushes": [push]}
+        with open(os.path.join(other, "push.json"), "w") as f:
+            json.dump(history, f)
+        self.assertEqual(self.dry()["merge"]["other_k"], [])
+        history["pushes"].append(dict(push, undone_at=None))
+        with open(os.path.join(other, "push.json"), "w") as f:
+            json.dump(history, f)
+        self.assertEqual([k["K"] for k in self.dry()["merge"]["other_k"]], [4096])
 
 
 if __name__ == "__main__":

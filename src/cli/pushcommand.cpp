@@ -186,7 +186,8 @@ int PushCommand::run(const QStringList &args) {
     if (!error.isEmpty()) {
         emitJson();
         host.fail(error);
-        return error.contains(u"simulated"_s) || record.files.isEmpty() ? FlowExitRefused : FlowExitHost;
+        // Nothing installed (refused, changed since the preview, another push won): refused, never 0.
+        return error.contains(u"simulated"_s) || !record.changedSomething() ? FlowExitRefused : FlowExitHost;
     }
     QStringList targets;
     for (const PushRecord::File &f : record.files) {
@@ -196,9 +197,14 @@ int PushCommand::run(const QStringList &args) {
                 u"  %1 %2%3\n"_s.arg(f.unchanged ? u"unchanged"_s : u"installed"_s, f.target,
                                      f.backup.isEmpty() ? QString() : u" (backup: "_s + f.backup + u')'));
     }
+    // "Pushed" only for a push that changed a file: a push that found the same bytes changed nothing and
+    // has nothing to undo.
     if (!host.json())
-        Console::out(u"Pushed%1. Undo with: moetune-cli undo-push %2 %3\n"_s.arg(
-            record.simulated ? u" SIMULATED configs"_s : QString(), host.host().alias, runId));
+        Console::out(
+            record.changedSomething()
+                ? u"Pushed%1. Undo with: moetune-cli undo-push %2 %3\n"_s.arg(
+                      record.simulated ? u" SIMULATED configs"_s : QString(), host.host().alias, runId)
+                : u"Nothing changed: the same bytes were already there, so there is nothing to undo.\n"_s);
     if (!p.isSet(u"restart"_s)) {
         emitJson();
         return FlowExitOk;

@@ -6,6 +6,7 @@
 #include "cli/console.h"
 #include "cli/flowhost.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
@@ -38,25 +39,33 @@ int UndoPushCommand::run(const QStringList &args) {
     FlowHost host;
     if (const int rc = host.connect(name(), p))
         return rc;
-    PushRecord record;
-    QString error;
-    host.push()->undo(p.positionalArguments().value(1), [&](const PushRecord &r, const QString &e) {
-        record = r;
-        error = e;
+    PushFlow::Undo undo;
+    host.push()->undoRun(p.positionalArguments().value(1), [&](const PushFlow::Undo &u) {
+        undo = u;
         host.finish();
     });
     host.wait();
+    const PushRecord &record = undo.record;
+    const QString error = undo.ok ? QString() : undo.error;
     QJsonObject out{{"record"_L1, record.toJson()},
+                    {"message"_L1, undo.message},
+                    {"read_back"_L1, QJsonArray::fromStringList(undo.lines)},
                     {"error"_L1, error.isEmpty() ? QJsonValue() : QJsonValue(error)}};
     if (!error.isEmpty()) {
         if (host.json())
             Console::out(QString::fromUtf8(QJsonDocument(out).toJson(QJsonDocument::Indented)));
         host.fail(error);
-        return error.contains(u"refused"_s) || error.contains(u"already undone"_s) ? FlowExitRefused
-                                                                                   : FlowExitHost;
+        return error.contains(u"refused"_s) || error.contains(u"nothing to undo"_s, Qt::CaseInsensitive) ||
+                       error.contains(u"already undone"_s) || error.contains(u"Nothing was touched"_s)
+                   ? FlowExitRefused
+                   : FlowExitHost;
     }
-    if (!host.json())
-        Console::out(u"Undone: the push of %1 on %2 is reverted.\n"_s.arg(record.runId, host.host().alias));
+    // The sentence comes from the read-back of every path the undo touched.
+    if (!host.json()) {
+        for (const QString &line : undo.lines)
+            Console::out(u"  "_s + line + u'\n');
+        Console::out(undo.message + u'\n');
+    }
     int rc = FlowExitOk;
     if (p.isSet(u"restart"_s)) {
         ServerControl::StopResult stop;

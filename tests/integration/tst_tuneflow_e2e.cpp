@@ -213,6 +213,11 @@ private slots:
         // so the push keeps every one of them (issue 20: never worse than the file there, row by row), and
         // the dry run lists each row with its decision.
         const QString up = m_host.wantedFolder() + u'/' + m_host.upName();
+        const QByteArray pushedUp = [&] {
+            QFile f(up);
+            f.open(QIODevice::ReadOnly);
+            return f.readAll();
+        }();
         QFile::remove(up);
         {
             QFile f(up);
@@ -277,11 +282,27 @@ private slots:
         }
         QVERIFY2(keptWhole, r.out.constData());
 
+        // Undo after the file was changed by hand (issue 40 item 5): refused, nothing touched.
+        r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{runId, u"--restart"_s});
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.err.contains(u"Undo refused, nothing was touched"_s) && r.err.contains(up),
+                 qPrintable(r.err));
+        QFile kept(up);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), handMade);
+        QVERIFY(QFile::exists(m_host.wantedFolder() + u'/' + m_host.downName()));
+        // The pushed bytes back by hand: the undo puts back what was there before the first push (nothing).
+        {
+            QFile f(up);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(pushedUp);
+        }
         r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{runId, u"--restart"_s});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + QString::fromUtf8(r.out)));
-        QFile restored(up);
-        QVERIFY(restored.open(QIODevice::ReadOnly));
-        QCOMPARE(restored.readAll(), handMade);
+        QVERIFY(!QFile::exists(up));
+        QVERIFY(!QFile::exists(m_host.wantedFolder() + u'/' + m_host.downName()));
+        QVERIFY2(QString::fromUtf8(r.out).contains(u"absent, as it was before the first push"_s),
+                 r.out.constData());
         // A second undo is refused: that push is undone.
         r = cli(QStringList{u"undo-push"_s} + hostArgs() + QStringList{runId});
         QCOMPARE(r.exitCode, 4);

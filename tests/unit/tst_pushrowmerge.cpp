@@ -7,11 +7,18 @@
 #include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobemerge.h"
 #include "core/moe/siblingdevice.h"
+#include "core/push/pushrecord.h"
 #include "core/push/pushrowmerge.h"
 
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -152,8 +159,31 @@ private slots:
         QVERIFY(!merge->measuredDefault);
         const QStringList lines = merge->lines();
         QVERIFY2(lines.first().contains(u"a new file"_s), qPrintable(lines.first()));
-        QVERIFY2(lines.value(1).contains(u"+25.0% measured (server's default 12.50 us"_s),
+        // No baseline from the agent: never called the server's default (issue 40 item 8).
+        QVERIFY2(lines.value(1).contains(u"+25.0% measured (baseline 12.50 us"_s),
                  qPrintable(lines.value(1)));
+        QVERIFY(!lines.join(u'\n').contains(u"server's default"_s));
+    }
+
+    void baselineIsNamedAndSimulatedGainsAreNotMeasured() {
+        QJsonObject e = diffEvent();
+        QJsonObject m = e.value("merge"_L1).toObject();
+        m.insert("mode"_L1, u"new"_s);
+        m.insert("rows"_L1, QJsonArray{row(64, u"added"_s, 1.25)});
+        m.insert("baseline"_L1,
+                 u"the file /srv/fallback/triton_3_4_0/x.json (what the server read when the run "
+                 u"measured)"_s);
+        e.insert("merge"_L1, m);
+        auto merge = PushRowMerge::fromEvent(e);
+        QVERIFY(merge);
+        QStringList lines = merge->lines();
+        QVERIFY2(lines.value(1).contains(u"baseline: the file /srv/fallback/triton_3_4_0/x.json"_s),
+                 qPrintable(lines.join(u'\n')));
+        QVERIFY2(lines.value(2).contains(u"+25.0% measured"_s), qPrintable(lines.join(u'\n')));
+        merge->simulated = true;
+        lines = merge->lines();
+        QVERIFY2(lines.value(2).contains(u"+25.0% simulated"_s), qPrintable(lines.join(u'\n')));
+        QVERIFY2(!lines.join(u'\n').contains(u"measured ("_s), qPrintable(lines.join(u'\n')));
     }
 
     void olderAgentWithoutMerge() {
@@ -266,5 +296,178 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPushRowMerge)
+// Undo of a run's pushes (issue 40 item 5): every push kept, the plan checked before anything is touched,
+// the host script run for real in a temporary folder, and the sentence built from its read-back.
+class TestPushUndo : public QObject {
+    Q_OBJECT
+    static QString sha(const QByteArray &b) {
+        return QString::fromLatin1(QCryptographicHash::hash(b, QCryptographicHash::Sha256).toHex());
+    }
+    static PushRecord::File file(const QString &t, const QByteArray &now, const QByteArray *before,
+                                 const QString &backup = {}) {
+        PushRecord::File f;
+        f.fileName = QFileInfo(t).fileName();
+        f.target = t;
+        f.sha256 = sha(now);
+        f.existedBefore = before != nullptr;
+        f.previousSha256 = before ? sha(*before) : QString();
+        f.unchanged = before && *before == now;
+        f.backup = f.unchanged ? QString() : backup;
+        return f;
+    }
+    static PushRecord push(const QList<PushRecord::File> &files, double at) {
+        PushRecord r;
+        r.runId = u"r1"_s;
+        r.pushedAt = at;
+        r.files = files;
+        return r;
+    }
+    static QStringList runScript(const QString &script, int *exitCode) {
+        QProcess sh;
+        sh.start(u"/bin/sh"_s, {u"-c"_s, script});
+        sh.waitForFinished(30000);
+        *exitCode = sh.exitCode();
+        return QString::fromUtf8(sh.readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+    }
+    static void write(const QString &path, const QByteArray &b) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(b);
+    }
+    static QByteArray read(const QString &path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<absent>");
+    }
+
+private slots:
+    void historyKeepsEveryPush() {
+        PushHistory h;
+        h.runId = u"r1"_s;
+        const QByteArray a = "A";
+        h.pushes = {push({file(u"/x/t.json"_s, a, nullptr)}, 1.0), push({file(u"/x/t.json"_s, a, &a)}, 2.0)};
+        QString error;
+        const auto back = PushHistory::fromJson(h.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->pushes.size(), 2);
+        QCOMPARE(back->pushes, h.pushes);
+        // A version 1 record (one push, an older app) reads as a history of one.
+        const auto v1 = PushHistory::fromJson(h.pushes.first().toJson(), &error);
+        QVERIFY(v1);
+        QCOMPARE(v1->pushes.size(), 1);
+        QVERIFY(!v1->pushes.first().files.first().existedBefore);
+    }
+
+    void pushPushAgainUndoIsByteForByteTheFolderBefore() {
+        QTemporaryDir dir;
+        const QString t = dir.filePath(u"E=8,N=128,device_name=X.json"_s);
+        const QByteArray a = "pushed\n";
+        write(t, a);
+        PushHistory h;
+        h.runId = u"r1"_s;
+        h.pushes = {push({file(t, a, nullptr)}, 1.0), push({file(t, a, &a)}, 2.0)};
+        const PushUndo u = PushUndo::plan(h);
+        QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
+        QCOMPARE(u.undone, QList<int>{0});
+        QCOMPARE(u.noOps, QList<int>{1});
+        int rc = -1;
+        const QStringList out = runScript(u.script(), &rc);
+        QCOMPARE(rc, 0);
+        QVERIFY(!QFile::exists(t));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList{});
+        const PushUndo::Outcome o = u.readBack(out, u"r1"_s);
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QVERIFY2(o.lines.value(0).contains(t + u": absent, as it was before the first push of run r1"_s),
+                 qPrintable(o.lines.join(u'\n')));
+        // The read-back decides: a file still there is an error naming it.
+        const PushUndo::Outcome bad = u.readBack({u"now 0 "_s + sha(a)}, u"r1"_s);
+        QVERIFY(!bad.ok);
+        QVERIFY2(bad.error.contains(t + u" is not what it was before the first push"_s),
+                 qPrintable(bad.error));
+    }
+
+    void twoPushesUndoneInReverseOrder() {
+        QTemporaryDir dir;
+        const QString t = dir.filePath(u"t.json"_s);
+        const QByteArray orig = "original\n", a = "A\n", b = "B\n";
+        write(t, b);
+        write(t + u".bak-1"_s, orig);
+        write(t + u".bak-2"_s, a);
+        PushHistory h;
+        h.runId = u"r1"_s;
+        h.pushes = {push({file(t, a, &orig, t + u".bak-1"_s)}, 1.0),
+                    push({file(t, b, &a, t + u".bak-2"_s)}, 2.0)};
+        const PushUndo u = PushUndo::plan(h);
+        QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
+        QCOMPARE(u.undone, (QList<int>{1, 0}));
+        QCOMPARE(u.steps.size(), 2);
+        QCOMPARE(u.steps.first().backup, t + u".bak-2"_s); // the newest push first
+        int rc = -1;
+        const QStringList out = runScript(u.script(), &rc);
+        QCOMPARE(rc, 0);
+        QCOMPARE(read(t), orig);
+        const PushUndo::Outcome o = u.readBack(out, u"r1"_s);
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QVERIFY2(o.summary.contains(u"1 file(s) restored byte for byte"_s), qPrintable(o.summary));
+        QVERIFY(o.lines.value(0).contains(u"byte for byte what it was before the first push"_s));
+    }
+
+    void aHandEditIsRefusedAndNothingTouched() {
+        QTemporaryDir dir;
+        const QString t = dir.filePath(u"t.json"_s);
+        const QString other = dir.filePath(u"u.json"_s);
+        const QByteArray a = "A\n", hand = "by hand\n";
+        write(t, hand);
+        write(other, a);
+        PushHistory h;
+        h.runId = u"r1"_s;
+        h.pushes = {push({file(other, a, nullptr), file(t, a, nullptr)}, 1.0)};
+        const PushUndo u = PushUndo::plan(h);
+        int rc = -1;
+        const QStringList out = runScript(u.script(), &rc);
+        QCOMPARE(rc, 3);
+        QCOMPARE(read(t), hand);
+        QCOMPARE(read(other), a); // the other file is not touched either
+        const QString why = u.refusal(out, u"r1"_s);
+        QVERIFY2(why.startsWith(u"Undo refused, nothing was touched: "_s + t +
+                                u" is not what the push of run r1 "
+                                u"installed"_s),
+                 qPrintable(why));
+        // A hand edit between two pushes of the run: undoing both would lose it.
+        const QByteArray c = "C\n";
+        h.pushes = {push({file(t, a, nullptr)}, 1.0), push({file(t, hand, &c, t + u".bak"_s)}, 2.0)};
+        const PushUndo between = PushUndo::plan(h);
+        QVERIFY2(between.error.contains(t + u" was changed by hand or by another tool between two pushes"_s),
+                 qPrintable(between.error));
+    }
+
+    void nothingLeftToUndo() {
+        PushHistory h;
+        h.runId = u"r1"_s;
+        QVERIFY(PushUndo::plan(h).error.contains(u"no push"_s));
+        const QByteArray a = "A";
+        h.pushes = {push({file(u"/x/t.json"_s, a, nullptr)}, 1.0)};
+        h.pushes[0].undoneAt = 5.0;
+        QVERIFY(PushUndo::plan(h).error.contains(u"already undone"_s));
+        h.pushes = {push({file(u"/x/t.json"_s, a, &a)}, 1.0)}; // changed nothing
+        const PushUndo u = PushUndo::plan(h);
+        QVERIFY(u.error.isEmpty());
+        QVERIFY(u.nothingToPutBack());
+        QCOMPARE(u.noOps, QList<int>{0});
+    }
+};
+
+int main(int argc, char **argv) {
+    QCoreApplication app(argc, argv);
+    int rc = 0;
+    {
+        TestPushRowMerge t;
+        rc |= QTest::qExec(&t, argc, argv);
+    }
+    {
+        TestPushUndo t;
+        rc |= QTest::qExec(&t, argc, argv);
+    }
+    return rc;
+}
 #include "tst_pushrowmerge.moc"

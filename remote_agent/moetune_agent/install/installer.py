@@ -672,6 +672,9 @@ def install_command(args, out) -> int:
     created: List[str] = []
     wrote_any = False
     lock = FolderLock(folder)
+    # Missing when this install began: reported as created_folder even when a concurrent install made it
+    # first and then lost (it cannot remove a folder that holds this one's file), so an undo removes it.
+    missing_at_start = not os.path.isdir(folder)
     try:
         if not args.dry_run and not os.path.isdir(folder) and may_create:
             # Created before the lock can live in it (removed again when nothing gets installed).
@@ -737,7 +740,7 @@ def install_command(args, out) -> int:
                           path=plan.target)
                 failed = True
                 continue
-            created_now = folder if created and not wrote_any else None
+            created_now = folder if (created or missing_at_start) and not wrote_any else None
             previous = _sha(plan.old)
             try:
                 what, backup = _write_one(plan, args.replace, pause)

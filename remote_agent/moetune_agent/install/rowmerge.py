@@ -160,10 +160,14 @@ def _other_k(target: str, name: str, result: Dict[str, Any], home: Optional[str]
             spec = json.loads(read_bounded(os.path.join(rdir, "spec.json"), MAX_TEXT_BYTES, "spec") or b"null")
         except (OSError, ValueError, RunError, RecursionError):
             continue
-        if not isinstance(rec, dict) or rec.get("undone_at") or not isinstance(spec, dict):
+        if not isinstance(rec, dict) or not isinstance(spec, dict):
             continue
-        hit = any(isinstance(fi, dict) and fi.get("file_name") == name and not fi.get("unchanged") and
-                  os.path.realpath(str(fi.get("target") or "")) == real for fi in rec.get("files") or [])
+        # Version 2 keeps every push of the run ({"pushes": [record, ...]}); version 1 is one record.
+        pushes = rec.get("pushes") if rec.get("version") == 2 else [rec]
+        hit = any(isinstance(p, dict) and not p.get("undone_at") and any(
+            isinstance(fi, dict) and fi.get("file_name") == name and not fi.get("unchanged") and
+            os.path.realpath(str(fi.get("target") or "")) == real for fi in p.get("files") or [])
+                  for p in pushes if isinstance(pushes, list))
         k = spec.get("K")
         if hit and isinstance(k, int) and k != k_here and k not in found:
             found[k] = {"K": k, "run_id": run_id, "topk": spec.get("topk"),
@@ -184,10 +188,27 @@ class Merge(object):
         self.other_k: List[Dict[str, Any]] = []
         self.siblings: List[Dict[str, str]] = []
         self.text: Optional[str] = None  # the bytes to install (None: the source's own text)
+        self.baseline: Optional[str] = None  # what the run timed its configs against, in words
 
     def event(self) -> Dict[str, Any]:
         return {"mode": self.mode, "measured_default": self.measured_default, "note": self.note,
-                "rows": self.rows, "other_k": self.other_k, "siblings": self.siblings}
+                "rows": self.rows, "other_k": self.other_k, "siblings": self.siblings, "baseline": self.baseline}
+
+
+def baseline_text(result: Dict[str, Any], framework: str, down: bool) -> Optional[str]:
+    """What the run's head-to-head timed its configs against (its default_source), in words: the server's
+    default is called so only when it is the built-in one; a file is named."""
+    ds = _default_of(result, framework, down)
+    kind = ds.get("kind")
+    if kind == "file":
+        return "the file %s (what the server read when the run measured)" % (ds.get("path") or ds.get("file_name"))
+    if kind == "up_config":
+        return "the server's up config (it has no down file)"
+    if kind == "heuristic":
+        return "the server's built-in default"
+    if kind == "other_framework":
+        return "%s's default" % ds.get("framework")
+    return None
 
 
 def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework: str, op: str,
@@ -266,6 +287,7 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
     op = _file_op(result, name)
     new_entries, _ = configjson.parse_config_text(text)
     down = op == "down"
+    mg.baseline = baseline_text(result, framework, down)
     status, why = _status(old, target, result, framework, op, down)
     statuses = [status]
     for c_old, c_target, c_name in coupled or []:

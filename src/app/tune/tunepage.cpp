@@ -377,7 +377,14 @@ void TunePage::onPreflight() {
         updateChecks();
         m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
                                            m_server->profile().canStopStart());
-        setBusy(p.canStart() ? tr("The GPUs are ready.") : tr("Cannot start yet: see the preflight."));
+        // "Ready" only when no process holds the job's GPUs (issue 40 item 8); held but with room enough,
+        // the tune may still start, and the page says who holds them.
+        bool held = false;
+        for (const Preflight::Gpu &g : p.gpus)
+            held = held || !g.holders.isEmpty();
+        setBusy(!p.canStart() ? tr("Cannot start yet: see the preflight.")
+                : held ? tr("The GPUs have room for the tune, but processes hold them: see the preflight.")
+                       : tr("The GPUs are ready: no process holds them."));
     });
 }
 
@@ -387,8 +394,10 @@ void TunePage::onStopServer() {
     m_ui->stopServerButton->setEnabled(false);
     m_server->stop([this](const ServerControl::StopResult &r) {
         m_preflightNote = r.message; // shown above the GPUs as they are after the stop
-        if (r.ok) // Restart and prove then only starts it (a stop command would fail on it now)
+        if (r.ok) { // Restart and prove then only starts it (a stop command would fail on it now)
             m_serverStopped = true;
+            m_pushPanel->setServerStopped(true);
+        }
         onPreflight();
     });
 }
@@ -585,8 +594,10 @@ void TunePage::onRestart() {
         m_before.value_or(Diagnosis{}), m_pushedTargets, log,
         [this, runId](const PushFlow::Proof &p) {
             m_pushPanel->setRestartEnabled(true);
-            if (p.start.ok)
+            if (p.start.ok) {
                 m_serverStopped = false;
+                m_pushPanel->setServerStopped(false);
+            }
             if (p.ok) { // the report of the run shows the proof: kept with the run, whichever it is
                 m_runFolder->saveFor(runId, u"diagnosis-after.json"_s, p.after.toJson());
                 emit keptRunChanged(m_runFolder->workspacePath(), runId);
@@ -606,9 +617,9 @@ void TunePage::onUndo() {
     }
     if (!ensureFlows())
         return;
-    m_push->undo(runId, [this, runId](const PushRecord &r, const QString &error) {
-        m_pushPanel->showUndone(r, error);
-        emit undone(runId, error);
+    m_push->undoRun(runId, [this, runId](const PushFlow::Undo &u) {
+        m_pushPanel->showUndone(u);
+        emit undone(runId, u.ok ? QString() : u.error);
     });
 }
 

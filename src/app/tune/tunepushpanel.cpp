@@ -22,6 +22,7 @@ TunePushPanel::TunePushPanel(QWidget *parent)
     connect(m_ui->undoButton, &QPushButton::clicked, this, &TunePushPanel::undoClicked);
     connect(m_ui->profileButton, &QPushButton::clicked, this, &TunePushPanel::profileClicked);
     m_ui->pushButton->setEnabled(false);
+    updateButtons();
     m_ui->pushText->setPlaceholderText(
         tr("Choose a finished run (after a run, or with Runs on host), then Preview push: the exact "
            "folder the server reads, a diff against the file there, and whether it survives an upgrade."));
@@ -48,7 +49,28 @@ void TunePushPanel::setPushEnabled(bool enabled) {
 }
 
 void TunePushPanel::setRestartEnabled(bool enabled) {
-    m_ui->restartButton->setEnabled(enabled);
+    m_restartBusy = !enabled;
+    updateButtons();
+}
+
+void TunePushPanel::setServerStopped(bool stopped) {
+    m_serverStopped = stopped;
+    updateButtons();
+}
+
+void TunePushPanel::setUndoAvailable(bool available) {
+    m_undoAvailable = available;
+    updateButtons();
+}
+
+void TunePushPanel::updateButtons() {
+    const bool restart = !m_restartBusy && (m_somethingToRestart || m_serverStopped);
+    m_ui->restartButton->setEnabled(restart);
+    m_ui->restartButton->setToolTip(restart ? tr("Restart the server through its profile and compare its log")
+                                            : tr("Nothing to restart yet: push (or undo a push) first"));
+    m_ui->undoButton->setEnabled(m_undoAvailable);
+    m_ui->undoButton->setToolTip(m_undoAvailable ? tr("Put back what was there before this run's first push")
+                                                 : tr("Nothing to undo: this run has no push on the host"));
 }
 
 void TunePushPanel::setText(const QString &text) {
@@ -101,6 +123,7 @@ void TunePushPanel::showPreview(const PushFlow::Preview &p, const QString &hostL
         t.insert(1, tr("Push is off for this run: %1").arg(p.refused));
     setText(t.join(u'\n'));
     setPushEnabled(p.canPush());
+    setUndoAvailable(p.undoablePushes > 0);
 }
 
 void TunePushPanel::showPushed(const PushRecord &r, const QString &error, const QString &hostLabel,
@@ -112,8 +135,16 @@ void TunePushPanel::showPushed(const PushRecord &r, const QString &error, const 
                                    .arg(f.target, f.backup.isEmpty() ? tr(" (new file; undo removes it)")
                                                                      : tr(" (backup %1)").arg(f.backup)));
     }
+    if (r.changedSomething()) {
+        m_somethingToRestart = true;
+        m_undoAvailable = true;
+    }
+    updateButtons();
     if (!error.isEmpty())
         t.append(agentSentenceForGui(error, hostLabel));
+    else if (!r.changedSomething())
+        t.append(tr("Nothing changed on the host: the same bytes were already there, so there is nothing to "
+                    "undo or restart for this push."));
     else if (profile && !profile->canStopStart())
         t.append(tr("Restart the server to load it: %1").arg(profile->validate()));
     else
@@ -137,16 +168,21 @@ void TunePushPanel::showProof(const PushFlow::Proof &p) {
     appendText(t.join(u'\n'));
 }
 
-void TunePushPanel::showUndone(const PushRecord &r, const QString &error) {
-    QStringList t;
-    if (error.isEmpty()) {
-        for (const PushRecord::File &f : r.files)
-            t.append(f.backup.isEmpty() ? tr("removed %1 (it did not exist before the push)").arg(f.target)
-                                        : tr("restored %1 from %2").arg(f.target, f.backup));
-        t.append(tr("Undone: the files the push replaced are back; restart the server to load them."));
+void TunePushPanel::showUndone(const PushFlow::Undo &u) {
+    QStringList t = u.lines; // what the read-back found, path by path
+    if (u.ok) {
+        t.append(u.message);
+        m_undoAvailable = false; // every push of the run is undone now
+        if (u.changedSomething) {
+            m_somethingToRestart = true;
+            t.append(tr("Restart the server to load what is there now."));
+        }
     } else {
-        t.append(error);
+        t.append(u.error);
+        if (u.error.contains(u"Nothing to undo"_s) || u.error.contains(u"nothing to undo"_s))
+            m_undoAvailable = false;
     }
+    updateButtons();
     appendText(u"\n"_s + t.join(u'\n'));
 }
 

@@ -31,7 +31,12 @@ public:
     bool persistentFolder() const; // "persistent folder" ticked
     void setProfile(const ServerProfile &profile);
     void setPushEnabled(bool enabled);
-    void setRestartEnabled(bool enabled);
+    // Restart and prove is on only while there is something to restart (a push or an undo that changed a
+    // file, or a server stopped for the tuning) and no restart is running; Undo only while a push of the
+    // run can be undone (issue 40 item 5).
+    void setRestartEnabled(bool enabled); // false while a restart runs
+    void setServerStopped(bool stopped);
+    void setUndoAvailable(bool available);
     void setText(const QString &text);
     void appendText(const QString &text);
     QString text() const;
@@ -43,7 +48,7 @@ public:
     void showPushed(const PushRecord &record, const QString &error, const QString &hostLabel,
                     const ServerProfile *profile);
     void showProof(const PushFlow::Proof &proof);
-    void showUndone(const PushRecord &record, const QString &error);
+    void showUndone(const PushFlow::Undo &undo);
 
 signals:
     void previewClicked();
@@ -53,7 +58,13 @@ signals:
     void profileClicked();
 
 private:
+    void updateButtons();
+
     std::unique_ptr<Ui::TunePushPanel> m_ui;
+    bool m_restartBusy = false;
+    bool m_somethingToRestart = false;
+    bool m_serverStopped = false;
+    bool m_undoAvailable = false;
 };
 
 } // namespace moetune

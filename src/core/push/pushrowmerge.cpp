@@ -79,6 +79,7 @@ std::optional<PushRowMerge> PushRowMerge::fromEvent(const QJsonObject &event, QS
     if (const auto name = ConfigName::parse(p.fileName))
         p.deviceName = name->deviceName;
     p.mode = m.value("mode"_L1).toString();
+    p.baseline = m.value("baseline"_L1).toString();
     if (m.value("measured_default"_L1).isBool())
         p.measuredDefault = m.value("measured_default"_L1).toBool();
     p.note = m.value("note"_L1).toString();
@@ -189,24 +190,31 @@ QStringList PushRowMerge::lines() const {
     else
         head = u"%1: %2"_s.arg(name, hostText(note));
     out.append(head + (counts.isEmpty() ? QString() : u": "_s + counts.join(u", "_s)));
+    // A simulated run's gains are simulated, never measured (issue 40 item 8).
+    const QString measured = simulated ? u"simulated"_s : u"measured"_s;
+    // Only a merge timed this file's own row; a new file's rows were timed against the run's baseline,
+    // called the server's default only when it was the built-in one.
+    const QString against = mode == "merged"_L1   ? u"file's row"_s
+                            : !baseline.isEmpty() ? hostText(baseline)
+                                                  : u"the run's baseline"_s;
+    if (mode != "merged"_L1 && !baseline.isEmpty())
+        out.append(u"  baseline: %1"_s.arg(hostText(baseline)));
     for (const Row &r : rows) {
         QString line = u"  M=%1 %2 "_s.arg(r.m, -5).arg(decisionText(r.decision), -16);
         const bool changes = r.decision == Decision::Replaced || r.decision == Decision::Added;
         if (r.decision == Decision::Kept) {
-            line += u"measured: the file's row stays (%1, %2 rounds)"_s.arg(
-                r.h2hDecision.isEmpty() ? u"not beaten"_s : hostText(r.h2hDecision),
+            line += u"%1: the file's row stays (%2, %3 rounds)"_s.arg(
+                measured, r.h2hDecision.isEmpty() ? u"not beaten"_s : hostText(r.h2hDecision),
                 QString::number(r.rounds));
         } else if (changes) {
             if (r.gain)
-                line += u"%1%2% measured"_s.arg(*r.gain >= 1.0 ? u"+"_s : QString())
-                            .arg((*r.gain - 1.0) * 100.0, 0, 'f', 1);
+                line += u"%1%2% %3"_s.arg(*r.gain >= 1.0 ? u"+"_s : QString())
+                            .arg((*r.gain - 1.0) * 100.0, 0, 'f', 1)
+                            .arg(measured);
             else
-                line += u"no gain measured"_s;
-            // Only a merge timed this file's own row; a new file's rows were timed against the server's
-            // default.
+                line += u"no gain %1"_s.arg(measured);
             line += u" (%1 %2, run's %3, %4 rounds)"_s
-                        .arg(mode == "merged"_L1 ? u"file's row"_s : u"server's default"_s, us(r.defaultUs),
-                             us(r.tunedUs))
+                        .arg(mode == "merged"_L1 ? against : u"baseline"_s, us(r.defaultUs), us(r.tunedUs))
                         .arg(r.rounds);
         }
         if (!r.note.isEmpty())
@@ -261,7 +269,9 @@ QJsonObject PushRowMerge::toJson() const {
                        {"note"_L1, note},
                        {"rows"_L1, rs},
                        {"other_k"_L1, ok},
-                       {"siblings"_L1, QJsonArray::fromStringList(siblings)}};
+                       {"siblings"_L1, QJsonArray::fromStringList(siblings)},
+                       {"baseline"_L1, baseline},
+                       {"simulated"_L1, simulated}};
 }
 
 } // namespace moetune

@@ -54,6 +54,10 @@ struct PushRowMerge {
     QList<OtherK> otherK;
     QStringList siblings; // file names in the target folder for sibling device names
     QString deviceName;   // of this file (for the sibling sentence)
+    // What the run timed against, in words ("the server's built-in default", "the file /x/y.json (...)");
+    // "" = unknown (an older agent). The push flow names a fallback file the server's log shows instead.
+    QString baseline;
+    bool simulated = false; // the run's numbers are simulated (synthetic backend): never called measured
 
     // From a `diff` or `installed` event; nullopt when the event has no `merge` (an older agent).
     static std::optional<PushRowMerge> fromEvent(const QJsonObject &event, QString *error = nullptr);

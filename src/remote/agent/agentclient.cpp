@@ -289,7 +289,7 @@ JobId AgentClient::result(const QString &runId) {
 }
 
 JobId AgentClient::installConfig(const QString &source, Framework framework, bool replace, bool dryRun,
-                                 const QString &root) {
+                                 const QString &root, const QStringList &extraArgs) {
     QStringList args{source, u"--framework"_s, frameworkId(framework)};
     if (!m_host.python.isEmpty())
         args << u"--python"_s << m_host.python;
@@ -299,6 +299,7 @@ JobId AgentClient::installConfig(const QString &source, Framework framework, boo
         args << u"--replace"_s;
     if (dryRun)
         args << u"--dry-run"_s;
+    args += extraArgs;
     return run(u"install-config"_s, args);
 }
 

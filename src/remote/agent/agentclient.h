@@ -50,8 +50,9 @@ public:
     JobId listRuns();
     JobId result(const QString &runId);
     // Installs a result (run id / run folder / config file on the host); dryRun gives `diff` events.
+    // extraArgs: further install-config options (the preview's plan: --expect-old / --expect-new).
     JobId installConfig(const QString &source, Framework framework, bool replace, bool dryRun,
-                        const QString &root = {});
+                        const QString &root = {}, const QStringList &extraArgs = {});
     // Any agent command (args after the command name are quoted here).
     JobId run(const QString &command, const QStringList &args);
 

@@ -124,7 +124,17 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
         const JobId dry =
             self->m_calls->agent()->installConfig(runId, framework, true, true, p.target.folder);
         const int runK = res.value("shape"_L1).toObject().value("K"_L1).toInt();
-        self->m_calls->agentJob(dry, [p, done, probeCopy, runK](const HostCalls::Agent &d) mutable {
+        // The server's log shows it loads a fallback file for this shape: the run's baseline is that file
+        // (named), not "the server's default".
+        QString fallback;
+        if (beforeCopy) {
+            for (const TuningTarget &t : beforeCopy->targets) {
+                if (t.name.sameShape(*shape) && t.upFellBack && !t.fallbackFolder.isEmpty())
+                    fallback = t.configRoot + u'/' + t.fallbackFolder + u'/' + t.name.fileName(framework);
+            }
+        }
+        self->m_calls->agentJob(dry, [self, p, done, probeCopy, runK,
+                                      fallback](const HostCalls::Agent &d) mutable {
             p.diffs = d.of(u"diff"_s);
             if (!d.ok || p.diffs.isEmpty())
                 p.error = u"The push could not be previewed (nothing was changed on the host): %1"_s.arg(
@@ -136,10 +146,25 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
                 if (auto m = PushRowMerge::fromEvent(diff)) {
                     if (probeCopy) // a served model of this E and N but another K reads the file too
                         m->addServedK(*probeCopy, p.framework, runK);
+                    m->simulated = p.simulated;
+                    // The log names what the server loads: a baseline that is not that file says so.
+                    if (!fallback.isEmpty() && m->mode != "merged"_L1 && !m->baseline.contains(fallback))
+                        m->baseline =
+                            (m->baseline.isEmpty() ? u"the run's default"_s : m->baseline) +
+                            u"; the server's log shows it loads the fallback file %1 instead, which "
+                            u"the run did not time, so these gains are not against what it runs now"_s.arg(
+                                fallback);
                     p.merges.append(*m);
                 }
             }
-            done(p);
+            if (!self || p.runDir.isEmpty())
+                return done(p);
+            // What Undo would put back (Undo stays off until there is something).
+            self->readHistoryIn(p.runDir, [p, done](const PushHistory &h, const QString &) mutable {
+                for (const int i : h.notUndone())
+                    p.undoablePushes += h.pushes[i].changedSomething() ? 1 : 0;
+                done(p);
+            });
         });
     });
 }
@@ -154,10 +179,23 @@ void PushFlow::push(const Preview &preview,
             return done({}, refusalSentence(refused, d.value("target"_L1).toString()) +
                                 u" Nothing was pushed."_s);
     }
+    // The preview's plan (each file there, or its absence, and the bytes to write): the agent installs
+    // exactly that or nothing.
+    QStringList plan;
+    for (const QJsonObject &d : preview.diffs) {
+        const QString name = d.value("file_name"_L1).toString();
+        if (!d.contains("new_sha256"_L1)) { // an agent older than the plan: no check possible
+            plan.clear();
+            break;
+        }
+        const QJsonValue old = d.value("old_sha256"_L1);
+        plan << u"--expect-old"_s << name + u'=' + (old.isString() ? old.toString() : u"absent"_s)
+             << u"--expect-new"_s << name + u'=' + d.value("new_sha256"_L1).toString();
+    }
     QPointer<PushFlow> self(this);
     emit status(u"Installing %1 file(s) into %2"_s.arg(preview.diffs.size()).arg(preview.target.folder));
-    const JobId id =
-        m_calls->agent()->installConfig(preview.runId, preview.framework, true, false, preview.target.folder);
+    const JobId id = m_calls->agent()->installConfig(preview.runId, preview.framework, true, false,
+                                                     preview.target.folder, plan);
     m_calls->agentJob(id, [self, preview, done](const HostCalls::Agent &a) {
         if (!self)
             return;
@@ -170,20 +208,27 @@ void PushFlow::push(const Preview &preview,
         for (const QJsonObject &e : a.of(u"installed"_s))
             rec.addInstalled(e);
         if (!a.ok) {
-            // install-config writes each file atomically and stops at the first failure: put back what it did
-            // write before reporting, so the host is as it was.
-            QString msg = u"The push failed: %1."_s.arg(a.error);
-            if (rec.changedSomething())
-                msg +=
-                    u" %1 file(s) had been written before the failure; run undo-push to put back what was there."_s
-                        .arg(rec.files.size());
-            if (!rec.files.isEmpty() && !preview.runDir.isEmpty())
-                self->writeRecord(preview.runDir, rec, [done, rec, msg](const QString &) { done(rec, msg); });
+            QStringList why;
+            for (const QJsonObject &e : a.of(u"error"_s))
+                why.append(e.value("message"_L1).toString());
+            const QString reason = why.isEmpty() ? a.error : why.join(u"; "_s);
+            if (!rec.changedSomething()) {
+                // Nothing written: say so, and keep no record (there is nothing to undo).
+                return done(rec, u"Nothing was pushed: %1."_s.arg(reason));
+            }
+            // A file was written before another failed: keep its record so undo-push puts it back.
+            const QString msg = u"The push failed part way: %1. %2 file(s) had been written before the "
+                                u"failure; undo puts back "
+                                u"what was there."_s.arg(reason)
+                                    .arg(rec.files.size());
+            if (!preview.runDir.isEmpty())
+                self->appendRecord(preview.runDir, rec,
+                                   [done, rec, msg](const QString &) { done(rec, msg); });
             else
                 done(rec, msg);
             return;
         }
-        self->writeRecord(preview.runDir, rec, [done, rec](const QString &error) {
+        self->appendRecord(preview.runDir, rec, [done, rec](const QString &error) {
             done(rec, error.isEmpty()
                           ? QString()
                           : u"The files were installed but the push record could not be written (%1): "
@@ -192,9 +237,9 @@ void PushFlow::push(const Preview &preview,
     });
 }
 
-void PushFlow::writeRecord(const QString &runDir, const PushRecord &record,
-                           const std::function<void(const QString &)> &done) {
-    const QString json = QString::fromUtf8(QJsonDocument(record.toJson()).toJson(QJsonDocument::Indented));
+void PushFlow::writeHistory(const QString &runDir, const PushHistory &history,
+                            const std::function<void(const QString &)> &done) {
+    const QString json = QString::fromUtf8(QJsonDocument(history.toJson()).toJson(QJsonDocument::Indented));
     const QString target = runDir + u'/' + PushRecord::fileNameOnHost();
     const QString part = target + u".part"_s;
     const QString cmd = u"printf '%s' "_s + shellQuote(json) + u" > "_s + shellQuote(part) +
@@ -203,93 +248,145 @@ void PushFlow::writeRecord(const QString &runDir, const PushRecord &record,
         cmd, 60000, [done](const HostCalls::Shell &s) { done(s.failure()); }, true);
 }
 
-void PushFlow::readRecord(
-    const QString &runId,
-    const std::function<void(const PushRecord &, const QString &, const QString &)> &done) {
+void PushFlow::readHistoryIn(const QString &dir,
+                             const std::function<void(const PushHistory &, const QString &)> &done) {
+    const QString path = dir + u'/' + PushRecord::fileNameOnHost();
+    // exit 4: no record (never pushed); anything else that fails is an error.
+    m_calls->shell(
+        u"[ -e %1 ] || exit 4; cat -- %1"_s.arg(shellQuote(path)), 60000,
+        [done, path](const HostCalls::Shell &s) {
+            if (s.exitStatus == 4)
+                return done(PushHistory{}, QString());
+            if (!s.ok())
+                return done(PushHistory{}, u"%1 cannot be read: %2"_s.arg(path, s.failure()));
+            QJsonParseError pe;
+            const QJsonDocument doc = QJsonDocument::fromJson(s.out.join(u'\n').toUtf8(), &pe);
+            QString err;
+            const auto h = PushHistory::fromJson(doc.object(), &err);
+            if (!h)
+                return done(PushHistory{},
+                            u"%1 is unreadable: %2"_s.arg(path, pe.error ? pe.errorString() : err));
+            done(*h, QString());
+        },
+        true);
+}
+
+void PushFlow::appendRecord(const QString &runDir, const PushRecord &record,
+                            const std::function<void(const QString &)> &done) {
     QPointer<PushFlow> self(this);
-    runDir(runId, [self, done](const QString &dir, const QString &error) {
+    readHistoryIn(runDir, [self, runDir, record, done](const PushHistory &read, const QString &error) {
+        if (!self)
+            return;
+        if (!error.isEmpty())
+            return done(error + u" (the earlier pushes' record is kept as it is)"_s);
+        PushHistory h = read;
+        h.runId = record.runId;
+        h.pushes.append(record);
+        self->writeHistory(runDir, h, done);
+    });
+}
+
+void PushFlow::readHistory(
+    const QString &runId,
+    const std::function<void(const PushHistory &, const QString &, const QString &)> &done) {
+    QPointer<PushFlow> self(this);
+    runDir(runId, [self, runId, done](const QString &dir, const QString &error) {
         if (!self)
             return;
         if (!error.isEmpty())
             return done({}, {}, error);
-        const QString path = dir + u'/' + PushRecord::fileNameOnHost();
-        self->m_calls->shell(
-            u"cat -- "_s + shellQuote(path), 60000,
-            [done, dir, path](const HostCalls::Shell &s) {
-                if (!s.ok())
-                    return done(
-                        {}, dir,
-                        u"There is nothing to undo: this run has not been pushed from moetune (a push "
-                        u"keeps its record beside the run, and there is none)."_s);
-                QJsonParseError pe;
-                const QJsonDocument doc = QJsonDocument::fromJson(s.out.join(u'\n').toUtf8(), &pe);
-                QString err;
-                const auto rec = PushRecord::fromJson(doc.object(), &err);
-                if (!rec)
-                    return done({}, dir,
-                                u"%1 is unreadable: %2"_s.arg(path, pe.error ? pe.errorString() : err));
-                done(*rec, dir, QString());
-            },
-            true);
+        self->readHistoryIn(dir, [done, dir, runId](const PushHistory &h, const QString &err) {
+            PushHistory out = h;
+            if (out.runId.isEmpty())
+                out.runId = runId;
+            done(out, dir, err);
+        });
     });
 }
 
 void PushFlow::undo(const QString &runId,
                     const std::function<void(const PushRecord &, const QString &)> &done) {
+    undoRun(runId, [done](const Undo &u) { done(u.record, u.ok ? QString() : u.error); });
+}
+
+void PushFlow::undoRun(const QString &runId, const std::function<void(const Undo &)> &done) {
     QPointer<PushFlow> self(this);
-    readRecord(runId, [self, done](const PushRecord &rec, const QString &dir, const QString &error) {
+    readHistory(runId, [self, runId, done](const PushHistory &h, const QString &dir, const QString &error) {
         if (!self)
             return;
-        if (!error.isEmpty())
-            return done(rec, error);
-        if (rec.undoneAt > 0)
-            return done(rec, u"That push was already undone."_s);
-        // All or nothing: every file must still be what was pushed, every backup still there.
-        QString check = u"fail=0\n"_s;
-        QString apply;
-        for (const PushRecord::File &f : rec.files) {
-            if (f.unchanged)
-                continue;
-            const QString t = shellQuote(f.target);
-            check += u"[ \"$(sha256sum < %1 2>/dev/null | cut -d' ' -f1)\" = %2 ] || { echo \"changed since "
-                     u"the push, "
-                     u"left alone: \"%1; fail=1; }\n"_s.arg(t, shellQuote(f.sha256));
-            if (!f.backup.isEmpty()) {
-                const QString b = shellQuote(f.backup);
-                const QString undoPart = f.target + u".moetune-undo"_s;
-                const QString part = shellQuote(undoPart);
-                check += u"[ -f %1 ] || { echo \"backup missing: \"%1; fail=1; }\n"_s.arg(b);
-                apply +=
-                    u"cp -p -- %1 %2 && mv -f -- %2 %3 && echo \"restored \"%3\" from \"%1 || exit 1\n"_s.arg(
-                        b, part, t);
-            } else {
-                apply +=
-                    u"rm -f -- %1 && echo \"removed \"%1\" (it did not exist before the push)\" || exit 1\n"_s
-                        .arg(t);
-            }
-            if (!f.createdFolder.isEmpty())
-                apply +=
-                    u"rmdir -- %1 2>/dev/null && echo \"removed the folder \"%1\" the push had created\"\n"_s
-                        .arg(shellQuote(f.createdFolder));
+        Undo out;
+        if (!error.isEmpty()) {
+            out.error = error;
+            return done(out);
         }
-        const QString script = check + u"[ $fail = 0 ] || exit 3\n"_s + apply + u"exit 0\n"_s;
-        self->m_calls->shell(script, 120000, [self, done, rec, dir](const HostCalls::Shell &s) {
-            if (!self)
-                return;
-            if (s.exitStatus == 3)
-                return done(rec,
-                            u"Undo refused, nothing was changed: %1. Restore those files by hand from their "
-                            u"backups if you still want to."_s.arg(s.out.join(u"; "_s)));
-            if (!s.ok())
-                return done(rec, u"Undo failed: %1"_s.arg(s.failure()));
-            PushRecord undone = rec;
-            undone.undoneAt = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            self->writeRecord(dir, undone, [done, undone](const QString &werr) {
-                done(undone, werr.isEmpty()
-                                 ? QString()
-                                 : u"Restored, but the push record could not be updated: %1"_s.arg(werr));
+        if (h.pushes.isEmpty()) {
+            out.error =
+                u"There is nothing to undo: run %1 has not been pushed from moetune on this host (a push "
+                u"keeps its record beside the run, and there is none)."_s.arg(runId);
+            return done(out);
+        }
+        const PushUndo plan = PushUndo::plan(h);
+        if (!plan.error.isEmpty()) {
+            out.error = plan.error;
+            return done(out);
+        }
+        out.record.runId = runId;
+        for (const int i : plan.undone) {
+            out.record.framework = h.pushes[i].framework;
+            out.record.simulated = h.pushes[i].simulated;
+            out.record.files += h.pushes[i].files;
+        }
+        QStringList noOps;
+        for (const int i : plan.noOps)
+            noOps.append(QDateTime::fromMSecsSinceEpoch(qint64(h.pushes[i].pushedAt * 1000.0))
+                             .toString(u"yyyy-MM-dd HH:mm:ss"_s));
+        const QString noOpText =
+            noOps.isEmpty()
+                ? QString()
+                : u" The push of %1 changed nothing (the same bytes were already there), so it is "
+                  u"undone to nothing."_s.arg(noOps.join(u", "_s));
+        const auto markUndone = [self, dir, h, plan, done](Undo result) {
+            PushHistory marked = h;
+            const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+            for (const int i : plan.undone + plan.noOps)
+                marked.pushes[i].undoneAt = now;
+            self->writeHistory(dir, marked, [done, result](const QString &werr) mutable {
+                if (!werr.isEmpty())
+                    result.message += u" (The push record could not be updated: %1.)"_s.arg(werr);
+                done(result);
             });
-        });
+        };
+        if (plan.nothingToPutBack()) {
+            out.ok = true;
+            out.message =
+                u"Nothing to undo: the push(es) of run %1 changed nothing on the host (the same bytes "
+                u"were already there); nothing was touched."_s.arg(runId);
+            return markUndone(out);
+        }
+        self->m_calls->shell(
+            plan.script(), 120000,
+            [self, runId, plan, out, noOpText, markUndone, done](const HostCalls::Shell &s) mutable {
+                if (!self)
+                    return;
+                if (s.exitStatus ==
+                    3) { // a file is not what was pushed, or a backup is gone: nothing touched
+                    out.error = plan.refusal(s.out, runId);
+                    return done(out);
+                }
+                if (!s.ok()) {
+                    out.error =
+                        u"Undo failed part way: %1. Some files may be restored and others not: look at the "
+                        u"folder before anything else."_s.arg(s.failure());
+                    return done(out);
+                }
+                out.changedSomething = true;
+                const PushUndo::Outcome o = plan.readBack(s.out, runId);
+                out.lines = o.lines;
+                out.ok = o.ok;
+                out.error = o.error;
+                out.message = o.ok ? o.summary + noOpText : QString();
+                markUndone(out);
+            });
     });
 }
 

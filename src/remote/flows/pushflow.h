@@ -39,6 +39,8 @@ public:
         // Why the push itself would be refused (simulated numbers for a real server, a planted link): the
         // preview still has the folder and the diff, Push stays off. "" = it may be pushed.
         QString refused;
+        // Pushes of this run on the host that Undo would put back (read with the preview).
+        int undoablePushes = 0;
         bool ok() const { return error.isEmpty(); }
         bool canPush() const { return ok() && refused.isEmpty(); }
         QJsonObject toJson() const;
@@ -51,6 +53,16 @@ public:
         Diagnosis after;
         PushProof proof;
         QString afterLogFile;
+    };
+
+    // What an undo did, from the read-back of every path it touched.
+    struct Undo {
+        bool ok = false;
+        QString message;               // the sentence (built from the read-back): shown when ok
+        QString error;                 // refused (nothing touched) or a mismatch naming the file
+        QStringList lines;             // per path: on disk now vs before the first push
+        PushRecord record;             // the files of the pushes it undid (newest first)
+        bool changedSomething = false; // a file was restored or removed (a restart would load it)
     };
 
     PushFlow(HostCalls *calls, ServerControl *server, QString hostLabel, QObject *parent = nullptr);
@@ -66,22 +78,33 @@ public:
     void restartAndProve(const Diagnosis &before, const QStringList &pushedTargets,
                          const QString &afterLogFile, const std::function<void(const Proof &)> &done,
                          bool serverStopped = false);
-    // Restores the backups of the last push of runId (or removes files that did not exist before).
+    // Undoes every push of runId not undone yet, newest first (backups restored, files that did not exist
+    // removed), after checking that each file is still what was pushed (else nothing is touched), then
+    // reads every path back: the sentence says what is on disk now against what was there before the
+    // first push.
+    void undoRun(const QString &runId, const std::function<void(const Undo &)> &done);
+    // The same, for callers that take a record and an error ("" when undone).
     void undo(const QString &runId,
               const std::function<void(const PushRecord &, const QString &error)> &done);
     // The run's folder on the host (from `runs`).
     void runDir(const QString &runId,
                 const std::function<void(const QString &dir, const QString &error)> &done);
-    void readRecord(
+    // Every push of the run on the host (empty when it was never pushed).
+    void readHistory(
         const QString &runId,
-        const std::function<void(const PushRecord &, const QString &runDir, const QString &error)> &done);
+        const std::function<void(const PushHistory &, const QString &runDir, const QString &error)> &done);
 
 signals:
     void status(const QString &line);
 
 private:
-    void writeRecord(const QString &runDir, const PushRecord &record,
-                     const std::function<void(const QString &)> &done);
+    void readHistoryIn(const QString &dir,
+                       const std::function<void(const PushHistory &, const QString &error)> &done);
+    void writeHistory(const QString &runDir, const PushHistory &history,
+                      const std::function<void(const QString &)> &done);
+    // Appends record to the run's history on the host (read again right before: never written over).
+    void appendRecord(const QString &runDir, const PushRecord &record,
+                      const std::function<void(const QString &)> &done);
 
     QPointer<HostCalls> m_calls;
     QPointer<ServerControl> m_server;
