@@ -261,16 +261,13 @@ std::optional<WorkspaceRun> WorkspaceRun::open(const QString &dir, QString *erro
     // events.jsonl is opened non-blocking and must be a regular file (a FIFO there would hang the read);
     // up to kMaxKeptEventsBytes it is kept, beyond that it is only streamed into the result below.
     const QString eventsPath = d.filePath(u"events.jsonl"_s);
-    qint64 eventsSize = -1;
     if (QFileInfo::exists(eventsPath) || QFileInfo(eventsPath).isSymLink()) {
         QString eventsWhy;
-        eventsSize = regularFileSize(eventsPath, &eventsWhy);
-        if (eventsSize < 0)
-            run.warnings.append(eventsWhy);
-        else if (eventsSize <= kMaxKeptEventsBytes && !readRegular(eventsPath, &run.events, &eventsWhy))
-            run.warnings.append(eventsWhy);
-        else if (eventsSize > kMaxKeptEventsBytes)
+        const qint64 eventsSize = regularFileSize(eventsPath, &eventsWhy);
+        if (eventsSize > kMaxKeptEventsBytes)
             run.eventsFile = eventsPath;
+        else if (eventsSize < 0 || !readRegular(eventsPath, &run.events, &eventsWhy))
+            run.warnings.append(eventsWhy);
     }
     why.clear();
     if (auto cached = SweepResultCache::read(run.dir)) {
