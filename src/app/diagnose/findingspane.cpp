@@ -19,12 +19,13 @@ namespace {
 
 constexpr Severity severities[3] = {Severity::Error, Severity::Warning, Severity::Info};
 
-// The findings list's titles: wrapped (WrappingDelegate), and a tuning job's members indented under the
-// finding that heads it, with a connector, so that one up+down job reads as one group.
-class FindingsDelegate : public WrappingDelegate {
+// The findings list's titles: wrapped (as WrappingDelegate measures), and a tuning job's members indented
+// under the finding that heads it, with a connector, so that one up+down job reads as one group.
+class FindingsDelegate : public QStyledItemDelegate {
 public:
     explicit FindingsDelegate(QTreeView *view)
-        : WrappingDelegate(view)
+        : QStyledItemDelegate(view)
+        , m_wrapping(new WrappingDelegate(view))
         , m_tree(view) {}
 
     static constexpr int memberIndent = 22;
@@ -38,7 +39,7 @@ public:
     void paint(QPainter *painter, const QStyleOptionViewItem &option,
                const QModelIndex &index) const override {
         if (!isMember(index)) {
-            WrappingDelegate::paint(painter, option, index);
+            QStyledItemDelegate::paint(painter, option, index);
             return;
         }
         const QRect gutter(option.rect.left(), option.rect.top(), memberIndent, option.rect.height());
@@ -54,12 +55,12 @@ public:
         painter->restore();
         QStyleOptionViewItem shifted = option;
         shifted.rect.setLeft(option.rect.left() + memberIndent);
-        WrappingDelegate::paint(painter, shifted, index);
+        QStyledItemDelegate::paint(painter, shifted, index);
     }
 
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override {
         if (!isMember(index))
-            return WrappingDelegate::sizeHint(option, index);
+            return m_wrapping->sizeHint(option, index);
         // As WrappingDelegate measures, at the width the indent leaves.
         QStyleOptionViewItem opt = option;
         opt.features |= QStyleOptionViewItem::WrapText;
@@ -73,6 +74,7 @@ public:
     }
 
 private:
+    WrappingDelegate *m_wrapping; // measures every other cell (a child of the view)
     QTreeView *m_tree;
 };
 
