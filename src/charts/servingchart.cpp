@@ -71,9 +71,13 @@ void ServingChart::setComparison(const ServingComparison &c) {
         if (std::isfinite(r.change.changePct))
             rows.append(r);
     }
-    QString title = u"Serving after the push vs before: improvement with 95% interval (%1)"_s.arg(
-        c.rigorous ? u"%1 pairs of boots"_s.arg(c.pairs) : u"one boot each, no interval"_s);
-    if (c.configsSimulated)
+    const int done = c.completePairs();
+    QString title = u"Serving after the push vs before: improvement, primary 95% interval, secondary "
+                    u"Bonferroni (%1)"_s.arg(done >= 2 ? u"%1 pairs of boots"_s.arg(done)
+                                                       : u"%1 pair, no interval"_s.arg(done));
+    if (c.servingSimulated)
+        title += u" - serving figures SIMULATED"_s;
+    else if (c.configsSimulated)
         title += u" - pushed configs SIMULATED"_s;
     m_chart->setTitle(rows.isEmpty() ? u"Serving before and after: waiting for a leg before and after"_s
                                      : title);
@@ -86,8 +90,30 @@ void ServingChart::setComparison(const ServingComparison &c) {
     y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
+    // The axis spans the points and the primary interval; a secondary interval (Bonferroni, very wide at
+    // 2 pairs) widens it only up to twice that span, beyond which its bar runs off the plot's edge.
     double lo = 0;
     double hi = 0;
+    for (const ServingComparison::Row &r : rows) {
+        const bool lower = ServingResult::lowerIsBetter(r.metric);
+        const double at = improvement(r.change.changePct, lower);
+        lo = qMin(lo, at);
+        hi = qMax(hi, at);
+        if (r.primary && r.change.hasInterval()) {
+            lo = qMin(lo, qMin(improvement(r.change.lowPct, lower), improvement(r.change.highPct, lower)));
+            hi = qMax(hi, qMax(improvement(r.change.lowPct, lower), improvement(r.change.highPct, lower)));
+        }
+    }
+    const double reach = 2 * qMax(10.0, qMax(-lo, hi));
+    for (const ServingComparison::Row &r : rows) {
+        if (r.primary || !r.change.hasInterval())
+            continue;
+        const bool lower = ServingResult::lowerIsBetter(r.metric);
+        for (double e : {improvement(r.change.lowPct, lower), improvement(r.change.highPct, lower)}) {
+            lo = qMin(lo, qMax(-reach, e));
+            hi = qMax(hi, qMin(reach, e));
+        }
+    }
     const int n = int(rows.size());
     QList<QPair<QString, double>> labels;
     for (int i = 0; i < n; ++i) {
@@ -96,11 +122,10 @@ void ServingChart::setComparison(const ServingComparison &c) {
         const double at = improvement(r.change.changePct, lower);
         const double yv = n - 1 - i; // first row on top
         const QColor colour = outcomeColour(r.outcome);
-        lo = qMin(lo, at);
-        hi = qMax(hi, at);
         if (r.change.hasInterval()) {
-            const double a = improvement(r.change.lowPct, lower);
-            const double b = improvement(r.change.highPct, lower);
+            // Clipped to the axis: the plot draws nothing past its edge.
+            const double a = qBound(lo - 1000, improvement(r.change.lowPct, lower), hi + 1000);
+            const double b = qBound(lo - 1000, improvement(r.change.highPct, lower), hi + 1000);
             auto *bar = new QLineSeries;
             bar->append(a, yv);
             bar->append(b, yv);
@@ -108,20 +133,18 @@ void ServingChart::setComparison(const ServingComparison &c) {
             m_chart->addSeries(bar);
             bar->attachAxis(x);
             bar->attachAxis(y);
-            lo = qMin(lo, qMin(a, b));
-            hi = qMax(hi, qMax(a, b));
             ++m_intervals;
         }
         auto *dot = new QScatterSeries;
         dot->append(at, yv);
-        dot->setMarkerSize(11);
+        dot->setMarkerSize(r.primary ? 15 : 11);
         dot->setColor(colour);
         dot->setBorderColor(Qt::white);
         m_chart->addSeries(dot);
         dot->attachAxis(x);
         dot->attachAxis(y);
-        labels.prepend({u"%1, c=%2: %3%4%"_s.arg(ServingResult::metricName(r.metric))
-                            .arg(r.concurrency)
+        labels.prepend({u"%1, %2: %3%4%"_s.arg(ServingResult::metricName(r.metric))
+                            .arg(r.primary ? u"PRIMARY, all c"_s : u"c=%1"_s.arg(r.concurrency))
                             .arg(at >= 0 ? u"+"_s : QString())
                             .arg(at, 0, 'f', 1),
                         yv});

@@ -27,8 +27,16 @@ QList<QCommandLineOption> ServingOptions::options() {
         {u"bench-seed"_s, u"The workload's seed (default 0)."_s, u"N"_s},
         {u"bench-pairs"_s,
          u"Rigorous mode: N order-balanced pairs of boots (A B B A ..., a restart per leg, the old files put "
-         u"back for A); the verdict from the 95% interval. 4 is usual."_s,
+         u"back for A); the verdict from the primary metric's 95% interval. 4 is usual."_s,
          u"N"_s},
+        {u"bench-adaptive"_s,
+         u"Rigorous mode, adaptive: pairs are added (from 2) until the primary metric's 95% interval is "
+         u"narrower than the margin, at most --bench-pairs (default 8) or the time limit."_s},
+        {u"bench-margin"_s,
+         u"The margin in percent (default 5): \"no change\" means the 95% interval lies within it; the "
+         u"adaptive mode stops when the interval is narrower than it."_s,
+         u"PCT"_s},
+        {u"bench-time-limit"_s, u"The whole comparison's time limit in hours (default 6)."_s, u"HOURS"_s},
         {u"bench-tool"_s,
          u"The tool's command instead of the framework's (e.g. a venv's vllm bench serve)."_s, u"CMD"_s},
         {u"bench-url"_s,
@@ -80,6 +88,7 @@ std::optional<ServingFlow::Plan> ServingOptions::plan(const QCommandLineParser &
         }
         plan.bench.host = url.host();
         plan.bench.port = url.port();
+        plan.bench.addressFrom = ServingBenchCommand::AddressFrom::User;
     }
     if (p.isSet(u"bench-model"_s))
         plan.bench.model = p.value(u"bench-model"_s);
@@ -94,6 +103,25 @@ std::optional<ServingFlow::Plan> ServingOptions::plan(const QCommandLineParser &
             return std::nullopt;
         }
     }
+    if (p.isSet(u"bench-adaptive"_s)) {
+        plan.rigorous = true;
+        plan.adaptive = true;
+        if (!p.isSet(u"bench-pairs"_s))
+            plan.pairs = 8;
+    }
+    const auto doubleOpt = [&](const QString &name, double &into) {
+        if (!p.isSet(name))
+            return true;
+        bool ok = false;
+        into = p.value(name).toDouble(&ok);
+        if (!ok)
+            *error = u"--%1 wants a number (got \"%2\")."_s.arg(name, p.value(name));
+        return ok;
+    };
+    double hours = plan.timeLimitS / 3600.0;
+    if (!doubleOpt(u"bench-margin"_s, plan.marginPct) || !doubleOpt(u"bench-time-limit"_s, hours))
+        return std::nullopt;
+    plan.timeLimitS = int(std::lround(hours * 3600));
     if (const QString invalid = plan.validate(); !invalid.isEmpty()) {
         *error = invalid;
         return std::nullopt;
@@ -109,6 +137,7 @@ int ServingOptions::exitFor(const ServingComparison &c) {
         return FlowExitHost;
     case ServingComparison::Verdict::Faster:
     case ServingComparison::Verdict::NoChange:
+    case ServingComparison::Verdict::Inconclusive:
     case ServingComparison::Verdict::Unpaired:
         break;
     }

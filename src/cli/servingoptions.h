@@ -31,7 +31,7 @@ public:
     static int runPush(FlowHost &host, const QCommandLineParser &p, const PushFlow::Preview &preview,
                        const Diagnosis &before, const QString &afterLog, const HostProbe *probe,
                        QJsonObject &out);
-    // Exit status for a comparison: 0 faster or no change, 1 slower, 3 no result.
+    // Exit status for a comparison: 0 faster, no change or inconclusive, 1 slower, 3 not measured.
     static int exitFor(const ServingComparison &c);
 };
 

@@ -338,9 +338,11 @@ bool PdfReport::write(const WorkspaceRun &run, const QString &path, const Option
     if (const auto serving = run.serving ? ServingComparison::fromJson(*run.serving) : std::nullopt) {
         flow.newPage();
         flow.text(css() + ServingReportPage::html(*serving));
-        flow.block(chartHeight * 0.8, [&](const QRectF &rect) {
-            ServingReportPage::drawChart(*serving, &painter, rect, options.chartLayout);
-        });
+        if (ServingReportPage::hasChart(*serving))
+            flow.block(chartHeight * 0.8, [&](const QRectF &rect) {
+                ServingReportPage::drawChart(*serving, &painter, rect, options.chartLayout);
+            });
+        flow.text(css() + ServingReportPage::commandsHtml(*serving));
     }
     if (!painter.end()) {
         if (error)

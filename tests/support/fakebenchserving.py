@@ -14,6 +14,7 @@ to --output-file. Standard library only.
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -95,6 +96,13 @@ def main(argv=None):
     results = []
     errors = []
     todo = list(enumerate(prompts))
+    # Test double's switch: a file FAKEBENCH_FAIL_REQUESTS beside this module holding N makes the first N
+    # requests fail (not sent), as a server that drops requests would; the result counts only the others.
+    fail_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "FAKEBENCH_FAIL_REQUESTS")
+    fail_first = 0
+    if os.path.exists(fail_file):
+        with open(fail_file) as f:
+            fail_first = int(f.read().strip() or "0")
     lock = threading.Lock()
 
     def worker():
@@ -102,7 +110,11 @@ def main(argv=None):
             with lock:
                 if not todo:
                     return
-                _, prompt = todo.pop(0)
+                index, prompt = todo.pop(0)
+            if index < fail_first:
+                with lock:
+                    errors.append("HTTP 500 (test double: failed on purpose)")
+                continue
             try:
                 r = one_request(base + "/v1/completions", model, prompt, args.random_output_len)
                 with lock:

@@ -10,6 +10,7 @@
 #include "core/serving/servingworkload.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -24,7 +25,7 @@ using Doubles = QList<double>;
 ServingResult result(int c, double ttft, double tpot, double tput) {
     ServingResult r;
     r.concurrency = c;
-    r.completed = 10;
+    r.completed = 200; // the workload's numPrompts: a full run
     r.medianTtftMs = ttft;
     r.medianTpotMs = tpot;
     r.outputThroughput = tput;
@@ -77,88 +78,136 @@ P99 ITL (ms):                            30.00
 class TestServing : public QObject {
     Q_OBJECT
 private slots:
-    void interval_data() {
-        QTest::addColumn<Doubles>("a");
-        QTest::addColumn<Doubles>("b");
+    void tDistribution() {
+        // Closed forms: t(1) is Cauchy, q = tan(pi (p - 1/2)); t(2): q = (2p - 1) sqrt(2 / (4 p (1 - p))).
+        QVERIFY(std::abs(ServingChange::tQuantile(0.975, 1) - std::tan(M_PI * 0.475)) < 1e-8);
+        QVERIFY(std::abs(ServingChange::tQuantile(0.975, 2) - 0.95 * std::sqrt(2 / (4 * 0.975 * 0.025))) <
+                1e-8);
+        QVERIFY(std::abs(ServingChange::tQuantile(0.975, 30) - 2.0422724563) < 1e-7); // the t table
+        QVERIFY(std::abs(ServingChange::tTwoSidedP(12.706204736, 1) - 0.05) < 1e-8);
+        QVERIFY(std::abs(ServingChange::tTwoSidedP(0, 5) - 1.0) < 1e-12);
+        QVERIFY(std::isnan(ServingChange::tQuantile(0.975, 0)));
+    }
+
+    void pairedKnown_data() {
+        QTest::addColumn<Doubles>("a"); // the pairs' A legs
+        QTest::addColumn<Doubles>("b"); // and their B legs
         QTest::addColumn<double>("change");
         QTest::addColumn<double>("low"); // NaN: no interval
         QTest::addColumn<double>("high");
         QTest::addColumn<int>("latencyOutcome"); // -1 better (lower), 0 no change, 1 worse
-        // Two values a side: every resample median is 1, 1.5 or 2 (a) and 2, 3 or 4 (b), each end with
-        // probability 1/16 > 2.5%, so the interval is exactly [0%, +300%]: 0 is not excluded.
-        QTest::newRow("exact ends") << Doubles{1, 2} << Doubles{2, 4} << 100.0 << 0.0 << 300.0 << 0;
-        QTest::newRow("constant") << Doubles{5, 5} << Doubles{5, 5} << 0.0 << 0.0 << 0.0 << 0;
-        QTest::newRow("doubled") << Doubles{1, 1} << Doubles{2, 2} << 100.0 << 100.0 << 100.0 << 1;
-        QTest::newRow("one leg a side") << Doubles{10} << Doubles{8} << -20.0 << qQNaN() << qQNaN() << 0;
-        QTest::newRow("no legs after") << Doubles{10, 11} << Doubles{} << qQNaN() << qQNaN() << qQNaN() << 0;
+        // 2+2 legs: log ratios ln 0.9 and ln 0.81, mean m = -0.15805, sd |d1 - d2| / sqrt 2, the interval
+        // m +- t(1) sd / sqrt 2 with t(1) = 12.706: it spans -56% to +67% and cannot decide.
+        const double m = (std::log(0.9) + std::log(0.81)) / 2;
+        const double half = std::tan(M_PI * 0.475) * std::abs(std::log(0.9) - std::log(0.81)) / 2;
+        QTest::newRow("2+2 legs") << Doubles{10, 10} << Doubles{9, 8.1} << std::expm1(m) * 100
+                                  << std::expm1(m - half) * 100 << std::expm1(m + half) * 100 << 0;
+        // Ties: the same figure before and after: no change, a zero-width interval at 0.
+        QTest::newRow("ties") << Doubles{5, 5, 5} << Doubles{5, 5, 5} << 0.0 << 0.0 << 0.0 << 0;
+        // Zero variance 0.1% apart: the interval is [0.1%, 0.1%], it excludes 0, but 0.1% is below the
+        // minimum effect (1%): no claim.
+        QTest::newRow("zero variance") << Doubles{10, 20} << Doubles{10.01, 20.02} << 0.1 << 0.1 << 0.1 << 0;
+        // The same 20% on every pair: a real change, claimed.
+        QTest::newRow("doubled") << Doubles{1, 2} << Doubles{1.2, 2.4} << 20.0 << 20.0 << 20.0 << 1;
+        QTest::newRow("one pair") << Doubles{10} << Doubles{8} << -20.0 << qQNaN() << qQNaN() << 0;
+        QTest::newRow("no pair") << Doubles{10, 11} << Doubles{} << qQNaN() << qQNaN() << qQNaN() << 0;
+        QTest::newRow("bad values dropped")
+            << Doubles{10, 0, 10} << Doubles{8, 8, qQNaN()} << -20.0 << qQNaN() << qQNaN() << 0;
     }
-    void interval() {
+    void pairedKnown() {
         QFETCH(Doubles, a);
         QFETCH(Doubles, b);
         QFETCH(double, change);
         QFETCH(double, low);
         QFETCH(double, high);
         QFETCH(int, latencyOutcome);
-        const ServingChange c = ServingChange::compute(a, b);
+        const ServingChange c = ServingChange::paired(a, b);
         QCOMPARE(std::isfinite(c.changePct), std::isfinite(change));
         if (std::isfinite(change))
-            QVERIFY2(std::abs(c.changePct - change) < 1e-9, qPrintable(QString::number(c.changePct)));
+            QVERIFY2(std::abs(c.changePct - change) < 1e-6, qPrintable(QString::number(c.changePct)));
         QCOMPARE(c.hasInterval(), std::isfinite(low));
         if (std::isfinite(low)) {
-            QVERIFY2(std::abs(c.lowPct - low) < 1e-9, qPrintable(QString::number(c.lowPct)));
-            QVERIFY2(std::abs(c.highPct - high) < 1e-9, qPrintable(QString::number(c.highPct)));
+            QVERIFY2(std::abs(c.lowPct - low) < 1e-6, qPrintable(QString::number(c.lowPct)));
+            QVERIFY2(std::abs(c.highPct - high) < 1e-6, qPrintable(QString::number(c.highPct)));
         }
-        const auto o = c.outcome(true);
+        const auto o = c.outcome(true, ServingComparison::kDefaultMinEffectPct);
         QCOMPARE(o == ServingChange::Outcome::Better  ? -1
                  : o == ServingChange::Outcome::Worse ? 1
                                                       : 0,
                  latencyOutcome);
     }
 
-    void intervalSeparatedSamples() {
-        // 4+4 legs that do not overlap: the interval lies inside the span of the possible ratios
-        // [7.9/10.2 - 1, 8.2/9.9 - 1] and excludes 0; the same legs give the same interval every time.
+    void pairedSeparatedSamples() {
+        // 4 pairs, every B about 20% below its A: the interval excludes 0 on the good side (p < 0.05);
+        // the same legs give the same interval every time (no resampling).
         const Doubles a{10.0, 10.2, 9.9, 10.1};
         const Doubles b{8.0, 8.1, 7.9, 8.2};
-        const ServingChange c = ServingChange::compute(a, b);
-        QVERIFY(std::abs(c.changePct - (8.05 / 10.05 - 1) * 100) < 1e-9);
-        QVERIFY(c.lowPct >= (7.9 / 10.2 - 1) * 100 - 1e-9);
-        QVERIFY(c.highPct <= (8.2 / 9.9 - 1) * 100 + 1e-9);
+        const ServingChange c = ServingChange::paired(a, b);
+        QCOMPARE(c.pairs, 4);
         QVERIFY(c.lowPct <= c.changePct && c.changePct <= c.highPct);
+        QVERIFY(c.highPct < -15 && c.lowPct > -25);
+        QVERIFY(c.pValue < 0.001);
         QCOMPARE(c.outcome(true), ServingChange::Outcome::Better); // a latency went down
         QCOMPARE(c.outcome(false), ServingChange::Outcome::Worse); // a throughput went down
-        const ServingChange again = ServingChange::compute(a, b);
+        const ServingChange again = ServingChange::paired(a, b);
         QCOMPARE(again.lowPct, c.lowPct);
         QCOMPARE(again.highPct, c.highPct);
-        // Overlapping legs: the interval includes 0.
-        const ServingChange mixed = ServingChange::compute({10, 11, 9, 10.5}, {10.2, 9.8, 10.9, 9.1});
+        // Pairs that disagree: the interval includes 0.
+        const ServingChange mixed = ServingChange::paired({10, 11, 9, 10.5}, {10.2, 9.8, 10.9, 9.1});
         QVERIFY(mixed.lowPct < 0 && mixed.highPct > 0);
         QCOMPARE(mixed.outcome(true), ServingChange::Outcome::NoChange);
         QCOMPARE(ServingChange::median({3, 1, 2}), 2.0);
         QCOMPARE(ServingChange::median({4, 1, 2, 3}), 2.5);
         QVERIFY(std::isnan(ServingChange::median({})));
+        // What a number of pairs can see at a noise: more pairs, smaller changes; 2 pairs see little.
+        const double sd = 0.03;
+        QVERIFY(ServingChange::detectablePct(sd, 2) > 30);
+        QVERIFY(ServingChange::detectablePct(sd, 8) < ServingChange::detectablePct(sd, 4));
+        const int need = ServingChange::pairsToDetect(sd, 5.0);
+        QVERIFY(need > 4 && ServingChange::detectablePct(sd, need) <= 5.0 &&
+                ServingChange::detectablePct(sd, need - 1) > 5.0);
     }
 
     void verdict_data() {
         QTest::addColumn<QString>("order");
         QTest::addColumn<Doubles>("ttft");
-        QTest::addColumn<Doubles>("tpot");
+        QTest::addColumn<Doubles>("tpot"); // the decode preset's primary metric
         QTest::addColumn<Doubles>("tput");
         QTest::addColumn<QString>("verdict");
         QTest::addColumn<QString>("says");
-        // A B B A: TPOT 20% lower after, TTFT and throughput unchanged in the noise.
-        QTest::newRow("faster") << u"ABBA"_s << Doubles{50, 51, 49, 50.5} << Doubles{10, 8, 8.1, 10.1}
-                                << Doubles{100, 101, 99, 100.5} << u"faster"_s << u"median TPOT"_s;
-        QTest::newRow("slower") << u"ABBA"_s << Doubles{50, 51, 49, 50.5} << Doubles{8, 10, 10.1, 8.1}
-                                << Doubles{100, 101, 99, 100.5} << u"slower"_s << u"Undo push"_s;
-        // TPOT better but TTFT worse: any metric worse is slower (Undo offered).
-        QTest::newRow("mixed") << u"ABBA"_s << Doubles{50, 60, 61, 50.5} << Doubles{10, 8, 8.1, 10.1}
-                               << Doubles{100, 101, 99, 100.5} << u"slower"_s << u"median TTFT"_s;
-        QTest::newRow("noise") << u"ABBA"_s << Doubles{50, 51, 49, 50.5} << Doubles{10, 10.1, 9.9, 10.05}
-                               << Doubles{100, 99, 101, 100.5} << u"no-change"_s << u"includes 0"_s;
+        // 4 pairs (A B B A A B B A): TPOT 20% lower after on every pair, TTFT and throughput in the noise.
+        QTest::newRow("faster") << u"ABBAABBA"_s << Doubles{50, 51, 49, 50.5, 50, 51, 49, 50.5}
+                                << Doubles{10, 8, 8.1, 10.1, 10.2, 8.2, 7.9, 9.9}
+                                << Doubles{100, 101, 99, 100.5, 100, 101, 99, 100.5} << u"faster"_s
+                                << u"Faster: median TPOT -"_s;
+        QTest::newRow("slower") << u"ABBAABBA"_s << Doubles{50, 51, 49, 50.5, 50, 51, 49, 50.5}
+                                << Doubles{8, 10, 10.1, 8.1, 8.2, 10.2, 9.9, 7.9}
+                                << Doubles{100, 101, 99, 100.5, 100, 101, 99, 100.5} << u"slower"_s
+                                << u"Undo push"_s;
+        // TPOT (primary) better, TTFT (secondary) 20% worse: the primary decides; TTFT is a secondary row.
+        QTest::newRow("primary decides")
+            << u"ABBAABBA"_s << Doubles{50, 60, 61, 50.5, 50, 60, 61, 50.5}
+            << Doubles{10, 8, 8.1, 10.1, 10.2, 8.2, 7.9, 9.9}
+            << Doubles{100, 101, 99, 100.5, 100, 101, 99, 100.5} << u"faster"_s << u"primary metric"_s;
+        // Noise well inside the margin: no change larger than 5%, with the interval.
+        QTest::newRow("no change") << u"ABBAABBA"_s << Doubles{50, 51, 49, 50.5, 50, 51, 49, 50.5}
+                                   << Doubles{10, 10.1, 9.9, 10.05, 10, 9.95, 10.02, 10}
+                                   << Doubles{100, 99, 101, 100.5, 100, 99, 101, 100.5} << u"no-change"_s
+                                   << u"No change larger than 5.0% (95% interval"_s;
+        // 2 pairs, 10% apart each way: t(1) makes the interval far wider than the margin.
+        QTest::newRow("inconclusive")
+            << u"ABBA"_s << Doubles{50, 51, 49, 50.5} << Doubles{10, 9, 11.5, 11}
+            << Doubles{100, 99, 101, 100.5} << u"inconclusive"_s << u"Inconclusive: the interval"_s;
+        // Ties: the same figures on every leg: no change, interval +0.0% to +0.0%.
+        QTest::newRow("ties") << u"ABBA"_s << Doubles{50, 50, 50, 50} << Doubles{10, 10, 10, 10}
+                              << Doubles{100, 100, 100, 100} << u"no-change"_s << u"+0.0% to +0.0%"_s;
+        // Zero variance 0.1% apart: below the minimum effect, no claim.
+        QTest::newRow("zero variance 0.1%")
+            << u"ABBA"_s << Doubles{50, 50, 50, 50} << Doubles{10, 10.01, 10.01, 10}
+            << Doubles{100, 100, 100, 100} << u"no-change"_s << u"+0.1% to +0.1%"_s;
         // One boot each: no interval, so no claim whatever the difference.
         QTest::newRow("plain") << u"AB"_s << Doubles{50, 40} << Doubles{10, 5} << Doubles{100, 200}
-                               << u"no-change"_s << u"one boot each"_s;
+                               << u"inconclusive"_s << u"one pair of boots"_s;
         QTest::newRow("alone") << u"A"_s << Doubles{50} << Doubles{10} << Doubles{100} << u"unpaired"_s
                                << u"TPOT 10.00 ms"_s;
     }
@@ -170,8 +219,15 @@ private slots:
         QFETCH(QString, verdict);
         QFETCH(QString, says);
         const ServingComparison c = comparison(order, ttft, tpot, tput);
+        QCOMPARE(c.primary(), ServingResult::Metric::TpotMedian);
         QCOMPARE(ServingComparison::verdictId(c.verdict()), verdict);
         QVERIFY2(c.verdictSentence().contains(says), qPrintable(c.verdictSentence()));
+        QVERIFY2(c.verdictSentence().startsWith(ServingComparison::verdictName(c.verdict())),
+                 qPrintable(c.verdictSentence()));
+        if (c.verdict() != ServingComparison::Verdict::Unpaired && c.completePairs() >= 2)
+            QVERIFY2(c.verdictSentence().contains(u"95% interval"_s) ||
+                         c.verdictSentence().contains(u"interval "_s),
+                     qPrintable(c.verdictSentence())); // the sentence always carries the interval
         // The record round-trips (the workspace run, the report and the CLI's JSON read it back).
         const auto back = ServingComparison::fromJson(c.toJson());
         QVERIFY(back);
@@ -179,14 +235,77 @@ private slots:
         QCOMPARE(back->verdictSentence(), c.verdictSentence());
     }
 
+    void primaryPerPreset() {
+        QCOMPARE(ServingComparison::primaryMetric(*ServingWorkload::fromPreset(u"decode"_s)),
+                 ServingResult::Metric::TpotMedian);
+        QCOMPARE(ServingComparison::primaryMetric(*ServingWorkload::fromPreset(u"prefill"_s)),
+                 ServingResult::Metric::TtftMedian);
+        QCOMPARE(ServingComparison::primaryMetric(*ServingWorkload::fromPreset(u"standard"_s)),
+                 ServingResult::Metric::OutputThroughput);
+        // Prefill: TTFT 20% better on every pair decides although TPOT got worse.
+        ServingComparison c =
+            comparison(u"ABBA"_s, {100, 80, 80, 100}, {10, 12, 12, 10}, {100, 100, 100, 100});
+        c.workload.preset = u"prefill"_s;
+        QCOMPARE(c.verdict(), ServingComparison::Verdict::Faster);
+        QVERIFY(c.verdictSentence().contains(u"median TTFT -20.0%"_s));
+        // Secondary rows carry Bonferroni intervals: 3 rows at one concurrency -> 1 - 0.05 / 3.
+        QVERIFY(std::abs(c.secondaryLevel() - (1 - 0.05 / 3)) < 1e-12);
+        const auto rs = c.rows();
+        QCOMPARE(rs.size(), 4);
+        QVERIFY(rs.first().primary);
+        QVERIFY(std::abs(rs[1].change.level - (1 - 0.05 / 3)) < 1e-12);
+    }
+
+    void sensitivity() {
+        // After two pairs the noise is known: the sentence says what the planned pairs can tell.
+        ServingComparison c =
+            comparison(u"ABBA"_s, {50, 50, 50, 50}, {10, 10.3, 10.1, 10}, {100, 100, 100, 100});
+        c.pairs = 4;
+        const QString s = c.sensitivitySentence();
+        QVERIFY2(s.contains(u"4 pairs can tell about"_s) && s.contains(u"needs about"_s), qPrintable(s));
+        QVERIFY(comparison(u"AB"_s, {50, 50}, {10, 10}, {100, 100}).sensitivitySentence().isEmpty());
+    }
+
     void failedLegIsNoResult() {
-        ServingComparison c = comparison(u"AB"_s, {50, 40}, {10, 5}, {100, 200});
+        ServingComparison c = comparison(u"ABBA"_s, {50, 40, 40, 50}, {10, 5, 5, 10}, {100, 200, 200, 100});
         c.legs[1].results.clear();
         c.legs[1].error = c.error =
             u"The serving benchmark python3 -m sglang.bench_serving is not installed"_s;
         QCOMPARE(c.verdict(), ServingComparison::Verdict::Failed);
+        QVERIFY(c.verdictSentence().startsWith(u"Not measured: "_s));
         QVERIFY(c.verdictSentence().contains(u"not installed"_s));
         QVERIFY(!c.text().contains(u"after 40"_s)); // the failed leg gives no "after" figure
+        QVERIFY(!c.text().contains(u"n/a"_s) && !c.text().contains(u"no measurable change"_s));
+        QVERIFY(c.toJson().value("changes"_L1).toArray().isEmpty());
+    }
+
+    void legWithFailedRequestsIsNoResult_data() {
+        QTest::addColumn<int>("completed");
+        QTest::addColumn<int>("failed");
+        QTest::addColumn<double>("tpot");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("198 of 200 failed") << 2 << 198 << 5.0 << u"198 of 200 requests failed"_s;
+        QTest::newRow("fewer completed") << 150 << 0 << 5.0 << u"Only 150 of the 200 requests"_s;
+        QTest::newRow("zero latency") << 200 << 0 << 0.0 << u"median TPOT = 0"_s;
+        QTest::newRow("negative latency") << 200 << 0 << -1.0 << u"median TPOT = -1"_s;
+    }
+    void legWithFailedRequestsIsNoResult() {
+        QFETCH(int, completed);
+        QFETCH(int, failed);
+        QFETCH(double, tpot);
+        QFETCH(QString, says);
+        // The leg after the push "faster by half" only because its requests failed: no verdict.
+        ServingComparison c = comparison(u"ABBA"_s, {50, 50, 50, 50}, {10, 5, 5, 10}, {100, 100, 100, 100});
+        for (int i : {1, 2}) {
+            c.legs[i].results[0].completed = completed;
+            c.legs[i].results[0].failed = failed;
+            c.legs[i].results[0].medianTpotMs = tpot;
+        }
+        QCOMPARE(c.verdict(), ServingComparison::Verdict::Failed);
+        QVERIFY2(c.verdictSentence().contains(says), qPrintable(c.verdictSentence()));
+        QVERIFY(c.verdictSentence().contains(u"Leg 2 (B)"_s));
+        const auto back = ServingComparison::fromJson(c.toJson());
+        QCOMPARE(back->verdict(), ServingComparison::Verdict::Failed);
     }
 
     void legOrder_data() {

@@ -51,8 +51,15 @@ bool ServingResultsView::setRun(const WorkspaceRun &run) {
         m_verdict->setText(tr("serving.json of this run is unreadable: %1").arg(error));
         return false;
     }
-    m_verdict->setText(ServingComparison::verdictName(c->verdict()) + u": "_s + c->verdictSentence());
-    m_chart->setComparison(*c);
+    const ServingComparison::Verdict v = c->verdict();
+    QString line = c->verdictSentence();
+    if (const QString see = c->sensitivitySentence(); !see.isEmpty())
+        line += u'\n' + see;
+    m_verdict->setText(line);
+    // Nothing measured: no chart of n/a rows, only the reason (and the commands to try by hand).
+    m_chart->setVisible(v != ServingComparison::Verdict::Failed);
+    if (v != ServingComparison::Verdict::Failed)
+        m_chart->setComparison(*c);
     m_text->setPlainText(c->text() + tr("Commands:\n") + c->manualCommands().join(u'\n'));
     return true;
 }

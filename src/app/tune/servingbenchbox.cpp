@@ -6,6 +6,11 @@
 
 #include "ui_servingbenchbox.h"
 
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -13,9 +18,44 @@ namespace moetune {
 ServingBenchBox::ServingBenchBox(QWidget *parent)
     : QGroupBox(parent)
     , m_ui(std::make_unique<Ui::ServingBenchBox>())
-    , m_chart(new ServingChart(this)) {
+    , m_chart(new ServingChart(this))
+    , m_adaptiveCheck(new QCheckBox(tr("adaptive (pairs up to the cap)"), this))
+    , m_marginSpin(new QDoubleSpinBox(this))
+    , m_hoursSpin(new QDoubleSpinBox(this)) {
     m_ui->setupUi(this);
+    // The statistics row: the margin of "no change", the adaptive mode, the whole comparison's time limit.
+    m_adaptiveCheck->setObjectName(u"adaptiveCheck"_s);
+    m_adaptiveCheck->setToolTip(
+        tr("Adds order-balanced pairs (from 2) until the primary metric's 95% interval "
+           "is narrower than the margin, the pairs above being the cap"));
+    m_marginSpin->setObjectName(u"marginSpin"_s);
+    m_marginSpin->setRange(0.5, 50);
+    m_marginSpin->setDecimals(1);
+    m_marginSpin->setSingleStep(0.5);
+    m_marginSpin->setValue(ServingComparison::kDefaultMarginPct);
+    m_marginSpin->setSuffix(u" %"_s);
+    m_marginSpin->setToolTip(tr("\"No change\" only when the 95% interval lies within plus or minus this"));
+    m_hoursSpin->setObjectName(u"hoursSpin"_s);
+    m_hoursSpin->setRange(0.1, 48);
+    m_hoursSpin->setDecimals(1);
+    m_hoursSpin->setValue(6);
+    m_hoursSpin->setSuffix(tr(" h"));
+    m_hoursSpin->setToolTip(tr("No leg starts, and no benchmark run goes on, past this time for the whole "
+                               "comparison"));
+    auto *statsRow = new QHBoxLayout;
+    statsRow->addWidget(new QLabel(tr("margin \u00b1"), this));
+    statsRow->addWidget(m_marginSpin);
+    statsRow->addWidget(m_adaptiveCheck);
+    statsRow->addWidget(new QLabel(tr("time limit"), this));
+    statsRow->addWidget(m_hoursSpin);
+    statsRow->addStretch(1);
+    m_ui->boxLayout->insertLayout(m_ui->boxLayout->indexOf(m_ui->targetRow) + 1, statsRow);
+    m_adaptiveCheck->setEnabled(false);
+    connect(m_ui->rigorousCheck, &QCheckBox::toggled, m_adaptiveCheck, &QCheckBox::setEnabled);
     m_ui->chartLayout->addWidget(m_chart);
+    // The labels keep their height: when the chart is hidden (nothing measured) the text takes the room.
+    for (QWidget *w : std::initializer_list<QWidget *>{m_ui->verdictLabel, m_ui->legLabel})
+        w->setSizePolicy(w->sizePolicy().horizontalPolicy(), QSizePolicy::Maximum);
     for (const QString &id : ServingWorkload::presetIds())
         m_ui->presetCombo->addItem(id, id);
     m_ui->presetCombo->addItem(tr("custom"), u"custom"_s);
@@ -91,6 +131,7 @@ void ServingBenchBox::suggest(Framework framework, const HostProbe *probe, const
     if (!m_addressTyped) {
         m_ui->hostEdit->setText(c.host);
         m_ui->portSpin->setValue(c.port);
+        m_addressFrom = c.addressFrom;
     }
     updateValidation();
 }
@@ -107,8 +148,12 @@ ServingFlow::Plan ServingBenchBox::plan() const {
     p.bench.host = m_ui->hostEdit->text().trimmed();
     p.bench.port = m_ui->portSpin->value();
     p.bench.tool = m_ui->toolEdit->text().trimmed();
+    p.bench.addressFrom = m_addressTyped ? ServingBenchCommand::AddressFrom::User : m_addressFrom;
     p.rigorous = m_ui->rigorousCheck->isChecked();
     p.pairs = m_ui->pairsSpin->value();
+    p.adaptive = p.rigorous && m_adaptiveCheck->isChecked();
+    p.marginPct = m_marginSpin->value();
+    p.timeLimitS = int(std::lround(m_hoursSpin->value() * 3600));
     return p;
 }
 
@@ -243,14 +288,19 @@ void ServingBenchBox::compare() {
 void ServingBenchBox::showComparison(const ServingComparison &cmp, bool pushed) {
     m_comparison = cmp;
     m_ui->undoButton->setVisible(pushed && cmp.verdict() == ServingComparison::Verdict::Slower);
-    m_chart->setComparison(cmp);
     const ServingComparison::Verdict v = cmp.verdict();
+    // Nothing measured: no chart of n/a rows, the reason only.
+    m_chart->setVisible(v != ServingComparison::Verdict::Failed);
+    m_chart->setComparison(cmp);
     const QString colour = v == ServingComparison::Verdict::Faster   ? u"#1a7f37"_s
                            : v == ServingComparison::Verdict::Slower ? u"#c0392b"_s
                            : v == ServingComparison::Verdict::Failed ? u"#c0392b"_s
                                                                      : u"#333333"_s;
     m_ui->verdictLabel->setStyleSheet(u"color: %1;"_s.arg(colour));
-    m_ui->verdictLabel->setText(ServingComparison::verdictName(v) + u": "_s + cmp.verdictSentence());
+    QString line = cmp.verdictSentence();
+    if (const QString see = cmp.sensitivitySentence(); !see.isEmpty())
+        line += u'\n' + see;
+    m_ui->verdictLabel->setText(line);
     m_ui->legLabel->setText(tr("%1 leg(s): %2").arg(cmp.legs.size()).arg(cmp.workload.summary()));
     m_ui->benchText->appendPlainText(u"\n"_s + cmp.text() + tr("Commands:\n") +
                                      cmp.manualCommands().join(u'\n'));

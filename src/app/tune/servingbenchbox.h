@@ -9,6 +9,9 @@
 #include "remote/flows/servingflow.h"
 
 #include <QGroupBox>
+
+class QCheckBox;
+class QDoubleSpinBox;
 #include <QPointer>
 
 #include <functional>
@@ -80,6 +83,10 @@ private:
     std::optional<ServingComparison> m_comparison;
     bool m_loading = false; // fields being set from a preset: not an edit by hand
     bool m_addressTyped = false;
+    ServingBenchCommand::AddressFrom m_addressFrom = ServingBenchCommand::AddressFrom::Host;
+    QCheckBox *m_adaptiveCheck;
+    QDoubleSpinBox *m_marginSpin;
+    QDoubleSpinBox *m_hoursSpin;
 };
 
 } // namespace moetune

@@ -58,12 +58,11 @@ ServingBenchCommand ServingBenchCommand::suggest(Framework framework, const Host
     c.port = c.framework == Framework::VLLM ? 8000 : 30000;
     if (profile.kind == ServerProfile::Kind::Docker)
         c.container = profile.unit;
+    // The health URL's port only: its host name is how the user's machine reaches the server, while the
+    // tool runs on the server's host, where the loopback is the server's own address.
     const QUrl health(profile.healthUrl.trimmed());
-    if (health.isValid() && health.port() > 0) {
+    if (health.isValid() && health.port() > 0)
         c.port = health.port();
-        if (!health.host().isEmpty())
-            c.host = health.host();
-    }
     if (!probe)
         return c;
     for (const ServerProcess &s : probe->servers) {
@@ -74,8 +73,11 @@ ServingBenchCommand ServingBenchCommand::suggest(Framework framework, const Host
         if (ok && port > 0)
             c.port = port;
         const QString host = argValue(s.arguments, u"--host"_s);
-        if (!host.isEmpty() && host != "0.0.0.0"_L1 && host != "::"_L1)
-            c.host = host;
+        if (!host.isEmpty() && host != "0.0.0.0"_L1 && host != "::"_L1 && host != "localhost"_L1 &&
+            host != "127.0.0.1"_L1) {
+            c.host = host; // it listens on that address only
+            c.addressFrom = AddressFrom::Server;
+        }
         // vLLM's served name is --served-model-name, else the model argument; SGLang's the path.
         const QString served = argValue(s.arguments, u"--served-model-name"_s);
         c.model = !served.isEmpty() ? served : s.modelPath;
@@ -106,6 +108,18 @@ QString ServingBenchCommand::validate() const {
 QString ServingBenchCommand::baseUrl() const {
     const QString h = host.contains(u':') ? u'[' + host + u']' : host; // IPv6
     return u"http://%1:%2"_s.arg(h).arg(port);
+}
+
+QString ServingBenchCommand::addressNote() const {
+    switch (addressFrom) {
+    case AddressFrom::Host:
+        return u" (the host's own address)"_s;
+    case AddressFrom::Server:
+        return u" (the address the server listens on, its --host)"_s;
+    case AddressFrom::User:
+        return u" (the address you gave)"_s;
+    }
+    return {};
 }
 
 QString ServingBenchCommand::toolName() const {
@@ -206,6 +220,9 @@ QJsonObject ServingBenchCommand::toJson() const {
     return QJsonObject{{"framework"_L1, frameworkId(framework)},
                        {"host"_L1, host},
                        {"port"_L1, port},
+                       {"address_from"_L1, addressFrom == AddressFrom::User     ? u"user"_s
+                                           : addressFrom == AddressFrom::Server ? u"server"_s
+                                                                                : u"host"_s},
                        {"model"_L1, model},
                        {"python"_L1, python},
                        {"container"_L1, container},
@@ -219,6 +236,10 @@ ServingBenchCommand ServingBenchCommand::fromJson(const QJsonObject &o) {
     c.framework = f == Framework::VLLM ? Framework::VLLM : Framework::SGLang;
     c.host = o.value("host"_L1).toString(c.host);
     c.port = o.value("port"_L1).toInt(c.port);
+    const QString from = o.value("address_from"_L1).toString();
+    c.addressFrom = from == "user"_L1     ? AddressFrom::User
+                    : from == "server"_L1 ? AddressFrom::Server
+                                          : AddressFrom::Host;
     c.model = o.value("model"_L1).toString();
     c.python = o.value("python"_L1).toString();
     c.container = o.value("container"_L1).toString();

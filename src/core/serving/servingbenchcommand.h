@@ -20,7 +20,11 @@ struct ServerProfile;
 // exact command lines, every word quoted for a POSIX shell.
 struct ServingBenchCommand {
     Framework framework = Framework::SGLang;
-    QString host = QStringLiteral("127.0.0.1"); // where the server listens, as seen from its host
+    // The address the tool sends to, as seen from the server's own host: the host's loopback unless the
+    // server listens on one address only (its --host) or the user gave one (said on screen: addressNote).
+    enum class AddressFrom { Host, Server, User };
+    QString host = QStringLiteral("127.0.0.1");
+    AddressFrom addressFrom = AddressFrom::Host;
     int port = 30000;
     QString model;           // --model; "" lets the tool ask /v1/models
     QString python;          // the server's interpreter (SGLang's tool is a module of it); "" = python3
@@ -50,6 +54,8 @@ struct ServingBenchCommand {
     static QString missingToolSentence(int exitStatus, const QString &output, Framework framework);
 
     QString baseUrl() const;
+    // " (the host's own address)", " (the server's --host)", " (the address you gave)".
+    QString addressNote() const;
     QString toolName() const; // "vllm bench serve" / "sglang.bench_serving" / the custom tool
     QJsonObject toJson() const;
     static ServingBenchCommand fromJson(const QJsonObject &o);

@@ -45,6 +45,29 @@ bool ServingResult::hasCoreMetrics() const {
     return true;
 }
 
+QString ServingResult::problem(int numPrompts) const {
+    const QString where = concurrency > 0 ? u" at concurrency %1"_s.arg(concurrency) : QString();
+    if (failed > 0)
+        return u"%1 of %2 requests failed%3: the benchmark did not succeed, so it measured no speed."_s
+            .arg(failed)
+            .arg(failed + completed)
+            .arg(where);
+    if (completed <= 0)
+        return u"The benchmark completed no request%1: the server did not answer."_s.arg(where);
+    if (numPrompts > 0 && completed < numPrompts)
+        return u"Only %1 of the %2 requests asked for completed%3: not a full run, so no result."_s
+            .arg(completed)
+            .arg(numPrompts)
+            .arg(where);
+    for (Metric m : metrics()) {
+        const double v = value(m);
+        if (!std::isfinite(v) || v <= 0)
+            return u"The benchmark reported %1 = %2%3: a speed must be a positive figure, so no result."_s
+                .arg(metricName(m), std::isfinite(v) ? QString::number(v) : u"nothing"_s, where);
+    }
+    return {};
+}
+
 QList<ServingResult::Metric> ServingResult::metrics() {
     return {Metric::TtftMedian, Metric::TpotMedian, Metric::OutputThroughput};
 }

@@ -34,6 +34,10 @@ struct ServingResult {
 
     double value(Metric m) const;
     bool hasCoreMetrics() const; // median TTFT, median TPOT and output throughput all present
+    // Why this run is not a result (docs/serving-statistics.md), "" when it is: failed requests, fewer
+    // completed than the numPrompts asked for (0 = not checked), a median TTFT, median TPOT or output
+    // throughput that is missing, zero or negative.
+    QString problem(int numPrompts = 0) const;
 
     static QString metricId(Metric m);   // "median_ttft_ms", "median_tpot_ms", "output_throughput"
     static QString metricName(Metric m); // "median TTFT (ms)", ...

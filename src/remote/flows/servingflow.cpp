@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/flows/servingflow.h"
 
+#include <QElapsedTimer>
 #include <QUuid>
 
 using namespace Qt::StringLiterals;
@@ -22,6 +23,9 @@ struct ServingFlow::Run {
     Outcome out;
     ServingComparison::Leg leg;
     std::function<void(const Outcome &)> done;
+    QElapsedTimer clock; // since the comparison started (its time limit)
+    bool toldSensitivity = false;
+    qint64 msLeft() const { return qint64(plan.timeLimitS) * 1000 - clock.elapsed(); }
 };
 
 QString ServingFlow::Plan::validate() const {
@@ -31,6 +35,12 @@ QString ServingFlow::Plan::validate() const {
         return b;
     if (rigorous && (pairs < 1 || pairs > 50))
         return u"The rigorous mode runs 1 to 50 order-balanced pairs (got %1); 4 is usual."_s.arg(pairs);
+    if (adaptive && rigorous && pairs < 2)
+        return u"The adaptive mode needs a cap of at least 2 pairs (got %1)."_s.arg(pairs);
+    if (!(marginPct >= 0.5 && marginPct <= 50))
+        return u"The margin must be between 0.5% and 50% (got %1%)."_s.arg(marginPct);
+    if (timeLimitS < 60)
+        return u"The comparison's time limit must be at least 60 seconds (got %1)."_s.arg(timeLimitS);
     return {};
 }
 
@@ -51,6 +61,7 @@ void ServingFlow::benchmark(const Plan &plan, const std::function<void(const Ser
     run->cmp.bench = plan.bench;
     run->order = u"A"_s;
     run->done = [done](const Outcome &o) { done(o.comparison); };
+    run->clock.start();
     m_cancel = false;
     if (const QString invalid = plan.validate(); !invalid.isEmpty()) {
         run->cmp.error = invalid;
@@ -67,6 +78,9 @@ void ServingFlow::compare(const Plan &plan, const PushFlow::Preview &preview, co
     run->cmp.bench = plan.bench;
     run->cmp.rigorous = plan.rigorous;
     run->cmp.pairs = plan.rigorous ? plan.pairs : 1;
+    run->cmp.adaptive = plan.rigorous && plan.adaptive;
+    run->cmp.marginPct = plan.marginPct;
+    run->clock.start();
     run->cmp.runId = preview.runId;
     run->cmp.configsSimulated = preview.simulated;
     run->preview = preview;
@@ -96,10 +110,40 @@ void ServingFlow::compare(const Plan &plan, const PushFlow::Preview &preview, co
 }
 
 void ServingFlow::nextLeg(const std::shared_ptr<Run> &run) {
+    const auto hours = [](int s) { return QString::number(s / 3600.0, 'g', 3); };
+    const bool pairBoundary = run->legIndex % 2 == 0;
+    const int pairsDone = run->cmp.completePairs();
+    if (pairBoundary && pairsDone >= 2 && run->cmp.rigorous && !run->toldSensitivity) {
+        // From two pairs on the boot-to-boot noise is known: what the planned pairs can tell.
+        run->toldSensitivity = true;
+        if (const QString see = run->cmp.sensitivitySentence(); !see.isEmpty())
+            emit status(see);
+    }
+    if (run->cmp.adaptive && pairBoundary && pairsDone >= 2) {
+        // The stopping rule looks at the interval's width only (precision), never at the change.
+        if (const QString stop = run->cmp.adaptiveStop(); !stop.isEmpty()) {
+            run->cmp.stopReason = stop;
+            return finish(run);
+        }
+        if (run->msLeft() <= 0) {
+            run->cmp.stopReason =
+                u"Adaptive: stopped after %1 pairs at the time limit of %2 h."_s.arg(pairsDone).arg(
+                    hours(run->plan.timeLimitS));
+            return finish(run);
+        }
+    }
     if (run->legIndex >= run->order.size())
         return finish(run);
     if (m_cancel) {
         run->cmp.error = u"Cancelled after %1 of %2 legs."_s.arg(run->legIndex).arg(run->order.size());
+        return finish(run);
+    }
+    if (run->msLeft() <= 0) {
+        run->cmp.error =
+            u"The comparison's time limit of %1 h ran out after %2 of %3 legs: not measured. "
+            u"Fewer pairs, prompts or concurrencies fit in it."_s.arg(hours(run->plan.timeLimitS))
+                .arg(run->legIndex)
+                .arg(run->order.size());
         return finish(run);
     }
     const QChar arm = run->order.at(run->legIndex);
@@ -227,7 +271,17 @@ void ServingFlow::benchOne(const std::shared_ptr<Run> &run, int ci, const std::f
     run->leg.commands.append(manual);
     emit status(u"Serving benchmark at concurrency %1: %2"_s.arg(c).arg(manual));
     QPointer<ServingFlow> self(this);
-    m_calls->shell(script, 4 * 3600 * 1000, [self, run, ci, c, nonce, manual, next](const HostCalls::Shell &s) {
+    // At most 4 h per run, and never past the whole comparison's time limit.
+    const qint64 left = run->msLeft();
+    if (left <= 0) {
+        run->leg.error = u"The comparison's time limit of %1 s ran out before the run at concurrency %2."_s
+                             .arg(run->plan.timeLimitS)
+                             .arg(c);
+        run->cmp.error = run->leg.error;
+        return next();
+    }
+    const int timeoutMs = int(qMin<qint64>(qint64(4) * 3600 * 1000, left));
+    m_calls->shell(script, timeoutMs, [self, run, ci, c, nonce, manual, next](const HostCalls::Shell &s) {
         if (!self)
             return;
         const QString marker = ServingBenchCommand::resultMarker(nonce);
@@ -270,11 +324,11 @@ void ServingFlow::benchOne(const std::shared_ptr<Run> &run, int ci, const std::f
             return next();
         }
         r->concurrency = c;
-        if (r->completed == 0) {
-            run->leg.error =
-                u"The serving benchmark completed no request at concurrency %1: the server did not answer."_s
-                    .arg(c) +
-                tryIt;
+        // A run is a result only if the benchmark succeeded: every request asked for completed, none
+        // failed, every figure positive. Anything else names itself and nothing is compared.
+        if (const QString problem = r->problem(run->plan.workload.numPrompts); !problem.isEmpty()) {
+            run->leg.results.append(*r);
+            run->leg.error = problem + tryIt;
             run->cmp.error = run->leg.error;
             return next();
         }

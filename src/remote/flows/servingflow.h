@@ -29,7 +29,13 @@ public:
         ServingWorkload workload;
         ServingBenchCommand bench;
         bool rigorous = false;
-        int pairs = 4; // rigorous mode: order-balanced pairs (4 = A B B A A B B A)
+        int pairs = 4; // rigorous mode: order-balanced pairs (4 = A B B A A B B A); adaptive: the cap
+        // Adaptive (rigorous only): pairs are added, from 2 on, until the primary metric's 95% interval is
+        // narrower than the margin (a rule on precision, never on the change itself), the cap of pairs or
+        // the time limit.
+        bool adaptive = false;
+        double marginPct = ServingComparison::kDefaultMarginPct;
+        int timeLimitS = 6 * 3600; // the whole comparison: no leg starts after it, none runs past it
         QString validate() const;
     };
     struct Outcome {
