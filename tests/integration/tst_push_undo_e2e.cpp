@@ -6,7 +6,7 @@
 // from the agent's synthetic backend and is SIMULATED). The folder the server reads is compared byte for
 // byte (every file and folder under the config root) before and after: push, push again, undo; push A,
 // push B (another run), undo B, undo A; undo after a hand edit; a file changed between preview and push;
-// two pushes at once.
+// two pushes at once; and Restart and prove with the server down.
 #include "clirun.h"
 #include "core/diagnosis/diagnoser.h"
 #include "fakeserverhost.h"
@@ -410,6 +410,29 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
         QVERIFY2(undo.ok, qPrintable(undo.error));
         QCOMPARE(diff(before, snapshot()), QString());
+    }
+
+    // Restart and prove with the server down and nothing pushed: it says so (issue 40 item 8), and starts
+    // nothing.
+    void restartWhenTheServerIsDown() {
+        m_host.stopServer();
+        QVERIFY(!QFile::exists(m_host.pidFile()));
+        auto flows = connectFlows();
+        QVERIFY(flows);
+        PushFlow::Proof proof;
+        bool done = false;
+        flows->push->restartAndProve(Diagnosis{}, {}, m_home.path() + u"/after.log"_s,
+                                     [&](const PushFlow::Proof &p) {
+                                         proof = p;
+                                         done = true;
+                                     });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 120000);
+        QVERIFY(!proof.ok);
+        QVERIFY(proof.stop.notRunning);
+        QVERIFY2(
+            proof.message.startsWith(u"The server is not running; nothing was pushed in this session."_s),
+            qPrintable(proof.message));
+        QVERIFY(!QFile::exists(m_host.pidFile())); // not started
     }
 };
 

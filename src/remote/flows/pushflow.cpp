@@ -406,13 +406,27 @@ void PushFlow::restartAndProve(const Diagnosis &before, const QStringList &pushe
         Proof p;
         p.stop = stop;
         p.afterLogFile = afterLogFile;
-        if (!stop.ok) {
-            p.message = stop.message +
-                        u" The pushed files are in place and the server was not started again by "
-                        u"moetune: start it yourself, or undo-push to put back the old files."_s;
+        if (!stop.ok && stop.notRunning && pushedTargets.isEmpty()) {
+            p.message =
+                u"The server is not running; nothing was pushed in this session. Start it through its "
+                u"profile (or push first) to have something to prove."_s;
             return done(p);
         }
-        emit self->status(stop.message);
+        if (!stop.ok && stop.notRunning) {
+            // Down already: starting it loads the pushed files, which is what the restart is for.
+            emit self->status(stop.message + u" Starting it through its profile."_s);
+        } else if (!stop.ok) {
+            p.message =
+                stop.message + (pushedTargets.isEmpty()
+                                    ? u" Nothing was pushed in this session, and moetune did not start "
+                                      u"the server again."_s
+                                    : u" The pushed files are in place and the server was not started "
+                                      u"again by moetune: start it yourself, or undo-push to put back "
+                                      u"the old files."_s);
+            return done(p);
+        } else {
+            emit self->status(stop.message);
+        }
         self->m_server->start([self, before, pushedTargets, afterLogFile, done,
                                p](const ServerControl::StartResult &start) mutable {
             if (!self)

@@ -44,18 +44,25 @@ void ServerControl::stop(const std::function<void(const StopResult &)> &done) {
     probeHolders([self, done](const QList<QPair<int, GpuProcess>> &before, const QString &error) {
         if (!self)
             return;
+        const bool listed = error.isEmpty();
         if (!error.isEmpty())
             emit self->status(
                 u"Could not list the GPU processes before stopping (%1); stopping anyway."_s.arg(error));
         emit self->status(u"Stopping the server: %1"_s.arg(self->m_profile.stopCommand));
         self->m_calls->shell(
-            self->m_profile.stopCommand, 300000, [self, done, before](const HostCalls::Shell &s) {
+            self->m_profile.stopCommand, 300000, [self, done, before, listed](const HostCalls::Shell &s) {
                 if (!self)
                     return;
                 if (!s.ok()) {
                     StopResult r;
-                    r.message = u"The stop command failed: %1. Nothing else was changed; check the server "
-                                u"profile's stop command."_s.arg(s.failure());
+                    // No process held a GPU and the stop command found nothing to stop: the server is down.
+                    r.notRunning = listed && before.isEmpty();
+                    r.message =
+                        r.notRunning
+                            ? u"The server is not running: no process holds a GPU, and the stop command "
+                              u"found nothing to stop (%1)."_s.arg(s.failure())
+                            : u"The stop command failed: %1. Nothing else was changed; check the server "
+                              u"profile's stop command."_s.arg(s.failure());
                     return done(r);
                 }
                 auto timer = std::make_shared<QElapsedTimer>();

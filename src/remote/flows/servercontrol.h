@@ -32,6 +32,8 @@ public:
         QString message;             // what happened / what to do next
         QList<GpuProcess> leftovers; // processes still holding GPU memory after the stop
         QList<int> leftoverGpus;     // their GPU index
+        // The stop command failed while no process held a GPU: the server was not running (down).
+        bool notRunning = false;
     };
     struct StartResult {
         bool ok = false;
