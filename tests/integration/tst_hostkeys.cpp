@@ -97,7 +97,7 @@ private slots:
             {"changed by pattern", S::Failed, u"ssh-keygen -R"_s},
             {"revoked", S::Failed, u"@revoked"_s},
             {"revoked beside plain line", S::Failed, u"@revoked"_s},
-            {"cert-authority", S::AwaitingUser, u"host certificates are not supported"_s},
+            {"cert-authority", S::AwaitingUser, u"checks plain host keys only"_s},
             {"known hashed", S::Connected, QString()},
             {"known in a pattern list", S::Connected, QString()},
             {"negated", S::AwaitingUser, u"is not a known host"_s},

@@ -195,6 +195,8 @@ bool SshdFixture::writeConfig(QString *error) {
         "LogLevel %3\n"_s.arg(m_port)
             .arg(dir(), qEnvironmentVariableIsSet("MOETUNE_SSHD_LOG") ? u"DEBUG"_s : u"ERROR"_s);
     f.write(cfg.toUtf8());
+    if (!m_extraConfig.isEmpty())
+        f.write(m_extraConfig.toUtf8() + '\n');
     return true;
 }
 

@@ -49,6 +49,10 @@ public:
     // Records the current host key in knownHostsFile() (as if accepted earlier).
     bool trustHostKey(QString *error);
 
+    // Lines appended to sshd_config from the next start()/restart() on (e.g. "HostCertificate ...").
+    void setExtraConfig(const QString &lines) { m_extraConfig = lines; }
+    QString hostKeyFile() const { return dir() + QStringLiteral("/keys/host_ed25519"); } // private host key
+
     static bool run(const QString &program, const QStringList &args, QString *error,
                     QByteArray *out = nullptr, const QByteArray &stdinData = {});
 
@@ -62,6 +66,7 @@ private:
     int m_port = 0;
     int m_hostKeyGeneration = 0;
     QString m_log;
+    QString m_extraConfig;
 };
 
 } // namespace moetune::test

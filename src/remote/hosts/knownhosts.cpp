@@ -160,6 +160,7 @@ HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray
                 break;
             case KnownHostsEntry::Marker::CertAuthority:
                 v.certAuthorities.append(at);
+                v.caKeys.append(e->key);
                 break;
             case KnownHostsEntry::Marker::None:
                 if (e->key == keyBlob)
@@ -186,6 +187,21 @@ HostKeyVerdict KnownHosts::check(const QString &host, int port, const QByteArray
         v.lines = otherType;
     }
     return v;
+}
+
+bool KnownHosts::revoked(const QString &host, int port, const QByteArray &keyBlob) const {
+    const QByteArray name = KnownHostsEntry::lookupName(host, port);
+    for (const QString &path : files()) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        while (!f.atEnd()) {
+            const auto e = KnownHostsEntry::parse(f.readLine(1 << 20));
+            if (e && e->marker == KnownHostsEntry::Marker::Revoked && e->key == keyBlob && e->matches(name))
+                return true;
+        }
+    }
+    return false;
 }
 
 bool KnownHosts::add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const {

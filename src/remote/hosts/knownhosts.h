@@ -29,7 +29,8 @@ struct HostKeyVerdict {
     };
     Status status = Status::Unknown;
     QList<Where> lines;           // the lines behind the verdict (Changed, OtherType, Revoked)
-    QList<Where> certAuthorities; // @cert-authority lines for this host (host certificates: unsupported)
+    QList<Where> certAuthorities; // @cert-authority lines for this host
+    QList<QByteArray> caKeys;     // their keys
     QString error;                // Error: which file and why
 };
 
@@ -42,6 +43,8 @@ public:
     explicit KnownHosts(QStringList files, QStringList globalFiles = {});
 
     HostKeyVerdict check(const QString &host, int port, const QByteArray &keyBlob) const;
+    // Whether key (a plain key, or a CA key) has an @revoked line for this host.
+    bool revoked(const QString &host, int port, const QByteArray &keyBlob) const;
     // Appends "name keytype base64" to the first file (creating it and its folder, mode 0600 / 0700).
     bool add(const QString &host, int port, const QByteArray &keyBlob, QString *error) const;
 

@@ -88,7 +88,7 @@ bool SshSession::checkHostKey() {
     }
     HostKeyVerdict v =
         blob.isEmpty()
-            ? HostKeyVerdict{HostKeyVerdict::Status::Error, {}, {}, u"the host key cannot be read"_s}
+            ? HostKeyVerdict{HostKeyVerdict::Status::Error, {}, {}, {}, u"the host key cannot be read"_s}
             : knownHosts.check(m_khHost, m_khPort, blob);
     // ssh retries an unknown [host]:port under the plain host name and takes an exact match from it.
     if (v.status == HostKeyVerdict::Status::Unknown && !aliased && m_khPort != 22 &&
@@ -121,6 +121,23 @@ bool SshSession::checkHostKey() {
                 hostLabel(), type, fingerprint, where(v.lines), khFile, removeCmd));
         return false;
     case HostKeyVerdict::Status::Unknown: {
+        // A certificate authority trusted for this host is revoked: ssh refuses a certificate it signed.
+        // moetune cannot see the host's certificate, so it refuses whenever such a CA is named.
+        for (const QByteArray &ca : std::as_const(v.caKeys)) {
+            QString why;
+            const auto byFile = m_config.revokedHostKeys && *m_config.revokedHostKeys != u"none"
+                                    ? KnownHosts::revokedByFile(*m_config.revokedHostKeys, ca, &why)
+                                    : std::optional<bool>(false);
+            if (knownHosts.revoked(m_khHost, m_khPort, ca) || !byFile || *byFile) {
+                teardown();
+                setState(Transport::State::Failed,
+                         u"A certificate authority that %1 trusts for %2 is revoked (@revoked or "
+                         "RevokedHostKeys). moetune cannot check host certificates, so it refuses to connect "
+                         "rather than ask about the host's plain key %3 (%4)."_s.arg(
+                             where(v.certAuthorities), hostLabel(), fingerprint, type));
+                return false;
+            }
+        }
         if (strict == u"yes") {
             // ssh never offers to trust a key then; neither does moetune
             teardown();
@@ -137,9 +154,9 @@ bool SshSession::checkHostKey() {
             "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the host)."_s.arg(hostLabel(), type, fingerprint);
         if (!v.certAuthorities.isEmpty())
             message +=
-                u" Note: %1 trusts a certificate authority (@cert-authority) for this host, but host "
-                "certificates are not supported by moetune; the host's plain key is what is shown."_s.arg(
-                    where(v.certAuthorities));
+                u" Note: %1 trusts a certificate authority (@cert-authority) for this host; moetune checks "
+                "plain host keys only (libssh 0.10 does not ask for host certificates), so the host's plain "
+                "key is what is shown."_s.arg(where(v.certAuthorities));
         setState(Transport::State::AwaitingUser, message);
         emit hostKeyUnknown(type, fingerprint);
         return false;
