@@ -112,9 +112,6 @@ HostOverview::HostOverview(QWidget *parent)
     m_serverChoice = new QComboBox(server);
     m_serverChoice->setObjectName(u"serverChoice"_s);
     m_serverChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_serverChoice->setToolTip(
-        tr("The server that diagnose, tune, push, restart and the serving benchmark act "
-           "on when the host runs several"));
     auto *serverLabel = new QLabel(tr("&Server"), server);
     serverLabel->setBuddy(m_serverChoice);
     modelForm->addRow(serverLabel, m_serverChoice);
@@ -157,6 +154,8 @@ QString HostOverview::field(const QString &key) const {
 void HostOverview::fillServerChoice(const HostProbe &p) {
     const QSignalBlocker block(m_serverChoice);
     m_serverChoice->clear();
+    m_serverChoice->setToolTip(tr("The server that diagnose, tune, push, restart and the serving benchmark "
+                                  "act on when the host runs several"));
     auto *model = qobject_cast<QStandardItemModel *>(m_serverChoice->model());
     auto add = [&](const ServerProcess &s, const QString &note, bool usable) {
         const QString choice = s.port > 0 && usable ? u"port %1"_s.arg(s.port) : u"pid %1"_s.arg(s.pid);
@@ -235,6 +234,10 @@ void HostOverview::setProbe(const HostProbe &probe) {
         QString root = orDash(p.configRoot);
         if (!p.userConfigFolder.isEmpty())
             root += tr("\nuser folder: %1").arg(p.userConfigFolder);
+        // The chosen server's own view (its interpreter, its SGLANG_MOE_CONFIG_DIR) when it differs.
+        if (p.servers.size() == 1 && !p.servers.first().launch.serverConfigRoot.isEmpty() &&
+            p.servers.first().launch.serverConfigRoot != p.configRoot)
+            root += tr("\nthe chosen server reads: %1").arg(p.servers.first().launch.serverConfigRoot);
         setField(u"configRoot"_s, root);
     }
     m_folderModel->setProbe(p);
@@ -247,7 +250,10 @@ void HostOverview::setProbe(const HostProbe &probe) {
                  tr("%1 (%2, pid %3)").arg(orDash(s.modelPath), frameworkName(s.framework)).arg(s.pid));
         setField(u"moeShape"_s, s.shapeText());
     } else if (p.servers.size() > 1) {
-        setField(u"model"_s, p.serverQuestion(tr("in Server above")));
+        // The whole question (every pid) is the tooltip of Server; the field says what to do.
+        setField(u"model"_s, tr("%n servers run here: choose in Server the one moetune acts on", nullptr,
+                                int(p.servers.size())));
+        m_serverChoice->setToolTip(p.serverQuestion(tr("in Server")));
         setField(u"moeShape"_s, u"-"_s);
     } else {
         setField(u"model"_s,

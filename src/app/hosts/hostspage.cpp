@@ -372,12 +372,16 @@ void HostsPage::onProbed(const QString &alias, const HostProbe &probe) {
         note += tr(" (simulated)");
     if (probe.framework == Framework::SGLang && probe.tritonVersion && !probe.installedTritonFolderExists)
         note += tr(": folder %1 for the installed Triton is MISSING").arg(probe.installedTritonFolder());
-    showHostMessage(alias,
-                    probe.framework == Framework::SGLang && probe.tritonVersion &&
-                            !probe.installedTritonFolderExists
-                        ? int(Banner::Kind::Warning)
-                        : int(Banner::Kind::Success),
-                    note + u'.');
+    showHostMessage(
+        alias,
+        probe.framework == Framework::SGLang && probe.tritonVersion && !probe.installedTritonFolderExists
+            ? int(Banner::Kind::Warning)
+            : int(Banner::Kind::Success),
+        note + u'.' +
+            (probe.servers.size() > 1 ? tr(" %n servers run here: choose in Server the one moetune acts on.",
+                                           nullptr, int(probe.servers.size()))
+             : !probe.serverChoiceProblem.isEmpty() ? u' ' + probe.serverChoiceProblem
+                                                    : QString()));
     if (alias == currentAlias())
         m_ui->hostOverview->setProbe(probe);
     updateActions();
