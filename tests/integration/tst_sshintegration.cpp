@@ -271,6 +271,7 @@ private slots:
         sampler.start(20);
         ExecRequest r(u"timeout 9 sh -c %1; true"_s.arg(shellQuote(command)));
         r.rawStdout = raw;
+        r.maxLineOutputBytes = -1; // the backpressure bound is what is measured here, not the output's bound
         const JobId id = t->exec(r);
         qint64 receivedBeforeBusy = 0;
         QTimer::singleShot(3000, this, [&] {
