@@ -71,6 +71,8 @@ MainWindow::MainWindow(QWidget *parent)
         u"QListWidget#navigation::item { border-radius: 6px; padding: 4px; }"
         u"QListWidget#navigation::item:selected { background: palette(highlight); color: palette(highlighted-text); }"_s);
     connect(m_navigation, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    // A page's status line ("Diagnosed 13 lines") belongs to that page: another page starts clear.
+    connect(m_navigation, &QListWidget::currentRowChanged, this, [this] { statusBar()->clearMessage(); });
     // A click on a page's icon hands the keyboard to the page (its shortcuts, Ctrl+F, work at once);
     // the arrow keys in the sidebar still move between pages.
     connect(m_navigation, &QListWidget::itemClicked, this, [this] {

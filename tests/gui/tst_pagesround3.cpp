@@ -184,7 +184,7 @@ private slots:
             model.setProgress(p);
         }
         QCOMPARE(model.rowCount(), 1);
-        const int opColumn = columnNamed(model, u"GEMMs"_s);
+        const int opColumn = columnNamed(model, u"Up/down"_s);
         QVERIFY2(opColumn >= 0, "the table says which GEMMs a row compares");
         QCOMPARE(model.index(0, opColumn).data().toString(), op);
         QCOMPARE(model.index(0, columnNamed(model, u"Speedup"_s)).data().toString(), speedup);
@@ -300,8 +300,8 @@ private slots:
         auto *bar = named<QProgressBar>(tune, u"progressBar"_s);
         auto *gpus = named<QLabel>(tune, u"gpuLabel"_s);
         QTRY_COMPARE(bar->value(), 7); // 6 timed + 1 failed, the GPUs' units
-        QVERIFY2(gpus->text().contains(u"GPU 0: 4 units"_s), qPrintable(gpus->text()));
-        QVERIFY2(gpus->text().contains(u"GPU 1: 3 units"_s), qPrintable(gpus->text()));
+        QVERIFY2(gpus->text().contains(u"GPU 0: 4 configs tried"_s), qPrintable(gpus->text()));
+        QVERIFY2(gpus->text().contains(u"GPU 1: 3 configs tried"_s), qPrintable(gpus->text()));
         QVERIFY2(gpus->text().contains(u"shared memory"_s), qPrintable(gpus->text()));
     }
 

@@ -30,6 +30,7 @@
 #include <QInputDialog>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -238,6 +239,15 @@ private slots:
         QVERIFY2(named<QLabel>(tune(), u"sourceLabel"_s)->text().contains(u"choose the host"_s),
                  qPrintable(named<QLabel>(tune(), u"sourceLabel"_s)->text()));
         QCOMPARE(tune()->spec().experts, 128);
+        // "Lesser": a batch size the agent would refuse is refused here, with the limit.
+        named<QLineEdit>(tune(), u"batchSizesEdit"_s)->setText(u"1,99999999"_s);
+        QVERIFY2(tune()->validation().contains(u"at most 65536"_s), qPrintable(tune()->validation()));
+        named<QLineEdit>(tune(), u"batchSizesEdit"_s)->setText(u"1,16"_s);
+        // "Lesser": a page's status line does not follow the user to another page.
+        m_window->statusBar()->showMessage(u"Diagnosed 13 lines"_s);
+        showPage(m_window->findChild<ResultsPage *>());
+        QCOMPARE(m_window->statusBar()->currentMessage(), QString());
+        showPage(tune());
         // Again, choosing this machine.
         Q_EMIT diagnose->tuneRequested(QString(), target);
         QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);
@@ -335,6 +345,18 @@ private slots:
             QTest::qWait(400);
             const QString suffix = u"%1x%2.png"_s.arg(size.width()).arg(size.height());
             QVERIFY(m_window->grab().save(dir + u"/tune-live-"_s + suffix));
+            auto *results = m_window->findChild<ResultsPage *>();
+            QSignalSpy shown(results, &ResultsPage::workspaceShown);
+            results->openDemo();
+            QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 60000);
+            showPage(results);
+            auto *tabs = named<QTabWidget>(results, u"tabs"_s);
+            for (int t = 0; t < tabs->count(); ++t) {
+                tabs->setCurrentIndex(t);
+                QTest::qWait(300);
+                QVERIFY(m_window->grab().save(dir + u"/results-tab%1-"_s.arg(t) + suffix));
+            }
+            tabs->setCurrentIndex(0);
             for (int i = 0; i < m_window->pageCount(); ++i) {
                 m_window->setCurrentPage(i);
                 QTest::qWait(400);

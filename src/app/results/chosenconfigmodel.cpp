@@ -92,6 +92,8 @@ QVariant ChosenConfigModel::data(const QModelIndex &index, int role) const {
             return tr("SIMULATED (synthetic backend): not a measurement of a GPU.");
         if (index.column() == ColFraction)
             return tr("HBM weight-streaming floor / tuned latency: 100% = at the floor");
+        if (index.column() == ColConfig)
+            return configKey();
         if (index.column() == ColSpeedup && known(b.speedup) && b.speedup < 1.0)
             return tr("The tuned config measured slower than the default at this size.");
         return {};
@@ -99,11 +101,18 @@ QVariant ChosenConfigModel::data(const QModelIndex &index, int role) const {
     return {};
 }
 
+QString ChosenConfigModel::configKey() {
+    return tr("The kernel config in short: m16n64k128g1w4s3 = BLOCK_SIZE_M 16, BLOCK_SIZE_N 64, "
+              "BLOCK_SIZE_K 128, GROUP_SIZE_M 1, num_warps 4, num_stages 3.");
+}
+
 QVariant ChosenConfigModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::ToolTipRole && m_simulated)
         return tr("SIMULATED (synthetic backend)");
+    if (role == Qt::ToolTipRole && section == ColConfig)
+        return configKey();
     if (role != Qt::DisplayRole)
         return {};
     const QString sim = m_simulated ? tr(" (simulated)") : QString();

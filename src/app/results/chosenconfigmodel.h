@@ -13,6 +13,8 @@ namespace moetune {
 class ChosenConfigModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // What "m16n64k128g1w4s3" stands for (the chosen config's tooltip and its column header's).
+    static QString configKey();
     enum Column { ColM, ColConfig, ColTuned, ColDefault, ColSpeedup, ColFloor, ColFraction, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1; // the raw number (NaN where unknown)
 

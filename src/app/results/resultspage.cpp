@@ -306,8 +306,10 @@ void ResultsPage::rebuildCompareSources() {
                     file.entries.insert(w.m, w.config);
             if (!file.entries.isEmpty())
                 m_sources.append(
-                    CompareSource{tr("Run %1: its winners (%2)").arg(other.runId, sweepOpName(op)), file,
-                                  op == SweepOp::Down});
+                    CompareSource{op == SweepOp::Both // one file for both GEMMs: no op to name
+                                      ? tr("Run %1: its winners").arg(other.runId)
+                                      : tr("Run %1: its %2 winners").arg(other.runId, sweepOpName(op)),
+                                  file, op == SweepOp::Down});
         }
     }
     m_sources += m_localSources;

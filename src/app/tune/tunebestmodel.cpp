@@ -119,7 +119,7 @@ QVariant TuneBestModel::headerData(int section, Qt::Orientation orientation, int
     case BatchSize:
         return tr("Batch size");
     case Op:
-        return tr("GEMMs");
+        return tr("Up/down"); // which of the MoE layer's two matmuls: up, down, or both summed
     case Best:
         return tr("Best so far");
     case Default:

@@ -62,7 +62,7 @@ void TuneLiveView::showProgress(const RunProgress &p, const QString &hostLabel) 
     m_ui->progressBar->setFormat(p.progressLine());
     QStringList gpus;
     for (auto it = p.gpus.begin(); it != p.gpus.end(); ++it)
-        gpus.append(tr("GPU %1: %2 units (%3 timed, %4 failed)")
+        gpus.append(tr("GPU %1: %2 configs tried (%3 timed, %4 failed)")
                         .arg(it.key())
                         .arg(it->measured + it->failed)
                         .arg(it->measured)

@@ -95,7 +95,17 @@ JobCheck JobCheck::check(const TuneSpec &s, const std::optional<TuningTarget> &t
             add(Field::BatchSizes, u"Batch sizes must be positive (got %1)."_s.arg(m));
             break;
         }
+        // The agent's own limits (remote_agent spec.py MAX_BATCH_SIZE, MAX_BATCH_SIZES): said here, before
+        // a start that the agent would refuse.
+        if (m > 65536) {
+            add(Field::BatchSizes,
+                u"Batch size %1 is more than the agent tunes: at most 65536 tokens per MoE call (the "
+                u"servers' own lists end at 4096)."_s.arg(m));
+            break;
+        }
     }
+    if (s.batchSizes.size() > 256)
+        add(Field::BatchSizes, u"At most 256 batch sizes per run (got %1)."_s.arg(s.batchSizes.size()));
     if (s.blockShape && ((*s.blockShape)[0] < 0 || (*s.blockShape)[1] <= 0))
         add(Field::BlockShape, u"The block shape must be two positive integers, or [0, group] for "
                                u"group-quantised weights."_s);

@@ -77,9 +77,11 @@ void AgentProtocolParser::parseLine(QByteArrayView line, QList<AgentEvent> &out)
         out.append(e);
     };
     if (m_overlong) {
-        error(AgentEvent::Kind::ParseError,
-              u"Agent output line %1 is longer than %2 MB; not a protocol line."_s.arg(m_lineNumber)
-                  .arg(kMaxLineBytes >> 20));
+        error(
+            AgentEvent::Kind::ParseError,
+            u"Agent output line %1 is longer than %2 MB, more than moetune reads as one line: it was skipped."_s
+                .arg(m_lineNumber)
+                .arg(kMaxLineBytes >> 20));
         return;
     }
     if (line.trimmed().isEmpty()) {
