@@ -25,7 +25,9 @@ QString TrustHostCommand::summary() const {
 int TrustHostCommand::run(const QStringList &args) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        u"Connect to HOST and record its host key in ~/.ssh/known_hosts, like answering 'yes' to ssh. "
+        u"Connect to HOST and record its host key in your known_hosts (the ssh config's first "
+        u"UserKnownHostsFile, else ~/.ssh/known_hosts), like answering 'yes' to ssh. Under "
+        u"StrictHostKeyChecking yes nothing is recorded: add the key line yourself, as with ssh. "
         u"With --fingerprint only the key with that SHA256 fingerprint is recorded. A key that differs from "
         u"the recorded one is refused; remove the old line (ssh-keygen -R HOST) if the host was "
         u"reinstalled.\n\n"
