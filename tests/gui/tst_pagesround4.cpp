@@ -19,6 +19,7 @@
 #include "core/util/jobrunner.h"
 #include "findchild.h"
 #include "remote/hosts/hoststore.h"
+#include "report/demoworkspace.h"
 
 #include <QApplication>
 #include <QChart>
@@ -32,6 +33,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -324,6 +326,41 @@ private slots:
         auto *results = m_window->findChild<ResultsPage *>();
         QTRY_VERIFY_WITH_TIMEOUT(results->currentRun() && results->currentRun()->runId == runId, 60000);
         QTRY_COMPARE(results->currentRun()->result.status, u"ok"_s);
+    }
+
+    // Point 4: the PDF reflects what the run's folder holds at export, not what it held when Results read
+    // it (a push recorded after: "no push recorded" was exported right after push and proof).
+    void reportReadsTheFolderAtExport() {
+        if (QStandardPaths::findExecutable(u"pdftotext"_s).isEmpty())
+            QFAIL("pdftotext is missing (poppler-utils; packaging/install-deps.sh installs it)");
+        QTemporaryDir ws;
+        QString error;
+        const auto demo = Workspace::open(DemoWorkspace::path(), &error);
+        QVERIFY2(demo && !demo->runs().isEmpty(), qPrintable(error));
+        WorkspaceRun run = demo->runs().first();
+        run.dir = QDir(ws.path()).filePath(run.runId);
+        run.push.reset();
+        QVERIFY2(run.save(&error), qPrintable(error));
+        ResultsPage page;
+        QSignalSpy shown(&page, &ResultsPage::workspaceShown);
+        page.openWorkspace(ws.path());
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, 60000);
+        QVERIFY(page.currentRun() && !page.currentRun()->push);
+        // The push lands in the folder after Results read it (TunePage records it there).
+        QFile push(QDir(run.dir).filePath(u"push.json"_s));
+        QVERIFY(push.open(QIODevice::WriteOnly));
+        push.write(R"({"installed":[{"file_name":"E=128,N=768,device_name=NVIDIA_H200.json",)"
+                   R"("target":"/srv/cfg/triton_3_6_0/E=128,N=768,device_name=NVIDIA_H200.json","backup":"",)"
+                   R"("sha256":"ab","unchanged":false}],"target_folder":"/srv/cfg/triton_3_6_0"})");
+        push.close();
+        const QString pdf = QDir(ws.path()).filePath(u"report.pdf"_s);
+        QCOMPARE(page.exportReport(pdf), pdf);
+        QProcess p;
+        p.start(u"pdftotext"_s, {pdf, u"-"_s});
+        QVERIFY(p.waitForFinished(60000));
+        const QString text = QString::fromUtf8(p.readAllStandardOutput()).simplified();
+        QVERIFY2(text.contains(u"/srv/cfg/triton_3_6_0"_s), qPrintable(text.left(2000)));
+        QVERIFY2(!text.contains(u"no push recorded"_s), qPrintable(text.left(2000)));
     }
 
     // A tool: MOETUNE_SHOTS_DIR=folder saves the Tune page (a run's live view with 18 sizes) and the
