@@ -7,6 +7,7 @@
 #include "ui_tunepushpanel.h"
 
 #include <QJsonObject>
+#include <QTextCursor>
 
 using namespace Qt::StringLiterals;
 
@@ -79,6 +80,9 @@ void TunePushPanel::setText(const QString &text) {
 
 void TunePushPanel::appendText(const QString &text) {
     m_ui->pushText->appendPlainText(text);
+    // The newest result (what a push installed, what an undo read back) in view.
+    m_ui->pushText->moveCursor(QTextCursor::End);
+    m_ui->pushText->ensureCursorVisible();
 }
 
 QString TunePushPanel::text() const {
@@ -172,6 +176,7 @@ void TunePushPanel::showUndone(const PushFlow::Undo &u) {
     QStringList t = u.lines; // what the read-back found, path by path
     if (u.ok) {
         t.append(u.message);
+        setProof(u.message);     // the proof shown was of the push this undo reverted
         m_undoAvailable = false; // every push of the run is undone now
         if (u.changedSomething) {
             m_somethingToRestart = true;
