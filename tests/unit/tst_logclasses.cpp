@@ -194,6 +194,15 @@ void TestLogClasses::downMissNewestWording() {
     QVERIFY2(down->advice.contains(u"\"ops\": \"up+down\""_s), qPrintable(down->advice));
     QVERIFY2(down->advice.contains(QString::fromUtf8(kName) + u"_down.json"_s), qPrintable(down->advice));
     QVERIFY(!down->title.contains(u"taken from"_s));
+    // Issue 41: SGLang 2026 (get_moe_configs in .../moe_runner/triton_utils/fused_moe_triton_config.py)
+    // runs the down GEMM with the tuned up file's configs, without TMA, not with the defaults.
+    if (text.contains("reusing the tuned") && !text.contains("down_moe=False")) {
+        QVERIFY2(
+            down->explanation.contains(u"the down GEMM reuses the tuned up-projection config without TMA"_s),
+            qPrintable(down->explanation));
+        QVERIFY(!down->explanation.contains(u"built-in default tile sizes"_s));
+        QVERIFY(t.upLoaded);
+    }
 }
 
 void TestLogClasses::bareDefaultWarning_data() {
