@@ -298,6 +298,30 @@ private slots:
 #endif
     }
 
+    // Issue 42 item 6: a line-mode command that prints more than its bound is stopped with a sentence that
+    // says its output was truncated; what reached the caller stays near the bound (stdout or stderr).
+    void execOutputBounded_data() {
+        QTest::addColumn<QString>("command");
+        QTest::newRow("stdout") << u"yes 0123456789abcdef | head -c 67108864"_s;
+        QTest::newRow("stderr") << u"yes 0123456789abcdef | head -c 67108864 >&2"_s;
+    }
+
+    void execOutputBounded() {
+        QFETCH(QString, command);
+        auto t = connectedTransport(m_sshd.options());
+        QVERIFY(t);
+        ExecRequest r(command);
+        r.maxLineOutputBytes = qint64{1} << 20;
+        const WaitedJob w = waitForJob(t.get(), t->exec(r), 60000);
+        QVERIFY2(w.result.error.contains(u"printed more than 1 MiB"_s) &&
+                     w.result.error.contains(u"truncated"_s),
+                 qPrintable(w.result.error));
+        qint64 got = 0;
+        for (const QString &l : w.stdoutLines + w.stderrLines)
+            got += l.size() + 1;
+        QVERIFY2(got <= (qint64{2} << 20), qPrintable(QString::number(got)));
+    }
+
     void execExitStatus_data() {
         QTest::addColumn<QString>("command");
         QTest::addColumn<int>("status");
