@@ -184,7 +184,7 @@ HostConfig HostStore::resolveSshConfig(const QString &alias, const QString &conf
     HostConfig h;
     h.alias = alias;
     h.fromSshConfig = true;
-    const SshConfigValues v = SshConfig::resolve(alias, sshConfigFiles(configPath), nullptr);
+    const SshConfigValues v = SshConfig::resolve(alias, sshConfigFiles(configPath), nullptr, 0, {}, false);
     h.hostName = v.hostName == alias ? QString() : v.hostName;
     h.user = v.user;
     h.port = v.port == 22 ? 0 : v.port;

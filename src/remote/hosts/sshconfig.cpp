@@ -75,6 +75,7 @@ struct Parser {
     QString originalHost;
     bool finalPass = false;
     bool wantFinal = false;
+    bool runExec = true;
     SshConfigValues v;
     QString rawHostName;
     QString error;
@@ -123,19 +124,7 @@ struct Parser {
                 else if (attr == u"exec") {
                     if (!result)
                         continue; // ssh skips exec once the line cannot match
-                    const QString cmd =
-                        SshConfig::expand(arg, originalHost, hostSoFar(), v.port > 0 ? v.port : 22,
-                                          v.user.isEmpty() ? SshConfig::localUserName() : v.user);
-                    QProcess p;
-                    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-                    p.start(u"/bin/sh"_s, {u"-c"_s, cmd});
-                    p.closeWriteChannel();
-                    ok = p.waitForFinished(30000) && p.exitStatus() == QProcess::NormalExit &&
-                         p.exitCode() == 0;
-                    if (p.state() != QProcess::NotRunning) {
-                        p.kill();
-                        p.waitForFinished();
-                    }
+                    ok = runExec && runMatchExec(arg);
                 } else {
                     error = u"%1: unsupported Match attribute %2"_s.arg(where, attr);
                     return false;
@@ -145,6 +134,23 @@ struct Parser {
                 result = false;
         }
         return result;
+    }
+
+    // `Match exec`: the command through /bin/sh with the tokens known so far; exit status 0 matches.
+    bool runMatchExec(const QString &command) const {
+        const QString cmd = SshConfig::expand(command, originalHost, hostSoFar(), v.port > 0 ? v.port : 22,
+                                              v.user.isEmpty() ? SshConfig::localUserName() : v.user);
+        QProcess p;
+        p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        p.start(u"/bin/sh"_s, {u"-c"_s, cmd});
+        p.closeWriteChannel();
+        const bool ok =
+            p.waitForFinished(30000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+        if (p.state() != QProcess::NotRunning) {
+            p.kill();
+            p.waitForFinished();
+        }
+        return ok;
     }
 
     void set(const QString &key, const QStringList &args, const QString &rest) {
@@ -358,8 +364,9 @@ QString SshConfig::expand(const QString &text, const QString &originalHost, cons
 }
 
 SshConfigValues SshConfig::resolve(const QString &host, const QStringList &files, QString *error,
-                                   int commandLinePort, const QString &commandLineUser) {
+                                   int commandLinePort, const QString &commandLineUser, bool runExec) {
     Parser p;
+    p.runExec = runExec;
     p.originalHost = host;
     p.v.port = commandLinePort;
     p.v.user = commandLineUser;

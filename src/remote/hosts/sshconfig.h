@@ -41,8 +41,11 @@ public:
     // unreadable one is an error. host: the name as typed (what Host lines match). commandLinePort /
     // commandLineUser: given on the command line (`ssh -p`, `-l`, user@), they win over the config and are
     // what %p / %r and `Match user` see.
+    // runExec false (the host list, on the GUI thread): a `Match exec` line is taken as not matching
+    // instead of running its command; the connection runs it, as ssh does.
     static SshConfigValues resolve(const QString &host, const QStringList &files, QString *error,
-                                   int commandLinePort = 0, const QString &commandLineUser = {});
+                                   int commandLinePort = 0, const QString &commandLineUser = {},
+                                   bool runExec = true);
     // OpenSSH's TOKENS (%% %d %h %i %k %L %l %n %p %r %u), ~ and ${VAR}, for a resolved target.
     static QString expand(const QString &text, const QString &originalHost, const QString &hostName, int port,
                           const QString &remoteUser, const QString &hostKeyAlias = {});
