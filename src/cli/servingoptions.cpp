@@ -168,6 +168,8 @@ int ServingOptions::runPush(FlowHost &host, const QCommandLineParser &p, const P
                         .arg(r.medianTtftMs, 0, 'f', 2)
                         .arg(r.medianTpotMs, 0, 'f', 2)
                         .arg(r.outputThroughput, 0, 'f', 1);
+        if (c.servingSimulated)
+            line += u"(SIMULATED figures, no server measured) "_s;
         Console::err(line + (l.ok() ? QString() : l.error) + u'\n');
     });
     ServingFlow::Outcome outcome;

@@ -279,6 +279,29 @@ private slots:
         QVERIFY(c.toJson().value("changes"_L1).toArray().isEmpty());
     }
 
+    void simulatedFiguresSaySo() {
+        // A practice double of the tool marks its JSON "simulated": every sentence says SIMULATED, never
+        // "measured".
+        QJsonObject tool{{"completed"_L1, 200},           {"max_concurrency"_L1, 16},
+                         {"median_ttft_ms"_L1, 40.0},     {"median_tpot_ms"_L1, 10.0},
+                         {"output_throughput"_L1, 900.0}, {"simulated"_L1, true}};
+        const auto r = ServingResult::fromToolJson(tool);
+        QVERIFY(r && r->simulated);
+        QVERIFY(ServingResult::fromJson(r->toJson()).simulated);
+        ServingComparison c = comparison(u"ABBA"_s, {50, 50, 50, 50}, {10, 8, 8, 10}, {100, 100, 100, 100});
+        c.legs[0].results[0].simulated = true;
+        const auto back = ServingComparison::fromJson(c.toJson());
+        QVERIFY(back && back->servingSimulated);
+        QVERIFY2(back->verdictSentence().contains(u"SIMULATED serving figures, not a measurement"_s),
+                 qPrintable(back->verdictSentence()));
+        QVERIFY(back->text().contains(u"the serving figures are SIMULATED"_s));
+        const auto printed = ServingResult::fromPrintedBlock(
+            QString::fromLatin1(kVllmBlock)
+                .replace(u"Serving Benchmark Result"_s, u"Serving Benchmark Result (SIMULATED)"_s));
+        QVERIFY(printed && printed->simulated);
+        QVERIFY(!ServingResult::fromPrintedBlock(QString::fromLatin1(kVllmBlock))->simulated);
+    }
+
     void legWithFailedRequestsIsNoResult_data() {
         QTest::addColumn<int>("completed");
         QTest::addColumn<int>("failed");

@@ -202,7 +202,11 @@ ServingFlow *ServingBenchBox::makeFlow(const Context &c) {
                              .arg(r.medianTpotMs, 0, 'f', 2)
                              .arg(r.outputThroughput, 0, 'f', 1));
         m_ui->benchText->appendPlainText(
-            tr("Leg %1 (%2) %3").arg(i + 1).arg(l.arm).arg(l.ok() ? parts.join(u"; "_s) : l.error));
+            tr("Leg %1 (%2) %3%4")
+                .arg(i + 1)
+                .arg(l.arm)
+                .arg(l.ok() ? parts.join(u"; "_s) : l.error,
+                     soFar.servingSimulated ? tr(" (SIMULATED figures, no server measured)") : QString()));
         m_chart->setComparison(soFar);
     });
     return flow;

@@ -499,8 +499,10 @@ std::optional<ServingComparison> ServingComparison::fromJson(const QJsonObject &
         l.error = lo.value("error"_L1).toString();
         for (const QJsonValue cv : lo.value("commands"_L1).toArray())
             l.commands.append(cv.toString());
-        for (const QJsonValue rv : lo.value("results"_L1).toArray())
+        for (const QJsonValue rv : lo.value("results"_L1).toArray()) {
             l.results.append(ServingResult::fromJson(rv.toObject()));
+            c.servingSimulated = c.servingSimulated || l.results.last().simulated;
+        }
         c.legs.append(l);
     }
     return c;

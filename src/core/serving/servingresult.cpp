@@ -119,6 +119,7 @@ std::optional<ServingResult> ServingResult::fromToolJson(const QJsonObject &o, Q
     r.medianTpotMs = num(o, "median_tpot_ms");
     r.medianItlMs = num(o, "median_itl_ms");
     r.concurrency = o.value("max_concurrency"_L1).toInt(0);
+    r.simulated = o.value("simulated"_L1).toBool(false);
     if (!r.hasCoreMetrics()) {
         if (error)
             *error = u"The benchmark's JSON has no median_ttft_ms, median_tpot_ms or output_throughput."_s;
@@ -158,6 +159,7 @@ std::optional<ServingResult> ServingResult::fromPrintedBlock(const QString &text
         return std::nullopt;
     }
     ServingResult r;
+    r.simulated = QStringView(text).mid(start).contains(u"SIMULATED"_s); // a practice double says so
     static const QRegularExpression line(u"^\\s*([^:\\n]+?):\\s*([-+0-9.eE]+|inf|nan)\\s*$"_s,
                                          QRegularExpression::MultilineOption);
     auto it = line.globalMatch(QStringView(text).mid(start));
@@ -213,6 +215,8 @@ QJsonObject ServingResult::toJson() const {
     putNum(o, "mean_tpot_ms", meanTpotMs);
     putNum(o, "median_tpot_ms", medianTpotMs);
     putNum(o, "median_itl_ms", medianItlMs);
+    if (simulated)
+        o.insert("simulated"_L1, true);
     return o;
 }
 
@@ -227,6 +231,7 @@ ServingResult ServingResult::fromJson(const QJsonObject &o) {
     r.concurrency = o.value("max_concurrency"_L1).toInt(0);
     r.completed = o.value("completed"_L1).toInt(0);
     r.failed = o.value("failed"_L1).toInt(0);
+    r.simulated = o.value("simulated"_L1).toBool(false);
     return r;
 }
 

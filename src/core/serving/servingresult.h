@@ -31,6 +31,9 @@ struct ServingResult {
     double meanTpotMs = NAN;
     double medianTpotMs = NAN;
     double medianItlMs = NAN;
+    // The tool said its figures are simulated ("simulated": true in its JSON, as a practice double of the
+    // tool writes): no server was measured, and every sentence about them says SIMULATED.
+    bool simulated = false;
 
     double value(Metric m) const;
     bool hasCoreMetrics() const; // median TTFT, median TPOT and output throughput all present

@@ -324,6 +324,8 @@ void ServingFlow::benchOne(const std::shared_ptr<Run> &run, int ci, const std::f
             return next();
         }
         r->concurrency = c;
+        // A practice double's figures: the comparison says SIMULATED wherever it shows them.
+        run->cmp.servingSimulated = run->cmp.servingSimulated || r->simulated;
         // A run is a result only if the benchmark succeeded: every request asked for completed, none
         // failed, every figure positive. Anything else names itself and nothing is compared.
         if (const QString problem = r->problem(run->plan.workload.numPrompts); !problem.isEmpty()) {
