@@ -107,8 +107,13 @@ QString ProbeCommand::renderText(const HostProbe &probe) {
         out += u"Also:        %1, TP %2 (not chosen)\n"_s.arg(s.label()).arg(s.tensorParallel);
     for (const ServerProcess &s : p.otherUsersServers)
         out += u"Not used:    %1: %2\n"_s.arg(s.label(), s.notUsed);
-    if (const QString ask = p.serverQuestion(u"with --server PID|PORT"_s); !ask.isEmpty())
-        out += u"Which:       "_s + ask + u'\n';
+    // Short: every candidate is on its own line above (a line per server keeps lines bounded).
+    if (!p.serverChoiceProblem.isEmpty())
+        out += u"Which:       %1; the servers running are listed above.\n"_s.arg(
+            p.serverChoiceProblem.section(u';', 0, 0));
+    else if (several)
+        out += u"Which:       %1 servers run here and none is chosen: give --server PID|PORT.\n"_s.arg(
+            p.servers.size());
     if (p.suggestedSpec) {
         out += u"Tuning job:  "_s + p.suggestedSpec->summaryText() + u'\n';
     }
