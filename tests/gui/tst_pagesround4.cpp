@@ -8,6 +8,7 @@
 #include "app/hosts/hostregistry.h"
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
+#include "app/tune/tunejobform.h"
 #include "app/tune/tunepage.h"
 #include "app/tune/tunerunfolder.h"
 #include "app/widgets/banner.h"
@@ -250,6 +251,19 @@ private slots:
         showPage(m_window->findChild<ResultsPage *>());
         QCOMPARE(m_window->statusBar()->currentMessage(), QString());
         showPage(tune());
+        // No probe at hand: K and top-k from the model's config.json the user points to.
+        QVERIFY(named<QPushButton>(tune(), u"configJsonButton"_s)->isVisible());
+        QTemporaryDir files;
+        QFile config(files.filePath(u"config.json"_s));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"architectures":["Qwen3MoeForCausalLM"],"text_config":{"hidden_size":2048,)"
+                     R"("num_experts_per_tok":8,"num_experts":128}})");
+        config.close();
+        auto *form = tune()->findChild<TuneJobForm *>();
+        QCOMPARE(form->loadModelConfig(config.fileName()), QString());
+        QCOMPARE(tune()->spec().hiddenSize, 2048);
+        QCOMPARE(tune()->spec().topk, 8);
+        QVERIFY(!form->loadModelConfig(files.filePath(u"missing.json"_s)).isEmpty());
         // Again, choosing this machine.
         Q_EMIT diagnose->tuneRequested(QString(), target);
         QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);

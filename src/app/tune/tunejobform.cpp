@@ -6,6 +6,14 @@
 #include "core/moe/configname.h"
 #include "ui_tunejobform.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -45,6 +53,52 @@ TuneJobForm::TuneJobForm(QWidget *parent)
     for (QCheckBox *b : {m_ui->perChannelCheck, m_ui->upDownCheck})
         connect(b, &QCheckBox::toggled, this, &TuneJobForm::changed);
     connect(m_ui->hostCombo, &QComboBox::currentIndexChanged, this, &TuneJobForm::hostChanged);
+    // A pasted log names no host to probe: the model's own config.json knows K and top-k.
+    auto *fromConfig = new QPushButton(tr("K and top-k from config.json..."), this);
+    fromConfig->setObjectName(u"configJsonButton"_s);
+    fromConfig->setToolTip(tr("Read hidden_size and num_experts_per_tok from the model's config.json on "
+                              "this machine."));
+    int row = -1;
+    QFormLayout::ItemRole role;
+    m_ui->fieldsLayout->getWidgetPosition(m_ui->topkSpin, &row, &role);
+    m_ui->fieldsLayout->insertRow(row + 1, QString(), fromConfig);
+    connect(fromConfig, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("The Model's config.json"), QDir::homePath(),
+                                       tr("Model config (config.json *.json)"));
+        dialog->setObjectName(u"configJsonDialog"_s);
+        dialog->setFileMode(QFileDialog::ExistingFile);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+            if (const QString why = loadModelConfig(path); !why.isEmpty())
+                setSource(why);
+        });
+        dialog->open();
+    });
+}
+
+QString TuneJobForm::loadModelConfig(const QString &path) {
+    QFile f(path);
+    if (f.size() > 4 << 20 || !f.open(QIODevice::ReadOnly))
+        return tr("Could not read %1 (a model's config.json is a few kB).")
+            .arg(QDir::toNativeSeparators(path));
+    const QJsonObject top = QJsonDocument::fromJson(f.readAll()).object();
+    // Multimodal models keep the language model's shape under text_config.
+    const QJsonObject text = top.value("text_config"_L1).toObject();
+    auto field = [&](QLatin1StringView key) {
+        const QJsonValue v = top.contains(key) ? top.value(key) : text.value(key);
+        return v.isDouble() ? v.toInt() : 0;
+    };
+    const int k = field("hidden_size"_L1);
+    int topk = field("num_experts_per_tok"_L1);
+    if (topk <= 0)
+        topk = field("moe_topk"_L1);
+    if (k <= 0 || topk <= 0)
+        return tr("%1 names no hidden_size and num_experts_per_tok: is it the config.json of a MoE model?")
+            .arg(QDir::toNativeSeparators(path));
+    m_ui->kSpin->setValue(k);
+    m_ui->topkSpin->setValue(topk);
+    setSource(tr("K %1 and top-k %2 from %3.").arg(k).arg(topk).arg(QDir::toNativeSeparators(path)));
+    return {};
 }
 
 TuneJobForm::~TuneJobForm() = default;

@@ -40,6 +40,10 @@ public:
     void setSpec(const TuneSpec &spec); // every field but the host
     TuneSpec spec() const;              // as the fields say now (no device name: the caller's)
     void setSource(const QString &sentence);
+    // K and top-k from a model's config.json on this machine (hidden_size, num_experts_per_tok; a
+    // multimodal model's text_config too): "" when both were filled, else what is wrong with the file.
+    // The "K and top-k from config.json..." button asks for the file.
+    QString loadModelConfig(const QString &path);
     // Checks spec (with what was typed but does not parse), marks the fields, shows the sentences and the
     // file names; synthetic adds that its files cannot be installed.
     TuneJobCheck showCheck(const TuneSpec &spec, const std::optional<TuningTarget> &target);
