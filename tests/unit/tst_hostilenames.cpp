@@ -126,6 +126,33 @@ private slots:
         }
         const QString warnings = opened.get();
         QVERIFY2(warnings.contains(u"events.jsonl is not a regular file"_s), qPrintable(warnings));
+
+        // a FIFO as a part (push.json) and as the result cache beside a result.json: skipped, no wait
+        QFile::remove(QString::fromLocal8Bit(fifo));
+        QFile result(run + u"/result.json"_s);
+        QVERIFY(result.open(QIODevice::WriteOnly));
+        result.write("{\"format\": \"moetune-result\", \"version\": 1, \"run_id\": \"r1\"}");
+        result.close();
+        const QByteArray push = QFile::encodeName(run + u"/push.json"_s);
+        const QByteArray cache = QFile::encodeName(run + u"/.result.cache"_s);
+        QCOMPARE(::mkfifo(push.constData(), 0600), 0);
+        QCOMPARE(::mkfifo(cache.constData(), 0600), 0);
+        auto second = std::async(std::launch::async, [run] {
+            QString error;
+            auto r = WorkspaceRun::open(run, &error);
+            return r ? r->warnings.join(u'\n') : error;
+        });
+        if (second.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+            for (const QByteArray &name : {push, cache}) {
+                const int fd = ::open(name.constData(), O_WRONLY | O_NONBLOCK);
+                if (fd >= 0)
+                    ::close(fd);
+            }
+            second.wait();
+            QFAIL("WorkspaceRun::open waited on a FIFO as push.json or the result cache");
+        }
+        const QString again = second.get();
+        QVERIFY2(again.contains(u"push.json is not a regular file"_s), qPrintable(again));
     }
 
     // An events.jsonl over kMaxKeptEventsBytes: streamed into the result (every measurement counted),

@@ -9,6 +9,10 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -121,9 +125,18 @@ bool SweepResultCache::write(const QString &runDir, const SweepResult &r) {
 }
 
 std::optional<SweepResult> SweepResultCache::read(const QString &runDir) {
-    QFile f(cachePath(runDir));
-    if (!f.open(QIODevice::ReadOnly))
+    // Opened non-blocking and read only when a regular file: a FIFO planted as the cache never blocks.
+    const int fd =
+        ::open(QFile::encodeName(cachePath(runDir)).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return std::nullopt;
+    struct stat st {};
+    QFile f;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !f.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return std::nullopt;
+    }
     QDataStream s(&f);
     s.setVersion(QDataStream::Qt_6_4);
     quint32 magic = 0, version = 0;
