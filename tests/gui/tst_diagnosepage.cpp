@@ -1168,6 +1168,9 @@ void TestDiagnosePage::emptyPasteKeepsTheLog() {
         QVERIFY(note->isVisible());
         QVERIFY2(note->text().contains(u"the log shown stays"_s), qPrintable(note->text()));
     }
+    // MOETUNE_SHOTS_DIR: a picture of the state for a person to look at (window.grab(), as --screenshot).
+    if (const QString shots = qEnvironmentVariable("MOETUNE_SHOTS_DIR"); !shots.isEmpty())
+        QVERIFY(m_window->grab().save(shots + u"/empty-paste-1400x900.png"_s));
     QVERIFY(!page()->undoAction()->isEnabled()); // nothing was replaced
 }
 

@@ -338,12 +338,11 @@ void DiagnosePage::setLogText(const QString &text) {
 void DiagnosePage::pasteText(const QString &text) {
     if (text.trimmed().isEmpty()) {
         // Nothing to diagnose: the log shown, its findings and what Undo would bring back all stay.
-        m_ui->noteBanner->showMessage(Banner::Kind::Info,
-                                      text.isEmpty() ? tr("The clipboard was empty: the log shown stays.")
-                                                     : tr("The clipboard held only blank space: the log "
-                                                          "shown stays."));
+        const QString said = text.isEmpty() ? tr("The clipboard was empty: the log shown stays.")
+                                            : tr("The clipboard held only blank space: the log shown stays.");
+        m_ui->noteBanner->showMessage(Banner::Kind::Info, said);
         m_ui->noteBanner->setAction({});
-        emit statusMessage(tr("Nothing pasted: the clipboard was empty"), 5000);
+        emit statusMessage(said, 5000);
         return;
     }
     const bool hadInput = !m_rawText.isEmpty() || !m_filePath.isEmpty() || m_hasResult;
