@@ -66,6 +66,12 @@ int BenchCommand::run(const QStringList &args) {
     if (!error.isEmpty())
         Console::err(
             u"The probe failed (%1); the server's address and tool are the defaults.\n"_s.arg(error));
+    // Several servers and no --server: ask which, never bench the first (issue 41).
+    if (const QString ask = probe.serverQuestion(u"with --server PID|PORT"_s);
+        error.isEmpty() && !ask.isEmpty()) {
+        host.fail(ask);
+        return FlowExitUsage;
+    }
     if (fw == Framework::Unknown) {
         fw = Framework::SGLang;
         for (const ServerProcess &s : probe.servers) {

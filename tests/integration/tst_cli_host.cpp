@@ -282,6 +282,12 @@ private slots:
         QVERIFY2(r.err.contains(u"runs 2 servers"_s) || r.err.contains(u"servers ("_s), qPrintable(r.err));
         QVERIFY2(r.err.contains(u"--server PID|PORT"_s), qPrintable(r.err));
 
+        // bench: which server's port and model to load? Asked, never the first.
+        r = run({u"bench"_s, u"local"_s});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(u"pid %1"_s.arg(pid1)) && r.err.contains(u"--server PID|PORT"_s),
+                 qPrintable(r.err));
+
         // tune from the second server's log: K and top-k from the chosen server's model (top-k 4)
         r = run({u"tune"_s, u"local"_s, u"--from-log"_s, m_host->secondLogPath(), u"--backend"_s,
                  u"synthetic"_s, u"--format"_s, u"json"_s, u"--server"_s, u"port "_s + port2});
