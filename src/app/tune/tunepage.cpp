@@ -630,7 +630,7 @@ void TunePage::onEditProfile() {
     std::optional<ServerProfile> suggestion;
     const HostSession *c = m_registry->connection(host->alias);
     const std::optional<HostProbe> probe = c ? c->lastProbe() : m_probe;
-    if (probe && !probe->servers.isEmpty())
+    if (probe && probe->servers.size() == 1) // the chosen server's; with several unchosen, none (41)
         suggestion = suggestServerProfile(probe->servers.first());
     auto *dialog =
         new ServerProfileDialog(m_registry->displayName(host->alias), host->serverProfile, suggestion, this);
@@ -640,7 +640,10 @@ void TunePage::onEditProfile() {
                 auto h = m_registry->host(alias);
                 if (!h)
                     return;
+                const QString chosen = h->serverProfile.server;
                 h->serverProfile = p;
+                if (h->serverProfile.server.isEmpty()) // the dialog edits how it runs, not which server
+                    h->serverProfile.server = chosen;
                 m_registry->save(*h);
                 updateProfileLine();
             });
