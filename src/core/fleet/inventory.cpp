@@ -493,7 +493,7 @@ std::optional<FleetInventory> FleetInventory::load(const QString &path, QString 
             *error = u"%1: %2"_s.arg(path, file.errorString());
         return std::nullopt;
     }
-    const qint64 limit = 64 * 1024 * 1024;
+    const qint64 limit = qint64(64) * 1024 * 1024;
     if (file.size() > limit) {
         if (error)
             *error = u"%1: larger than 64 MiB; not an inventory"_s.arg(path);
