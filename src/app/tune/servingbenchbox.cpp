@@ -10,6 +10,7 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSpacerItem>
 
 using namespace Qt::StringLiterals;
 
@@ -21,8 +22,10 @@ ServingBenchBox::ServingBenchBox(QWidget *parent)
     , m_chart(new ServingChart(this))
     , m_adaptiveCheck(new QCheckBox(tr("adaptive (pairs up to the cap)"), this))
     , m_marginSpin(new QDoubleSpinBox(this))
-    , m_hoursSpin(new QDoubleSpinBox(this)) {
+    , m_hoursSpin(new QDoubleSpinBox(this))
+    , m_filler(new QSpacerItem(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum)) {
     m_ui->setupUi(this);
+    m_ui->boxLayout->addSpacerItem(m_filler);
     // The statistics row: the margin of "no change", the adaptive mode, the whole comparison's time limit.
     m_adaptiveCheck->setObjectName(u"adaptiveCheck"_s);
     m_adaptiveCheck->setToolTip(
@@ -226,6 +229,9 @@ void ServingBenchBox::benchmarkNow() {
     m_ui->benchText->clear();
     m_ui->undoButton->setVisible(false);
     m_ui->verdictLabel->setText(tr("Benchmarking the server as it is..."));
+    m_chart->setVisible(true);
+    m_ui->chartHolder->setVisible(true);
+    m_filler->changeSize(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum);
     m_flow = makeFlow(*c);
     setRunning(true);
     ServingFlow::Plan p = plan();
@@ -264,6 +270,9 @@ void ServingBenchBox::compare() {
     m_ui->benchText->clear();
     m_ui->undoButton->setVisible(false);
     m_chart->clear();
+    m_chart->setVisible(true);
+    m_ui->chartHolder->setVisible(true);
+    m_filler->changeSize(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum);
     m_ui->verdictLabel->setText(tr("Benchmark before the push, then push, restart and benchmark again..."));
     m_flow = makeFlow(*c);
     setRunning(true);
@@ -295,6 +304,11 @@ void ServingBenchBox::showComparison(const ServingComparison &cmp, bool pushed) 
     const ServingComparison::Verdict v = cmp.verdict();
     // Nothing measured: no chart of n/a rows, the reason only.
     m_chart->setVisible(v != ServingComparison::Verdict::Failed);
+    m_ui->chartHolder->setVisible(v != ServingComparison::Verdict::Failed);
+    m_filler->changeSize(0, 0, QSizePolicy::Minimum,
+                         v == ServingComparison::Verdict::Failed ? QSizePolicy::Expanding
+                                                                 : QSizePolicy::Minimum);
+    m_ui->boxLayout->invalidate();
     m_chart->setComparison(cmp);
     const QString colour = v == ServingComparison::Verdict::Faster   ? u"#1a7f37"_s
                            : v == ServingComparison::Verdict::Slower ? u"#c0392b"_s

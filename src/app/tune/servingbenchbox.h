@@ -12,6 +12,7 @@
 
 class QCheckBox;
 class QDoubleSpinBox;
+class QSpacerItem;
 #include <QPointer>
 
 #include <functional>
@@ -87,6 +88,7 @@ private:
     QCheckBox *m_adaptiveCheck;
     QDoubleSpinBox *m_marginSpin;
     QDoubleSpinBox *m_hoursSpin;
+    QSpacerItem *m_filler; // takes the chart's room when there is no chart (nothing measured)
 };
 
 } // namespace moetune

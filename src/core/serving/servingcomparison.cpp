@@ -332,7 +332,7 @@ QString ServingComparison::sensitivitySentence() const {
     const double want = qMin(marginPct / 2.0, see / 2.0);
     if (want >= minEffectPct && see > want) {
         const int need = ServingChange::pairsToDetect(p.sdLog, want, 64);
-        s += need > 0 ? u"; %1% needs about %2"_s.arg(num(want)).arg(need)
+        s += need > 0 ? u"; %1% needs about %2 pairs"_s.arg(num(want)).arg(need)
                       : u"; %1% needs more than 64 pairs"_s.arg(num(want));
     }
     return s + u" (80% power, 95% test)."_s;
