@@ -37,6 +37,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -416,6 +417,27 @@ private slots:
                                          : m_window->page(i)->objectName();
                 QVERIFY(m_window->grab().save(dir + u"/"_s + name + u"-"_s + suffix));
             }
+            // The states of this issue: the question on a pasted log, the form without a host, the run
+            // list on its own row.
+            TuningTarget target;
+            target.framework = Framework::SGLang;
+            target.configRoot = u"/srv/cfg"_s;
+            target.tritonFolder = u"triton_3_6_0"_s;
+            target.name = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200_NVL.json"_s);
+            target.upMissing = true;
+            Q_EMIT m_window->findChild<DiagnosePage *>()->tuneRequested(QString(), target);
+            QInputDialog *ask = nullptr;
+            QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);
+            QTest::qWait(300);
+            QVERIFY(ask->grab().save(dir + u"/tune-which-host-dialog-"_s + suffix));
+            ask->setTextValue(ask->comboBoxItems().last());
+            ask->accept();
+            QTest::qWait(400);
+            QVERIFY(m_window->grab().save(dir + u"/tune-no-host-yet-"_s + suffix));
+            auto *scroll = tune()->findChild<QScrollArea *>(u"jobScroll"_s);
+            scroll->ensureWidgetVisible(named<QComboBox>(tune(), u"runsCombo"_s));
+            QTest::qWait(300);
+            QVERIFY(m_window->grab().save(dir + u"/tune-runs-row-"_s + suffix));
             m_window.reset();
         }
     }

@@ -167,7 +167,7 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
     m_target = target;
     m_before = diagnosis;
     // "": a pasted log of no known host, and the user chose none yet (MainWindow asked).
-    const QString alias = hostAlias;
+    const QString &alias = hostAlias;
     if (const HostSession *c = m_registry->connection(alias); c && c->lastProbe())
         m_probe = c->lastProbe();
     TuneSpec s = tuneSpecFor(target, m_probe ? &*m_probe : nullptr);
