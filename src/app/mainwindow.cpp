@@ -302,6 +302,8 @@ void MainWindow::createMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     m_editMenu = menuBar()->addMenu(tr("&Edit"));
+    m_editMenu->addAction(m_diagnosePage->undoAction());
+    m_editMenu->addSeparator();
     m_editMenu->addAction(m_diagnosePage->copyFindingAction());
     m_editMenu->addAction(m_diagnosePage->copyDiagnosisAction());
     m_editMenu->addSeparator();
