@@ -18,8 +18,10 @@
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
 #include "findchild.h"
+#include "remote/flows/hostcalls.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/hoststore.h"
+#include "remote/transport/localtransport.h"
 #include "report/pdfreport.h"
 #include "report/servingreportpage.h"
 
@@ -316,6 +318,36 @@ private slots:
             QVERIFY(box.grab().save(m_shots + u"/serving-box-%1.png"_s.arg(state), "PNG"));
             QVERIFY(view.grab().save(m_shots + u"/results-serving-%1.png"_s.arg(state), "PNG"));
         }
+    }
+
+    // Two servers on the host and none chosen: the box asks which, and benchmarks neither (issue 41).
+    void severalServersAsksWhich() {
+        LocalTransport transport;
+        HostCalls calls(&transport, nullptr);
+        HostProbe probe;
+        probe.hostName = u"gpu-7"_s;
+        for (const auto &[pid, port] : {std::pair{4242, 30000}, std::pair{4343, 30001}}) {
+            ServerProcess s;
+            s.pid = pid;
+            s.port = port;
+            s.framework = Framework::SGLang;
+            s.modelPath = u"/models/m%1"_s.arg(port);
+            probe.servers.append(s);
+        }
+        ServingBenchBox box;
+        box.setProvider([&]() -> std::optional<ServingBenchBox::Context> {
+            ServingBenchBox::Context c;
+            c.calls = &calls;
+            c.probe = probe;
+            return c;
+        });
+        box.show();
+        click(&box, u"benchButton"_s);
+        const QString said = named<QLabel>(&box, u"verdictLabel"_s)->text();
+        QVERIFY2(said.contains(u"runs 2 servers"_s) && said.contains(u"pid 4242"_s) &&
+                     said.contains(u"pid 4343"_s),
+                 qPrintable(said));
+        QVERIFY2(named<QPushButton>(&box, u"benchButton"_s)->isEnabled(), "a benchmark was started");
     }
 };
 

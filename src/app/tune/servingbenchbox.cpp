@@ -224,6 +224,13 @@ void ServingBenchBox::benchmarkNow() {
             tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
         return;
     }
+    // Several servers and no choice: ask which, never benchmark the first one (issue 41).
+    if (const QString ask =
+            c->probe ? c->probe->serverQuestion(tr("in the Hosts page's Server list")) : QString();
+        !ask.isEmpty()) {
+        m_ui->verdictLabel->setText(ask);
+        return;
+    }
     suggest(c->framework, c->probe ? &*c->probe : nullptr,
             c->server ? c->server->profile() : ServerProfile{});
     m_ui->benchText->clear();
@@ -258,6 +265,13 @@ void ServingBenchBox::compare() {
     if (!c || !c->calls) {
         m_ui->verdictLabel->setText(
             tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
+        return;
+    }
+    // Several servers and no choice: ask which, never benchmark the first one (issue 41).
+    if (const QString ask =
+            c->probe ? c->probe->serverQuestion(tr("in the Hosts page's Server list")) : QString();
+        !ask.isEmpty()) {
+        m_ui->verdictLabel->setText(ask);
         return;
     }
     if (!c->preview || !c->preview->ok()) {

@@ -197,6 +197,7 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
 }
 
 void TunePage::tuneSpec(const QString &hostAlias, const TuneSpec &s) {
+    m_runDeviceName = s.deviceName;
     m_form->chooseHost(hostAlias);
     m_form->setSpec(s);
     // The practice server has no GPU: its runs are the synthetic backend's (SIMULATED, said everywhere).
@@ -212,6 +213,8 @@ TuneSpec TunePage::spec() const {
     TuneSpec s = m_form->spec();
     if (m_target)
         s.deviceName = m_target->name.deviceName;
+    else if (s.deviceName.isEmpty())
+        s.deviceName = m_runDeviceName; // a run's job keeps its GPU's name (its files are the server's)
     return s;
 }
 
@@ -702,6 +705,7 @@ void TunePage::fillFormFromRun(const QString &runId) {
     if (!s)
         return;
     m_target.reset(); // the job is the run's now, not the finding's
+    m_runDeviceName = s->deviceName;
     m_form->setSpec(*s);
     m_form->setSource(tr("The job of run %1 on %2, as the host lists it.").arg(runId, m_form->hostLabel()));
     updateChecks();

@@ -145,6 +145,7 @@ private:
     QPointer<ServerControl> m_server;
     QPointer<PushFlow> m_push;
     std::optional<TuningTarget> m_target;
+    QString m_runDeviceName; // the GPU name of the job the form was filled from (a run's or a probe's)
     std::optional<Diagnosis> m_before;
     std::optional<HostProbe> m_probe;
     std::optional<PushFlow::Preview> m_preview;
