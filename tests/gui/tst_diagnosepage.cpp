@@ -26,6 +26,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -963,10 +964,15 @@ void TestDiagnosePage::tuneThisOnTheTarget() {
     QTest::mouseClick(tune, Qt::LeftButton);
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.at(0).at(0).toString(), QString()); // pasted: no host known
-    // The window opens the Tune page on that target (the host chosen there stays: no host is known).
+    // No host is known for a pasted log: the window asks which host tunes it (issue 45 point 7), then
+    // opens the Tune page on that target.
+    QInputDialog *ask = nullptr;
+    QTRY_VERIFY((ask = m_window->findChild<QInputDialog *>(u"tuneHostDialog"_s)) != nullptr);
+    ask->setTextValue(ask->comboBoxItems().first()); // this machine
+    ask->accept();
     auto *tunePage = m_window->findChild<TunePage *>(u"tunePage"_s);
     QVERIFY(tunePage);
-    QCOMPARE(m_window->page(m_window->currentPage()), tunePage);
+    QTRY_COMPARE(m_window->page(m_window->currentPage()), tunePage);
     QCOMPARE(tunePage->findChild<QSpinBox *>(u"expertsSpin"_s)->value(),
              d.findings.at(targetRow).target->name.experts);
     QCOMPARE(tunePage->findChild<QSpinBox *>(u"nSpin"_s)->value(), d.findings.at(targetRow).target->name.n);

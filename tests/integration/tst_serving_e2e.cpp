@@ -9,6 +9,7 @@
 // PushFlow/ServerControl: rigorous A B B A, faster, then undo).
 #include "clirun.h"
 #include "core/diagnosis/diagnoser.h"
+#include "core/host/serverchoice.h"
 #include "fakeserverhost.h"
 #include "remote/agent/agentclient.h"
 #include "remote/flows/hostcalls.h"
@@ -206,6 +207,9 @@ private slots:
         AgentClient agent(&transport, o.host, AgentClient::defaultLocalAgentPath());
         HostCalls calls(&transport, &agent);
         TuneFlow tune(&calls);
+        // As HostFlows does for the app and the CLI: the probe is focused on the server the profile
+        // names (its log), so another server on this machine is never the one benchmarked (issue 41).
+        tune.setServerChoice(ServerChoice::of(m_host.profile()));
         ServerControl server(&calls, m_host.profile());
         PushFlow push(&calls, &server, u"fake host"_s);
         ServingFlow flow(&calls, &push, &server);
