@@ -72,6 +72,7 @@ private slots:
     void streamEqualsText_data();
     void streamEqualsText();
     void fileWindowBoundary();
+    void rangePlannedOnALongerFile();
     void parallelSplitInsideWrappedWarning_data();
     void parallelSplitInsideWrappedWarning();
     void configIntegerAbove2Pow53_data();
@@ -125,6 +126,23 @@ void TestReadBoundaries::fileWindowBoundary() {
     const Diagnosis fromText = single.diagnoseText(log);
     QCOMPARE(fromText.targets.size(), 1);
     QCOMPARE(jsonOf(fromFile), jsonOf(fromText));
+}
+
+// A part of a parallel read that starts only after the log was truncated (logrotate's copytruncate): its
+// range was planned on the longer file, and reading what is left must not pass for the whole log.
+void TestReadBoundaries::rangePlannedOnALongerFile() {
+    QTemporaryFile f;
+    QVERIFY(f.open());
+    const QByteArray log = filler(50);
+    QCOMPARE(f.write(log), log.size());
+    QVERIFY(f.flush());
+    QVERIFY(f.resize(0)); // truncated after the plan
+    LogReader reader(QList<QByteArray>{});
+    QString error;
+    QVERIFY(!reader.readOpenFileRange(
+        f.handle(), f.fileName(), 0, log.size(), [](const LogReader::Hit &) {}, {}, &error));
+    QVERIFY2(error.contains(u"shrank while it was read"_s), qPrintable(error));
+    QCOMPARE(reader.linesRead(), 0);
 }
 
 void TestReadBoundaries::parallelSplitInsideWrappedWarning_data() {

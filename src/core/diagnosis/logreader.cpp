@@ -301,7 +301,15 @@ bool LogReader::readOpenFileRange(int fd, const QString &name, qint64 begin, qin
     if (!S_ISREG(st.st_mode))
         return fail(u"%1 is not a regular file."_s.arg(name));
     const qint64 fileSize = st.st_size;
-    const qint64 size = end < 0 ? fileSize : std::min(end, fileSize);
+    // A range planned on the file's earlier size (a part of a parallel read that starts late): a file
+    // shorter now shrank before this part read a byte, and reading what is left would claim a whole log.
+    if (end > fileSize)
+        return fail(u"%1 shrank while it was read: it had at least %2 bytes when reading began and has %3 "
+                    u"now (logrotate's copytruncate does this). The diagnosis would be incomplete; read the "
+                    u"file again, or the rotated copy."_s.arg(name)
+                        .arg(end)
+                        .arg(fileSize));
+    const qint64 size = end < 0 ? fileSize : end;
     qint64 pos = std::clamp<qint64>(begin, 0, size);
     // One buffer for the whole read: the window plus the context on both sides.
     QByteArray buf;
