@@ -12,7 +12,7 @@ import os
 import secrets
 import stat
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from .protocol import RunError
 
@@ -88,14 +88,20 @@ def is_symlink(path: str) -> bool:
         return False
 
 
-def write_atomic(path: str, data: bytes, mode: Optional[int] = None, pause_s: float = 0.0) -> None:
+def write_atomic(path: str, data: bytes, mode: Optional[int] = None, pause_s: float = 0.0,
+                 before_replace: Optional[Callable[[], None]] = None) -> None:
     """Replace path by data atomically (a reader or a kill sees the old or the new file, whole).
     A symlink at path is refused (RunError symlink_target): rename() would replace the link, not what it
-    points to, and following it would let whoever planted it choose the file we overwrite."""
+    points to, and following it would let whoever planted it choose the file we overwrite.
+    before_replace, when given, runs after the new bytes are on disk and just before the rename: the last
+    look a caller can take (install-config checks the file is still what it read); if it raises, nothing
+    is replaced and the temporary file is removed."""
     if is_symlink(path):
         raise RunError("symlink_target", "%s is a symbolic link: refusing to write through it" % path)
     tmp = write_temp(path, data, default_mode() if mode is None else mode, pause_s)
     try:
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -30,7 +30,8 @@ from ..protocol import EXIT_FAILED, EXIT_OK, RunError
 from ..runs.logs import run_simulated
 from ..runs.store import resolve, run_folder_of
 from ..safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode,
-                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_temp)
+                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic,
+                        write_temp)
 from ..serverconfig import configjson, naming
 from . import rowmerge
 
@@ -577,12 +578,10 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
         mode = default_mode()
     backup = _make_backup(target, plan.old, mode)
     plan.backup = backup  # from here on a failure must name it (it stays: it holds the old file)
-    if is_symlink(target):
-        raise RunError("symlink_target", "%s is a symbolic link: refusing to write through it" % target)
-    tmp = write_temp(target, data, mode, pause)
-    try:
-        # The last look before the rename, as close to it as a rename allows (the lock keeps other
-        # installs out; this catches an editor or another tool that saved the file meanwhile).
+
+    def last_look() -> None:
+        # As close to the rename as a rename allows (the lock keeps other installs out; this catches an
+        # editor or another tool that saved the file meanwhile).
         if not _still_as_read(plan):
             try:
                 os.unlink(backup)  # nothing was replaced: the backup would only stand for a file that is gone
@@ -590,14 +589,8 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
             except OSError:
                 pass
             raise ChangedMeanwhile()
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(os.path.dirname(target) or ".")
+
+    write_atomic(target, data, mode, pause, before_replace=last_look)
     return "installed", backup
 
 
