@@ -512,7 +512,7 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
     """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
     exe = server_interpreter(args, launch)
     view = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None,
-            "interpreter_problem": None}
+            "interpreter_problem": None, "kernel_source": None}
     if not exe or launch.get("container_id"):
         view["error"] = "the server runs in a container: its interpreter is not visible from the host" \
             if launch.get("container_id") else "the server's interpreter is unknown"
@@ -541,6 +541,9 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
         return view
     view["triton"] = (facts.get("triton") or {}).get("version")
     sg = (facts.get("sglang") or {}).get("path")
+    vl = (facts.get("vllm") or {}).get("path")
+    fw = classify_cmdline(args) or ("sglang" if sg else "vllm")
+    view["kernel_source"] = kernel_source(fw, sg if fw == "sglang" else vl)
     if senv.get("SGLANG_MOE_CONFIG_DIR"):
         view["config_root"] = os.path.join(senv["SGLANG_MOE_CONFIG_DIR"], "configs")
         view["config_root_source"] = "SGLANG_MOE_CONFIG_DIR"
@@ -553,6 +556,36 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
         view["config_root"] = os.path.join(facts["vllm"]["path"], *VLLM_CONFIG_DIR)
         view["config_root_source"] = "module"
     return view
+
+
+# Where each framework's fused-MoE Triton kernel (`fused_moe_kernel`) is defined, relative to its package
+# folder, newest layout first (docs/servers.md). Its bytes decide whether a config tuned on one host fits
+# another: two hosts running different kernel code are never one fleet tuning group.
+KERNEL_SOURCES = {
+    "sglang": (("kernels", "ops", "moe", "fused_moe_triton_kernels.py"),
+               ("srt", "layers", "moe", "fused_moe_triton", "fused_moe_triton_kernels.py"),
+               ("srt", "layers", "moe", "fused_moe_triton", "fused_moe.py")),
+    "vllm": (("model_executor", "layers", "fused_moe", "fused_moe.py"),),
+}
+
+
+def kernel_source(framework: str, package: Optional[str]) -> Optional[Dict[str, Any]]:
+    """{path, sha256} of the file defining the framework's fused-MoE kernel under its package folder, the
+    first candidate that defines `fused_moe_kernel`; None when none is found or readable."""
+    if not package:
+        return None
+    for parts in KERNEL_SOURCES.get(framework, ()):
+        path = os.path.join(package, *parts)
+        try:
+            with open(path, "rb") as f:
+                data = f.read(8 << 20)
+        except OSError:
+            continue
+        if b"def fused_moe_kernel(" in data:
+            import hashlib
+
+            return {"path": path, "sha256": hashlib.sha256(data).hexdigest()}
+    return None
 
 
 _DEFAULT_PORT = {"sglang": 30000, "vllm": 8000}

@@ -36,6 +36,30 @@ class CgroupFacts(unittest.TestCase):
                 self.assertEqual((f["systemd_unit"], f["systemd_user"], f["container_id"]), (unit, user, container))
 
 
+class KernelSource(unittest.TestCase):
+    """The hash of the file that defines fused_moe_kernel: the fleet's groups are formed on it."""
+
+    def test_first_defining_candidate_is_hashed(self):
+        import hashlib
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as pkg:
+            self.assertIsNone(probe_mod.kernel_source("sglang", pkg))
+            old = os.path.join(pkg, "srt", "layers", "moe", "fused_moe_triton")
+            os.makedirs(old)
+            with open(os.path.join(old, "fused_moe.py"), "w") as f:
+                f.write("def fused_moe_kernel(a, b):\n    pass\n")
+            # A file of that name without the kernel (a wrapper) is not the kernel's source.
+            with open(os.path.join(old, "fused_moe_triton_kernels.py"), "w") as f:
+                f.write("from .fused_moe import *\n")
+            got = probe_mod.kernel_source("sglang", pkg)
+            self.assertEqual(got["path"], os.path.join(old, "fused_moe.py"))
+            with open(got["path"], "rb") as f:
+                self.assertEqual(got["sha256"], hashlib.sha256(f.read()).hexdigest())
+            self.assertIsNone(probe_mod.kernel_source("vllm", pkg))
+            self.assertIsNone(probe_mod.kernel_source("sglang", None))
+
+
 class LaunchFacts(agenttest.AgentCase):
     def make_tree(self):
         site = os.path.join(self.tmp, "server site")

@@ -58,6 +58,9 @@ ServerLaunch launchFromJson(const QJsonObject &l, const QJsonObject &view) {
     s.serverConfigRootSource = str(view, "config_root_source");
     s.serverViewError = str(view, "error");
     s.interpreterProblem = str(view, "interpreter_problem");
+    const QJsonObject kernel = view.value("kernel_source"_L1).toObject();
+    s.kernelSourcePath = str(kernel, "path");
+    s.kernelSourceHash = str(kernel, "sha256");
     return s;
 }
 

@@ -138,7 +138,8 @@ HostProbe hostProbeForDisplay(const HostProbe &probe) {
             ServerLaunch &l = s.launch;
             for (QString *str : {&l.executable, &l.workingDir, &l.logFile, &l.supervisor, &l.systemdUnit,
                                  &l.containerId, &l.serverPython, &l.serverTriton, &l.serverConfigRoot,
-                                 &l.serverConfigRootSource, &l.serverViewError, &l.interpreterProblem})
+                                 &l.serverConfigRootSource, &l.serverViewError, &l.interpreterProblem,
+                                 &l.kernelSourcePath, &l.kernelSourceHash})
                 clean(*str);
             clean(s.user);
             clean(s.notUsed);

@@ -32,6 +32,11 @@ struct ServerLaunch {
     // Why the agent did not run the server's interpreter (its path can be written by another user, issue
     // 42.1); serverPython is then empty and nothing may run it.
     QString interpreterProblem;
+    // The file defining the server's fused-MoE Triton kernel and the sha256 of its bytes (the agent's
+    // probe.kernel_source): two hosts whose hashes differ run different kernel code, so a config tuned on
+    // one is not known to fit the other (fleet tuning groups). Empty when not found.
+    QString kernelSourcePath;
+    QString kernelSourceHash;
 
     bool operator==(const ServerLaunch &) const = default;
 };
