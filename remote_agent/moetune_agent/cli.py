@@ -71,6 +71,10 @@ def _parser():
                     help="the preview's plan: the file there is still this (else nothing is installed)")
     ic.add_argument("--expect-new", action="append", metavar="FILE=SHA256",
                     help="the preview's plan: the bytes to install are still these (else nothing is installed)")
+    im = sub.add_parser("import-run", help="make a finished run of this host from a result.json tuned elsewhere")
+    im.add_argument("source")
+    im.add_argument("--from-host")
+    im.add_argument("--from-run")
     hr = sub.add_parser("headroom", help="how much a tune would gain, in seconds (synchronous)")
     hr.add_argument("spec")
     rn = sub.add_parser("_run")  # internal: the detached run process
@@ -95,7 +99,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = _parser().parse_args(argv)
         if not args.command:
             raise UsageError("usage: moetune-agent <command> [args]; commands: version, probe, tune, resume, "
-                             "attach, cancel, runs, result, install-config, headroom")
+                             "attach, cancel, runs, result, install-config, import-run, headroom")
     except UsageError as e:
         out.error("usage", str(e))
         out.done("failed", exit_code=EXIT_USAGE)
@@ -174,6 +178,10 @@ def _dispatch(args, out):
     if cmd == "install-config":
         from .install.installer import install_command
         return install_command(args, out)
+    if cmd == "import-run":
+        from .runs.importrun import import_run
+        out.emit(dict({"type": "imported"}, **import_run(args.source, args.from_host, args.from_run, args.home)))
+        return EXIT_OK
     if cmd == "headroom":
         from .headroom import headroom_command
         return headroom_command(args, out)

@@ -87,7 +87,7 @@ def result_lines(run_id: str, path: str, res: dict):
 
 def capabilities():
     caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "result_parts", "install-config",
-            "headroom", "backend:" + SYNTHETIC]
+            "import-run", "headroom", "backend:" + SYNTHETIC]
     try:
         for name in packaged_gpu_backends():
             caps.append("backend:" + name)
