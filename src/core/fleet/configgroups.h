@@ -23,6 +23,7 @@ struct FleetHostFacts {
     QString blockShape;       // "[128,128]", "" for none
     QString kernelSourceHash; // hash of the server's fused-MoE kernel source file
     QString missingConfig;    // the config file name the server wanted and did not find; "" = none missing
+    bool operator==(const FleetHostFacts &) const = default;
 };
 
 // Hosts that need the same config file and run the same kernel code: one tuning job serves them all.
@@ -30,6 +31,7 @@ struct FleetConfigGroup {
     FleetHostFacts key;            // the first host's facts; host and frameworkVersion are the first's
     QStringList hosts;             // in the order given
     QStringList frameworkVersions; // every version seen in the group, sorted
+    bool operator==(const FleetConfigGroup &) const = default;
 };
 
 // Why two groups cannot share one tuning: one sentence per fact that differs.
