@@ -11,6 +11,8 @@
 #include "app/widgets/appresources.h"
 #include "remote/flows/hostsession.h"
 
+#include "core/diagnosis/diagnosis.h"
+#include "core/host/tunejob.h"
 #include "core/job/tuningtarget.h"
 
 #include "core/util/version.h"
@@ -103,6 +105,11 @@ MainWindow::MainWindow(QWidget *parent)
                 else
                     m_diagnosePage->openFetchedLog(path, alias, m_hosts->displayName(alias), probe);
                 showDiagnosePage();
+                if (m_tuneServedAfterDiagnosis == alias) { // "Tune the Served Model" asked for this
+                    m_tuneServedAfterDiagnosis.clear();
+                    if (m_hostsPage->fetchedDiagnosis())
+                        tuneServedModel(alias, true);
+                }
             });
     connect(m_hostsPage, &HostsPage::followStarted, this, [this](const QString &alias) {
         const HostSession *c = m_hosts->connection(alias);
@@ -133,11 +140,10 @@ MainWindow::MainWindow(QWidget *parent)
                 m_tunePage->checkHeadroom();
             });
     // Hosts -> Tune: "Tune the served model" with the job the probe implies.
+    // The same job as "Tune This..." on that host's diagnosis (core/host/tunejob.h): the log decides the
+    // files (up and _down), their device name and folder, so a host not diagnosed yet is diagnosed first.
     connect(m_hostsPage, &HostsPage::tuneSpecRequested, this,
-            [this](const QString &alias, const TuneSpec &spec) {
-                m_tunePage->tuneSpec(alias, spec);
-                setCurrentPage(m_stack->indexOf(m_tunePage));
-            });
+            [this](const QString &alias, const TuneSpec &) { tuneServedModel(alias, false); });
 
     auto *resultsPage = new ResultsPage(this);
     addPage(resultsPage, style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Results"));
@@ -238,6 +244,37 @@ void MainWindow::tuneTarget(const QString &hostAlias, const TuningTarget &target
         return;
     }
     m_tunePage->tuneTarget(hostAlias, target, m_diagnosePage->diagnosis());
+    setCurrentPage(m_stack->indexOf(m_tunePage));
+}
+
+void MainWindow::tuneServedModel(const QString &alias, bool diagnosed) {
+    m_tuneServedAfterDiagnosis.clear();
+    const HostSession *c = m_hosts->connection(alias);
+    const HostProbe *probe = c && c->lastProbe() ? &*c->lastProbe() : nullptr;
+    const Diagnosis &d = m_diagnosePage->diagnosis();
+    if (d.host != alias && !diagnosed) {
+        m_tuneServedAfterDiagnosis = alias;
+        if (m_hostsPage->currentAlias() == alias)
+            m_hostsPage->diagnoseHost();
+        else
+            m_tuneServedAfterDiagnosis.clear();
+        if (!m_tuneServedAfterDiagnosis.isEmpty()) {
+            statusBar()->showMessage(
+                tr("Diagnosing %1's log first: it names the files the server wants (up and _down) and where.")
+                    .arg(m_hosts->displayName(alias)));
+            return;
+        }
+    }
+    if (d.host == alias)
+        if (const auto target = servedTarget(d, probe)) {
+            tuneTarget(alias, *target);
+            return;
+        }
+    // The log names no file of the served shape: the probe's job, with the host GPU's device name.
+    const TuneJob job = buildTuneJob(d.host == alias ? &d : nullptr, probe);
+    if (!job.valid())
+        return;
+    m_tunePage->tuneSpec(alias, job.spec);
     setCurrentPage(m_stack->indexOf(m_tunePage));
 }
 

@@ -62,6 +62,9 @@ private:
     void showAbout();
     void showDiagnosePage();
     void tuneTarget(const QString &hostAlias, const TuningTarget &target);
+    // Hosts' "Tune the Served Model": the target of the host's diagnosis that its server serves, through
+    // tuneTarget() as "Tune This..." (one job builder); diagnosed = the host's log was just diagnosed.
+    void tuneServedModel(const QString &alias, bool diagnosed);
     void updatePageShortcuts();
     // A pasted log: which host tunes it (or none yet); then the headroom check when asked for.
     void askTuneHost(const TuningTarget &target, bool thenHeadroom = false);
@@ -77,6 +80,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     QMenu *m_editMenu = nullptr;
     QMenu *m_helpMenu = nullptr;
+    QString m_tuneServedAfterDiagnosis; // "Tune the Served Model" waits for this host's diagnosis
     bool m_quitConfirmed = false; // the user said quit while a run was followed
 };
 

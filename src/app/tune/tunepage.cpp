@@ -12,7 +12,7 @@
 #include "app/tune/tunepushpanel.h"
 #include "app/tune/tunerunfolder.h"
 #include "app/widgets/banner.h"
-#include "core/moe/moemodelcatalog.h"
+#include "core/host/tunejob.h"
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
 #include "remote/flows/hostcalls.h"
@@ -170,20 +170,13 @@ void TunePage::tuneTarget(const QString &hostAlias, const TuningTarget &target, 
     const QString &alias = hostAlias;
     if (const HostSession *c = m_registry->connection(alias); c && c->lastProbe())
         m_probe = c->lastProbe();
-    TuneSpec s = tuneSpecFor(target, m_probe ? &*m_probe : nullptr);
-    // The probe's config.json knows K and top-k; without one, the model the log names, from the list of
-    // common MoE models (only when its expert count is the file's).
+    // The one job builder (core/host/tunejob.h), shared with the Hosts page's "Tune the Served Model".
+    const TuneJob job = buildTuneJob(&diagnosis, m_probe ? &*m_probe : nullptr, target);
     QString fromList;
-    const QString model = diagnosis.starts.isEmpty() ? QString() : diagnosis.starts.constLast().model;
-    if ((s.hiddenSize == 0 || s.topk == 0) && !model.isEmpty()) {
-        if (const auto m = MoeModelCatalog::load().findForShape(model, target.name.experts)) {
-            s.hiddenSize = m->hiddenSize;
-            s.topk = m->topk;
-            fromList = tr(" K and top-k of %1 from the list of common MoE models (%2).")
-                           .arg(model, QDir::toNativeSeparators(m->file));
-        }
-    }
-    tuneSpec(alias, s);
+    if (!job.catalogFile.isEmpty())
+        fromList = tr(" K and top-k of %1 from the list of common MoE models (%2).")
+                       .arg(job.model, QDir::toNativeSeparators(job.catalogFile));
+    tuneSpec(alias, job.spec);
     if (alias.isEmpty())
         m_form->clearHost();
     m_form->setSource(
