@@ -85,10 +85,17 @@ bool PracticeServer::create(QString *error) const {
     if (!script.open(QIODevice::ReadOnly))
         return fail(u"The practice server's stand-in server is missing from this build."_s);
     const QByteArray server = script.readAll();
+    // PRACTICE DOUBLE of the serving benchmark tool: SIMULATED figures that follow the config the practice
+    // server loaded, so "Push, restart and compare" runs all its legs here (labelled in its output).
+    QFile bench(u":/moetune/practice/practice_bench_serving.py"_s);
+    if (!bench.open(QIODevice::ReadOnly))
+        return fail(u"The practice server's stand-in serving benchmark is missing from this build."_s);
+    const QByteArray benchTool = bench.readAll();
     bool ok = QDir().mkpath(m_root) && writeFile(marker(), kPracticeMarkerText) &&
               QDir().mkpath(configRoot() + u"/triton_3_4_0"_s) && QDir().mkpath(model()) &&
               QDir().mkpath(home()) && QDir().mkpath(m_root + u"/logs"_s);
     ok = ok && writeFile(site() + u"/sglang/launch_server.py"_s, server);
+    ok = ok && writeFile(site() + u"/sglang/bench_serving.py"_s, benchTool);
     for (const char *pkg :
          {"/sglang/srt/__init__.py", "/sglang/srt/layers/__init__.py", "/sglang/srt/layers/moe/__init__.py",
           "/sglang/srt/layers/moe/fused_moe_triton/__init__.py"})
