@@ -118,20 +118,12 @@ def main() -> int:
     print("%-5s %6s %8s %11s %9s %6s %8s %10s" % ("rule", "first", "first", "first est s", "first max", "units",
                                                   "kernels", "all est s"))
     model = wtr.fit("int4")
-    saved = os.environ.get("MOETUNE_PRUNE_DEQUANT")
-    try:
-        for name, val in (("off", "0"), ("on", "1")):
-            os.environ["MOETUNE_PRUNE_DEQUANT"] = val
-            r = wtr.compile_work(wtr.INT4, SIZES, None, model)
-            out["compile"][name] = r
-            print("%-5s %6d %8d %11.1f %9.2f %6d %8d %10.1f" % (
-                name, r["first_units"], r["first_kernels"], r["first_s"], r["first_max_s"], r["units"], r["kernels"],
-                r["all_s"]))
-    finally:
-        if saved is None:
-            os.environ.pop("MOETUNE_PRUNE_DEQUANT", None)
-        else:
-            os.environ["MOETUNE_PRUNE_DEQUANT"] = saved
+    for name, val in (("off", False), ("on", True)):
+        r = wtr.compile_work(wtr.INT4, SIZES, None, model, space_options={"prune_dequant": val})
+        out["compile"][name] = r
+        print("%-5s %6d %8d %11.1f %9.2f %6d %8d %10.1f" % (
+            name, r["first_units"], r["first_kernels"], r["first_s"], r["first_max_s"], r["units"], r["kernels"],
+            r["all_s"]))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)

@@ -343,7 +343,7 @@ def main():
     ap.add_argument("--recheck", default="", help="comma list of pairs whose check runs again after the tune "
                     "(hot GPU): its estimate against the same head-to-head")
     ap.add_argument("--variants", default="", help="checks run again before the tune with other environments, "
-                    "e.g. 'heat:MOETUNE_HEADROOM_HEAT=1;noheat:MOETUNE_HEADROOM_HEAT=0' (in this order)")
+                    "e.g. 'nocache:MOETUNE_COMPILE_CACHE=0;cache:MOETUNE_COMPILE_CACHE=1' (in this order)")
     ap.add_argument("--variants-for", default="qwen3_triton", help="comma list of pairs that run the variants")
     ap.add_argument("--check-only", default="", help="comma list of pairs run without their tune (wall time only)")
     ap.add_argument("--variant-pause-s", type=float, default=15.0, help="idle GPU before each variant's check")

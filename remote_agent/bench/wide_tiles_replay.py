@@ -60,21 +60,22 @@ def fit(dtype: str):
     return my - b * mx, b
 
 
-SETTINGS = (("none", "0", "0"), ("wide", "1", "0"), ("both", "1", "1"))
+SETTINGS = (("none", False, False), ("wide", True, False), ("both", True, True))
 
 
-def setting(wide: str, floor: str) -> None:
-    os.environ["MOETUNE_WIDE_TILES_W8"] = wide
-    os.environ["MOETUNE_SCREEN_BM_FLOOR"] = floor
+def setting(wide: bool, floor: bool) -> dict:
+    """The fast strategy's options of a setting: the two rules on or off."""
+    return {"wide_tiles_w8": wide, "screen_bm_floor": floor}
 
 
-def compile_work(shape: Shape, sizes, framework, model) -> dict:
+def compile_work(shape: Shape, sizes, framework, model, strategy_options=None, space_options=None) -> dict:
     """Distinct kernels of the first phase and the whole tune, and their estimated compile seconds."""
     sizes = list(sizes or batch_sizes_default())
     ops = ("up",)
     classes = classes_for(framework, shape) if framework else None
-    space = space_mod.build_space(shape, sizes, ops)
-    st = make_strategy("fast", space, sizes, ops, shape, **({"kernel_classes": classes} if classes else {}))
+    space = space_mod.build_space(shape, sizes, ops, options=space_options)
+    st = make_strategy("fast", space, sizes, ops, shape, **dict(strategy_options or {},
+                                                                **({"kernel_classes": classes} if classes else {})))
     be = SyntheticBackend(shape)
     meas, first, keys, first_units = [], None, {}, 0
     while True:
@@ -106,7 +107,6 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", help="write every figure here")
     a = ap.parse_args()
-    saved = {k: os.environ.get(k) for k in ("MOETUNE_WIDE_TILES_W8", "MOETUNE_SCREEN_BM_FLOOR")}
     out: dict = {"compile": {}, "replayed": {}}
     models = {"bf16": fit("bf16"), "int4_w4a16": fit("int4")}
     out["fit"] = {k: {"a": round(v[0], 4), "b": round(v[1], 4)} for k, v in models.items()}
@@ -114,35 +114,27 @@ def main() -> int:
     print("%-28s %-5s %6s %8s %11s %9s %6s %8s %10s" % ("path", "rules", "first", "first", "first est s",
                                                         "first max", "units", "kernels", "all est s"))
     print("%-28s %-5s %6s %8s" % ("", "", "units", "kernels"))
-    try:
-        for label, shape, sizes, fw in PATHS:
-            for name, wide, floor in SETTINGS:
-                setting(wide, floor)
-                r = compile_work(shape, sizes, fw, models["int4_w4a16" if shape.dtype == "int4_w4a16" else "bf16"])
-                out["compile"]["%s|%s" % (label, name)] = r
-                print("%-28s %-5s %6d %8d %11.1f %9.2f %6d %8d %10.1f" % (
-                    label, name, r["first_units"], r["first_kernels"], r["first_s"], r["first_max_s"], r["units"],
-                    r["kernels"], r["all_s"]))
-        print()
-        print("REPLAYED H200 landscapes (model_gpu_s is a model, not a measurement)")
-        print("%-9s %-5s %6s %11s %9s %9s  per-size regret" % ("shape", "rules", "units", "model_gpu_s", "geomean",
-                                                               "worst"))
-        for rec_name, path in replay.RECORDINGS.items():
-            rec = replay.load_recording(path)
-            for name, wide, floor in SETTINGS:
-                setting(wide, floor)
-                r = replay.run_pipeline(rec)
-                out["replayed"]["%s|%s" % (rec_name, name)] = {
-                    k: r[k] for k in ("units", "model_gpu_s", "final_regret_geomean", "final_regret_worst")}
-                print("%-9s %-5s %6d %11.2f %9.4f %9.4f  %s" % (
-                    rec_name, name, r["units"], r["model_gpu_s"], r["final_regret_geomean"],
-                    r["final_regret_worst"], " ".join("%d:%.4f" % (p["m"], p["final_regret"]) for p in r["per_m"])))
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    for label, shape, sizes, fw in PATHS:
+        for name, wide, floor in SETTINGS:
+            r = compile_work(shape, sizes, fw, models["int4_w4a16" if shape.dtype == "int4_w4a16" else "bf16"],
+                             setting(wide, floor))
+            out["compile"]["%s|%s" % (label, name)] = r
+            print("%-28s %-5s %6d %8d %11.1f %9.2f %6d %8d %10.1f" % (
+                label, name, r["first_units"], r["first_kernels"], r["first_s"], r["first_max_s"], r["units"],
+                r["kernels"], r["all_s"]))
+    print()
+    print("REPLAYED H200 landscapes (model_gpu_s is a model, not a measurement)")
+    print("%-9s %-5s %6s %11s %9s %9s  per-size regret" % ("shape", "rules", "units", "model_gpu_s", "geomean",
+                                                           "worst"))
+    for rec_name, path in replay.RECORDINGS.items():
+        rec = replay.load_recording(path)
+        for name, wide, floor in SETTINGS:
+            r = replay.run_pipeline(rec, options=setting(wide, floor))
+            out["replayed"]["%s|%s" % (rec_name, name)] = {
+                k: r[k] for k in ("units", "model_gpu_s", "final_regret_geomean", "final_regret_worst")}
+            print("%-9s %-5s %6d %11.2f %9.4f %9.4f  %s" % (
+                rec_name, name, r["units"], r["model_gpu_s"], r["final_regret_geomean"],
+                r["final_regret_worst"], " ".join("%d:%.4f" % (p["m"], p["final_regret"]) for p in r["per_m"])))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)

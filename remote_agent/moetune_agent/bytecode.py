@@ -19,7 +19,7 @@ package folders. MOETUNE_PYCACHE=0 turns it off, =1 forces it; a PYTHONPYCACHEPR
 The first run on such a host fills the folder in parallel before its processes import (warm()): the GPU
 worker and the 14 precompile processes each compiled the same ~2300 sources, one core each, at once; one
 process per core compiles the installed packages' sources once instead (a marker per package set says
-when nothing changed since). MOETUNE_PYCACHE_WARM=0 turns that off. Standard library only.
+when nothing changed since). Standard library only.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ import subprocess
 import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
+
+from . import options
 
 PYCACHE = "pycache"  # the folder under the agent's home
 # Top-level modules whose bytecode says whether the host's packages have any: torch and Triton (every
@@ -106,10 +108,10 @@ def host_prefix(home: Optional[str], modules: Sequence[str] = PROBE_MODULES) -> 
     """The agent's bytecode folder for this host when the workers should use it (created 0700), else None:
     MOETUNE_PYCACHE=0, a PYTHONPYCACHEPREFIX of the user's, every probe module's bytecode valid, or a
     home or folder another user could write into (runs.store.private_subdir: said on stderr)."""
-    flag = os.environ.get("MOETUNE_PYCACHE", "")
-    if flag == "0" or os.environ.get("PYTHONPYCACHEPREFIX"):
+    flag = options.host().bytecode_cache
+    if flag == options.OFF or options.host_env("PYTHONPYCACHEPREFIX"):
         return None
-    if flag != "1" and not any(missing(modules).values()):
+    if flag != options.ON and not any(missing(modules).values()):
         return None
     from .protocol import RunError
     from .runs.store import private_subdir
@@ -169,6 +171,7 @@ WARM_PACKAGES = ("torch", "triton", "sympy", "mpmath", "networkx", "numpy", "jin
 _SKIP_DIRS = {"tests", "test", "__pycache__", "benchmarks", "examples"}
 _SKIP_PATHS = (os.path.join("torch", "testing", "_internal"), os.path.join("torch", "include"))
 _MARKER = ".warm-%s.json"
+WARM_CAP_S = 30.0  # the longest a bytecode warm-up runs (its children are killed then; what they wrote stays)
 # The child's whole program: compile each source named in its list file whose bytecode under the prefix is not
 # valid (as the import system checks it), then print "compiled valid failed".
 _WARM_CHILD = r"""
@@ -237,8 +240,8 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
     """Compile the sources of the packages (those whose own bytecode is missing) into prefix, in parallel,
     where the prefix does not hold them yet: one child process per core (workers), each a share of the
     files, at most cap_s seconds (then the children are killed; what they wrote stays). -> what it did,
-    for the run's timings (None where there is no prefix or MOETUNE_PYCACHE_WARM=0)."""
-    if not prefix or os.environ.get("MOETUNE_PYCACHE_WARM", "1") == "0":
+    for the run's timings (None where there is no prefix)."""
+    if not prefix:
         return None
     t0 = time.time()
     roots = _package_roots(packages)
@@ -261,7 +264,7 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
         workers = max(1, ncpu - 1)  # a core stays with the GPU worker, which starts meanwhile
     workers = max(1, min(workers, -(-len(files) // 40))) if files else 0
     if cap_s is None:
-        cap_s = float(os.environ.get("MOETUNE_PYCACHE_WARM_S", "") or 30.0)
+        cap_s = WARM_CAP_S
     import tempfile
 
     procs = []

@@ -44,7 +44,7 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import bytecode, space as space_mod
+from . import bytecode, options, space as space_mod
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .kernel_types import KernelConfig, Shape
 from .work import Measurement, Unit, median as _median, timed_replays
@@ -54,7 +54,6 @@ RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
 RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
 NEAREST = 3            # catalogue configs per size
-HEAT_MAX_S = 30.0      # the longest the GPU is kept busy while the check starts (normally: until its info ends)
 NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
                        # can flip a tie either way)
 CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
@@ -523,16 +522,11 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
             desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
                     "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
                     "bandwidth_probe": "torch"}
-            if os.environ.get("MOETUNE_HEADROOM_HEAT", "0") == "1":
-                # Opt-in: the GPU kept busy through the start-up (scheduler._describe, start_heater).
-                # Measured on the H200 (bench/RESULTS.md, 2026-12-03): no better estimates (15 of 18 sizes
-                # within 2 pp with it and without), a slower smoke call (+0.6 s): off by default.
-                desc["heat_s"] = HEAT_MAX_S
-                desc["heat_min_s"] = float(os.environ.get("MOETUNE_HEADROOM_HEAT_MIN_S", "0") or 0)
             ncpu = os.cpu_count() or 1
             pool = max(0, ncpu - 2) if name != SYNTHETIC and ncpu > 2 else 0
-            if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
-                pool = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
+            workers = options.test_hooks(name == SYNTHETIC).precompile_workers
+            if workers is not None:
+                pool = max(0, workers)
             sched = Scheduler(desc, gpus, cache_dir, pool)
             sched.facts_per_m = name == SERVER
             if name == SERVER:
@@ -617,6 +611,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
     from . import spec as spec_mod
     from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
     from .protocol import EXIT_FAILED, EXIT_OK
+    from .runs.compile_cache import check_cache_dir
     from .scheduler import BackendFailed
 
     from . import profiling
@@ -644,7 +639,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
         server_error = "%s is not importable with %s" % (spec["framework"], sys.executable)
     from . import prewarm
     stopped = prewarm.stop()  # a prewarm still compiling would compete with this check's measurements
-    cache_dir, cache_persistent = compile_cache_dir()
+    cache_dir, cache_persistent = check_cache_dir({"name": cands[0], "shape": spec_mod.shape_dict(spec)})
     marks = {"start": t0}
     cache_before = _entries(cache_dir)
     sched = None
@@ -840,7 +835,7 @@ def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dic
     try:
         units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured, defaults,
                                      kernel_classes=sched.precompile_classes)
-        desc = {k: v for k, v in sched.desc.items() if k not in ("heat_s", "heat_min_s", "pycache_prefix",
+        desc = {k: v for k, v in sched.desc.items() if k not in ("pycache_prefix",
                                                                    "early_facts", "bandwidth_probe")}
         desc["cpu_compile"] = dict(facts)
         return prewarm.start(spec, desc, units, bounds)
@@ -853,34 +848,6 @@ def _stopped_brief(st: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     if not st or not st.get("stopped_by_us"):
         return None
     return {k: st.get(k) for k in ("state", "kernels", "ok", "failed", "stop_s")}
-
-
-def triton_version() -> Optional[str]:
-    """The installed Triton's version from its package metadata (no import: the check's main process
-    never loads torch or Triton), None when it is not installed."""
-    try:
-        from importlib import metadata
-        return metadata.version("triton")
-    except Exception:  # noqa: BLE001 - not installed, or metadata unreadable
-        return None
-
-
-def compile_cache_dir(home: Optional[str] = None) -> Tuple[str, bool]:
-    """-> (TRITON_CACHE_DIR for the check, persistent?). Persistent: <agent home>/triton_cache/<Triton
-    version> (runs.store.home_dir: $MOETUNE_HOME, else ~/.cache/moetune), shared by every check on this host,
-    so a second check (and a tune that uses the same folder) loads the kernels an earlier one compiled
-    instead of compiling them again; Triton's own cache keys (source, specialisation, target) keep
-    kernels apart, the version folder keeps an upgrade from piling on old binaries. MOETUNE_HEADROOM_CACHE=0,
-    an unknown Triton version (synthetic backend, no Triton) or an unwritable home: a private temporary
-    folder, removed afterwards, as before."""
-    from .runs.compile_cache import private_cache
-
-    tv = triton_version()
-    if tv and os.environ.get("MOETUNE_HEADROOM_CACHE", "1") != "0":
-        path = private_cache("triton-" + tv, home)  # 0700 and checked: Triton loads what it finds there
-        if path and os.access(path, os.W_OK):
-            return path, True
-    return tempfile.mkdtemp(prefix="moetune-headroom-"), False
 
 
 def _entries(path: str) -> int:

@@ -18,7 +18,7 @@ phase and the seeds alone (bench/prewarm_replay.py). Within a phase the costly k
 (space.compile_cost).
 
 Nothing here touches a GPU or any file but the compile cache and this folder; the process runs at a
-lower priority (nice 10) and at most MOETUNE_PREWARM_S seconds (default 300). A tune or another check
+lower priority (nice 10) and at most CAP_S seconds. A tune or another check
 stops it first (stop(): SIGTERM to its process group, SIGKILL after 3 s), so it never competes with a
 measurement for the CPU; whatever it compiled by then is in the cache, and the tune compiles the rest.
 MOETUNE_PREWARM=0 turns it off. Its state is <agent home>/prewarm/status.json; the tune's result.json
@@ -34,7 +34,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import safefile
+from . import options, safefile
 from .backends import SERVER, SYNTHETIC, TRITON
 from .kernel_types import KernelConfig
 from .work import Unit
@@ -42,10 +42,11 @@ from .work import Unit
 DIR_NAME = "prewarm"
 CMD = "_prewarm"
 STOP_GRACE_S = 3.0
+CAP_S = 300.0  # the longest a prewarm compiles
 
 
 def enabled() -> bool:
-    return os.environ.get("MOETUNE_PREWARM", "1") != "0"
+    return options.host().prewarm
 
 
 def state_dir(home: Optional[str] = None) -> str:
@@ -270,7 +271,7 @@ def main(d: str) -> int:
         _write_status(d, {"state": "damaged", "pid": os.getpid(), "started": t0, "ended": time.time(),
                           "first_error": "job.json: %s: %s" % (type(e).__name__, str(e)[:200])})
         return 1
-    cap_s = float(os.environ.get("MOETUNE_PREWARM_S", "") or 300.0)
+    cap_s = CAP_S
     st: Dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": t0, "units": len(units),
                           "kernels": 0, "ok": 0, "failed": 0, "first_error": None}
     pool = None
@@ -292,7 +293,7 @@ def main(d: str) -> int:
     cache_dir = host_compile_cache(desc, home)
     if cache_dir is None or not units:
         finish("nothing", 0)
-    if desc.get("name") != SYNTHETIC or os.environ.get("MOETUNE_PYCACHE") == "1":
+    if desc.get("name") != SYNTHETIC or options.host().bytecode_cache == options.ON:
         prefix = bytecode.host_prefix(home)
         if prefix:
             desc["pycache_prefix"] = prefix
@@ -304,8 +305,9 @@ def main(d: str) -> int:
     per_m = desc.get("name") == SERVER
     ncpu = os.cpu_count() or 1
     workers = max(1, ncpu - 1) if desc.get("name") != SYNTHETIC else 2
-    if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):
-        workers = max(1, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
+    hooked = options.test_hooks(desc.get("name") == SYNTHETIC).precompile_workers
+    if hooked is not None:
+        workers = max(1, hooked)
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(workers, initializer=_precompile_init, initargs=(desc, cache_dir, os.getpid()))
     # Phase by phase, costly kernels first within each, keyed as the tune's pool keys them

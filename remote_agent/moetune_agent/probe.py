@@ -17,6 +17,7 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import options
 from .backends import SERVER, TRITON, is_simulated
 from .serverconfig import naming
 
@@ -42,7 +43,7 @@ def _run(cmd: List[str], timeout: float = 15) -> Tuple[int, str, str]:
 
 
 def _nvidia_smi():
-    return os.environ.get("MOETUNE_NVIDIA_SMI") or shutil.which("nvidia-smi") or "nvidia-smi"
+    return options.host().nvidia_smi or shutil.which("nvidia-smi") or "nvidia-smi"
 
 
 def _num(s):
@@ -90,7 +91,7 @@ def nvidia_smi_gpus() -> Tuple[List[Dict[str, Any]], Optional[str]]:
 
 def gpu_indices() -> List[int]:
     """Visible CUDA devices (nvidia-smi), honouring CUDA_VISIBLE_DEVICES when it lists indices."""
-    vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+    vis = options.host_env("CUDA_VISIBLE_DEVICES")
     if vis is not None and vis.strip() != "":
         out = []
         for part in vis.split(","):
@@ -173,7 +174,7 @@ def _list_json(folder):
 
 def sglang_root(module_path: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """-> (config root, source). SGLANG_MOE_CONFIG_DIR replaces the folder that holds configs/."""
-    env = os.environ.get("SGLANG_MOE_CONFIG_DIR")
+    env = options.host_env("SGLANG_MOE_CONFIG_DIR")
     if env:
         return os.path.join(env, "configs"), "SGLANG_MOE_CONFIG_DIR"
     if not module_path:
@@ -221,7 +222,7 @@ def framework_facts(name: str, facts: Dict[str, Any]) -> Dict[str, Any]:
             d["config_root_source"] = "module"
             d["config_root_exists"] = os.path.isdir(d["config_root"])
             d["files"] = _list_json(d["config_root"])
-        uf = os.environ.get("VLLM_TUNED_CONFIG_FOLDER")
+        uf = options.host_env("VLLM_TUNED_CONFIG_FOLDER")
         if uf:
             d["user_folder"] = uf
             d["user_files"] = _list_json(uf)
@@ -266,7 +267,7 @@ def find_model_config(model: Optional[str]) -> Optional[str]:
         p = os.path.join(model, "config.json")
         return p if os.path.isfile(p) else None
     if re.match(r"^[\w.-]+/[\w.-]+$", model):
-        hub = os.path.join(os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"),
+        hub = os.path.join(options.host_env("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"),
                            "hub", "models--" + model.replace("/", "--"), "snapshots")
         try:
             for snap in sorted(os.listdir(hub)):
@@ -525,7 +526,7 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
         view["error"] = "moetune does not run the server's interpreter %s: %s" % (exe, problem)
         return view
     senv = launch.get("env") or {}
-    child_env = dict(os.environ)
+    child_env = options.child_env()
     for k in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
         child_env.pop(k, None)
         if senv.get(k):

@@ -15,13 +15,13 @@ import os
 import time
 from typing import Any, List, Optional, Tuple
 
-ENV = "MOETUNE_PROFILE_DIR"
+from . import options
 
 _state: dict = {"prof": None, "name": None, "marks": []}
 
 
 def enabled() -> bool:
-    return bool(os.environ.get(ENV))
+    return bool(options.host().profile_dir)
 
 
 def start(name: str) -> None:
@@ -48,7 +48,7 @@ def stop() -> Optional[str]:
         return None
     prof.disable()
     _state["prof"] = None
-    folder = os.environ.get(ENV) or "."
+    folder = options.host().profile_dir or "."
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, "%s-%d" % (_state["name"], os.getpid()))
     # written aside and renamed: a process killed while it writes leaves no truncated profile

@@ -23,6 +23,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import options
 from .backends import SERVER, SYNTHETIC
 from .kernel_types import CandidateError, KernelConfig
 from .work import Measurement, Unit, measure_unit
@@ -82,10 +83,10 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         _profile_on_sigterm()
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu) if desc["name"] != SYNTHETIC else os.environ.get(
-        "CUDA_VISIBLE_DEVICES", "")
+    options.set_env(CUDA_VISIBLE_DEVICES=str(gpu) if desc["name"] != SYNTHETIC else
+                    options.host_env("CUDA_VISIBLE_DEVICES") or "")
     if cache_dir:
-        os.environ["TRITON_CACHE_DIR"] = cache_dir
+        options.set_env(TRITON_CACHE_DIR=cache_dir)
     from .backends.factory import make_backend
     try:
         backend = make_backend(desc, gpu if desc["name"] == SYNTHETIC else 0, cache_dir)
@@ -106,8 +107,9 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         result_conn.send((gpu, -2, "facts", facts))
         t_facts = round(time.time() - t_proc, 3)
         profiling.mark("facts_sent")
-    crash_key = os.environ.get("MOETUNE_TEST_CRASH_UNIT")  # test hook: die hard on this unit ident
-    hang_key = os.environ.get("MOETUNE_TEST_HANG_UNIT")    # test hook: hang on this unit ident
+    hooks = options.test_hooks(desc["name"] == SYNTHETIC)
+    crash_key = hooks.crash_unit  # test hook: die hard on this unit ident
+    hang_key = hooks.hang_unit    # test hook: hang on this unit ident
     while True:
         task = task_q.get()
         if task is None:
@@ -151,8 +153,7 @@ def _worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
 
 def _describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any]:
     """The GPU worker's info: roofline, defaults, one real call per op, the backend's extras; steps gets
-    the seconds of each (where a start-up goes: issue 19) and goes into extra["info_steps"]. With
-    desc["heat_s"] the GPU is kept busy from after the bandwidth probe to the end (Heater)."""
+    the seconds of each (where a start-up goes) and goes into extra["info_steps"]."""
     t_step = time.time()
     roof = {}
     for op in ops:
@@ -162,54 +163,39 @@ def _describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any
             except Exception:
                 roof["%s|%d" % (op, m)] = None
     steps["roofline_s"] = round(time.time() - t_step, 3)
-    heater = None  # after the bandwidth probe, which it would disturb
-    if desc.get("heat_s") and hasattr(backend, "start_heater"):
+    t_step = time.time()
+    defaults = {}
+    for op in ops:
+        for m in sizes:
+            defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
+    steps["defaults_s"] = round(time.time() - t_step, 3)
+    tv = None
+    if desc["name"] != SYNTHETIC:
         try:
-            heater = backend.start_heater(float(desc["heat_s"]), float(desc.get("heat_min_s") or 0))
-        except Exception as e:  # noqa: BLE001 - no heat is what ran before
-            steps["heat_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
-    try:
-        t_step = time.time()
-        defaults = {}
-        for op in ops:
-            for m in sizes:
-                defaults["%s|%d" % (op, m)] = backend.default_config(op, m)
-        steps["defaults_s"] = round(time.time() - t_step, 3)
-        tv = None
-        if desc["name"] != SYNTHETIC:
-            try:
-                import triton  # type: ignore
-                tv = triton.__version__
-            except Exception:
-                tv = None
-        # One real call per op with the default config at the smallest size: a backend that cannot run
-        # (an API it does not know, a TypeError in the call) fails here, at once.
-        t_step = time.time()
-        make_weights = getattr(backend, "weights", None)
-        if make_weights is not None and desc["name"] != SYNTHETIC:
-            make_weights()  # the smoke call's first need, timed apart (where the smoke's time goes)
-        steps["weights_s"] = round(time.time() - t_step, 3)
-        t_step = time.time()
-        smoke = {}
-        for op in ops:
-            m0 = min(sizes)
-            smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
-        steps["smoke_s"] = round(time.time() - t_step, 3)
-        t_step = time.time()
-        extra = {}
-        for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
-            fn = getattr(backend, name, None)
-            if fn is not None:
-                extra[name] = fn()
-        steps["extra_s"] = round(time.time() - t_step, 3)
-    finally:
-        if heater is not None:
-            t_step = time.time()
-            steps["heat_s"] = heater.stop()
-            steps["heat_wait_s"] = round(time.time() - t_step, 3)  # what the heat added to the start-up
-            steps["heat_chunks"] = heater.chunks
-            if heater.error:
-                steps["heat_error"] = heater.error
+            import triton  # type: ignore
+            tv = triton.__version__
+        except Exception:
+            tv = None
+    # One real call per op with the default config at the smallest size: a backend that cannot run
+    # (an API it does not know, a TypeError in the call) fails here, at once.
+    t_step = time.time()
+    make_weights = getattr(backend, "weights", None)
+    if make_weights is not None and desc["name"] != SYNTHETIC:
+        make_weights()  # the smoke call's first need, timed apart (where the smoke's time goes)
+    steps["weights_s"] = round(time.time() - t_step, 3)
+    t_step = time.time()
+    smoke = {}
+    for op in ops:
+        m0 = min(sizes)
+        smoke[op] = backend.check(op, defaults["%s|%d" % (op, m0)], m0)
+    steps["smoke_s"] = round(time.time() - t_step, 3)
+    t_step = time.time()
+    extra = {}
+    for name in ("default_source", "routing_info", "describe", "cpu_compile_info", "can_cpu_precompile"):
+        fn = getattr(backend, name, None)
+        if fn is not None:
+            extra[name] = fn()
+    steps["extra_s"] = round(time.time() - t_step, 3)
     steps["pycache_prefix"] = getattr(sys, "pycache_prefix", None)  # the worker's bytecode folder (bytecode.py)
     extra["info_steps"] = steps
     return {"device_name": backend.device_name(), "smem_limit": backend.shared_memory_per_block(),
@@ -227,7 +213,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None, facts_path=None):
     bytecode.enable(desc.get("pycache_prefix"))
     # A precompile worker sees no GPU (desc["cpu_compile"]: it compiles for the GPU's target without a
     # CUDA context, weights or launches on the GPU being timed).
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    options.set_env(CUDA_VISIBLE_DEVICES="")
     from . import profiling
     profiling.start("precompile")
     if profiling.enabled():  # the pool is terminated when the run ends: keep what was profiled
@@ -235,7 +221,7 @@ def _precompile_init(desc, cache_dir, parent_pid=None, facts_path=None):
     if parent_pid is not None:
         die_with_parent(parent_pid)
     if cache_dir:
-        os.environ["TRITON_CACHE_DIR"] = cache_dir
+        options.set_env(TRITON_CACHE_DIR=cache_dir)
     _PRECOMPILE_ARGS = (desc, cache_dir)
     if not desc.get("cpu_compile"):
         if desc["name"] != SYNTHETIC:
@@ -301,7 +287,7 @@ def precompile_key(op: str, cfg: Any, m: int, per_m: bool,
     if not per_m:
         return (op, cfg.key())
     cls = None
-    if classes is not None and os.environ.get("MOETUNE_PRECOMPILE_CLASSES", "1") != "0":
+    if classes is not None:
         try:
             cls = classes(op, cfg, m)
         except Exception:  # noqa: BLE001 - an unknown class is a compile per size
@@ -312,9 +298,7 @@ def precompile_key(op: str, cfg: Any, m: int, per_m: bool,
 def longest_first(units: Sequence[Unit]) -> List[Unit]:
     """units with the costliest kernels first (space.compile_cost; stable among equals), so a batch's
     makespan on the pool is not set by a slow kernel submitted last (int4: 0.3-8 s a kernel on the
-    H200); as given with MOETUNE_PRECOMPILE_LPT=0."""
-    if os.environ.get("MOETUNE_PRECOMPILE_LPT", "1") == "0":
-        return list(units)
+    H200)."""
     from .space import compile_cost
     return sorted(units, key=lambda u: -sum(compile_cost(c) for c in (u.cfg, u.cfg_down, u.pair) if c is not None))
 
@@ -365,7 +349,7 @@ class Scheduler(object):
         # (bytecode.py; ~11 s of every server-backend process's start-up on the H200 host)
         from . import bytecode
         self.pycache = bytecode.host_prefix(home) if desc.get("name") != SYNTHETIC or \
-            os.environ.get("MOETUNE_PYCACHE") == "1" else None
+            options.host().bytecode_cache == options.ON else None
         if self.pycache:
             self.desc = dict(desc, pycache_prefix=self.pycache)
         self.pycache_files_before = bytecode.count_files(self.pycache)
@@ -381,11 +365,11 @@ class Scheduler(object):
         self.next_tid = 0
         self.stop = False
         self.precompile_workers = precompile_workers
-        self._pool = None
+        self._pool: Any = None
         self._precompiled: Dict[Tuple[str, str], Any] = {}  # (op, cfg key) -> AsyncResult
         self.crashes = 0
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
-        self.unit_timeout_s = float(os.environ.get("MOETUNE_UNIT_TIMEOUT_S", "") or 600.0)
+        self.unit_timeout_s = options.host().unit_timeout_s
         self._started: Dict[int, float] = {}
         self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
         # ... or, with this, one per (op, cfg, class): (op, cfg, m) -> the batch-size class of the kernel's
@@ -481,7 +465,7 @@ class Scheduler(object):
         self._write_facts(self._warm_desc)
         if self._t_start is not None:
             self.precompile_stats["facts_s"] = round(time.time() - self._t_start, 3)
-        if self.on_facts is not None and os.environ.get("MOETUNE_PRECOMPILE_AT_FACTS", "1") != "0":
+        if self.on_facts is not None:
             # Compiling starts now, provisionally (start_precompile confirms it, or ends it when the
             # backend's own info says otherwise): the caller submits what it will surely measure.
             self._pc_desc = self._warm_desc
@@ -584,16 +568,7 @@ class Scheduler(object):
         ended ~3.6 s after its verdict on the H200, a tune's shutdown took 2.3 s, 17 s before the pool and
         the workers ended together)."""
         t0 = time.time()
-        # MOETUNE_CLOSE=exit: the workers are asked to exit by themselves first, as before (to compare
-        # what the next run on the GPU sees after either)
-        ask = os.environ.get("MOETUNE_CLOSE", "") == "exit"
         for _g, (p, q, r) in list(self.workers.items()):
-            if ask:
-                try:
-                    q.put(None)
-                except Exception:
-                    pass
-                continue
             try:
                 q.cancel_join_thread()  # nothing queued for a worker that is going is worth waiting for
             except Exception:
@@ -605,12 +580,9 @@ class Scheduler(object):
             pool_end = threading.Thread(target=self._pool_ended, args=(self._pool,), name="moetune-pool-close",
                                         daemon=True)
             pool_end.start()
-        deadline = time.time() + _exit_grace(self.WORKER_EXIT_S + (3.0 if ask else 0.0))
+        deadline = time.time() + _exit_grace(self.WORKER_EXIT_S)
         for _g, (p, q, r) in list(self.workers.items()):
             p.join(max(0.1, deadline - time.time()))
-            if p.is_alive() and ask:
-                p.terminate()
-                p.join(1)
             if p.is_alive():
                 p.kill()
                 p.join(1)

@@ -24,7 +24,6 @@ x stages{2,3,4,5} = 1920 configs (2560 with BK 32 for SGLang's separate up/down 
 from __future__ import annotations
 
 import itertools
-import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
@@ -173,7 +172,7 @@ def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], fr
         smem_limit = int(options["smem_limit"])
     separate = "both" not in ops
     hard = hard_filter(reference_configs(separate, options), shape, framework, smem_limit, stats)
-    if options.get("prune_dequant", True) and os.environ.get("MOETUNE_PRUNE_DEQUANT", "1") != "0":
+    if options.get("prune_dequant", True):
         kept = [c for c in hard if dequant_regs_ok(c, shape.dtype)]
         if stats is not None:
             stats.dequant = len(hard) - len(kept)

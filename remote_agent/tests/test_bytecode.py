@@ -220,8 +220,7 @@ class Warm(unittest.TestCase):
 
     def test_every_source_compiled_once_then_skipped_until_the_package_changes(self):
         srcs, skipped = self._tree("mt_warm_a")
-        with env(MOETUNE_PYCACHE_WARM=""):
-            got = bytecode.warm(self.prefix, ("mt_warm_a", "mt_warm_absent"), workers=3)
+        got = bytecode.warm(self.prefix, ("mt_warm_a", "mt_warm_absent"), workers=3)
         self.assertEqual(got["packages"], ["mt_warm_a"])
         self.assertEqual((got["files"], got["compiled"], got["valid"], got["failed"]), (len(srcs), len(srcs), 0, 0))
         self.assertEqual(got["workers"], 2)  # no more children than 40 files each need
@@ -274,8 +273,6 @@ class Warm(unittest.TestCase):
         got = bytecode.warm(self.prefix, ("mt_warm_d",), workers=2)
         self.assertEqual((got["packages"], got["files"], got["workers"]), ([], 0, 0))
         self.assertIsNone(bytecode.warm(None, ("mt_warm_d",)))
-        with env(MOETUNE_PYCACHE_WARM="0"):
-            self.assertIsNone(bytecode.warm(self.prefix, ("mt_warm_d",)))
 
     def test_past_its_cap_the_children_are_killed_and_no_marker_is_left(self):
         _package(self.root, "mt_warm_e")

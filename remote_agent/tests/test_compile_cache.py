@@ -71,6 +71,36 @@ class HostCacheFolder(unittest.TestCase):
         self.assertIsNotNone(a)
         self.assertNotEqual(a, b)
 
+    def test_the_check_uses_the_tunes_folder_on_a_pytorch_triton_host(self):
+        """The headroom check's folder (check_cache_dir) is the tune's (host_compile_cache) wherever Triton is
+        installed under one of its names: on a host with only `pytorch-triton` (PyTorch's wheel index) the
+        check once fell back to a temporary folder while the tune used the host's cache."""
+        from importlib import metadata
+        from unittest import mock
+
+        def version(dist):
+            if dist == "pytorch-triton":
+                return "3.1.0+cf34004b8a"
+            raise metadata.PackageNotFoundError(dist)
+
+        with mock.patch.object(metadata, "version", version):
+            self.assertEqual(compile_cache.installed_triton_version(), "3.1.0+cf34004b8a")
+            tune = compile_cache.host_compile_cache(DESC, self.home)
+            check, persistent = compile_cache.check_cache_dir(DESC, self.home)
+        self.assertTrue(persistent)
+        self.assertEqual(check, tune)
+        self.assertEqual(os.path.basename(check), "triton-3.1.0+cf34004b8a")
+        # no Triton, the synthetic backend, or the cache switched off: a private temporary folder
+        for desc, version_, flag in ((DESC, None, None), (dict(DESC, name="synthetic"), "3.6.0", None),
+                                     (DESC, "3.6.0", "0")):
+            if flag is not None:
+                os.environ["MOETUNE_COMPILE_CACHE"] = flag
+            path, persistent = compile_cache.check_cache_dir(desc, self.home, triton_version=version_)
+            os.environ.pop("MOETUNE_COMPILE_CACHE", None)
+            self.assertFalse(persistent, desc)
+            self.assertFalse(path.startswith(self.home), path)
+            shutil.rmtree(path)
+
     def test_old_versions_pruned_beyond_keep(self):
         paths = []
         for i in range(compile_cache.COMPILE_CACHE_KEEP + 2):

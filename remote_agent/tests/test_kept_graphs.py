@@ -90,9 +90,6 @@ MB = 1 << 20
 
 
 class Keep(unittest.TestCase):
-    def setUp(self):
-        os.environ.pop("MOETUNE_KEEP_GRAPHS", None)
-
     def test_only_re_timing_units_of_a_slow_call_path_keep(self):
         be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)  # budget 5% of 100 GB = 5 GB
         self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS + 1, "up"))   # a fast (or unknown) capture
@@ -100,14 +97,11 @@ class Keep(unittest.TestCase):
         self.assertFalse(be._keeps(tb.SCREEN_MAX_REPLAYS, "up"))
         self.assertTrue(be._keeps(tb.SCREEN_MAX_REPLAYS + 1, "up"))
         self.assertFalse(be._keeps(10, "down"))
-        for flag, want in (("0", False), ("1", True)):
-            os.environ["MOETUNE_KEEP_GRAPHS"] = flag
-            try:
-                self.assertEqual(be._keeps(10, "up"), want)
-                self.assertEqual(be._keeps(10, "down"), want)
-                self.assertFalse(be._keeps(1, "down"))
-            finally:
-                os.environ.pop("MOETUNE_KEEP_GRAPHS")
+        for flag in (False, True):  # the open experiment's setting (a benchmark's)
+            be.keep_graphs = flag
+            self.assertEqual(be._keeps(10, "up"), flag)
+            self.assertEqual(be._keeps(10, "down"), flag)
+            self.assertFalse(be._keeps(1, "down"))
 
     def test_a_kept_side_is_prepared_once(self):
         be = Backend(100 * 1024 * MB, lambda c, m: 10 * MB)
@@ -183,19 +177,11 @@ def kept_counts(be):
 
 
 class Warmup(unittest.TestCase):
-    """Warm-up replays: a screening unit as many as it times; a re-timing unit RETIME_WARMUP_REPLAYS (2),
-    MOETUNE_RETIME_WARMUP from 1 to 5 (5: the reference tuners' protocol, as before issue 22's stop 35)."""
+    """Warm-up replays: a screening unit as many as it times; a re-timing unit RETIME_WARMUP_REPLAYS (2)."""
 
     def test_warmup_replays(self):
         self.assertEqual([tb.warmup_replays(r) for r in (1, 2)], [1, 2])
         self.assertEqual([tb.warmup_replays(r) for r in (3, 10)], [2, 2])
-        for flag, want in (("5", 5), ("1", 1), ("9", 5), ("0", 1), ("x", 2), ("", 2)):
-            os.environ["MOETUNE_RETIME_WARMUP"] = flag
-            try:
-                self.assertEqual(tb.warmup_replays(10), want, flag)
-                self.assertEqual(tb.warmup_replays(1), 1)  # screening units do not follow it
-            finally:
-                os.environ.pop("MOETUNE_RETIME_WARMUP")
 
 
 class SlowCapture(unittest.TestCase):
@@ -215,11 +201,8 @@ class SlowCapture(unittest.TestCase):
         be._capture_ms["up"].append(0.3)  # one fast capture among the last: not slow
         self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))
         be._capture_ms["up"] = [4.6] * 5
-        os.environ["MOETUNE_SLOW_CAPTURE"] = "0"
-        try:
-            self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))
-        finally:
-            os.environ.pop("MOETUNE_SLOW_CAPTURE")
+        be.slow_capture_graphs = False
+        self.assertEqual(be._protocol("up", 64, 10), (tb.GRAPH_CALLS, 1, tb.RETIME_WARMUP_REPLAYS))
 
 
 if __name__ == "__main__":
@@ -276,9 +259,6 @@ class SizedLaunches(unittest.TestCase):
     timeline is a labelled fake clock that graph replays advance; the real path runs in
     gpu_tests/test_fused_moe.py on the H200."""
 
-    def setUp(self):
-        os.environ.pop("MOETUNE_SIZED_LAUNCHES", None)
-
     def run_unit(self, call_us, launches, replays=1, sides=1, warm=None):
         clock = _Clock()
         be = Backend(100 * 1024 * MB, lambda c, m: MB)
@@ -296,11 +276,6 @@ class SizedLaunches(unittest.TestCase):
         self.assertEqual(tb.sized_launches(2, 10.0), 2)      # never above the floor's count
         self.assertEqual(tb.sized_launches(1, 1700.0), 1)
         self.assertEqual(tb.sized_launches(5, None), 5)
-        os.environ["MOETUNE_SIZED_LAUNCHES"] = "0"
-        try:
-            self.assertEqual(tb.sized_launches(5, 1700.0), 5)
-        finally:
-            os.environ.pop("MOETUNE_SIZED_LAUNCHES")
 
     def test_a_slow_call_launches_once_a_sample(self):
         be, (g,), got = self.run_unit(1700.0, 5, replays=2)
@@ -327,14 +302,7 @@ class SizedLaunches(unittest.TestCase):
         # both sides: 3 launches per sample (from the 100 us side), warm-ups 1 + 2 and 3
         self.assertEqual((fast.replays, slow.replays), (3 + 3 + 3 + 3, 3 + 3 + 3 + 3))
 
-    def test_off_and_re_timing_units_are_not_sized(self):
-        os.environ["MOETUNE_SIZED_LAUNCHES"] = "0"
-        try:
-            _be, (g,), got = self.run_unit(1700.0, 5, replays=1)
-        finally:
-            os.environ.pop("MOETUNE_SIZED_LAUNCHES")
-        self.assertEqual(g.replays, 10)
-        self.assertEqual(got, [[1700.0]])
+    def test_re_timing_units_are_not_sized(self):
         be, (g,), got = self.run_unit(1700.0, 1, replays=10, warm=2)  # a re-timing unit: 1 launch
         self.assertEqual(g.replays, 12)
         self.assertEqual(be.kept_stats["sized_units"], 0)

@@ -309,7 +309,7 @@ class LongestFirst(unittest.TestCase):
             r = cov / math.sqrt(sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
             self.assertGreater(r, 0.85, name)
 
-    def _submitted(self, units, per_m=False, env="1"):
+    def _submitted(self, units, per_m=False):
         class Pool(object):
             def __init__(self):
                 self.order = []
@@ -321,15 +321,7 @@ class LongestFirst(unittest.TestCase):
         s = Scheduler({"name": "synthetic", "shape": {}}, [0], None, 0)
         s._pool = Pool()
         s.precompile_per_m = per_m
-        old = os.environ.get("MOETUNE_PRECOMPILE_LPT")
-        os.environ["MOETUNE_PRECOMPILE_LPT"] = env
-        try:
-            s.precompile(units)
-        finally:
-            if old is None:
-                os.environ.pop("MOETUNE_PRECOMPILE_LPT", None)
-            else:
-                os.environ["MOETUNE_PRECOMPILE_LPT"] = old
+        s.precompile(units)
         return s._pool.order
 
     def test_costly_kernels_go_to_the_pool_first(self):
@@ -338,7 +330,6 @@ class LongestFirst(unittest.TestCase):
         mid = KernelConfig(64, 128, 64, 1, 4, 3)
         units = [Unit("up", cheap, 1), Unit("up", mid, 1), Unit("up", dear, 1)]
         self.assertEqual([k for k, _m in self._submitted(units)], [dear.key(), mid.key(), cheap.key()])
-        self.assertEqual([k for k, _m in self._submitted(units, env="0")], [cheap.key(), mid.key(), dear.key()])
 
     def test_per_size_kernels_keep_every_configs_first_size_in_front(self):
         cheap = KernelConfig(16, 32, 64, 1, 8, 3)

@@ -76,17 +76,15 @@ class Workers(unittest.TestCase):
 
 class PrecompileClasses(unittest.TestCase):
     """A kernel that specialises on batch sizes (the server's): one precompile per (op, config, class) of
-    server_backend.specialisation_class, not one per size (MOETUNE_PRECOMPILE_CLASSES=0: per size)."""
+    server_backend.specialisation_class, not one per size (no classes known: per size)."""
 
-    def submitted(self, flag):
+    def submitted(self, classes):
         from moetune_agent.backends.server_backend import classes_for
 
         cfgs = space.build_space(SHAPE, [64], ["both"])[("both", 64)][:3]
         us = [Unit("both", c, m, 1, 0) for c in cfgs for m in (1, 2, 4, 16, 24, 64, 256, 4096)]
-        old = os.environ.get("MOETUNE_PRECOMPILE_CLASSES")
-        os.environ["MOETUNE_PRECOMPILE_CLASSES"] = flag
         s = Scheduler(DESC, [0], None, 1)
-        s.precompile_classes = classes_for("sglang", Shape(128, 768, 2048, 8))
+        s.precompile_classes = classes_for("sglang", Shape(128, 768, 2048, 8)) if classes else None
         s.start()
         try:
             s.start_precompile({"capability": 90, "device_name": "SIMULATED_GPU", "smem": 232448}, per_m=True)
@@ -98,16 +96,12 @@ class PrecompileClasses(unittest.TestCase):
             return len(keys), s.precompile_stats
         finally:
             s.close()
-            if old is None:
-                os.environ.pop("MOETUNE_PRECOMPILE_CLASSES", None)
-            else:
-                os.environ["MOETUNE_PRECOMPILE_CLASSES"] = old
 
     def test_one_compile_per_class(self):
-        n, st = self.submitted("1")
+        n, st = self.submitted(True)
         self.assertEqual(n, 3 * 3)  # m = 1 | 2, 4, 16 | 24, 64, 256, 4096
         self.assertEqual((st["submitted"], st["ok"], st["failed"]), (9, 9, 0))
-        n, st = self.submitted("0")
+        n, st = self.submitted(False)
         self.assertEqual(n, 3 * 8)
 
 
@@ -424,18 +418,13 @@ class Cancel(unittest.TestCase):
         self.assertFalse(any(p.is_alive() for p in procs))
         self.assertEqual(s.workers, {})
 
-    def test_workers_are_terminated_unless_asked_to_exit(self):
-        for env, code in (("", -signal.SIGTERM), ("exit", 0)):
-            os.environ["MOETUNE_CLOSE"] = env
-            try:
-                s = Scheduler(DESC, [0], None, 0)
-                s.start()
-                s.info(["both"], [1])
-                worker = s.workers[0][0]
-                s.close()
-            finally:
-                del os.environ["MOETUNE_CLOSE"]
-            self.assertEqual(worker.exitcode, code, env)
+    def test_workers_are_terminated(self):
+        s = Scheduler(DESC, [0], None, 0)
+        s.start()
+        s.info(["both"], [1])
+        worker = s.workers[0][0]
+        s.close()
+        self.assertEqual(worker.exitcode, -signal.SIGTERM)
 
     def test_a_worker_killed_by_the_cancel_is_no_crash_and_not_restarted(self):
         us = units(6)
@@ -637,8 +626,3 @@ class StrategyLookahead(unittest.TestCase):
         idents = {u.ident() for u in first}
         self.assertFalse([u for u in guess if u.ident() in idents], "the guess repeats this phase")
         self.assertEqual([u.ident() for u in strat.next_phase([])], [u.ident() for u in first])
-        os.environ["MOETUNE_PRECOMPILE_LOOKAHEAD"] = "0"
-        try:
-            self.assertIsNone(phases._lookahead(S(), strat))  # pylint: disable=protected-access
-        finally:
-            del os.environ["MOETUNE_PRECOMPILE_LOOKAHEAD"]

@@ -215,14 +215,8 @@ class SharedGroupSizeScreen(unittest.TestCase):
     first phase compiles fewer binaries (SGLang main, 18 sizes: 272 -> 208), and every other anchor keeps
     its own."""
 
-    def setUp(self):
-        # the BLOCK_SIZE_M floor of the screen (ScreenBlockMFloor) drops the tiles whose binaries the shared
-        # GROUP_SIZE_M saved at M = 4096; this is the mechanism without it
-        os.environ["MOETUNE_SCREEN_BM_FLOOR"] = "0"
-
-    def tearDown(self):
-        os.environ.pop("MOETUNE_SCREEN_BM_FLOOR", None)
-
+    # the BLOCK_SIZE_M floor of the screen (ScreenBlockMFloor) drops the tiles whose binaries the shared
+    # GROUP_SIZE_M saved at M = 4096; this is the mechanism without it (screen_bm_floor=False throughout)
     def test_fewer_binaries_and_same_tiles(self):
         from moetune_agent import space as space_mod
         from moetune_agent.backends.server_backend import classes_for
@@ -232,8 +226,8 @@ class SharedGroupSizeScreen(unittest.TestCase):
         for fw in ("sglang", "vllm"):
             classes = classes_for(fw, SHAPE)
             space = space_mod.build_space(SHAPE, sizes, ("up",))
-            own = make_strategy("fast", space, sizes, ("up",), SHAPE).next_phase([])
-            st = make_strategy("fast", space, sizes, ("up",), SHAPE, kernel_classes=classes)
+            own = make_strategy("fast", space, sizes, ("up",), SHAPE, screen_bm_floor=False).next_phase([])
+            st = make_strategy("fast", space, sizes, ("up",), SHAPE, screen_bm_floor=False, kernel_classes=classes)
             shared = st.next_phase([])
             self.assertEqual(st.anchors, [1, 16, 256, 4096])
 
@@ -259,15 +253,15 @@ class SharedGroupSizeScreen(unittest.TestCase):
 
         sizes = BATCHES
         space = space_mod.build_space(SHAPE, sizes, ("up",))
-        own = make_strategy("fast", space, sizes, ("up",), SHAPE).next_phase([])
-        unknown = make_strategy("fast", space, sizes, ("up",), SHAPE,
+        own = make_strategy("fast", space, sizes, ("up",), SHAPE, screen_bm_floor=False).next_phase([])
+        unknown = make_strategy("fast", space, sizes, ("up",), SHAPE, screen_bm_floor=False,
                                 kernel_classes=lambda op, cfg, m: None).next_phase([])
         self.assertEqual(own, unknown)
 
         def broken(op, cfg, m):
             raise KeyError(m)
 
-        self.assertEqual(make_strategy("fast", space, sizes, ("up",), SHAPE, kernel_classes=broken).next_phase([]), own)
+        self.assertEqual(make_strategy("fast", space, sizes, ("up",), SHAPE, screen_bm_floor=False, kernel_classes=broken).next_phase([]), own)
 
 
 if __name__ == "__main__":
@@ -279,13 +273,11 @@ class WideTiles(unittest.TestCase):
     their 4-warp kernels never won on the recorded H200 landscapes and are the slowest to compile; every
     other tile keeps both warps counts, and a leading wide tile still gets 4 warps in the later phases."""
 
-    def setUp(self):
-        os.environ.pop("MOETUNE_WIDE_TILES_W8", None)
-
-    def screen(self):
+    def screen(self, wide_tiles_w8=True):
         from moetune_agent import space as space_mod
         space = space_mod.build_space(SHAPE, [1, 4096], ("up",))
-        return space, make_strategy("fast", space, [1, 4096], ("up",), SHAPE).next_phase([])
+        return space, make_strategy("fast", space, [1, 4096], ("up",), SHAPE,
+                                    wide_tiles_w8=wide_tiles_w8).next_phase([])
 
     def test_wide_tiles_screen_with_8_warps_only(self):
         _space, units = self.screen()
@@ -298,11 +290,7 @@ class WideTiles(unittest.TestCase):
         self.assertTrue(all(w == {8} for w in wide.values()), wide)
         narrow = [w for t, w in by_tile.items() if not (t[1] >= 64 and t[2] >= 256)]
         self.assertTrue(all(w == {4, 8} for w in narrow))
-        os.environ["MOETUNE_WIDE_TILES_W8"] = "0"
-        try:
-            _space, before = self.screen()
-        finally:
-            os.environ.pop("MOETUNE_WIDE_TILES_W8")
+        _space, before = self.screen(wide_tiles_w8=False)
         self.assertEqual(len(before) - len(units), len(wide))
 
     def test_a_leading_wide_tile_gets_4_warps_later(self):
@@ -324,16 +312,14 @@ class WideTiles(unittest.TestCase):
 
 class ScreenBlockMFloor(unittest.TestCase):
     """The tile screen skips BLOCK_SIZE_M below a quarter of the size's largest (fast.SCREEN_BM_FLOOR_DIV): at
-    M = 4096 (cap 256) no tile of 16 or 32 rows, at M = 1 (cap 16) every tile; MOETUNE_SCREEN_BM_FLOOR=0 screens
+    M = 4096 (cap 256) no tile of 16 or 32 rows, at M = 1 (cap 16) every tile; screen_bm_floor=False screens
     them all."""
 
-    def setUp(self):
-        os.environ.pop("MOETUNE_SCREEN_BM_FLOOR", None)
-
-    def first(self):
+    def first(self, screen_bm_floor=True):
         from moetune_agent import space as space_mod
         space = space_mod.build_space(SHAPE, [1, 1024, 4096], ("up",))
-        return make_strategy("fast", space, [1, 1024, 4096], ("up",), SHAPE).next_phase([])
+        return make_strategy("fast", space, [1, 1024, 4096], ("up",), SHAPE,
+                             screen_bm_floor=screen_bm_floor).next_phase([])
 
     def test_floor(self):
         bms = lambda us, m: sorted({u.cfg.BLOCK_SIZE_M for u in us if u.m == m})  # noqa: E731
@@ -341,11 +327,7 @@ class ScreenBlockMFloor(unittest.TestCase):
         self.assertEqual(bms(units, 1), [16])
         self.assertEqual(bms(units, 1024), [32, 64, 128])
         self.assertEqual(bms(units, 4096), [64, 128, 256])
-        os.environ["MOETUNE_SCREEN_BM_FLOOR"] = "0"
-        try:
-            every = self.first()
-        finally:
-            os.environ.pop("MOETUNE_SCREEN_BM_FLOOR")
+        every = self.first(screen_bm_floor=False)
         self.assertEqual(bms(every, 1024), [16, 32, 64, 128])
         self.assertEqual(bms(every, 4096), [16, 32, 64, 128, 256])
 

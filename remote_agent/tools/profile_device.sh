@@ -86,11 +86,11 @@ for fw in sglang vllm; do
 done
 # cold_off: a cold host with the precompile lookahead off (its "before");
 # cold: a cold host as shipped; warm: the same host again (its compile cache filled by cold)
-# warm_off: the cold_off host again. OFF_ENV: what "off" means (default: the lookahead off)
+# warm_off: the cold_off host again. OFF_ENV: what "off" means (the _off rows run only where it is set)
 for t in cold_off cold warm warm_off; do
   want $t || continue
   home="$WORK/home"; envs=()
-  case $t in *_off) home="$WORK/home_off"; envs=(${OFF_ENV:-MOETUNE_PRECOMPILE_LOOKAHEAD=0}) ;; esac
+  case $t in *_off) [ -n "${OFF_ENV:-}" ] || continue; home="$WORK/home_off"; envs=(${OFF_ENV}) ;; esac
   [ "${PROFILE_ROWS:-1}" = 1 ] && envs+=(MOETUNE_PROFILE_DIR="$WORK/prof_$t")
   env "${envs[@]}" python3 remote_agent/tools/user_path_bench.py "${SYN[@]}" --label "$t" \
     --home "$home" --rows own_up --json "$OUT/own_up_$t.json" > "$WORK/own_up_$t.log" 2>&1

@@ -17,8 +17,9 @@ Everything here is a no-op for the GPU workers: only precompile workers call ent
 
 from __future__ import annotations
 
-import os
 from typing import Any, Dict, List, Optional
+
+from .. import options
 
 _ENTERED: Optional[Dict[str, Any]] = None
 
@@ -34,7 +35,7 @@ def _stop_after_compile(*args, **kwargs):
 
 def hide_gpus() -> None:
     """Before torch is imported in a precompile worker."""
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    options.set_env(CUDA_VISIBLE_DEVICES="")
 
 
 def enter(info: Dict[str, Any]) -> None:

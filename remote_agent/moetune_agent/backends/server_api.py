@@ -23,6 +23,8 @@ import importlib
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .. import options
+
 GENERATIONS = ("sglang-runner", "vllm-quant-config", "vllm-inplace", "vllm-legacy")
 
 # (package of fused_experts + override_config, module of the kernel functions, module of the config lookup)
@@ -348,7 +350,7 @@ def vllm_search(config_module: Any, name: str) -> Tuple[Optional[Dict[int, Any]]
     import os
 
     folders = []
-    user = os.environ.get("VLLM_TUNED_CONFIG_FOLDER")
+    user = options.host_env("VLLM_TUNED_CONFIG_FOLDER")
     if user:
         folders.append(user)
     folders.append(os.path.join(os.path.dirname(os.path.realpath(config_module.__file__)), "configs"))

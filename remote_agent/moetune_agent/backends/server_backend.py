@@ -195,7 +195,7 @@ class ServerBackend(TritonBackend):
                          routing_file=routing_file, cpu_compile=cpu_compile, bandwidth_probe=bandwidth_probe)
         self._api = api
         self._published = False
-        self._runner_cfg = None
+        self._runner_cfg: Any = None
         self._quant_kw: Optional[Dict[str, Any]] = None
         self._lookup: Optional[Dict[str, Any]] = None
         # (framework, m, BLOCK_SIZE_M) -> the alignment tensors a CPU compile passes (see assignment())
@@ -594,7 +594,7 @@ class ServerBackend(TritonBackend):
         process; SGLang's ServerArgs published), which its first compile would otherwise wait for."""
         super().warm_precompile()
         self.api()
-        if self.cpu_compile and os.environ.get("MOETUNE_WARM_ALIGN", "1") != "0":
+        if self.cpu_compile:
             self._warm_align()
 
     def _warm_align(self) -> None:

@@ -20,7 +20,7 @@ import struct
 import time
 from typing import Optional
 
-from .. import space as space_mod
+from .. import options, space as space_mod
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from . import SYNTHETIC, defaults as defaults_mod
 from .base import Backend, file_sha256
@@ -52,7 +52,7 @@ class SyntheticBackend(Backend):
         self.framework = framework or "sglang"
         if delay_s is None:
             # Lets tests make a run slow enough to kill it midway; 0 by default.
-            delay_s = float(os.environ.get("MOETUNE_SYNTHETIC_DELAY_MS", "0") or 0) / 1000.0
+            delay_s = options.test_hooks(True).synthetic_delay_ms / 1000.0
         self._delay_s = delay_s
 
     def device_name(self):
@@ -136,7 +136,7 @@ class SyntheticBackend(Backend):
     # on a machine without a GPU. Everything stays simulated.
     @staticmethod
     def _compile_s() -> float:
-        return float(os.environ.get("MOETUNE_SYNTHETIC_COMPILE_MS", "0") or 0) / 1000.0
+        return options.test_hooks(True).synthetic_compile_ms / 1000.0
 
     def _marker(self, op: str, cfg: KernelConfig) -> Optional[str]:
         if not self.cache_dir:
@@ -145,7 +145,7 @@ class SyntheticBackend(Backend):
 
     def _compile(self, op: str, cfg: KernelConfig) -> None:
         cost = self._compile_s()
-        if cost and os.environ.get("MOETUNE_SYNTHETIC_COMPILE_SPREAD") == "1":
+        if cost and options.test_hooks(True).synthetic_compile_spread:
             # Test/benchmark hook: the cost spread over configs as space.compile_cost ranks them (the H200's
             # bf16 kernels took 0.3-1.5 s), MOETUNE_SYNTHETIC_COMPILE_MS for a 64x64x64 tile with 4 warps.
             from ..space import compile_cost
@@ -170,14 +170,10 @@ class SyntheticBackend(Backend):
             return None
         return {"capability": 90, "device_name": self._device, "smem": self.shared_memory_per_block()}
 
-    def start_heater(self, max_s, min_s=0.0):
-        """SIMULATED: nothing to heat; stop() says how long the heat would have lasted (at least min_s)."""
-        return _SimulatedHeater(max_s, min_s)
-
     def warm_precompile(self):
         """A precompile worker's early start (test hook MOETUNE_TEST_WARM_LOG: one line per call, with the
         process and the time, so a test sees that the pool warmed before the GPU worker's info came)."""
-        log = os.environ.get("MOETUNE_TEST_WARM_LOG")
+        log = options.test_hooks(True).warm_log
         if log:
             import multiprocessing
 
@@ -192,7 +188,8 @@ class SyntheticBackend(Backend):
         self._compile(op, cfg)
 
     def measure(self, op, cfg, m, replays=10, cfg_down=None):
-        fail = os.environ.get("MOETUNE_TEST_FAIL_MEASURE")  # test hook: every measurement fails like this
+        hooks = options.test_hooks(True)
+        fail = hooks.fail_measure  # test hook: every measurement fails like this
         if fail:
             raise CandidateError("other", fail)
         for c in (cfg, cfg_down):
@@ -204,7 +201,7 @@ class SyntheticBackend(Backend):
             if c is not None:
                 self._compile(op, c)
         delay = self._delay_s
-        slow = os.environ.get("MOETUNE_SYNTHETIC_SLOW_GPU")  # test hook "INDEX:MS": one GPU much slower
+        slow = hooks.synthetic_slow_gpu  # test hook "INDEX:MS": one GPU much slower
         if slow:
             idx, _, ms = slow.partition(":")
             if idx.strip() == str(self.device_index):
@@ -222,23 +219,24 @@ class SyntheticBackend(Backend):
         return Timing(samples)
 
     def check(self, op, cfg, m):
-        slow = os.environ.get("MOETUNE_SYNTHETIC_CHECK_MS")  # test hook: a slow first call (a server's JIT)
+        hooks = options.test_hooks(True)
+        slow = hooks.synthetic_check_ms  # test hook: a slow first call (a server's JIT)
         if slow:
             time.sleep(float(slow) / 1000.0)
-        fail = os.environ.get("MOETUNE_TEST_FAIL_CALL")  # test hook: the kernel cannot be called at all
+        fail = hooks.fail_call  # test hook: the kernel cannot be called at all
         if fail:
             raise CandidateError("other", fail)
         err = self._fails(op, cfg)
         if err is not None:
             raise err
-        if os.environ.get("MOETUNE_TEST_MISMATCH_CFG") == cfg.key():  # test hook: a wrong-output kernel
+        if hooks.mismatch_cfg == cfg.key():  # test hook: a wrong-output kernel
             raise CandidateError("mismatch", "simulated wrong output: relative error 0.5 > tolerance")
         return 0.0
 
     def _default_file(self, op):
         """Test hook MOETUNE_SYNTHETIC_DEFAULT_FILE: an existing config file is the server's default
         (as a shipped or earlier tuned file is for the server backend); a _down file beside it for op down."""
-        path = os.environ.get("MOETUNE_SYNTHETIC_DEFAULT_FILE")
+        path = options.test_hooks(True).synthetic_default_file
         if not path:
             return None, None
         if op == "down":
@@ -277,19 +275,3 @@ class SyntheticBackend(Backend):
         down = active * s.K * s.N * w_bytes
         b = {"up": up, "down": down}.get(op, up + down)
         return b / _HBM_BPS * 1e6
-
-
-class _SimulatedHeater(object):
-    chunks = 0
-    error = None
-
-    def __init__(self, max_s, min_s):
-        self.t0 = time.time()
-        self.max_s = max_s
-        self.min_s = min_s
-
-    def stop(self):
-        left = self.min_s - (time.time() - self.t0)
-        if left > 0:
-            time.sleep(min(left, self.max_s))
-        return round(time.time() - self.t0, 3)

@@ -44,8 +44,9 @@ import os
 import sys
 import time
 from collections import OrderedDict
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
+from .. import options
 from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from ..work import GRAPH_CALLS
 from . import TRITON, defaults as defaults_mod
@@ -56,7 +57,7 @@ WARMUP_REPLAYS = 5          # a screening unit's warm-up: as many replays as it 
 # the reference tuners' 5 replays were 57% of the head-to-head's GPU time (M >= 749 us calls time 3 replays
 # and warmed up 5). The re-timing units run back to back, so the GPU is already busy and clocked up when one
 # starts; what a fresh graph's first launches cost (its upload, cold instruction and TLB caches) is gone
-# after the first; 2 replays leave one to spare. MOETUNE_RETIME_WARMUP sets it (5: as before).
+# after the first; 2 replays leave one to spare. (5 before stop 35: bench/RESULTS.md).
 RETIME_WARMUP_REPLAYS = 2
 LOGIT_POOL = 16
 SCREEN_MAX_REPLAYS = 2      # units timing at most this many replays are screening units
@@ -70,7 +71,7 @@ NOMINAL_HBM_GBPS = 4800.0   # for the launch count only (an H200's HBM3e): a slo
 # (tools/server_anatomy.py). Their prepared call and graph are kept instead (least recently used first
 # out) while they fit in KEEP_FRACTION of the GPU's memory (at most KEEP_MAX_BYTES, KEEP_MAX entries):
 # the same kernel on the same inputs, timed by the same replays. By default on call paths slow to capture
-# only (_keeps); MOETUNE_KEEP_GRAPHS=1: on every path, =0: on none.
+# only (_keeps); TritonBackend.keep_graphs True: on every path, False: on none (an open experiment).
 KEEP_MAX = 96
 # A call path whose capture costs more than SLOW_CAPTURE_MS of Python per call (the SGLang test tree's
 # torch stand-in of moe_align_block_size: ~4.6 ms a call, against ~0.23 for moetune's kernel) has its
@@ -87,14 +88,10 @@ KEEP_MAX_BYTES = 8 << 30
 
 def warmup_replays(replays: int) -> int:
     """Warm-up replays before a unit's timed ones: a screening unit (<= SCREEN_MAX_REPLAYS) as many as it
-    times, a re-timing unit RETIME_WARMUP_REPLAYS (or MOETUNE_RETIME_WARMUP, 1-5)."""
+    times, a re-timing unit RETIME_WARMUP_REPLAYS."""
     if replays <= SCREEN_MAX_REPLAYS:
         return min(WARMUP_REPLAYS, max(1, replays))
-    try:
-        n = int(os.environ.get("MOETUNE_RETIME_WARMUP", "") or RETIME_WARMUP_REPLAYS)
-    except ValueError:
-        n = RETIME_WARMUP_REPLAYS
-    return max(1, min(WARMUP_REPLAYS, n))
+    return RETIME_WARMUP_REPLAYS
 
 
 def screen_launches(floor_us: Optional[float]) -> int:
@@ -112,8 +109,8 @@ def sized_launches(nominal: int, call_us: Optional[float]) -> int:
     The floor assumes the weights stream at NOMINAL_HBM_GBPS; int4_w4a16's dequantising calls ran 30-300x
     above their (quarter-size) floor, so every screening sample launched the graph 5 times, ~17 ms of GPU
     time a sample against the 0.5 ms aimed at (stop 35, H100: 1,170 samples, 20.3 s of the GPU worker's
-    time in one 3-size int4 tune). MOETUNE_SIZED_LAUNCHES=0: the floor's count throughout."""
-    if nominal <= 1 or not call_us or call_us <= 0 or os.environ.get("MOETUNE_SIZED_LAUNCHES", "1") == "0":
+    time in one 3-size int4 tune). (bench/RESULTS.md, stop 35)."""
+    if nominal <= 1 or not call_us or call_us <= 0:
         return nominal
     return max(1, min(nominal, screen_launches(call_us)))
 
@@ -173,6 +170,12 @@ class TritonBackend(Backend):
     name = TRITON
     simulated = False
     supports_tma = False
+    # Open experiment (bench/RESULTS.md, stop 31): re-timing graphs kept on every path (True), on none
+    # (False), or only on a call path slow to capture (None, the default); a benchmark sets it.
+    keep_graphs: Optional[bool] = None
+    # A call path slow to capture gets re-timing graphs of SLOW_GRAPH_CALLS calls (False: GRAPH_CALLS
+    # always; the GPU tests fix the protocol with it).
+    slow_capture_graphs = True
 
     def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0,
                  framework: Optional[str] = None, routing_file: Optional[str] = None,
@@ -182,23 +185,23 @@ class TritonBackend(Backend):
         # headroom check cannot spend); default: bandwidth.cu through nvcc where it exists.
         self.bandwidth_probe = bandwidth_probe
         if cache_dir:
-            os.environ["TRITON_CACHE_DIR"] = cache_dir
+            options.set_env(TRITON_CACHE_DIR=cache_dir)
         self.seed = seed
         self.framework = framework or "sglang"
         self.routing_file = routing_file
         self.cpu_compile = cpu_compile
-        self._routing = None
-        self._torch = None
-        self._fm = None
-        self._weights = None
-        self._small = None
+        self._routing: Any = None
+        self._torch: Any = None
+        self._fm: Any = None
+        self._weights: Any = None
+        self._small: Any = None
         self._x: Dict[int, object] = {}
         self._logits: Dict[int, list] = {}
         self._inter: Dict[int, object] = {}
         self._ref: Dict[Tuple[str, int], object] = {}
         self._bw: Optional[dict] = None
         self._check_calls = 0
-        self._stream = None
+        self._stream: Any = None
         self._kept: "OrderedDict[tuple, tuple]" = OrderedDict()  # key -> (call, graph, bytes)
         self._kept_bytes = 0
         self._keep_budget: Optional[int] = None
@@ -207,7 +210,7 @@ class TritonBackend(Backend):
         self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0, "slow_first_calls": 0, "slow_first_call_ms": 0,
                            "sized_units": 0, "sized_launches": 0}
         self._capture_ms: Dict[str, List[float]] = {}  # op -> Python ms per captured call, the last 5
-        self._bw_folder = None
+        self._bw_folder: Any = None
         if cache_dir and not cpu_compile and bandwidth_probe != "torch":
             # the HBM probe's executable, kept beside the compile cache and built while torch imports
             self._bw_folder = os.path.join(os.path.dirname(os.path.abspath(cache_dir)), "bandwidth-probe")
@@ -317,15 +320,6 @@ class TritonBackend(Backend):
         """A precompile worker, before its first task: load torch, Triton and the kernel module."""
         self._ensure()
 
-    def start_heater(self, max_s: float, min_s: float = 0.0) -> "Heater":
-        """Keep the GPU busy with large bf16 matrix products on a side stream from a thread of this
-        process, until stop() (at most max_s): the headroom check's start-up leaves the GPU idle for
-        seconds, and its large-M timings on a cool GPU over-stated the gain a tune's head-to-head, timed
-        on a GPU it had kept busy for a minute, reports (issue 19: +2 to +7 pp at M >= 2048 in three H200
-        calls; the same check run right after the tune was within 2 pp at 18 of 18 sizes)."""
-        self._ensure()
-        return Heater(self._torch, self.dev, max_s, min_s)
-
     # -- running one call ---------------------------------------------------------------------------
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
         try:
@@ -397,7 +391,7 @@ class TritonBackend(Backend):
     def slow_capture(self, op: str) -> bool:
         """Whether op's call path is slow to capture (SLOW_CAPTURE_MS): each of its last captures was."""
         ms = self._capture_ms.get(op)
-        return bool(ms) and min(ms) > SLOW_CAPTURE_MS and os.environ.get("MOETUNE_SLOW_CAPTURE", "1") != "0"
+        return bool(ms) and min(ms) > SLOW_CAPTURE_MS and self.slow_capture_graphs
 
     def _protocol(self, op: str, m: int, replays: int) -> Tuple[int, int, int]:
         """(calls per graph, launches per sample, warm-up replays) of a unit with this many replays: a
@@ -483,13 +477,12 @@ class TritonBackend(Backend):
         call path slow to capture (slow_capture), where the capture is most of the unit. On moetune's own
         kernel (capture ~0.23 ms a call) the head-to-head's gains moved by up to 9 percentage points at
         M >= 256 in the one H200 call that kept its graphs (both of its tunes alike; bench/RESULTS.md,
-        stop 31), which that call could not tell from the machine: MOETUNE_KEEP_GRAPHS=1 keeps them on
-        every path until a quality run says so, =0 on none."""
+        stop 31), which that call could not tell from the machine: keep_graphs True keeps them on every path
+        (an open experiment until a quality run says so), False on none."""
         if replays <= SCREEN_MAX_REPLAYS:
             return False
-        flag = os.environ.get("MOETUNE_KEEP_GRAPHS", "")
-        if flag in ("0", "1"):
-            return flag == "1"
+        if self.keep_graphs is not None:
+            return self.keep_graphs
         return self.slow_capture(op)
 
     def _budget(self) -> int:
@@ -696,60 +689,6 @@ class TritonBackend(Backend):
         self._small = None
         if self._torch is not None:
             self._torch.cuda.empty_cache()
-
-
-class Heater(object):
-    """Matrix products in chunks of ~20 ms queued from a thread (one chunk ahead at most), so stop()
-    returns within a chunk; the GPU work is eager only (no graph capture may run beside it)."""
-
-    N = 8192
-    CHUNK = 16
-
-    def __init__(self, torch, dev, max_s: float, min_s: float = 0.0):
-        import threading
-
-        self._torch = torch
-        self._stream = torch.cuda.Stream(dev)
-        with torch.cuda.stream(self._stream):
-            self._a = torch.randn(self.N, self.N, device=dev, dtype=torch.bfloat16)
-            self._b = torch.randn(self.N, self.N, device=dev, dtype=torch.bfloat16)
-            self._c = torch.empty(self.N, self.N, device=dev, dtype=torch.bfloat16)
-        self._stop = threading.Event()
-        self.max_s = max_s
-        self.min_s = min_s
-        self.t0 = time.time()
-        self.chunks = 0
-        self.error: Optional[str] = None
-        self._thread = threading.Thread(target=self._run, name="moetune-heater", daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        torch = self._torch
-        try:
-            last = None
-            while time.time() - self.t0 < self.max_s and not (self._stop.is_set()
-                                                               and time.time() - self.t0 >= self.min_s):
-                with torch.cuda.stream(self._stream):
-                    for _ in range(self.CHUNK):
-                        torch.mm(self._a, self._b, out=self._c)
-                    ev = torch.cuda.Event()
-                    ev.record(self._stream)
-                if last is not None:
-                    last.synchronize()
-                last = ev
-                self.chunks += 1
-            if last is not None:
-                last.synchronize()
-        except Exception as e:  # noqa: BLE001 - a heater that fails only heats less
-            self.error = "%s: %s" % (type(e).__name__, e)
-
-    def stop(self) -> float:
-        """-> seconds heated (once min_s has passed)."""
-        self._stop.set()
-        self._thread.join()
-        self._stream.synchronize()
-        self._a = self._b = self._c = None
-        return round(time.time() - self.t0, 3)
 
 
 def floor_bytes(s: Shape, op: str, m: int) -> float:

@@ -26,6 +26,7 @@ import re
 import stat
 from typing import Callable, List, Optional, Tuple
 
+from .. import options
 from ..protocol import EXIT_FAILED, EXIT_OK, RunError
 from ..runs.logs import run_simulated
 from ..runs.store import resolve, run_folder_of
@@ -240,7 +241,7 @@ def _triton_version(python: Optional[str]) -> str:
 
 
 def _perm_error(folder: str, e: OSError) -> RunError:
-    user = os.environ.get("USER") or str(os.getuid())
+    user = options.host_env("USER") or str(os.getuid())
     return RunError("permission_denied", "cannot write to %s: %s. moetune never uses root: make that folder "
                     "writable for %s, or point the server at a folder you own (SGLANG_MOE_CONFIG_DIR / "
                     "VLLM_TUNED_CONFIG_FOLDER) and pass it as --root" % (folder, e.strerror or e, user))
@@ -636,7 +637,7 @@ def install_command(args, out) -> int:
     home = getattr(args, "home", None)
     keep = getattr(args, "keep_backups", DEFAULT_KEEP_BACKUPS)
     through = bool(getattr(args, "through_symlink", False))
-    pause = float(os.environ.get("MOETUNE_TEST_INSTALL_PAUSE_S", "0") or 0)  # test hook: kill mid-write
+    pause = options.test_hooks(False).install_pause_s  # test hook: kill mid-write
     old_want = _expectations(getattr(args, "expect_old", None), "old")
     new_want = _expectations(getattr(args, "expect_new", None), "new")
     if (old_want is None) != (new_want is None):

@@ -111,10 +111,9 @@ def _early_head_to_head(s: Session, strategy: Strategy) -> Optional[Callable[[],
     their winners and contenders checked as checked_winners and head_to_head check them: fillers of the
     next phase, timed only while the GPU would wait for the pool's compiles (Scheduler.measure). The
     head-to-head is a function of its measurements, so head_to_head() later goes on from the rounds these
-    timed (issue 22: the servers' tunes waited 16-19 s for compiles after their second phase on the H100,
-    and their head-to-heads took 8-12 s after the search). None without a precompile pool (no waits) or
-    with MOETUNE_EARLY_H2H=0."""
-    if os.environ.get("MOETUNE_EARLY_H2H", "1") == "0" or not getattr(s.sched, "precompile_workers", 0):
+    timed, instead of waiting for the pool and then running the head-to-head after the search
+    (bench/RESULTS.md, issue 22). None without a precompile pool (no waits)."""
+    if not getattr(s.sched, "precompile_workers", 0):
         return None
 
     broken: List[str] = []
@@ -142,10 +141,7 @@ def _early_head_to_head(s: Session, strategy: Strategy) -> Optional[Callable[[],
 def _lookahead(s: Session, strategy: Strategy) -> Optional[Callable[[List[Unit]], List[Unit]]]:
     """The strategy's next phase as it would be if the units of this phase not measured yet had failed:
     the units whose kernels the precompile pool compiles while this phase is timed (Scheduler._speculate).
-    A guess only: the phase the loop above runs is derived from the real measurements, as always.
-    MOETUNE_PRECOMPILE_LOOKAHEAD=0 turns it off (the benchmarks' before/after switch)."""
-    if os.environ.get("MOETUNE_PRECOMPILE_LOOKAHEAD", "1") == "0":
-        return None
+    A guess only: the phase the loop above runs is derived from the real measurements, as always."""
 
     def guess(remaining: List[Unit]) -> List[Unit]:
         ghosts = [Measurement(u, None, "other", "not measured yet (precompile lookahead)", simulated=s.simulated)
@@ -208,8 +204,7 @@ def _head_to_head_plan(s: Session, winners: Winners, view: List[Measurement], si
         bad = s.run_checks(extra_checks)
         s.banned |= bad
         contenders = {k: [c for c in cs if (k[0], c.key()) not in bad] for k, cs in contenders.items()}
-    even = {"even_spread": 0.0} if os.environ.get("MOETUNE_H2H_EVEN") == "0" else {}  # on by default
-    return HeadToHead(s.ops, sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True, **even)
+    return HeadToHead(s.ops, sizes, s.defaults_cfg, contenders, call_us=dict(s.default_us), paired=True)
 
 
 def head_to_head(s: Session, winners: Winners, view: List[Measurement]):

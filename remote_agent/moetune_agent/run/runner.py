@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any, Dict, Optional, Tuple
 
-from .. import profiling, safefile, space as space_mod, spec as spec_mod
+from .. import options, profiling, safefile, space as space_mod, spec as spec_mod
 from ..backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from ..backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from ..kernel_types import KernelConfig
@@ -175,8 +175,9 @@ class Run(object):
             precompile = 0
             if backend != SYNTHETIC and ncpu > 2:
                 precompile = max(0, ncpu - 1 - len(gpus))
-            if os.environ.get("MOETUNE_PRECOMPILE_WORKERS"):  # an explicit pool size (tests, benchmarks)
-                precompile = max(0, int(os.environ["MOETUNE_PRECOMPILE_WORKERS"]))
+            workers = options.test_hooks(desc["name"] == SYNTHETIC).precompile_workers
+            if workers is not None:  # an explicit pool size (tests, benchmarks)
+                precompile = max(0, workers)
             self.sched = Scheduler(desc, gpus, cache_dir, precompile,
                                    home=os.path.dirname(os.path.dirname(self.run_dir)))
             self.sched.facts_per_m = backend == SERVER
@@ -185,7 +186,7 @@ class Run(object):
 
                 self.sched.precompile_classes = classes_for(spec["framework"], spec_mod.shape_of(spec))
             self.sched.on_facts = _early_precompile(spec, ops, sizes, self.sched)
-            self.sched.start(early_pool=precompile > 0 and os.environ.get("MOETUNE_EARLY_POOL", "1") != "0")
+            self.sched.start(early_pool=precompile > 0)
             try:
                 info = self.sched.info(ops, sizes)
             except BackendFailed as e:

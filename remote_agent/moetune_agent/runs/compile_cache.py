@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
+from .. import options
 from ..backends import SYNTHETIC
 from ..protocol import RunError
 from .store import private_subdir
@@ -45,14 +46,15 @@ def _cache_tag(text: str) -> str:
 def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
                        triton_version: Optional[str] = "detect") -> Optional[str]:
     """The persistent compile cache folder for a scheduler's backend description, created; None where
-    there is none: MOETUNE_COMPILE_CACHE=0, no Triton installed, or the synthetic backend (its simulated
-    compiles are per run, unless MOETUNE_COMPILE_CACHE=1 asks for the host cache: tests, benchmarks).
-    The synthetic backend's markers do not encode the shape, so its folder is per shape."""
-    flag = os.environ.get("MOETUNE_COMPILE_CACHE", "")
-    if flag == "0":
+    there is none: MOETUNE_COMPILE_CACHE=0, no Triton installed (under any of TRITON_DISTS' names), or the
+    synthetic backend (its simulated compiles are per run, unless MOETUNE_COMPILE_CACHE=1 asks for the host
+    cache: tests, benchmarks). The synthetic backend's markers do not encode the shape, so its folder is
+    per shape. The tune and the headroom check (check_cache_dir) both take their folder from here."""
+    flag = options.host().compile_cache
+    if flag == options.OFF:
         return None
     if desc.get("name") == SYNTHETIC:
-        if flag != "1":
+        if flag != options.ON:
             return None
         import hashlib
         tag = "synthetic-" + hashlib.sha256(json.dumps(desc.get("shape"), sort_keys=True).encode()).hexdigest()[:12]
@@ -70,6 +72,19 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
         return None
     prune_compile_caches(os.path.dirname(path))
     return path
+
+
+def check_cache_dir(desc: Dict[str, Any], home: Optional[str] = None,
+                    triton_version: Optional[str] = "detect") -> Tuple[str, bool]:
+    """The headroom check's compile folder -> (path, persistent?): the host's compile cache
+    (host_compile_cache, the one a tune uses, so each reuses what the other compiled), else a private
+    temporary folder the caller removes afterwards."""
+    path = host_compile_cache(desc, home, triton_version)
+    if path and os.access(path, os.W_OK):
+        return path, True
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="moetune-headroom-"), False
 
 
 def private_cache(tag: str, home: Optional[str] = None) -> Optional[str]:

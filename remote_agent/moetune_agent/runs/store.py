@@ -10,6 +10,7 @@ import os
 import stat
 from typing import Iterator, List, Optional
 
+from .. import options
 from ..protocol import RunError
 from ..safefile import read_text, write_atomic
 
@@ -20,7 +21,7 @@ TERMINAL = ("finished", "failed", "cancelled")
 def home_dir(override: Optional[str] = None) -> str:
     if override:
         return os.path.abspath(override)
-    env = os.environ.get("MOETUNE_HOME")
+    env = options.host().home
     if env:
         return os.path.abspath(env)
     return os.path.join(os.path.expanduser("~"), ".cache", "moetune")

@@ -7,7 +7,6 @@ make_strategy(name, space, batch_sizes, ops, shape) builds one by name; STRATEGI
 
 from __future__ import annotations
 
-import os
 from typing import Any, Dict, Sequence, Tuple
 
 from ..kernel_types import KernelConfig, Shape
@@ -24,22 +23,20 @@ DEFAULT_STRATEGY = "fast"
 
 def own_launches(kernel_classes=None) -> bool:
     """Whether configs of one launch (space.launch_key) count as one config: on moetune's own kernel
-    (no kernel_classes: GROUP_SIZE_M a run-time argument), unless MOETUNE_SAME_LAUNCH=0. The fast strategy
-    (strategy_options) and the head-to-head's contenders (run/phases) both follow it."""
-    return kernel_classes is None and os.environ.get("MOETUNE_SAME_LAUNCH", "1") != "0"
+    (no kernel_classes: GROUP_SIZE_M a run-time argument). The fast strategy (strategy_options) and the
+    head-to-head's contenders (run/phases) both follow it."""
+    return kernel_classes is None
 
 
 def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
     """The options a strategy called name takes from the backend: the fast one's kernel_classes (the
-    server backends' specialisation classes: strategies/fast.py _screen_gm), unless MOETUNE_SHARED_GM=0.
+    server backends' specialisation classes: strategies/fast.py _screen_gm).
     Every place that builds the tune's strategy (the run, its at-facts precompile, a check's prewarm) passes
     the same, so what they compile is what the run measures."""
     if name != "fast":
         return {}
     if kernel_classes is None:  # moetune's own kernel (or the synthetic one)
         return {"same_launch": True} if own_launches(kernel_classes) else {}
-    if os.environ.get("MOETUNE_SHARED_GM", "1") == "0":
-        return {}
     return {"kernel_classes": kernel_classes}
 
 

@@ -31,13 +31,12 @@ second seed's neighbours were the largest phase of a tune (383 of 903 units of a
 tune, 372 of 1007 and 809 of 2239 in the H100 own `up` and `up+down` tunes of stop 37), and on the replayed
 H200 landscapes with their three middle sizes tuned as other sizes (n_anchors 2) the regret stayed or fell
 (qwen3 geomean 1.0040 -> 1.0026, fp8 block 1.0011 -> 1.0011) with 14% / 6% fewer units
-(bench/level_leaders_replay.py). MOETUNE_LEVEL_LEADERS=2 restores the two.
+(bench/level_leaders_replay.py). level_leaders=2 restores the two.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .. import space as space_mod
@@ -54,7 +53,7 @@ FINAL_ROUND = 100
 # (int4_w4a16 4.3 s on average against 1.1 s with 8 warps, 22% of the compile time of 120 sampled
 # kernels from 8 of them; bf16 1.16 against 0.49 s: recordings/h200-bytecode-warm/call6_*). A wide tile
 # that leads still gets its 4-warp configs timed by the warps x stages sweep (B) and the one-axis
-# neighbours (D). MOETUNE_WIDE_TILES_W8=0 screens them with both.
+# neighbours (D). wide_tiles_w8=False screens them with both.
 WIDE_BLOCK_M = 64
 WIDE_BLOCK_N = 256
 # The tile screen skips BLOCK_SIZE_M below a quarter of the largest of the size's space (space.block_m_cap:
@@ -102,7 +101,7 @@ class FastStrategy(Strategy):
         super().__init__(space, batch_sizes, ops, shape)
         self.level_final = level_final
         if level_leaders is None:
-            level_leaders = int(os.environ.get("MOETUNE_LEVEL_LEADERS") or LEVEL_LEADERS)
+            level_leaders = LEVEL_LEADERS
         self.level_leaders = max(1, level_leaders)
         self.screen_both_warps = screen_both_warps
         self.batch_sizes = sorted(set(self.batch_sizes))
@@ -115,8 +114,8 @@ class FastStrategy(Strategy):
         self.n_seeds = seeds
         self.anchors = self._pick_anchors(n_anchors)
         self.kernel_classes = kernel_classes
-        self.wide_tiles_w8 = wide_tiles_w8 and os.environ.get("MOETUNE_WIDE_TILES_W8", "1") != "0"
-        self.screen_bm_floor = screen_bm_floor and os.environ.get("MOETUNE_SCREEN_BM_FLOOR", "1") != "0"
+        self.wide_tiles_w8 = wide_tiles_w8
+        self.screen_bm_floor = screen_bm_floor
         self.same_launch = same_launch
         self._by_vec = {k: {_vec(c): c for c in v} for k, v in space.items()}
         self._axis_index: Dict[Tuple[str, int], Dict[tuple, List[Tuple[int, KernelConfig]]]] = {}
@@ -216,7 +215,7 @@ class FastStrategy(Strategy):
 
     def _screen_bm_floor(self, op: str, m: int) -> int:
         """The smallest BLOCK_SIZE_M the tile screen times at m: a quarter of the largest in m's space
-        (SCREEN_BM_FLOOR_DIV), 0 (every one) with MOETUNE_SCREEN_BM_FLOOR=0. See SCREEN_BM_FLOOR_DIV."""
+        (SCREEN_BM_FLOOR_DIV), 0 (every one) with screen_bm_floor=False. See SCREEN_BM_FLOOR_DIV."""
         if not self.screen_bm_floor:
             return 0
         bms = [c.BLOCK_SIZE_M for c in self._space(op, m)]
