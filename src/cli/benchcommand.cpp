@@ -87,10 +87,10 @@ int BenchCommand::run(const QStringList &args) {
         host.fail(error);
         return FlowExitUsage;
     }
-    ServingFlow flow(host.calls(), host.push(), host.server());
-    QObject::connect(&flow, &ServingFlow::status, [](const QString &l) { Console::err(l + u'\n'); });
+    ServingFlow *flow = host.serving();
+    QObject::connect(flow, &ServingFlow::status, [](const QString &l) { Console::err(l + u'\n'); });
     ServingComparison cmp;
-    flow.benchmark(*plan, [&](const ServingComparison &c) {
+    flow->benchmark(*plan, [&](const ServingComparison &c) {
         cmp = c;
         host.finish();
     });

@@ -68,7 +68,7 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
         }
         m_profile.server = parser.value(u"server"_s).trimmed();
     }
-    target->serverProfile.server = m_profile.server; // the session's probes focus on it too
+    target->serverProfile = m_profile; // the session's flows act through it; its probes focus on its server
     if (parser.isSet(u"python"_s))
         target->python = parser.value(u"python"_s);
     HostSessionSync::Options options;
@@ -81,7 +81,7 @@ int FlowHost::connect(const QString &command, const QCommandLineParser &parser) 
     }
     HostSession *session = m_session->session();
     session->setChooseHow(u"with --server PID|PORT"_s);
-    m_flows = std::make_unique<HostFlows>(session, m_profile);
+    m_flows = session->flows();
     // What runs on the host is always shown (stderr, so --format json stays parseable on stdout).
     QObject::connect(calls(), &HostCalls::commandStarted,
                      [](const QString &c) { Console::err(u"$ "_s + c + u'\n'); });

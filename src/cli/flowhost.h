@@ -5,10 +5,12 @@
 #include "cli/hostcli.h"
 #include "core/run/runprogress.h"
 #include "core/server/serverprofile.h"
+#include "remote/flows/headroomflow.h"
 #include "remote/flows/hostcalls.h"
 #include "remote/flows/hostflows.h"
 #include "remote/flows/pushflow.h"
 #include "remote/flows/servercontrol.h"
+#include "remote/flows/servingflow.h"
 #include "remote/flows/tuneflow.h"
 #include "remote/flows/waiter.h"
 
@@ -30,9 +32,11 @@ enum FlowExit : int {
     FlowExitRefused = 4, // refused before changing anything (GPUs busy, simulated push, changed files)
 };
 
-// One host for a tuning command: the connection (HostSession) and its bundle of flows (HostFlows: TuneFlow,
-// ServerControl, PushFlow, RunKeeper), driven synchronously through nested event loops, every host command
-// and its output echoed on stderr ("$ cmd" / "  | line") so a script's log shows what ran.
+// One host for a tuning command: the connection (HostSession) and the bundle of flows it owns
+// (HostSession::flows(): TuneFlow, ServerControl, PushFlow, RunKeeper, ServingFlow, HeadroomFlow), driven
+// synchronously through nested event loops, every host command and its output echoed on stderr
+// ("$ cmd" / "  | line") so a script's log shows what ran. The --profile / --server given become the
+// session's host's server profile, so the flows act through them.
 class FlowHost {
 public:
     static QList<QCommandLineOption> commonOptions(); // --python, --accept-new-host-key, --profile, --format
@@ -40,11 +44,13 @@ public:
     int connect(const QString &command, const QCommandLineParser &parser);
     bool json() const { return m_json; }
 
-    HostFlows *flows() const { return m_flows.get(); }
+    HostFlows *flows() const { return m_flows; }
     HostCalls *calls() const { return m_flows->calls(); }
     TuneFlow *tune() const { return m_flows->tune(); }
     ServerControl *server() const { return m_flows->server(); }
     PushFlow *push() const { return m_flows->push(); }
+    ServingFlow *serving() const { return m_flows->serving(); }
+    HeadroomFlow *headroom() const { return m_flows->headroom(); }
     const HostConfig &host() const { return m_session->host(); }
     const ServerProfile &profile() const { return m_profile; }
 
@@ -65,8 +71,8 @@ private:
     bool m_json = false;
     ServerProfile m_profile;
     std::unique_ptr<HostSessionSync> m_session;
-    std::unique_ptr<HostFlows> m_flows;
-    Waiter m_waiter; // finish() may come before wait() (a flow that fails at once)
+    HostFlows *m_flows = nullptr; // the session's (one command: nothing remakes it meanwhile)
+    Waiter m_waiter;              // finish() may come before wait() (a flow that fails at once)
 };
 
 } // namespace moetune::cli

@@ -82,9 +82,9 @@ int HeadroomCommand::run(const QStringList &args) {
         host.fail(bad);
         return FlowExitUsage;
     }
-    HeadroomFlow flow(host.calls());
+    HeadroomFlow *flow = host.headroom();
     int lastShown = -1;
-    QObject::connect(&flow, &HeadroomFlow::progress, [&lastShown](int done, int total, bool simulated) {
+    QObject::connect(flow, &HeadroomFlow::progress, [&lastShown](int done, int total, bool simulated) {
         if (done == lastShown)
             return;
         lastShown = done;
@@ -93,7 +93,7 @@ int HeadroomCommand::run(const QStringList &args) {
     });
     HeadroomResult result;
     QString error;
-    flow.check(spec, [&](const HeadroomResult &r, const QString &e) {
+    flow->check(spec, [&](const HeadroomResult &r, const QString &e) {
         result = r;
         error = e;
         host.finish();

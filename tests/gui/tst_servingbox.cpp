@@ -324,6 +324,7 @@ private slots:
     void severalServersAsksWhich() {
         LocalTransport transport;
         HostCalls calls(&transport, nullptr);
+        ServingFlow serving(&calls, nullptr, nullptr);
         HostProbe probe;
         probe.hostName = u"gpu-7"_s;
         for (const auto &[pid, port] : {std::pair{4242, 30000}, std::pair{4343, 30001}}) {
@@ -337,7 +338,7 @@ private slots:
         ServingBenchBox box;
         box.setProvider([&]() -> std::optional<ServingBenchBox::Context> {
             ServingBenchBox::Context c;
-            c.calls = &calls;
+            c.serving = &serving;
             c.probe = probe;
             return c;
         });

@@ -5,8 +5,14 @@
 // and through HostSessionSync as the CLI uses it.
 #include "core/diagnosis/diagnoser.h"
 #include "fakesglanghost.h"
+#include "remote/flows/headroomflow.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/hostflows.h"
 #include "remote/flows/hostsession.h"
 #include "remote/flows/hostsessionsync.h"
+#include "remote/flows/servercontrol.h"
+#include "remote/flows/servingflow.h"
+#include "remote/flows/tuneflow.h"
 #include "remote/hosts/hoststore.h"
 
 #include <QSignalSpy>
@@ -233,6 +239,51 @@ private slots:
         QTRY_VERIFY(!finished.isEmpty());
         QCOMPARE(finished.last().at(0).value<JobId>(), id);
         QCOMPARE(finished.last().at(1).value<HostSession::Flow>(), HostSession::Flow::DiagnoseHost);
+    }
+
+    // The session owns its flows: one bundle over its agent and the host's profile, made again when the
+    // host's settings remade the agent, but not under a followed run (the run keeps its agent).
+    void flowsBelongToTheSession() {
+        HostConfig h = local();
+        h.serverProfile.stopCommand = u"true"_s;
+        HostSession s(h, env());
+        QPointer<HostFlows> first = s.flows();
+        QVERIFY(first);
+        QCOMPARE(s.flows(), first.data());
+        QCOMPARE(first->session(), &s);
+        QVERIFY(first->isCurrent());
+        QVERIFY(first->serving() && first->headroom() && first->runKeeper());
+        QCOMPARE(first->calls()->agent(), s.agent());
+        QCOMPARE(first->server()->profile().stopCommand, u"true"_s);
+
+        // A followed run (here one the host does not know: the agent says so) keeps the bundle and its
+        // agent while the host's settings change under it.
+        RunProgress progress;
+        bool followed = false;
+        QString followError;
+        first->tune()->follow(u"no-such-run"_s, &progress, [&](bool ok, const QString &error) {
+            followed = true;
+            QVERIFY(!ok);
+            followError = error;
+        });
+        QVERIFY(first->tune()->isFollowing());
+        QVERIFY(first->isBusy());
+        h.serverProfile.stopCommand = u"false"_s;
+        s.setHost(h);
+        QCOMPARE(s.flows(), first.data());
+        QVERIFY(first->isCurrent());
+        QCOMPARE(first->server()->profile().stopCommand, u"false"_s); // the profile follows setHost
+
+        QTRY_VERIFY_WITH_TIMEOUT(followed, 60000);
+        QVERIFY2(!followError.isEmpty(), "the follow of an unknown run ended without a reason");
+        QVERIFY(!first->tune()->isFollowing());
+        // Idle now: the session remakes its agent, and the bundle over the old one is replaced.
+        QPointer<HostFlows> second = s.flows();
+        QVERIFY(second && second != first);
+        QVERIFY(second->isCurrent());
+        QCOMPARE(second->calls()->agent(), s.agent());
+        QTRY_VERIFY(first.isNull()); // deleted, so a shell's QPointer to it turns null
+        QCOMPARE(s.flows(), second.data());
     }
 
     void syncWrapper() {

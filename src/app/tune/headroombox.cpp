@@ -3,7 +3,6 @@
 #include "app/tune/headroombox.h"
 
 #include "remote/flows/headroomflow.h"
-#include "remote/flows/hostcalls.h"
 #include "ui_headroombox.h"
 
 #include <QHeaderView>
@@ -54,7 +53,7 @@ QList<QWidget *> HeadroomBox::answerWidgets() const {
 }
 
 bool HeadroomBox::running() const {
-    return m_flow && m_flow->running();
+    return m_checking && m_flow; // a flow gone with its session ends the check too
 }
 
 void HeadroomBox::setRunnable(bool ok, const QString &why) {
@@ -66,12 +65,19 @@ void HeadroomBox::setRunnable(bool ok, const QString &why) {
            : why);
 }
 
-void HeadroomBox::run(HostCalls *calls, const TuneSpec &spec) {
+void HeadroomBox::run(HeadroomFlow *flow, const TuneSpec &spec) {
     if (running())
         return;
+    if (flow->running()) { // the session's flow, started by another view of this host
+        m_ui->headroomStatus->setStyleSheet(QString());
+        m_ui->headroomStatus->setText(tr("A headroom check already runs on this host; check again once it "
+                                         "has ended."));
+        return;
+    }
     if (m_flow)
-        m_flow->deleteLater();
-    m_flow = new HeadroomFlow(calls, this);
+        m_flow->disconnect(this); // the session's flow: only the box's connections go
+    m_flow = flow;
+    m_checking = true;
     m_running = spec;
     const bool simulated = spec.backend == "synthetic"_L1;
     m_ui->headroomButton->setEnabled(false);
@@ -94,6 +100,9 @@ void HeadroomBox::run(HostCalls *calls, const TuneSpec &spec) {
             [self, r, error] {
                 if (!self)
                     return;
+                self->m_checking = false;
+                if (self->m_flow) // its progress from now on is another view's
+                    self->m_flow->disconnect(self);
                 self->m_ui->headroomButton->setEnabled(self->m_runnable);
                 if (r.sizes.isEmpty()) {
                     self->showError(error);

@@ -18,20 +18,19 @@ class HeadroomBox;
 namespace moetune {
 
 class HeadroomFlow;
-class HostCalls;
 
-// The Tune page's headroom box (issue 19): "Check headroom" runs the agent's headroom check over the
-// page's connection (HeadroomFlow), shows its progress, then the verdict, what could not be seen, and
-// per range of batch sizes the likely gain (each row's tooltip lists its sizes: server's us, best us,
-// floor). The page owns the connection; the box only asks for a run (checkRequested).
+// The Tune page's headroom box (issue 19): "Check headroom" runs the agent's headroom check with the
+// host session's HeadroomFlow (HostFlows::headroom()), shows its progress, then the verdict, what could not
+// be seen, and per range of batch sizes the likely gain (each row's tooltip lists its sizes: server's us,
+// best us, floor). The page owns the connection; the box only asks for a run (checkRequested).
 class HeadroomBox : public QGroupBox {
     Q_OBJECT
 public:
     explicit HeadroomBox(QWidget *parent = nullptr);
     ~HeadroomBox() override;
 
-    // Runs the check on calls' host for spec (the previous result stays until the new one comes).
-    void run(HostCalls *calls, const TuneSpec &spec);
+    // Runs the check with flow (its host's) for spec (the previous result stays until the new one comes).
+    void run(HeadroomFlow *flow, const TuneSpec &spec);
     void setRunnable(bool ok, const QString &why);
     void showError(const QString &sentence);
     void showResult(const HeadroomResult &result, const QString &error = {});
@@ -54,6 +53,7 @@ private:
     TuneSpec m_resultSpec;
     TuneSpec m_running;
     bool m_runnable = false;
+    bool m_checking = false; // this box's check runs (the flow is the session's, shared)
 };
 
 } // namespace moetune

@@ -101,6 +101,7 @@ ServingBenchBox::ServingBenchBox(QWidget *parent)
     m_ui->undoButton->setVisible(false);
     m_ui->legBar->setRange(0, 1);
     m_ui->legBar->setValue(0);
+    m_ui->legBar->setFormat(tr("no leg run yet")); // never "leg 0 of 1"
     m_ui->legLabel->setText(tr("Preview push, then \"Push, restart and compare\": the server's own serving "
                                "benchmark before the push and after the restart."));
     m_ui->benchText->setPlaceholderText(tr("The figures of each leg and the exact commands appear here."));
@@ -175,16 +176,24 @@ void ServingBenchBox::updateValidation() {
     m_ui->compareButton->setEnabled(v.isEmpty() && !m_flow);
 }
 
+void ServingBenchBox::endRun() {
+    if (m_flow)
+        m_flow->disconnect(this); // its progress from now on is another view's
+    m_flow = nullptr;
+    setRunning(false);
+}
+
 void ServingBenchBox::setRunning(bool running) {
     m_ui->cancelButton->setEnabled(running);
     updateValidation();
 }
 
-ServingFlow *ServingBenchBox::makeFlow(const Context &c) {
-    auto *flow = new ServingFlow(c.calls, c.push, c.server, this);
+void ServingBenchBox::useFlow(ServingFlow *flow) {
+    m_flow = flow;
     connect(flow, &ServingFlow::legStarted, this, [this](int i, int total, QChar arm) {
         m_ui->legBar->setRange(0, total);
         m_ui->legBar->setValue(i);
+        m_ui->legBar->setFormat(tr("%v of %m legs done"));
         m_ui->legLabel->setText(
             tr("Leg %1 of %2 (%3): %4")
                 .arg(i + 1)
@@ -212,16 +221,19 @@ ServingFlow *ServingBenchBox::makeFlow(const Context &c) {
                      soFar.servingSimulated ? tr(" (SIMULATED figures, no server measured)") : QString()));
         m_chart->setComparison(soFar);
     });
-    return flow;
 }
 
 void ServingBenchBox::benchmarkNow() {
     if (m_flow || !m_provider)
         return;
     const auto c = m_provider();
-    if (!c || !c->calls) {
+    if (!c || !c->serving) {
         m_ui->verdictLabel->setText(
             tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
+        return;
+    }
+    if (c->serving->running()) { // the session's flow, started by another view of this host
+        m_ui->verdictLabel->setText(tr("A serving benchmark already runs on this host: wait for it to end."));
         return;
     }
     // Several servers and no choice: ask which, never benchmark the first one (issue 41).
@@ -239,7 +251,7 @@ void ServingBenchBox::benchmarkNow() {
     m_chart->setVisible(true);
     m_ui->chartHolder->setVisible(true);
     m_filler->changeSize(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum);
-    m_flow = makeFlow(*c);
+    useFlow(c->serving);
     setRunning(true);
     ServingFlow::Plan p = plan();
     const ServingBenchCommand suggested = ServingBenchCommand::suggest(
@@ -249,12 +261,13 @@ void ServingBenchBox::benchmarkNow() {
     p.bench.python = suggested.python;
     p.bench.container = suggested.container;
     p.bench.environment = suggested.environment;
-    m_flow->benchmark(p, [this](const ServingComparison &cmp) {
-        m_flow->deleteLater();
-        m_flow = nullptr;
-        setRunning(false);
-        showComparison(cmp);
-        emit finished(cmp);
+    QPointer<ServingBenchBox> self(this); // the flow is the session's: it may outlive the box
+    m_flow->benchmark(p, [self](const ServingComparison &cmp) {
+        if (!self)
+            return;
+        self->endRun();
+        self->showComparison(cmp);
+        emit self->finished(cmp);
     });
 }
 
@@ -262,9 +275,13 @@ void ServingBenchBox::compare() {
     if (m_flow || !m_provider)
         return;
     const auto c = m_provider();
-    if (!c || !c->calls) {
+    if (!c || !c->serving) {
         m_ui->verdictLabel->setText(
             tr("Not connected to the host: choose it on the left (the Hosts page logs in)."));
+        return;
+    }
+    if (c->serving->running()) { // the session's flow, started by another view of this host
+        m_ui->verdictLabel->setText(tr("A serving benchmark already runs on this host: wait for it to end."));
         return;
     }
     // Several servers and no choice: ask which, never benchmark the first one (issue 41).
@@ -288,7 +305,7 @@ void ServingBenchBox::compare() {
     m_ui->chartHolder->setVisible(true);
     m_filler->changeSize(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum);
     m_ui->verdictLabel->setText(tr("Benchmark before the push, then push, restart and benchmark again..."));
-    m_flow = makeFlow(*c);
+    useFlow(c->serving);
     setRunning(true);
     ServingFlow::Plan p = plan();
     const ServingBenchCommand suggested =
@@ -299,16 +316,17 @@ void ServingBenchBox::compare() {
     p.bench.python = suggested.python;
     p.bench.container = suggested.container;
     p.bench.environment = suggested.environment;
+    QPointer<ServingBenchBox> self(this); // the flow is the session's: it may outlive the box
     m_flow->compare(p, *c->preview, c->before.value_or(Diagnosis{}), c->afterLogFile,
-                    [this](const ServingFlow::Outcome &o) {
-                        m_flow->deleteLater();
-                        m_flow = nullptr;
-                        setRunning(false);
-                        showComparison(o.comparison, o.pushed);
+                    [self](const ServingFlow::Outcome &o) {
+                        if (!self)
+                            return;
+                        self->endRun();
+                        self->showComparison(o.comparison, o.pushed);
                         if (!o.record.files.isEmpty())
-                            emit pushedByComparison(o.record, o.proof.ok,
-                                                    o.proof.ok ? o.proof.proof.summary() : o.proof.message);
-                        emit finished(o.comparison);
+                            emit self->pushedByComparison(
+                                o.record, o.proof.ok, o.proof.ok ? o.proof.proof.summary() : o.proof.message);
+                        emit self->finished(o.comparison);
                     });
 }
 

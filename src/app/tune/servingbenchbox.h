@@ -31,13 +31,13 @@ class ServingChart;
 // editable), the server's address and tool, plain or rigorous mode; "Benchmark now" (the server as it
 // is) and "Push, restart and compare" over ServingFlow, with live progress per leg, the before/after
 // chart with intervals (ServingChart), the verdict, and Undo offered when the server got slower.
-// The Tune page hands it the host's flows and the push preview through a provider when a button asks.
+// The Tune page hands it the host session's ServingFlow and the push preview through a provider when a
+// button asks; the flow is the session's (HostFlows), the box only connects to it while its run goes.
 class ServingBenchBox : public QGroupBox {
     Q_OBJECT
 public:
     struct Context {
-        QPointer<HostCalls> calls;
-        QPointer<PushFlow> push;
+        QPointer<ServingFlow> serving; // the host session's (HostFlows::serving())
         QPointer<ServerControl> server;
         Framework framework = Framework::SGLang;
         std::optional<PushFlow::Preview> preview;
@@ -75,7 +75,8 @@ private:
     void applyPreset(const QString &id);
     void updateValidation();
     void setRunning(bool running);
-    ServingFlow *makeFlow(const Context &c);
+    void endRun();
+    void useFlow(ServingFlow *flow); // connects the box's progress to the session's flow
 
     std::unique_ptr<Ui::ServingBenchBox> m_ui;
     ServingChart *m_chart;

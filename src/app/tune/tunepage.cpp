@@ -120,7 +120,12 @@ TunePage::TunePage(HostRegistry *registry, QWidget *parent)
     updateProfileLine();
 }
 
-TunePage::~TunePage() = default;
+TunePage::~TunePage() {
+    // A followed run writes into m_progress, which goes with the page: so do the flows it runs on (the
+    // run goes on on the host; the session makes new flows when next asked).
+    if (m_following && m_flows)
+        delete m_flows.data();
+}
 
 HeadroomBox *TunePage::headroomBox() const {
     return m_ui->headroomBox;
@@ -239,7 +244,7 @@ void TunePage::checkHeadroom() {
     }
     if (!ensureFlows())
         return;
-    m_ui->headroomBox->run(m_calls, spec());
+    m_ui->headroomBox->run(m_flows->headroom(), spec());
 }
 
 void TunePage::appendOutput(const QString &line) {
@@ -251,13 +256,7 @@ void TunePage::setBusy(const QString &what) {
 }
 
 void TunePage::dropFlows() {
-    if (m_flows)
-        m_flows->deleteLater();
-    m_flows = nullptr;
-    m_calls = nullptr;
-    m_tune = nullptr;
-    m_server = nullptr;
-    m_push = nullptr;
+    useFlows(nullptr);
     m_session = nullptr;
     m_following = false;
     m_serverStopped = false;
@@ -272,55 +271,67 @@ bool TunePage::ensureFlows() {
         appendOutput(tr("No host named %1: choose one on the left or add it on the Hosts page.").arg(alias));
         return false;
     }
-    // The session remakes its agent when the host's settings change: flows over the old one would stall.
-    const bool stale = m_session != session || !m_calls || m_calls->agent() != session->agent() ||
-                       m_calls->transport() != session->transport();
-    if (stale && m_following)
-        return true; // a followed run keeps its flows; the next action after it rebuilds them
-    if (stale) {
-        if (m_flows)
-            m_flows->deleteLater();
+    // The session owns its flows and makes them again when its agent was remade (host settings changed);
+    // a followed run keeps the flows it runs on, and the next action after it takes the new ones.
+    if (m_following && m_session != session)
+        return true;
+    HostFlows *flows = session->flows();
+    if (m_following && !flows->isCurrent())
+        return true;
+    if (m_session != session || flows != m_flows) {
         m_session = session;
-        const auto host = m_registry->host(alias);
-        m_flows = new HostFlows(session, host ? host->serverProfile : ServerProfile{},
-                                m_registry->displayName(alias), this);
-        m_calls = m_flows->calls();
-        m_tune = m_flows->tune();
-        m_server = m_flows->server();
-        m_push = m_flows->push();
-        m_runFolder->setKeeper(m_flows->runKeeper()); // a run followed again keeps its folder
-        connect(m_calls, &HostCalls::commandStarted, this,
-                [this](const QString &c) { appendOutput(u"$ "_s + c); });
-        connect(m_calls, &HostCalls::commandOutput, this,
-                [this](const QString &l) { appendOutput(u"  | "_s + l); });
-        connect(
-            m_calls, &HostCalls::commandEnded, this, [this](const QString &, int status, const QString &e) {
-                if (status != 0 || !e.isEmpty())
-                    appendOutput(
-                        tr("  (exit status %1%2)").arg(status).arg(e.isEmpty() ? QString() : u", "_s + e));
-            });
-        connect(m_server, &ServerControl::status, this, &TunePage::appendOutput);
-        connect(m_push, &PushFlow::status, this, &TunePage::appendOutput);
-        connect(m_tune, &TuneFlow::reattaching, this, [this](const QString &why) {
-            appendOutput(why);
-            setBusy(why);
-        });
-        connect(m_tune, &TuneFlow::runEvent, this, [this](const QJsonObject &e) {
-            // already applied to m_progress by the flow and kept by its RunKeeper; the chart and table follow
-            m_live->addEvent(e);
-            m_viewDirty = true;
-        });
-        connect(session, &HostSession::stateChanged, m_flows,
-                [this](Transport::State, const QString &message) {
-                    if (!message.isEmpty())
-                        appendOutput(message);
-                });
+        useFlows(flows);
     }
-    if (const auto host = m_registry->host(alias))
-        m_server->setProfile(host->serverProfile);
     if (session->state() == Transport::State::Disconnected || session->state() == Transport::State::Failed)
         session->connectToHost(); // the Hosts page asks for an unknown host key or a password
     return true;
+}
+
+void TunePage::useFlows(HostFlows *flows) {
+    // The bundle belongs to its session and outlives the page's use of it: the page's connections go.
+    for (const QMetaObject::Connection &c : std::as_const(m_flowConnections))
+        disconnect(c);
+    m_flowConnections.clear();
+    m_flows = flows;
+    m_calls = flows ? flows->calls() : nullptr;
+    m_tune = flows ? flows->tune() : nullptr;
+    m_server = flows ? flows->server() : nullptr;
+    m_push = flows ? flows->push() : nullptr;
+    m_runFolder->setKeeper(flows ? flows->runKeeper() : nullptr); // a run followed again keeps its folder
+    if (!flows)
+        return;
+    m_flowConnections = {
+        connect(m_calls, &HostCalls::commandStarted, this,
+                [this](const QString &c) { appendOutput(u"$ "_s + c); }),
+        connect(m_calls, &HostCalls::commandOutput, this,
+                [this](const QString &l) { appendOutput(u"  | "_s + l); }),
+        connect(
+            m_calls, &HostCalls::commandEnded, this,
+            [this](const QString &, int status, const QString &e) {
+                if (status != 0 || !e.isEmpty())
+                    appendOutput(
+                        tr("  (exit status %1%2)").arg(status).arg(e.isEmpty() ? QString() : u", "_s + e));
+            }),
+        connect(m_server, &ServerControl::status, this, &TunePage::appendOutput),
+        connect(m_push, &PushFlow::status, this, &TunePage::appendOutput),
+        connect(m_tune, &TuneFlow::reattaching, this,
+                [this](const QString &why) {
+                    appendOutput(why);
+                    setBusy(why);
+                }),
+        connect(m_tune, &TuneFlow::runEvent, this,
+                [this](const QJsonObject &e) {
+                    // already applied to m_progress by the flow and kept by its RunKeeper; the chart and
+                    // table follow
+                    m_live->addEvent(e);
+                    m_viewDirty = true;
+                }),
+        connect(flows->session(), &HostSession::stateChanged, this,
+                [this](Transport::State, const QString &message) {
+                    if (!message.isEmpty())
+                        appendOutput(message);
+                }),
+    };
 }
 
 void TunePage::applyRunEvent(const QJsonObject &e) {
@@ -339,63 +350,65 @@ void TunePage::onPreflight() {
     if (!ensureFlows())
         return;
     setBusy(tr("Checking the GPUs of %1...").arg(m_form->hostLabel()));
-    m_tune->preflight(spec(), [this](const Preflight &p, const HostProbe &probe, const QString &error) {
-        if (!error.isEmpty()) {
-            m_ui->preflightText->setPlainText(
-                tr("Preflight failed: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
-            setBusy(tr("Cannot start yet: see the preflight."));
-            return;
-        }
-        m_probe = probe;
-        if (m_target && m_form->spec().hiddenSize == 0) // the probe knows what the log does not
-            tuneTarget(hostAlias(), *m_target, m_before.value_or(Diagnosis{}), false);
-        QStringList lines;
-        for (const Preflight::Gpu &g : p.gpus)
-            lines.append(tr("GPU %1 %2: %3 of %4 MiB used%5")
-                             .arg(g.index)
-                             .arg(g.name)
-                             .arg(g.usedMiB)
-                             .arg(g.totalMiB)
-                             .arg(g.heldByServer ? tr(" - held by the inference server") : QString()));
-        lines += p.holderLines();
-        lines += p.problems;
-        if (p.canStart())
-            lines.append(tr("Ready to start."));
-        if (p.serverHoldsGpus && m_server && !m_server->profile().canStopStart())
-            lines.append(m_server->profile().validate());
-        if (!m_preflightNote.isEmpty())
-            lines.prepend(std::exchange(m_preflightNote, QString()));
-        m_ui->preflightText->setPlainText(lines.join(u'\n'));
-        // Start stays off for this job on this host until the job or the host changes (or a new check).
-        m_preflightBlocked = p.canStart()
-                                 ? QJsonObject()
-                                 : QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, spec().toJson()}};
-        updateChecks();
-        m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
-                                           m_server->profile().canStopStart());
-        // "Ready" only when no process holds the job's GPUs (issue 40 item 8); held but with room enough,
-        // the tune may still start, and the page says who holds them.
-        bool held = false;
-        for (const Preflight::Gpu &g : p.gpus)
-            held = held || !g.holders.isEmpty();
-        setBusy(!p.canStart() ? tr("Cannot start yet: see the preflight.")
-                : held ? tr("The GPUs have room for the tune, but processes hold them: see the preflight.")
-                       : tr("The GPUs are ready: no process holds them."));
-    });
+    m_tune->preflight(
+        spec(), guarded([this](const Preflight &p, const HostProbe &probe, const QString &error) {
+            if (!error.isEmpty()) {
+                m_ui->preflightText->setPlainText(
+                    tr("Preflight failed: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
+                setBusy(tr("Cannot start yet: see the preflight."));
+                return;
+            }
+            m_probe = probe;
+            if (m_target && m_form->spec().hiddenSize == 0) // the probe knows what the log does not
+                tuneTarget(hostAlias(), *m_target, m_before.value_or(Diagnosis{}), false);
+            QStringList lines;
+            for (const Preflight::Gpu &g : p.gpus)
+                lines.append(tr("GPU %1 %2: %3 of %4 MiB used%5")
+                                 .arg(g.index)
+                                 .arg(g.name)
+                                 .arg(g.usedMiB)
+                                 .arg(g.totalMiB)
+                                 .arg(g.heldByServer ? tr(" - held by the inference server") : QString()));
+            lines += p.holderLines();
+            lines += p.problems;
+            if (p.canStart())
+                lines.append(tr("Ready to start."));
+            if (p.serverHoldsGpus && m_server && !m_server->profile().canStopStart())
+                lines.append(m_server->profile().validate());
+            if (!m_preflightNote.isEmpty())
+                lines.prepend(std::exchange(m_preflightNote, QString()));
+            m_ui->preflightText->setPlainText(lines.join(u'\n'));
+            // Start stays off for this job on this host until the job or the host changes (or a new check).
+            m_preflightBlocked = p.canStart()
+                                     ? QJsonObject()
+                                     : QJsonObject{{"host"_L1, hostAlias()}, {"spec"_L1, spec().toJson()}};
+            updateChecks();
+            m_ui->stopServerButton->setEnabled(p.serverHoldsGpus && m_server &&
+                                               m_server->profile().canStopStart());
+            // "Ready" only when no process holds the job's GPUs (issue 40 item 8); held but with room enough,
+            // the tune may still start, and the page says who holds them.
+            bool held = false;
+            for (const Preflight::Gpu &g : p.gpus)
+                held = held || !g.holders.isEmpty();
+            setBusy(!p.canStart() ? tr("Cannot start yet: see the preflight.")
+                    : held
+                        ? tr("The GPUs have room for the tune, but processes hold them: see the preflight.")
+                        : tr("The GPUs are ready: no process holds them."));
+        }));
 }
 
 void TunePage::onStopServer() {
     if (!ensureFlows())
         return;
     m_ui->stopServerButton->setEnabled(false);
-    m_server->stop([this](const ServerControl::StopResult &r) {
+    m_server->stop(guarded([this](const ServerControl::StopResult &r) {
         m_preflightNote = r.message; // shown above the GPUs as they are after the stop
         if (r.ok) { // Restart and prove then only starts it (a stop command would fail on it now)
             m_serverStopped = true;
             m_pushPanel->setServerStopped(true);
         }
         onPreflight();
-    });
+    }));
 }
 
 void TunePage::onStart() {
@@ -403,14 +416,15 @@ void TunePage::onStart() {
         return;
     m_ui->startButton->setEnabled(false);
     setBusy(tr("Starting a run on %1...").arg(m_form->hostLabel()));
-    m_tune->start(spec(), [this](const QString &runId, const QJsonObject &, const QString &error) {
-        updateChecks();
-        if (!error.isEmpty()) {
-            setBusy(tr("The run did not start: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
-            return;
-        }
-        onAttach(runId);
-    });
+    m_tune->start(
+        spec(), guarded([this](const QString &runId, const QJsonObject &, const QString &error) {
+            updateChecks();
+            if (!error.isEmpty()) {
+                setBusy(tr("The run did not start: %1").arg(agentSentenceForGui(error, m_form->hostLabel())));
+                return;
+            }
+            onAttach(runId);
+        }));
 }
 
 QString TunePage::chosenRun() const {
@@ -438,26 +452,27 @@ void TunePage::onAttach(const QString &runId) {
     updateChecks();
     m_ui->cancelButton->setEnabled(true);
     setBusy(tr("Following run %1...").arg(runId));
-    m_tune->follow(runId, &m_progress, [this, runId](bool ok, const QString &error) {
-        m_following = false;
-        refreshView();
-        m_runFolder->flush();
-        m_ui->cancelButton->setEnabled(false);
-        updateChecks();
-        if (!ok) {
-            setBusy(
-                tr("Lost run %1: %2 (Attach follows it again from the last event seen.)").arg(runId, error));
-            return;
-        }
-        if (m_ui->runsCombo->findData(runId) < 0)
-            m_ui->runsCombo->addItem(u"%1 (%2%3)"_s.arg(runId, m_progress.doneStatus,
-                                                        m_progress.simulated ? tr(", simulated") : QString()),
-                                     runId);
-        m_ui->runsCombo->setCurrentIndex(m_ui->runsCombo->findData(runId));
-        if (runId == m_runFolder->runId())
-            emit keptRunChanged(m_runFolder->workspacePath(), runId);
-        emit runFinished(runId, m_progress.doneStatus);
-    });
+    m_tune->follow(runId, &m_progress, guarded([this, runId](bool ok, const QString &error) {
+                       m_following = false;
+                       refreshView();
+                       m_runFolder->flush();
+                       m_ui->cancelButton->setEnabled(false);
+                       updateChecks();
+                       if (!ok) {
+                           setBusy(tr("Lost run %1: %2 (Attach follows it again from the last event seen.)")
+                                       .arg(runId, error));
+                           return;
+                       }
+                       if (m_ui->runsCombo->findData(runId) < 0)
+                           m_ui->runsCombo->addItem(
+                               u"%1 (%2%3)"_s.arg(runId, m_progress.doneStatus,
+                                                  m_progress.simulated ? tr(", simulated") : QString()),
+                               runId);
+                       m_ui->runsCombo->setCurrentIndex(m_ui->runsCombo->findData(runId));
+                       if (runId == m_runFolder->runId())
+                           emit keptRunChanged(m_runFolder->workspacePath(), runId);
+                       emit runFinished(runId, m_progress.doneStatus);
+                   }));
 }
 
 void TunePage::onCancel() {
@@ -479,7 +494,7 @@ void TunePage::onCancel() {
     connect(box, &QMessageBox::buttonClicked, this, [this, yes, runId = m_runId](QAbstractButton *clicked) {
         if (clicked != yes || !m_tune || m_runId != runId)
             return;
-        m_tune->cancel(runId, [this](bool, const QString &message) { appendOutput(message); });
+        m_tune->cancel(runId, guarded([this](bool, const QString &message) { appendOutput(message); }));
     });
     box->open();
 }
@@ -487,7 +502,7 @@ void TunePage::onCancel() {
 void TunePage::onRefreshRuns() {
     if (!ensureFlows())
         return;
-    m_tune->listRuns([this](const QList<QJsonObject> &runs, const QString &error) {
+    m_tune->listRuns(guarded([this](const QList<QJsonObject> &runs, const QString &error) {
         const QString keep = m_pendingRun.isEmpty() ? chosenRun() : m_pendingRun;
         m_ui->runsCombo->clear();
         if (!error.isEmpty()) {
@@ -514,7 +529,7 @@ void TunePage::onRefreshRuns() {
                 onAttach(run); // a finished run replays its events: the table and the chart fill
             }
         }
-    });
+    }));
 }
 
 void TunePage::openRun(const QString &hostAlias, const QString &runId) {
@@ -537,7 +552,7 @@ void TunePage::onPreviewPush() {
     m_pushPanel->setProof(QString()); // a proof belongs to the push before this preview
     m_pushPanel->setText(tr("Reading run %1 and the server's view of %2...").arg(runId, m_form->hostLabel()));
     m_push->preview(runId, spec().framework, m_before ? &*m_before : nullptr, m_probe ? &*m_probe : nullptr,
-                    m_pushPanel->persistentFolder(), [this, runId](const PushFlow::Preview &p) {
+                    m_pushPanel->persistentFolder(), guarded([this, runId](const PushFlow::Preview &p) {
                         m_preview = p;
                         m_pushPanel->showPreview(p, m_form->hostLabel());
                         if (!p.ok()) {
@@ -547,7 +562,7 @@ void TunePage::onPreviewPush() {
                         servingBox()->suggest(p.framework, m_probe ? &*m_probe : nullptr,
                                               m_server ? m_server->profile() : ServerProfile{});
                         emit previewReady(runId, QString());
-                    });
+                    }));
 }
 
 void TunePage::onPush() {
@@ -555,7 +570,7 @@ void TunePage::onPush() {
         return;
     m_pushPanel->setPushEnabled(false);
     const QString runId = m_preview->runId;
-    m_push->push(*m_preview, [this, runId](const PushRecord &r, const QString &error) {
+    m_push->push(*m_preview, guarded([this, runId](const PushRecord &r, const QString &error) {
         m_pushedTargets.clear();
         for (const PushRecord::File &f : r.files)
             m_pushedTargets.append(f.target);
@@ -564,7 +579,7 @@ void TunePage::onPush() {
         if (error.isEmpty())
             recordPush(runId, r, m_preview ? m_preview->target.folder : QString());
         emit pushed(runId, error);
-    });
+    }));
 }
 
 void TunePage::onRestart() {
@@ -588,7 +603,7 @@ void TunePage::onRestart() {
                       .arg(m_server->profile().summary()));
     m_push->restartAndProve(
         m_before.value_or(Diagnosis{}), m_pushedTargets, log,
-        [this, runId](const PushFlow::Proof &p) {
+        guarded([this, runId](const PushFlow::Proof &p) {
             m_pushPanel->setRestartEnabled(true);
             if (p.start.ok) {
                 m_serverStopped = false;
@@ -600,7 +615,7 @@ void TunePage::onRestart() {
             }
             m_pushPanel->showProof(p);
             emit proved(runId, p.ok && p.proof.warningGone());
-        },
+        }),
         m_serverStopped);
 }
 
@@ -613,10 +628,10 @@ void TunePage::onUndo() {
     }
     if (!ensureFlows())
         return;
-    m_push->undoRun(runId, [this, runId](const PushFlow::Undo &u) {
-        m_pushPanel->showUndone(u);
-        emit undone(runId, u.ok ? QString() : u.error);
-    });
+    m_push->undoRun(runId, guarded([this, runId](const PushFlow::Undo &u) {
+                        m_pushPanel->showUndone(u);
+                        emit undone(runId, u.ok ? QString() : u.error);
+                    }));
 }
 
 void TunePage::onEditProfile() {
@@ -745,8 +760,8 @@ void TunePage::setupServingBox() {
     bench->setProvider([this]() -> std::optional<ServingBenchBox::Context> {
         if (!ensureFlows())
             return std::nullopt;
-        ServingBenchBox::Context c{m_calls,   m_push,   m_server, spec().framework,
-                                   m_preview, m_before, m_probe,  {}};
+        ServingBenchBox::Context c{
+            m_flows->serving(), m_server, spec().framework, m_preview, m_before, m_probe, {}};
         const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
         QDir().mkpath(dir);
         c.afterLogFile =

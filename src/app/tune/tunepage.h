@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace Ui {
 class TunePage;
@@ -45,11 +46,11 @@ class TuneRunFolder;
 // follow it (progress, per-GPU counts, best so far per batch size next to the default, the live chart);
 // cancel; reattach to runs on the host (those started from the CLI too); push preview (target folder,
 // diff, survival warnings), push with backup, restart and prove, undo. It drives the flows of
-// src/remote (TuneFlow, ServerControl, PushFlow) over the registry's connection of the chosen host:
+// src/remote that the registry's connection of the chosen host owns (HostSession::flows()):
 // the Hosts page asks for host keys and secrets of every connection, so the page never logs in itself.
 // A container (ui/tunepage.ui) of sub-views that each show one part: TuneJobForm (the job and its
 // checks), HeadroomBox, TuneLiveView (the Run tab), TunePushPanel (the Push and proof tab, with the
-// ServingBenchBox); TuneRunFolder keeps the run locally. The page owns the flows and drives them.
+// ServingBenchBox); TuneRunFolder keeps the run locally. The page builds no flow: it takes the session's.
 class TunePage : public QWidget {
     Q_OBJECT
 public:
@@ -107,10 +108,20 @@ signals:
 private:
     void updateChecks();
     void updateProfileLine();
-    // The registry's connection of the chosen host and the flows over it (made again when the host,
-    // its connection or its agent changed and nothing is running).
+    // The registry's connection of the chosen host and its flows (the session makes them again when its
+    // agent changed and nothing runs on them; a followed run keeps its own until it ends).
     bool ensureFlows();
     void dropFlows();
+    void useFlows(HostFlows *flows); // the bundle the page shows (nullptr: none), its signals connected
+    // A flow's callback as the page's: dropped once the page is gone or uses other flows (the session
+    // owns them; they may outlive the page, and a callback of the host the page left is not its).
+    template <typename F>
+    auto guarded(F f) {
+        return [self = QPointer<TunePage>(this), flows = m_flows.data(), f = std::move(f)](auto &&...args) {
+            if (self && flows && self->m_flows.data() == flows)
+                f(std::forward<decltype(args)>(args)...);
+        };
+    }
     void appendOutput(const QString &line);
     void setBusy(const QString &what);
     void refreshView();
@@ -140,6 +151,7 @@ private:
     HostRegistry *m_registry;
     QPointer<HostSession> m_session;
     QPointer<HostFlows> m_flows; // the session's flows (remote/hostflows.h); the pointers below are its
+    QList<QMetaObject::Connection> m_flowConnections; // the page's connections to m_flows and its session
     QPointer<HostCalls> m_calls;
     QPointer<TuneFlow> m_tune;
     QPointer<ServerControl> m_server;

@@ -10,21 +10,24 @@
 
 namespace moetune {
 
+class HeadroomFlow;
 class HostCalls;
 class HostSession;
 class PushFlow;
 class RunKeeper;
 class ServerControl;
+class ServingFlow;
 class TuneFlow;
 
-// The tuning flows of one host session, built once for both shells: HostCalls over the session's
-// transport and agent, and over it TuneFlow, ServerControl (the host's server profile), PushFlow and the
-// RunKeeper that keeps a followed run in the local workspace. The app's Tune page and the CLI's FlowHost
-// take one of these instead of building the four by hand; ServingFlow and HeadroomFlow are made over its
-// calls() / push() / server() by the boxes that run them.
+// Every flow of one host session, built once for all shells: HostCalls over the session's transport and
+// agent, and over it TuneFlow, ServerControl (the host's server profile), PushFlow, the RunKeeper that
+// keeps a followed run in the local workspace, ServingFlow (the serving proof) and HeadroomFlow (the
+// headroom check). The session owns the bundle (HostSession::flows()); the app's Tune page, the CLI's
+// FlowHost and the fleet take it from there and build none of these by hand.
 //
 // The session remakes its agent when the host's settings change: isCurrent() then turns false and the
-// shell makes a new bundle (a followed run may keep the old one until it ends).
+// session makes a new bundle at the next flows(), unless this one is busy (a followed run, a serving
+// comparison or a headroom check going on), which keeps it until that ends.
 class HostFlows : public QObject {
     Q_OBJECT
 public:
@@ -39,8 +42,12 @@ public:
     ServerControl *server() const { return m_server; }
     PushFlow *push() const { return m_push; }
     RunKeeper *runKeeper() const { return m_keeper; }
+    ServingFlow *serving() const { return m_serving; }
+    HeadroomFlow *headroom() const { return m_headroom; }
     // Still over the session's transport and agent.
     bool isCurrent() const;
+    // A flow of the bundle is under way (a followed run, a serving comparison, a headroom check).
+    bool isBusy() const;
 
 private:
     QPointer<HostSession> m_session;
@@ -49,6 +56,8 @@ private:
     ServerControl *m_server = nullptr;
     PushFlow *m_push = nullptr;
     RunKeeper *m_keeper = nullptr;
+    ServingFlow *m_serving = nullptr;
+    HeadroomFlow *m_headroom = nullptr;
 };
 
 } // namespace moetune

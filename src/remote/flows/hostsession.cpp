@@ -4,6 +4,8 @@
 
 #include "core/host/hostprobemerge.h"
 #include "remote/agent/agentclient.h"
+#include "remote/flows/hostflows.h"
+#include "remote/flows/servercontrol.h"
 #include "remote/hosts/hoststore.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/hosts/credentialstore.h"
@@ -66,6 +68,7 @@ HostSession::HostSession(const HostConfig &host, Environment environment, QObjec
 }
 
 HostSession::~HostSession() {
+    delete m_flows.data(); // before the transport and the agent they work over
     // A diagnosis still running holds only its own copies; wait for it rather than leave a thread behind.
     for (const QPointer<QObject> &t : std::as_const(m_diagnosisThreads)) {
         if (auto *thread = qobject_cast<QThread *>(t.data()))
@@ -103,13 +106,28 @@ void HostSession::createAgent() {
 }
 
 void HostSession::refreshAgent() {
-    if (m_agentDirty && !m_probeAgentJob && !m_fetch.agentJob && !m_followAgentJob)
+    // Not under a busy flow either (a followed run would lose its agent mid-stream).
+    if (m_agentDirty && !m_probeAgentJob && !m_fetch.agentJob && !m_followAgentJob &&
+        !(m_flows && m_flows->isBusy()))
         createAgent();
 }
 
 AgentClient *HostSession::agent() {
     refreshAgent();
     return m_agent;
+}
+
+HostFlows *HostSession::flows() {
+    refreshAgent();
+    if (m_flows && !m_flows->isCurrent() && !m_flows->isBusy()) {
+        m_flows->deleteLater(); // shells holding it see it go (their QPointers turn null)
+        m_flows = nullptr;
+    }
+    if (!m_flows)
+        m_flows = new HostFlows(this, m_host.serverProfile, label(), this);
+    else if (m_flows->isCurrent()) // a busy stale bundle keeps the profile it runs with
+        m_flows->server()->setProfile(m_host.serverProfile);
+    return m_flows;
 }
 
 void HostSession::setHost(const HostConfig &host) {

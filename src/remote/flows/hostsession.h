@@ -23,15 +23,15 @@
 //   headroom) is a class over HostCalls with continuation callbacks: each call takes a `done` that gets
 //   the value and an error sentence, exactly once, on the caller's thread, never after the object is
 //   gone. They chain (preflight -> start -> follow; push -> restart -> prove) and each result has one
-//   caller, so a callback per call needs no job bookkeeping in the shells. HostFlows (hostflows.h) is
-//   the one bundle of them per session; the app and the CLI take it rather than building them.
+//   caller, so a callback per call needs no job bookkeeping in the shells. The session owns the one
+//   bundle of them, flows() (HostFlows, hostflows.h): the Tune page, the CLI and the fleet take it and
+//   build none; it is made again over the new agent when the host's settings changed, once it is idle.
 //
 // Adding a flow: a class over HostCalls (shell / agent calls with a continuation; every host command is
-// announced through it, so both shells show what ran), one method per step taking a std::function done
-// (value, error sentence), progress as signals; put it in HostFlows when both shells need it over the
-// same calls (or make it over HostFlows::calls() / push() / server() where one box runs it, as
-// ServingFlow and HeadroomFlow are). The CLI waits for a callback with FlowHost::finish() / wait(), tests
-// with Waiter; the app's lambdas are guarded by the page. See TuneFlow::start() for the pattern.
+// announced through it, so every shell shows what ran), one method per step taking a std::function done
+// (value, error sentence), progress as signals, and a member of HostFlows (with an accessor, and in
+// HostFlows::isBusy() when it runs long). The CLI waits for a callback with FlowHost::finish() / wait(),
+// tests with Waiter; the app's lambdas are guarded by the page. See TuneFlow::start() for the pattern.
 
 #include "core/diagnosis/diagnoser.h"
 #include "core/diagnosis/diagnosis.h"
@@ -53,6 +53,7 @@ namespace moetune {
 
 class AgentClient;
 class CredentialStore;
+class HostFlows;
 
 class HostSession : public QObject {
     Q_OBJECT
@@ -81,6 +82,11 @@ public:
     Transport *transport() const { return m_transport; }
     // The agent of the current host settings (new flows start their agent commands here).
     AgentClient *agent();
+    // The session's flows over its current transport and agent, the host's server profile and label:
+    // made on first use, made again when the agent was remade (host settings changed) and the old bundle
+    // is idle; a busy one (a followed run, ...) is kept until its flow ends. The profile follows setHost().
+    // Shells keep no pointer across calls without checking it is still flows() (QPointer).
+    HostFlows *flows();
     Transport::State state() const;
     QString stateMessage() const;
 
@@ -165,6 +171,7 @@ private:
     QPointer<Transport> m_transport;
     AgentClient *m_agent = nullptr;
     bool m_agentDirty = false;
+    QPointer<HostFlows> m_flows;
     JobId m_nextJob = 1;
 
     std::optional<HostProbe> m_probe;

@@ -63,6 +63,7 @@ void ServingFlow::benchmark(const Plan &plan, const std::function<void(const Ser
     run->done = [done](const Outcome &o) { done(o.comparison); };
     run->clock.start();
     m_cancel = false;
+    m_running = true;
     if (const QString invalid = plan.validate(); !invalid.isEmpty()) {
         run->cmp.error = invalid;
         return finish(run);
@@ -90,6 +91,7 @@ void ServingFlow::compare(const Plan &plan, const PushFlow::Preview &preview, co
     run->restartLegs = plan.rigorous;
     run->done = done;
     m_cancel = false;
+    m_running = true;
     if (const QString invalid = plan.validate(); !invalid.isEmpty()) {
         run->cmp.error = invalid;
         return finish(run);
@@ -344,6 +346,7 @@ void ServingFlow::finish(const std::shared_ptr<Run> &run) {
     const auto deliver = [self, run] {
         if (!self)
             return;
+        self->m_running = false; // before done, which may start the next one
         run->out.comparison = run->cmp;
         run->out.pushed = run->files == u'B';
         if (run->everPushed && !run->out.pushed)

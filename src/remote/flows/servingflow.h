@@ -53,6 +53,7 @@ public:
     void compare(const Plan &plan, const PushFlow::Preview &preview, const Diagnosis &before,
                  const QString &afterLogFile, const std::function<void(const Outcome &)> &done);
     void cancel(); // stops after the command that runs now; the comparison says so
+    bool running() const { return m_running; } // a benchmark() or compare() has not called its done yet
 
 signals:
     void status(const QString &line);
@@ -75,6 +76,7 @@ private:
     QPointer<PushFlow> m_push;
     QPointer<ServerControl> m_server;
     bool m_cancel = false;
+    bool m_running = false;
 };
 
 } // namespace moetune

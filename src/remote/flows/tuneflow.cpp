@@ -57,7 +57,16 @@ void TuneFlow::start(const TuneSpec &spec,
 void TuneFlow::follow(const QString &runId, RunProgress *progress,
                       const std::function<void(bool, const QString &)> &done, bool untilDone) {
     m_stopped = false;
-    attachOnce(runId, progress, done, untilDone);
+    m_following = true;
+    QPointer<TuneFlow> self(this);
+    attachOnce(
+        runId, progress,
+        [self, done](bool ok, const QString &error) {
+            if (self)
+                self->m_following = false; // before done, which may follow again
+            done(ok, error);
+        },
+        untilDone);
 }
 
 void TuneFlow::attachOnce(const QString &runId, RunProgress *progress,

@@ -42,6 +42,8 @@ public:
     void follow(const QString &runId, RunProgress *progress,
                 const std::function<void(bool, const QString &)> &done, bool untilDone = true);
     void stopFollowing();
+    // A follow() has not called its done yet (reattaching after a drop included).
+    bool isFollowing() const { return m_following; }
     void cancel(const QString &runId, const std::function<void(bool, const QString &)> &done);
     void listRuns(const std::function<void(const QList<QJsonObject> &, const QString &)> &done);
     void setReconnectWaitMs(int ms) { m_reconnectWaitMs = ms; }
@@ -61,6 +63,7 @@ private:
     int m_reconnectWaitMs = 120000;
     int m_reattaches = 0;
     bool m_stopped = false;
+    bool m_following = false;
 };
 
 } // namespace moetune
