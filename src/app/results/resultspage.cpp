@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/results/resultspage.h"
 
+#include "app/fleet/fleetresultsview.h"
 #include "app/results/chosenconfigmodel.h"
 #include "app/results/comparemodel.h"
 #include "app/results/servingresultsview.h"
@@ -72,6 +73,20 @@ ResultsPage::ResultsPage(QWidget *parent)
     // The chart gets the height (its axis titles and labels are cut below ~260 px); the table scrolls.
     m_serving = new ServingResultsView(this); // a tab while the run has a serving benchmark
     m_serving->hide();
+    // Fleet records (issue 46): a tab while the workspace holds one.
+    m_fleet = new FleetResultsView(this);
+    m_fleet->hide();
+    connect(m_fleet, &FleetResultsView::statusMessage, this, &ResultsPage::statusMessage);
+    connect(m_fleet, &FleetResultsView::shown, this, [this](bool has) {
+        const int tab = m_ui->tabs->indexOf(m_fleet);
+        if (has && tab < 0) {
+            m_ui->tabs->addTab(m_fleet, tr("Fleet"));
+        } else if (!has && tab >= 0) {
+            m_ui->tabs->removeTab(tab);
+            m_fleet->setParent(this);
+            m_fleet->hide();
+        }
+    });
     m_ui->overviewSplitter->setStretchFactor(0, 1);
     m_ui->overviewSplitter->setStretchFactor(1, 0);
     m_ui->overviewSplitter->setChildrenCollapsible(false);
@@ -122,6 +137,10 @@ QString ResultsPage::message() const {
 const WorkspaceRun *ResultsPage::currentRun() const {
     return m_workspace && m_run >= 0 && m_run < m_workspace->runs().size() ? &m_workspace->runs().at(m_run)
                                                                            : nullptr;
+}
+
+void ResultsPage::showFleetRecords(const QString &workspacePath) {
+    m_fleet->setWorkspace(workspacePath);
 }
 
 void ResultsPage::showMessage(const QString &text, bool error) {
@@ -176,6 +195,7 @@ void ResultsPage::loaded(Loaded l) {
         return;
     }
     m_workspace = std::move(l.workspace);
+    m_fleet->setWorkspace(l.path);
     const bool demo = l.path == DemoWorkspace::path();
     if (!demo)
         QSettings().setValue(u"results/workspace"_s, l.path);

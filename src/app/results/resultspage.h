@@ -24,6 +24,7 @@ class LandscapeChart;
 class LatencyChart;
 class SpeedupChart;
 class ServingResultsView;
+class FleetResultsView;
 
 // The Results page: a workspace of tuning runs (or one run folder), its tuned-vs-default chart and
 // table, the landscape of one batch size, a comparison with other config files, and the PDF export.
@@ -46,6 +47,10 @@ public:
     QString exportReport(const QString &path);
     // Adds a local config file to the compare choices and selects it; false with the reason inline.
     bool compareWithFile(const QString &path);
+    // The Fleet tab (shown while the workspace holds a fleet record): the newest fleet record of
+    // workspacePath, read again (the Fleet view saved one).
+    void showFleetRecords(const QString &workspacePath);
+    FleetResultsView *fleetView() const { return m_fleet; }
 
     bool isLoading() const;
     const Workspace *workspace() const { return m_workspace ? &*m_workspace : nullptr; }
@@ -88,6 +93,7 @@ private:
     ChosenConfigModel *m_configModel;
     CompareModel *m_compareModel;
     ServingResultsView *m_serving = nullptr;
+    FleetResultsView *m_fleet = nullptr;
     int m_job = 0;
     int m_pending = 0;
     std::optional<Workspace> m_workspace;
