@@ -5,11 +5,17 @@
 // fused-MoE kernel source, a fake nvidia-smi, the fake SGLang server), forming three tuning groups (two
 // GPU names, two Triton versions), plus one unreachable host, one whose host key changed and one whose
 // restart fails. The agent, its probe, the transport and the diagnosis are the real ones.
+#include "core/fleet/fleetrecord.h"
 #include "fleetfixture.h"
+#include "remote/agent/agentclient.h"
+#include "remote/fleet/fleetdiagnoseflow.h"
 #include "remote/flows/jobwaiter.h"
+#include "remote/hosts/hoststore.h"
 #include "remote/transport/sshtransport.h"
 
 #include <QFile>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -20,6 +26,50 @@ class TestFleetDiagnose : public QObject {
     Q_OBJECT
 
     std::unique_ptr<FleetFixture> m_fleet;
+    QTemporaryDir m_tmp;
+
+    QString appSettings() const { return m_tmp.path() + u"/moetune.ini"_s; }
+
+    // A record of the hosts named (all when empty), diagnosed through FleetDiagnoseFlow with sessions made
+    // as the CLI makes them: fleetHostConfig over the fleet's ssh config and the app's saved hosts.
+    FleetRecord diagnose(const QStringList &names, const HostSession::Environment &env, int maxSessions,
+                         int *peak = nullptr, const QString &workspace = {}) {
+        FleetRecord record;
+        record.id = FleetRecord::newId();
+        record.selection = names.isEmpty() ? u"all"_s : names.join(u' ');
+        for (const FleetHost &h : m_fleet->fleetHosts()) {
+            if (names.isEmpty() || names.contains(h.name)) {
+                FleetHostRecord r;
+                r.host = h;
+                record.hosts.append(r);
+            }
+        }
+        QSettings settings(appSettings(), QSettings::IniFormat);
+        const HostStore store(&settings, m_fleet->sshHome().configPath());
+        QObject owner;
+        int live = 0;
+        int maxLive = 0;
+        FleetDiagnoseFlow flow(
+            &record,
+            [&](const FleetHost &host, QString *) {
+                ++live;
+                maxLive = std::max(maxLive, live);
+                return new HostSession(fleetHostConfig(host, m_fleet->sshHome().configPath(), store), env,
+                                       &owner);
+            },
+            workspace);
+        flow.setMaxSessions(maxSessions);
+        flow.setSessionDone([&live](const FleetHost &, HostSession *s) {
+            --live;
+            s->deleteLater();
+        });
+        QSignalSpy finished(&flow, &FleetDiagnoseFlow::finished);
+        flow.start();
+        [&] { QVERIFY(finished.wait(240000)); }();
+        if (peak)
+            *peak = std::max(flow.peakSessions(), maxLive);
+        return record;
+    }
 
 private slots:
     void initTestCase() {
@@ -64,6 +114,89 @@ private slots:
         QCOMPARE(m_fleet->kernelSourceHash(0), m_fleet->kernelSourceHash(1));
         QCOMPARE(m_fleet->kernelSourceHash(0).size(), 64);
         QVERIFY(m_fleet->deviceName(3) == u"NVIDIA_H100_80GB_HBM3"_s);
+    }
+    // The standard scenario through the flow: three groups, the unreachable and changed-key hosts listed
+    // with their reasons, every diagnosed host's facts from its own server, the record saved.
+    void diagnoseTheStandardFleet() {
+        QVERIFY(m_fleet->saveAppHosts(appSettings()));
+        const QString workspace = m_tmp.path() + u"/workspace"_s;
+        int peak = 0;
+        const FleetRecord r =
+            diagnose({}, m_fleet->environment(AgentClient::defaultLocalAgentPath()), 8, &peak, workspace);
+        QCOMPARE(r.hosts.size(), m_fleet->size());
+        QVERIFY2(peak >= 2 && peak <= 8, qPrintable(QString::number(peak)));
+
+        for (int i = 0; i < m_fleet->size(); ++i) {
+            const FleetHostSpec &spec = m_fleet->spec(i);
+            const FleetHostRecord &h = r.hosts.at(i);
+            QCOMPARE(h.host.name, spec.name);
+            const QString what = spec.name + u": "_s + fleetStageName(h.stage) + u" " + h.reason;
+            if (spec.unreachable) {
+                QVERIFY2(h.stage == FleetHostStage::Unreachable, qPrintable(what));
+                QVERIFY2(!h.reason.isEmpty(), qPrintable(what));
+                QCOMPARE(h.group, -1);
+                continue;
+            }
+            if (spec.hostKeyChanged) {
+                QVERIFY2(h.stage == FleetHostStage::Unreachable, qPrintable(what));
+                QVERIFY2(h.reason.contains(u"changed"_s), qPrintable(what));
+                QCOMPARE(h.group, -1);
+                continue;
+            }
+            QVERIFY2(h.stage == FleetHostStage::Diagnosed, qPrintable(what));
+            QCOMPARE(h.gpu, u"8x "_s + spec.gpuName);
+            QCOMPARE(h.framework, u"sglang"_s);
+            QCOMPARE(h.frameworkVersion, spec.sglangVersion);
+            QCOMPARE(h.triton, spec.triton);
+            QVERIFY2(h.model.endsWith(u"/models/Qwen3-30B-A3B"_s), qPrintable(h.model));
+            QVERIFY2(h.model.startsWith(m_fleet->root(i)), qPrintable(h.model)); // its own server
+            QCOMPARE(h.moeKernel, u"Triton fused MoE, default config"_s);
+            QVERIFY2(!h.findings.isEmpty(), qPrintable(what));
+            QCOMPARE(h.facts.host, spec.name);
+            QCOMPARE(h.facts.deviceName, m_fleet->deviceName(i));
+            QCOMPARE(h.facts.tritonFolder, m_fleet->tritonFolder(i));
+            QCOMPARE(h.facts.experts, 128);
+            QCOMPARE(h.facts.intermediate, 384);
+            QCOMPARE(h.facts.missingConfig, m_fleet->missingConfig(i));
+            QCOMPARE(h.facts.kernelSourceHash, m_fleet->kernelSourceHash(i));
+        }
+
+        // Three groups, one tuning job each; the differences named.
+        QCOMPARE(r.groups.size(), 3);
+        QCOMPARE(r.groups.at(0).group.hosts,
+                 (QStringList{u"gpu-01"_s, u"gpu-02"_s, u"gpu-03"_s, u"gpu-10"_s}));
+        QCOMPARE(r.groups.at(1).group.hosts, (QStringList{u"gpu-04"_s, u"gpu-05"_s}));
+        QCOMPARE(r.groups.at(2).group.hosts, (QStringList{u"gpu-06"_s, u"gpu-07"_s}));
+        QCOMPARE(r.groups.at(2).group.frameworkVersions, QStringList{u"0.5.4"_s});
+        QCOMPARE(r.differences.size(), 3);
+        const QString gpuApart = r.differences.at(0).reasons.join(u'\n');
+        QVERIFY2(gpuApart.contains(u"NVIDIA_H200 vs NVIDIA_H100_80GB_HBM3"_s), qPrintable(gpuApart));
+        const QString tritonApart = r.differences.at(1).reasons.join(u'\n');
+        QVERIFY2(tritonApart.contains(u"Triton 3.6.0 vs 3.5.0"_s), qPrintable(tritonApart));
+        QCOMPARE(r.host(u"gpu-05"_s)->group, 1);
+
+        // Saved: the same record read back from <workspace>/fleet/<id>.json.
+        QString error;
+        const auto saved = FleetRecord::load(workspace + u"/fleet/"_s + r.id + u".json"_s, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->toJson(), r.toJson());
+    }
+
+    // A fleet never trusts an unknown key and never asks: the host ends Unreachable with the sentence
+    // that says how to trust it; a host with no known_hosts entry changes nothing for the others.
+    void unknownHostKeyIsRefusedPerHost() {
+        HostSession::Environment env = m_fleet->environment(AgentClient::defaultLocalAgentPath());
+        env.ssh.knownHostsFile = m_tmp.path() + u"/empty_known_hosts"_s;
+        QFile empty(env.ssh.knownHostsFile);
+        QVERIFY(empty.open(QIODevice::WriteOnly));
+        empty.close();
+        const FleetRecord r = diagnose({u"gpu-02"_s}, env, 8);
+        QCOMPARE(r.hosts.size(), 1);
+        QCOMPARE(r.hosts.at(0).stage, FleetHostStage::Unreachable);
+        QCOMPARE(r.hosts.at(0).reason, fleetUnknownHostKeyReason(u"gpu-02"_s));
+        QFile after(env.ssh.knownHostsFile);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QVERIFY(after.readAll().isEmpty()); // nothing was written for it
     }
 };
 
