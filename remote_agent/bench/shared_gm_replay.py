@@ -7,7 +7,7 @@ on the CPU: what it saves in compiles and what it costs in quality.
 
 1. Binaries. The servers' kernels compile GROUP_SIZE_M in and share binaries between the batch sizes of a
    specialisation class (backends/server_backend.specialisation_class). For SGLang main and vLLM main (Qwen3
-   shape, 18 sizes, `up`) it counts the distinct precompile keys (scheduler.precompile_key, as the pool
+   shape, 18 sizes, `up`) it counts the distinct precompile keys (engine/pool.precompile_key, as the pool
    compiles them) of the first phase, and of the whole fast strategy driven on the SYNTHETIC backend (a
    simulated landscape: counts only), with the screen's GROUP_SIZE_M per anchor (before) and shared (now).
 2. Quality. The whole decision (strategy, head-to-head against the default) on the replayed H200
@@ -32,7 +32,7 @@ from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.backends.server_backend import classes_for  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
 from moetune_agent.kernel_types import CandidateError, Shape, batch_sizes_default  # noqa: E402
-from moetune_agent.scheduler import precompile_key  # noqa: E402
+from moetune_agent.engine.pool import precompile_key  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 

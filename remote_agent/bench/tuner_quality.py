@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402
-from moetune_agent.scheduler import Scheduler  # noqa: E402
+from moetune_agent.engine.scheduler import Scheduler  # noqa: E402
 from moetune_agent.strategies.common import median  # noqa: E402
 from moetune_agent.work import Measurement, Unit  # noqa: E402
 

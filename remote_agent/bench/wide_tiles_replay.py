@@ -10,7 +10,7 @@ what they save in compile work and GPU time and what they cost in quality. Setti
 1. Compile work. For each path (moetune's own kernel bf16 at 18 sizes, int4_w4a16 at 3 sizes as the int4
    row of the user-path benchmark, SGLang main's kernel at 18 sizes), the fast strategy is driven on the
    SYNTHETIC backend (a simulated landscape: counts only) with the rule off and on. It counts the distinct
-   kernels the pool compiles (scheduler.precompile_key) in the first phase and in the whole tune, and
+   kernels the pool compiles (engine/pool.precompile_key) in the first phase and in the whole tune, and
    ESTIMATES their compile seconds: a log-log fit of the measured compile times of 120 bf16 and 120
    int4_w4a16 kernels (recordings/h200-bytecode-warm/call6_*_compile.json, one H200 host) against
    space.compile_cost. The estimate is a model, not a measurement; the "max" column is the slowest kernel.
@@ -35,7 +35,7 @@ from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.backends.server_backend import classes_for  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
 from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape, batch_sizes_default  # noqa: E402
-from moetune_agent.scheduler import precompile_key  # noqa: E402
+from moetune_agent.engine.pool import precompile_key  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 

@@ -44,7 +44,8 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import bytecode, options, space as space_mod
+from . import options, space as space_mod
+from .engine import bytecode
 from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .kernel_types import KernelConfig, Shape
 from .work import Measurement, Unit, median as _median, timed_replays
@@ -509,7 +510,7 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
     info, why the server cannot be asked, or None). BackendFailed when the last candidate fails."""
     from . import spec as spec_mod
     from .probe import gpu_indices
-    from .scheduler import BackendFailed, Scheduler
+    from .engine.scheduler import BackendFailed, Scheduler
 
     asked = spec["backend"]
     sched = None
@@ -612,7 +613,7 @@ def run_check(spec: Dict[str, Any], out) -> int:
     from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
     from .protocol import EXIT_FAILED, EXIT_OK
     from .runs.compile_cache import check_cache_dir
-    from .scheduler import BackendFailed
+    from .engine.scheduler import BackendFailed
 
     from . import profiling
 

@@ -242,9 +242,9 @@ def main(d: str) -> int:
     """The prewarm process (cli's _prewarm; cwd and logs in the prewarm folder d)."""
     import multiprocessing
 
-    from . import bytecode
+    from .engine import bytecode
+    from .engine.pool import longest_first, precompile_init, precompile_key, precompile_task, terminate_pool
     from .runs.compile_cache import host_compile_cache
-    from .scheduler import Scheduler, _precompile_init, _precompile_task, longest_first, precompile_key
 
     t0 = time.time()
     from .protocol import RunError
@@ -281,7 +281,7 @@ def main(d: str) -> int:
         st["ended"] = time.time()
         st["wall_s"] = round(st["ended"] - t0, 3)
         if pool is not None:
-            Scheduler._terminate_pool(pool, 2.0)
+            terminate_pool(pool, 2.0)
         _write_status(d, st)
         os._exit(code)
 
@@ -309,7 +309,7 @@ def main(d: str) -> int:
     if hooked is not None:
         workers = max(1, hooked)
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(workers, initializer=_precompile_init, initargs=(desc, cache_dir, os.getpid()))
+    pool = ctx.Pool(workers, initializer=precompile_init, initargs=(desc, cache_dir, os.getpid()))
     # Phase by phase, costly kernels first within each, keyed as the tune's pool keys them
     # (Scheduler.precompile)
     ordered: List[Unit] = []
@@ -324,7 +324,7 @@ def main(d: str) -> int:
         if key in seen:
             continue
         seen.add(key)
-        results.append(pool.apply_async(_precompile_task, (u.op, u.cfg, u.m if per_m else None, desc)))
+        results.append(pool.apply_async(precompile_task, (u.op, u.cfg, u.m if per_m else None, desc)))
     st["kernels"] = len(results)
     _write_status(d, st)
     deadline = t0 + cap_s

@@ -16,8 +16,8 @@ import time
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
-from moetune_agent import bytecode
-from moetune_agent.scheduler import Scheduler
+from moetune_agent.engine import bytecode
+from moetune_agent.engine.scheduler import Scheduler
 
 DESC = {"name": "synthetic", "shape": {"E": 64, "N": 512, "K": 1024, "topk": 4, "dtype": None, "block_shape": None,
                                        "per_channel_quant": False}}
@@ -122,9 +122,9 @@ class Validity(unittest.TestCase):
         os.chmod(os.path.join(self.root, "mt_pkg_e"), 0o555)
         self.addCleanup(os.chmod, os.path.join(self.root, "mt_pkg_e"), 0o755)
         prefix = tempfile.mkdtemp(prefix="moetune-bytecode-prefix-")
-        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent import bytecode; "
+        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent.engine import bytecode; "
                 "bytecode.enable(%r); import mt_pkg_e, os; print(os.path.isfile(mt_pkg_e.FROM), mt_pkg_e.FROM)"
-                % (os.path.dirname(os.path.dirname(bytecode.__file__)), self.root, prefix))
+                % (agenttest.AGENT_ROOT, self.root, prefix))
         child_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         child_env.pop("PYTHONPYCACHEPREFIX", None)
         first = subprocess.run([sys.executable, "-c", code], env=child_env, stdout=subprocess.PIPE, check=True,
@@ -249,9 +249,9 @@ class Warm(unittest.TestCase):
         with open(src, "w", encoding="utf-8") as fh:
             fh.write("VALUE = 'two'\n")
         os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
-        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent import bytecode; "
+        code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); from moetune_agent.engine import bytecode; "
                 "bytecode.enable(%r); import mt_warm_b; print(mt_warm_b.VALUE)"
-                % (os.path.dirname(os.path.dirname(bytecode.__file__)), self.root, self.prefix))
+                % (agenttest.AGENT_ROOT, self.root, self.prefix))
         child_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         child_env.pop("PYTHONPYCACHEPREFIX", None)
         out = subprocess.run([sys.executable, "-c", code], env=child_env, stdout=subprocess.PIPE, check=True,
@@ -312,7 +312,7 @@ _PLANT_CHILD = r"""
 import importlib, sys
 sys.path.insert(0, sys.argv[1])  # the agent
 sys.path.insert(0, sys.argv[2])  # the package folder
-from moetune_agent import bytecode
+from moetune_agent.engine import bytecode
 bytecode.enable(bytecode.host_prefix(sys.argv[3], ("mt_victim",)))
 import mt_victim
 print(mt_victim.WHO)

@@ -13,7 +13,7 @@ import unittest
 
 import agenttest  # noqa: F401  (sets sys.path)
 from moetune_agent.runs import compile_cache
-from moetune_agent.scheduler import Scheduler
+from moetune_agent.engine.scheduler import Scheduler
 
 DESC = {"name": "triton", "shape": {"E": 8, "N": 64, "K": 64, "topk": 2}, "framework": "sglang"}
 

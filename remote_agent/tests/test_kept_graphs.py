@@ -6,7 +6,6 @@ evicted under it. TEST DOUBLE: there is no GPU here, so torch.cuda's memory coun
 step are replaced by a labelled fake that allocates a given number of bytes per prepared call; the real
 path runs in gpu_tests/test_fused_moe.py on the H200."""
 
-import os
 import unittest
 
 import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
@@ -303,6 +302,6 @@ class SizedLaunches(unittest.TestCase):
         self.assertEqual((fast.replays, slow.replays), (3 + 3 + 3 + 3, 3 + 3 + 3 + 3))
 
     def test_re_timing_units_are_not_sized(self):
-        be, (g,), got = self.run_unit(1700.0, 1, replays=10, warm=2)  # a re-timing unit: 1 launch
+        be, (g,), _got = self.run_unit(1700.0, 1, replays=10, warm=2)  # a re-timing unit: 1 launch
         self.assertEqual(g.replays, 12)
         self.assertEqual(be.kept_stats["sized_units"], 0)

@@ -50,12 +50,12 @@ class Profiles(unittest.TestCase):
         folder = tempfile.mkdtemp(prefix="moetune-prof-")
         code = ("import sys, time; sys.path.insert(0, %r)\n"
                 "import cProfile\n"
-                "from moetune_agent import profiling, scheduler\n"
+                "from moetune_agent import profiling\nfrom moetune_agent.engine import worker\n"
                 "class Slow(cProfile.Profile):\n"
                 "    def dump_stats(self, file):\n        time.sleep(0.8)\n        return super().dump_stats(file)\n"
                 "cProfile.Profile = Slow\n"
                 "profiling.start('worker-gpu0')\n"
-                "scheduler._profile_on_sigterm()\n"
+                "worker.profile_on_sigterm()\n"
                 "print('ready', flush=True)\n"
                 "while True:\n    sum(range(1000))\n" % AGENT_ROOT)
         p = subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ, MOETUNE_PROFILE_DIR=folder),

@@ -15,7 +15,8 @@ import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent import space
 from moetune_agent.backends.synthetic import SyntheticBackend
 from moetune_agent.kernel_types import CandidateError, KernelConfig as K, Shape
-from moetune_agent.scheduler import Cancelled, Scheduler
+from moetune_agent.engine.pool import POOL_EXIT_S
+from moetune_agent.engine.scheduler import Cancelled, Scheduler
 from moetune_agent.work import Unit
 
 SHAPE = Shape(64, 512, 1024, 4)
@@ -403,7 +404,7 @@ class Cancel(unittest.TestCase):
         t0 = time.time()
         s.close()
         took = time.time() - t0
-        self.assertLess(took, Scheduler.POOL_EXIT_S + 2.0)  # Pool.terminate() alone waits forever here
+        self.assertLess(took, POOL_EXIT_S + 2.0)  # Pool.terminate() alone waits forever here
         self.assertTrue(s.close_s.get("pool_killed"), s.close_s)
         self.assertFalse(any(p.is_alive() for p in procs))
 

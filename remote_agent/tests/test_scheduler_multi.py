@@ -13,7 +13,7 @@ import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from agenttest import read_jsonl, small_spec
 from moetune_agent import space
 from moetune_agent.kernel_types import Shape
-from moetune_agent.scheduler import Scheduler
+from moetune_agent.engine.scheduler import Scheduler
 from moetune_agent.work import Unit
 from test_runs import RunCase
 

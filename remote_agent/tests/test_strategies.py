@@ -220,7 +220,7 @@ class SharedGroupSizeScreen(unittest.TestCase):
     def test_fewer_binaries_and_same_tiles(self):
         from moetune_agent import space as space_mod
         from moetune_agent.backends.server_backend import classes_for
-        from moetune_agent.scheduler import precompile_key
+        from moetune_agent.engine.pool import precompile_key
 
         sizes = BATCHES
         for fw in ("sglang", "vllm"):

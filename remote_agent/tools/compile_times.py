@@ -53,7 +53,7 @@ def _init(desc, root, pycache):
     """A pool process: no GPU, its own Triton cache, the backend built and one kernel compiled first (the
     process's one-time costs: imports, Triton's own hash) outside what is timed."""
     global _BE
-    from moetune_agent import bytecode
+    from moetune_agent.engine import bytecode
 
     bytecode.enable(pycache)  # the host's packages' bytecode, compiled once by main()
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
@@ -133,7 +133,7 @@ def main(argv=None):
                       "per_channel_quant": False},
             "cpu_compile": {"capability": a.capability, "device_name": a.device_name, "smem": a.smem}}
     root = tempfile.mkdtemp(prefix="moetune-compile-times-")
-    from moetune_agent import bytecode
+    from moetune_agent.engine import bytecode
 
     pycache = os.path.join(root, "pycache") if a.backend != "synthetic" and any(bytecode.missing().values()) else None
     if pycache:

@@ -58,7 +58,7 @@ sys.path.insert(0, BENCH)
 
 from moetune_agent import space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402  # pylint: disable=wrong-import-position
-from moetune_agent.scheduler import Scheduler  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent.engine.scheduler import Scheduler  # noqa: E402  # pylint: disable=wrong-import-position
 from moetune_agent.work import Measurement, Unit, median  # noqa: E402  # pylint: disable=wrong-import-position
 
 SHAPES_FILE = os.path.join(HERE, "shapes.json")

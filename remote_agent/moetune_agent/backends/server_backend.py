@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 

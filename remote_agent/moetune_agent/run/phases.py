@@ -17,11 +17,11 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .. import bytecode
+from ..engine import bytecode
 from ..kernel_types import KernelConfig
 from ..protocol import AGENT_VERSION
 from ..runs.compile_cache import count_files
-from ..scheduler import BackendFailed, Cancelled
+from ..engine.scheduler import BackendFailed, Cancelled
 from ..spec import shape_dict
 from ..strategies import own_launches
 from ..strategies.common import Book

@@ -21,7 +21,7 @@ from ..kernel_types import KernelConfig
 from ..probe import gpu_indices
 from ..runs import logs, store
 from ..runs.compile_cache import count_files
-from ..scheduler import BackendFailed, Cancelled, Scheduler
+from ..engine.scheduler import BackendFailed, Cancelled, Scheduler
 from ..work import Strategy
 from . import phases
 from .session import Session

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 
 from ..kernel_types import KernelConfig
 from ..runs.logs import EventLog, Journal
-from ..scheduler import Scheduler
+from ..engine.scheduler import Scheduler
 from ..strategies.headtohead import H2H_ROUND
 from ..work import Measurement, Unit
 

@@ -32,7 +32,9 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import options
+from .. import options
+from ..protocol import RunError
+from ..runs.store import check_private_dir, private_subdir
 
 PYCACHE = "pycache"  # the folder under the agent's home
 # Top-level modules whose bytecode says whether the host's packages have any: torch and Triton (every
@@ -113,9 +115,6 @@ def host_prefix(home: Optional[str], modules: Sequence[str] = PROBE_MODULES) -> 
         return None
     if flag != options.ON and not any(missing(modules).values()):
         return None
-    from .protocol import RunError
-    from .runs.store import private_subdir
-
     try:
         path = private_subdir(PYCACHE, home, "the bytecode cache")
     except RunError as e:
@@ -133,8 +132,6 @@ def enable(prefix: Optional[str]) -> None:
     written even where the environment says not to write any: it goes to the agent's own folder)."""
     if not prefix:
         return
-    from .protocol import RunError
-    from .runs.store import check_private_dir
     try:
         check_private_dir(prefix, "the bytecode cache")  # made private by host_prefix; still so?
     except RunError as e:
@@ -178,7 +175,7 @@ _WARM_CHILD = r"""
 import importlib.util, py_compile, sys
 sys.dont_write_bytecode = True  # nothing of the agent's own is written while it is imported
 sys.path.insert(0, sys.argv[3])  # the agent (a folder or its pyz): bytecode.pyc_matches
-from moetune_agent.bytecode import pyc_matches
+from moetune_agent.engine.bytecode import pyc_matches
 sys.pycache_prefix = sys.argv[1]
 n = v = f = 0
 for line in open(sys.argv[2], encoding="utf-8"):
@@ -197,7 +194,7 @@ for line in open(sys.argv[2], encoding="utf-8"):
         f += 1
 print(n, v, f)
 """
-_AGENT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_AGENT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above moetune_agent/
 
 
 def _package_roots(packages: Sequence[str]) -> List[str]:
