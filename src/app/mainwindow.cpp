@@ -4,11 +4,11 @@
 
 #include "app/diagnose/diagnosepage.h"
 #include "app/hosts/hosticons.h"
-#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/results/resultspage.h"
 #include "app/tune/tunepage.h"
 #include "app/widgets/appresources.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 
 #include "core/diagnosis/diagnosis.h"

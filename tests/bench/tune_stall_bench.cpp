@@ -6,10 +6,10 @@
 // (measurement + best + progress, as the agent sends them), fed every 20 ms as many as are due at 1000/s (a
 // late tick catches up) for the given seconds (default 10). Prints: events fed, redraws, longest stall, p99
 // stall. Usage: tune_stall_bench [SECONDS] [SCREENSHOT.png]
-#include "app/hosts/hostregistry.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunepage.h"
 #include "charts/livebestchart.h"
+#include "remote/flows/hostregistry.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

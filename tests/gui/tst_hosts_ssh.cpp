@@ -12,11 +12,11 @@
 #include "app/hosts/hostkeydialog.h"
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
-#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostsecretdialog.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "remote/agent/agentclient.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #ifdef MOETUNE_HAVE_KEYCHAIN
 #include "remote/hosts/credentialstore.h"

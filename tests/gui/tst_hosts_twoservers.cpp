@@ -13,13 +13,13 @@
 
 #include "app/hosts/hostlistmodel.h"
 #include "app/hosts/hostoverview.h"
-#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobe.h"
 #include "remote/agent/agentclient.h"
 #include "remote/flows/hostflows.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/flows/pushflow.h"
 

@@ -6,14 +6,14 @@
 // the host dialog's Browse for the log file and a layout that does not move while typing; Save of an
 // unusable server profile stays off. The agent runs for real on the Local machine (no GPU here).
 #include "app/hosts/hostdialog.h"
-#include "app/hosts/hostregistry.h"
-#include "app/hosts/serverprofiledialog.h"
 #include "app/tune/agentsentence.h"
 #include "app/tune/tunepage.h"
+#include "app/widgets/serverprofiledialog.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/moe/moemodelcatalog.h"
 #include "core/util/coreresources.h"
 #include "findchild.h"
+#include "remote/flows/hostregistry.h"
 
 #include <QApplication>
 #include <QComboBox>

@@ -5,7 +5,6 @@
 // pasted log. MOETUNE_SHOTS_DIR=folder also saves the states touched at 1440x900 and 1024x640
 // (screenshots(), a tool, not a check).
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostregistry.h"
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
 #include "app/tune/tunejobform.h"
@@ -19,6 +18,7 @@
 #include "core/run/workspacerun.h"
 #include "core/util/jobrunner.h"
 #include "findchild.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/hosts/hoststore.h"
 #include "report/demoworkspace.h"
 

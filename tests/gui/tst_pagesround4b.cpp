@@ -8,7 +8,6 @@
 // - the whole loop from a fresh HOME with the time each step took (MOETUNE_WALK_LOG=file writes the list).
 // MOETUNE_SHOTS_DIR=folder also saves the states touched at 1440x900 and 1024x640 (screenshots()).
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
@@ -17,6 +16,7 @@
 #include "core/job/tunespec.h"
 #include "core/serving/servingcomparison.h"
 #include "findchild.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/practiceserver.h"
 

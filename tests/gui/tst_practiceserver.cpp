@@ -8,11 +8,11 @@
 // the inference server and a script for nvidia-smi (remote/practiceserver.h); the agent, its
 // install-config, the shell commands of the profile and every file are real.
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostregistry.h"
 #include "app/hosts/hostspage.h"
 #include "app/mainwindow.h"
 #include "app/tune/tunepage.h"
 #include "findchild.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/practiceserver.h"
 

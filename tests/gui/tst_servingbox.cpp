@@ -7,7 +7,6 @@
 // a restart per leg), the verdict and the chart with intervals, the result kept with the run (Results
 // page tab, PDF page), Undo offered for a slower result. MOETUNE_SERVING_SCREENSHOTS=DIR saves pictures.
 #include "../integration/fakeserverhost.h"
-#include "app/hosts/hostregistry.h"
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
 #include "app/results/servingresultsview.h"
@@ -19,6 +18,7 @@
 #include "core/run/workspacerun.h"
 #include "findchild.h"
 #include "remote/flows/hostcalls.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/hoststore.h"
 #include "remote/transport/localtransport.h"

@@ -6,12 +6,12 @@
 // Diagnose page's "Check headroom" on a missing-config finding opens the Tune page on the target and runs
 // the check there (MainWindow wires it). MOETUNE_SHOT_DIR: screenshots of both are saved there.
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostregistry.h"
 #include "app/mainwindow.h"
 #include "app/tune/headroombox.h"
 #include "app/tune/tunepage.h"
 #include "core/run/workspacerun.h"
 #include "findchild.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/hoststore.h"
 

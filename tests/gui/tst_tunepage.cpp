@@ -13,16 +13,16 @@
 #include "findchild.h"
 
 #include "app/diagnose/diagnosepage.h"
-#include "app/hosts/hostregistry.h"
-#include "app/hosts/serverprofiledialog.h"
 #include "app/mainwindow.h"
 #include "app/results/resultspage.h"
 #include "app/tune/tunebestmodel.h"
 #include "app/tune/tunejobcheck.h"
 #include "app/tune/tunepage.h"
+#include "app/widgets/serverprofiledialog.h"
 #include "charts/livebestchart.h"
 #include "core/diagnosis/diagnoser.h"
 #include "core/run/workspacerun.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/hoststore.h"
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/tune/tunejobform.h"
 
-#include "app/hosts/hostregistry.h"
 #include "core/moe/configname.h"
+#include "remote/flows/hostregistry.h"
 #include "ui_tunejobform.h"
 
 #include <QDir>

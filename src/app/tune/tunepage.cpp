@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/tune/tunepage.h"
 
-#include "app/hosts/hostregistry.h"
-#include "app/hosts/serverprofiledialog.h"
 #include "app/tune/agentsentence.h"
 #include "app/tune/headroombox.h"
 #include "app/tune/servingbenchbox.h"
@@ -12,11 +10,13 @@
 #include "app/tune/tunepushpanel.h"
 #include "app/tune/tunerunfolder.h"
 #include "app/widgets/banner.h"
+#include "app/widgets/serverprofiledialog.h"
 #include "core/host/tunejob.h"
 #include "core/run/workspace.h"
 #include "core/run/workspacerun.h"
 #include "remote/flows/hostcalls.h"
 #include "remote/flows/hostflows.h"
+#include "remote/flows/hostregistry.h"
 #include "remote/flows/hostsession.h"
 #include "remote/flows/runkeeper.h"
 #include "remote/flows/servercontrol.h"

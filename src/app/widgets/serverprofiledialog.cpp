@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/hosts/serverprofiledialog.h"
+#include "app/widgets/serverprofiledialog.h"
 
 #include "ui_serverprofiledialog.h"
 

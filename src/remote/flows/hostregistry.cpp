@@ -1,8 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/hosts/hostregistry.h"
+#include "remote/flows/hostregistry.h"
 
-#include "app/hosts/hostlistmodel.h"
 #include "remote/agent/agentclient.h"
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/hoststore.h"
@@ -41,7 +40,7 @@ HostRegistry::~HostRegistry() {
 }
 
 QString HostRegistry::localAlias() {
-    return HostListModel::localAlias();
+    return HostStore::localAlias();
 }
 
 void HostRegistry::setSources(QSettings *settings, const QString &sshConfigPath) {
