@@ -4,6 +4,7 @@
 
 #include "cli/commandregistry.h"
 #include "cli/console.h"
+#include "cli/fleetdiagnose.h"
 #include "core/fleet/inventory.h"
 #include "remote/hosts/hoststore.h"
 
@@ -82,6 +83,8 @@ int FleetCommand::run(const QStringList &args) {
                      u"Exit status: 0 listed, 2 bad arguments or a malformed inventory.\n"_s.arg(usage));
         return args.size() < 2 ? ExitUsage : ExitClean;
     }
+    if (args.at(1) == u"diagnose"_s) // fleetdiagnose.cpp (issue 46 point 2)
+        return fleetDiagnose(args.mid(1));
     if (args.at(1) != u"hosts"_s)
         return Console::fail(
             u"fleet"_s,

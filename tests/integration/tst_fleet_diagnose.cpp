@@ -5,6 +5,7 @@
 // fused-MoE kernel source, a fake nvidia-smi, the fake SGLang server), forming three tuning groups (two
 // GPU names, two Triton versions), plus one unreachable host, one whose host key changed and one whose
 // restart fails. The agent, its probe, the transport and the diagnosis are the real ones.
+#include "clirun.h"
 #include "core/fleet/fleetrecord.h"
 #include "fleetfixture.h"
 #include "remote/agent/agentclient.h"
@@ -13,7 +14,9 @@
 #include "remote/hosts/hoststore.h"
 #include "remote/transport/sshtransport.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -29,6 +32,19 @@ class TestFleetDiagnose : public QObject {
     QTemporaryDir m_tmp;
 
     QString appSettings() const { return m_tmp.path() + u"/moetune.ini"_s; }
+
+    // moetune-cli as a user of this fleet runs it: $HOME with the fleet's ~/.ssh, the app's saved hosts in
+    // its settings ($XDG_CONFIG_HOME/moetune/moetune.conf), no ssh-agent.
+    CliResult cli(const QStringList &args) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"HOME"_s, m_fleet->home());
+        env.insert(u"XDG_CONFIG_HOME"_s, m_tmp.path() + u"/xdg-config"_s);
+        env.insert(u"XDG_DATA_HOME"_s, m_tmp.path() + u"/xdg-data"_s);
+        env.insert(u"MOETUNE_AGENT_PYZ"_s, AgentClient::defaultLocalAgentPath());
+        env.remove(u"SSH_AUTH_SOCK"_s);
+        const QString program = QCoreApplication::applicationDirPath() + u"/../../src/cli/moetune-cli"_s;
+        return runCli(program, QStringList{u"fleet"_s, u"diagnose"_s} + args, 300000, env);
+    }
 
     // A record of the hosts named (all when empty), diagnosed through FleetDiagnoseFlow with sessions made
     // as the CLI makes them: fleetHostConfig over the fleet's ssh config and the app's saved hosts.
@@ -77,6 +93,11 @@ private slots:
         m_fleet = std::make_unique<FleetFixture>(FleetFixture::standardScenario());
         QString error;
         QVERIFY2(m_fleet->start(&error), qPrintable(error));
+        // The app's saved hosts: each names its own server (port) and log, for the flow and the CLI.
+        QVERIFY(m_fleet->saveAppHosts(appSettings()));
+        QVERIFY(m_fleet->saveAppHosts(m_tmp.path() + u"/xdg-config/moetune/moetune.conf"_s));
+        QVERIFY(m_fleet->writeInventoryIni(m_tmp.path() + u"/fleet.ini"_s));
+        QVERIFY(m_fleet->writeInventoryYaml(m_tmp.path() + u"/fleet.yml"_s));
     }
 
     // The fixture itself: every reachable host answers over its own sshd with the fleet's ~/.ssh, the
@@ -118,7 +139,6 @@ private slots:
     // The standard scenario through the flow: three groups, the unreachable and changed-key hosts listed
     // with their reasons, every diagnosed host's facts from its own server, the record saved.
     void diagnoseTheStandardFleet() {
-        QVERIFY(m_fleet->saveAppHosts(appSettings()));
         const QString workspace = m_tmp.path() + u"/workspace"_s;
         int peak = 0;
         const FleetRecord r =
@@ -197,6 +217,100 @@ private slots:
         QFile after(env.ssh.knownHostsFile);
         QVERIFY(after.open(QIODevice::ReadOnly));
         QVERIFY(after.readAll().isEmpty()); // nothing was written for it
+    }
+    // `moetune-cli fleet diagnose` over an INI inventory: the record as JSON, its groups and the reasons,
+    // exit 1 because two hosts are unreachable; the record saved where it says.
+    void cliJsonFromIniInventory() {
+        const QString ini = m_tmp.path() + u"/fleet.ini"_s;
+        const QString workspace = m_tmp.path() + u"/cli-workspace"_s;
+        const CliResult r = cli({u"--inventory"_s, ini, u"--format"_s, u"json"_s, u"--workspace"_s, workspace,
+                                 u"--max-sessions"_s, u"4"_s});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err));
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value("format"_L1).toString(), u"moetune-fleet"_s);
+        QCOMPARE(o.value("totals"_L1).toObject().value("diagnosed"_L1).toInt(), 8);
+        QCOMPARE(o.value("totals"_L1).toObject().value("unreachable"_L1).toInt(), 2);
+        QCOMPARE(o.value("groups"_L1).toArray().size(), 3);
+        QString error;
+        const auto record = FleetRecord::fromJson(o, &error);
+        QVERIFY2(record, qPrintable(error));
+        QCOMPARE(record->groups.at(1).group.hosts, (QStringList{u"gpu-04"_s, u"gpu-05"_s}));
+        QCOMPARE(record->host(u"gpu-08"_s)->stage, FleetHostStage::Unreachable);
+        QVERIFY2(record->host(u"gpu-09"_s)->reason.contains(u"changed"_s),
+                 qPrintable(record->host(u"gpu-09"_s)->reason));
+        QCOMPARE(record->host(u"gpu-06"_s)->facts.kernelSourceHash,
+                 m_fleet->kernelSourceHash(m_fleet->indexOf(u"gpu-06"_s)));
+        const QString file = o.value("record_file"_L1).toString();
+        QCOMPARE(file, workspace + u"/fleet/"_s + record->id + u".json"_s);
+        const auto saved = FleetRecord::load(file, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->toJson(), record->toJson());
+        QCOMPARE(saved->inventory, ini);
+    }
+
+    // The text table over a YAML inventory: every host with its GPU, framework, Triton, model and MoE
+    // kernel; the unreachable ones with the reason; the groups and what sets them apart; the record's id.
+    void cliTextFromYamlInventory() {
+        const QString yml = m_tmp.path() + u"/fleet.yml"_s;
+        const CliResult r =
+            cli({u"--inventory"_s, yml, u"--workspace"_s, m_tmp.path() + u"/cli-workspace"_s});
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err));
+        const QString out = QString::fromUtf8(r.out);
+        qInfo().noquote() << "moetune-cli fleet diagnose --inventory fleet.yml:\n" << out << r.err;
+        for (const QString &line : out.split(u'\n')) {
+            if (line.startsWith(u"gpu-04 "_s)) {
+                QVERIFY2(line.contains(u"8x NVIDIA H100 80GB HBM3"_s) && line.contains(u"sglang 0.5.6"_s) &&
+                             line.contains(u"3.6.0"_s) && line.contains(u"Qwen3-30B-A3B"_s) &&
+                             line.contains(u"Triton fused MoE, default config"_s),
+                         qPrintable(line));
+            }
+            if (line.startsWith(u"gpu-08 "_s))
+                QVERIFY2(line.contains(u"unreachable: "_s), qPrintable(line));
+            if (line.startsWith(u"gpu-09 "_s))
+                QVERIFY2(line.contains(u"unreachable: "_s) && line.contains(u"changed"_s), qPrintable(line));
+        }
+        QVERIFY2(out.contains(u"3 groups (one tuning job each):"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"4 hosts: gpu-01, gpu-02, gpu-03, gpu-10"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"Group 1 and group 3 apart: Triton 3.6.0 vs 3.5.0"_s), qPrintable(out));
+        QVERIFY2(out.contains(u"8 of 10 hosts diagnosed, 2 unreachable, 0 failed."_s), qPrintable(out));
+        QVERIFY2(out.contains(u"Fleet record fleet-"_s), qPrintable(out));
+        QVERIFY2(r.err.contains(u"[10/10]"_s), qPrintable(r.err)); // a line per host as it ends
+    }
+
+    // A group of the inventory, and the ssh config's aliases as the set: every host diagnosed, exit 0.
+    void cliGroupAndSshConfig() {
+        const QString yml = m_tmp.path() + u"/fleet.yml"_s;
+        CliResult r = cli({u"--inventory"_s, yml, u"--group"_s, u"h100"_s, u"--format"_s, u"json"_s,
+                           u"--workspace"_s, m_tmp.path() + u"/cli-workspace"_s});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.json().value("hosts"_L1).toArray().size(), 2);
+        QCOMPARE(r.json().value("selection"_L1).toString(), u"group h100"_s);
+        QCOMPARE(r.json().value("groups"_L1).toArray().size(), 1);
+
+        r = cli({u"--ssh-config"_s, m_fleet->sshHome().configPath(), u"gpu-01"_s, u"gpu-06"_s, u"--format"_s,
+                 u"json"_s, u"--workspace"_s, m_tmp.path() + u"/cli-workspace"_s});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.json().value("groups"_L1).toArray().size(), 2);
+    }
+
+    // A malformed inventory: exit 2, the file and the line named, nothing connected.
+    void cliMalformedInventoryExits2() {
+        const QString bad = m_tmp.path() + u"/bad.yml"_s;
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("all:\n  children:\n    h200:\n      hosts: [unclosed\n");
+        f.close();
+        const CliResult r = cli({u"--inventory"_s, bad});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(u"bad.yml"_s) && r.err.contains(u"inventory"_s), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        const CliResult unknown =
+            cli({u"--inventory"_s, m_tmp.path() + u"/fleet.ini"_s, u"--group"_s, u"nope"_s});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(u"nope"_s), qPrintable(unknown.err));
+        const CliResult sessions =
+            cli({u"--inventory"_s, m_tmp.path() + u"/fleet.ini"_s, u"--max-sessions"_s, u"0"_s});
+        QCOMPARE(sessions.exitCode, 2);
     }
 };
 

@@ -3,11 +3,11 @@
 #include "fleetfixture.h"
 
 #include "core/fleet/inventory.h"
+#include "core/util/shellquote.h"
 #include "fakehosttree.h"
 #include "fakesglanghost.h"
 #include "remote/hosts/hoststore.h"
 #include "remote/hosts/practiceserver.h"
-#include "remote/hosts/shellquote.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -234,7 +234,7 @@ QString FleetFixture::startCommand(int i) const {
     return u"cd "_s + shellQuote(root(i)) + u" && { PYTHONPATH="_s + shellQuote(tree.site()) +
            u" FAKESERVER_PID_FILE="_s + shellQuote(tree.pidFile()) + u" FAKESERVER_DEVICE_NAME="_s +
            shellQuote(deviceName(i)) +
-           u" FAKESERVER_EXIT_AFTER_S=1800 setsid nohup python3 -m sglang.launch_server --model-path "_s +
+           u" FAKESERVER_EXIT_AFTER_S=900 setsid nohup python3 -m sglang.launch_server --model-path "_s +
            shellQuote(tree.model()) + u" --tp 2 --port "_s + QString::number(serverPort(i)) + u" >> "_s +
            shellQuote(tree.log()) + u" 2>&1 < /dev/null & }"_s;
 }
@@ -406,7 +406,7 @@ QList<FleetHost> FleetFixture::fleetHosts() const {
 
 bool FleetFixture::writeInventoryIni(const QString &path) const {
     QByteArray text = "# moetune TEST fleet (fleet fixture): Ansible INI inventory, hosts on 127.0.0.1\n";
-    const auto line = [this](int i) {
+    const auto line = [this](int i) -> QByteArray {
         QByteArray l = spec(i).name.toUtf8() +
                        " ansible_host=127.0.0.1 ansible_port=" + QByteArray::number(sshPort(i)) +
                        " ansible_user=" + fixtureUser().toUtf8();
@@ -434,7 +434,7 @@ bool FleetFixture::writeInventoryIni(const QString &path) const {
 }
 
 bool FleetFixture::writeInventoryYaml(const QString &path) const {
-    const auto host = [this](int i, const QByteArray &indent) {
+    const auto host = [this](int i, const QByteArray &indent) -> QByteArray {
         QByteArray h = indent + spec(i).name.toUtf8() + ":\n" + indent + "  ansible_host: 127.0.0.1\n" +
                        indent + "  ansible_port: " + QByteArray::number(sshPort(i)) + "\n" + indent +
                        "  ansible_user: " + fixtureUser().toUtf8() + "\n";

@@ -305,14 +305,13 @@ void FleetDiagnoseFlow::beginDiagnosis(Active *a) {
         const QString logFile =
             probe && probe->servers.size() == 1 ? probe->servers.first().launch.logFile : QString();
         if (logFile.isEmpty()) {
-            const QString question =
-                probe ? probe->serverQuestion(u"in the host's server profile"_s) : QString();
+            const qsizetype servers = probe ? probe->servers.size() : 0;
             finishHost(x, FleetHostStage::Failed,
-                       u"no log source: the host's settings name no server log, and %1. Set the log file or "
-                       u"command of the host (Hosts page, or the app's saved host of this name)"_s.arg(
-                           !question.isEmpty()                 ? question
-                           : probe && probe->servers.isEmpty() ? u"the probe found no running server"_s
-                                                               : u"its server writes no log file"_s));
+                       u"no log source: the host's settings name no server log, and %1. Set its log file or "
+                       u"command, or its server, in the host's settings (Hosts page)"_s.arg(
+                           servers > 1    ? u"%1 servers run there, none chosen"_s.arg(servers)
+                           : servers == 1 ? u"its server writes no log file"_s
+                                          : u"the probe found no running server"_s));
             return;
         }
         HostConfig config = session->host();
@@ -373,12 +372,13 @@ void FleetDiagnoseFlow::onDiagnosed(Active *a, const Diagnosis &d) {
     }
     if (!probeError.isEmpty())
         lines.prepend(u"the probe failed, so host facts are missing: "_s + probeError);
-    if (probe && !server) {
-        const QString q = probe->serverQuestion(u"in the host's server profile"_s);
-        lines.prepend(!q.isEmpty()                            ? q
-                      : !probe->serverChoiceProblem.isEmpty() ? probe->serverChoiceProblem
-                                                              : u"the probe found no running server"_s);
-    }
+    if (probe && !server) // the kernel hash and the served model are then unknown
+        lines.prepend(
+            probe->servers.size() > 1
+                ? u"%1 servers run there and none is chosen: choose one in the host's server profile"_s.arg(
+                      probe->servers.size())
+            : !probe->serverChoiceProblem.isEmpty() ? probe->serverChoiceProblem.left(300)
+                                                    : u"the probe found no running server"_s);
     if (lines.size() > kMaxFindingsPerHost) {
         const qsizetype more = lines.size() - (kMaxFindingsPerHost - 1);
         lines = lines.mid(0, kMaxFindingsPerHost - 1);
