@@ -4,10 +4,12 @@
 
 #include "cli/commandregistry.h"
 #include "cli/console.h"
+#include "core/fleet/fleetrecord.h"
 #include "core/report/report.h"
 #include "core/report/reporttext.h"
 #include "core/run/workspace.h"
 #include "report/demoworkspace.h"
+#include "report/fleetreport.h"
 #include "report/pdfreport.h"
 
 #include <QApplication>
@@ -21,6 +23,53 @@ using namespace Qt::StringLiterals;
 namespace moetune::cli {
 
 MOETUNE_REGISTER_COMMAND(ReportCommand)
+
+namespace {
+
+// `report WORKSPACE --fleet [--run ID] [--pdf FILE]`: a fleet record of the workspace (the newest unless
+// --run names one), as text or as the fleet PDF (the app's Results page exports the same).
+int fleetReport(const QString &where, const QString &id, const QString &pdf) {
+    QStringList warnings;
+    const QList<FleetRecord> records = FleetRecord::loadAll(where, &warnings);
+    for (const QString &w : warnings)
+        Console::err(u"moetune-cli report: note: "_s + w + u'\n');
+    if (records.isEmpty())
+        return Console::fail(
+            u"report"_s,
+            u"%1 holds no fleet records (<workspace>/fleet/*.json); `moetune-cli "
+            u"fleet diagnose` or the app's Fleet view makes one."_s.arg(QDir::toNativeSeparators(where)));
+    const FleetRecord *record = &records.first();
+    if (!id.isEmpty()) {
+        record = nullptr;
+        QStringList ids;
+        for (const FleetRecord &r : records) {
+            ids.append(r.id);
+            if (r.id == id)
+                record = &r;
+        }
+        if (!record)
+            return Console::fail(u"report"_s, u"no fleet record '%1' in %2; it has: %3."_s.arg(
+                                                  id, QDir::toNativeSeparators(where), ids.join(u", "_s)));
+    }
+    if (pdf.isEmpty()) {
+        Console::out(FleetReport::text(*record));
+        return ExitClean;
+    }
+    QString path = pdf;
+    if (QFileInfo(path).isDir())
+        path = QDir(path).filePath(FleetReport::suggestedFileName(*record));
+    if (FleetReport::simulated(*record))
+        Console::err(
+            u"moetune-cli report: a tuning run of this fleet is simulated; every page of %1 says so\n"_s.arg(
+                QDir::toNativeSeparators(path)));
+    QString error;
+    if (!FleetReport::write(*record, path, &error))
+        return Console::fail(u"report"_s, error, ExitFindings);
+    Console::out(u"Wrote %1\n"_s.arg(QDir::toNativeSeparators(path)));
+    return ExitClean;
+}
+
+} // namespace
 
 QString ReportCommand::name() const {
     return u"report"_s;
@@ -45,7 +94,11 @@ int ReportCommand::run(const QStringList &args) {
         u"pdf"_s, u"Write the PDF report to FILE (a folder: a name is chosen)."_s, u"FILE"_s);
     const QCommandLineOption formatOption(u"format"_s, u"Text output: text (default) or markdown."_s,
                                           u"FORMAT"_s, u"text"_s);
-    parser.addOptions({runOption, pdfOption, formatOption});
+    const QCommandLineOption fleetOption(
+        u"fleet"_s,
+        u"Report a fleet record of WORKSPACE instead of a run: the newest, or the one --run names "
+        u"(per group the hosts, the tuning run and each host's outcome, with totals)."_s);
+    parser.addOptions({runOption, pdfOption, formatOption, fleetOption});
     if (!parser.parse(args))
         return Console::fail(u"report"_s, parser.errorText() + u". Run 'moetune-cli report --help'."_s);
     if (parser.isSet(u"help"_s)) {
@@ -62,6 +115,9 @@ int ReportCommand::run(const QStringList &args) {
     const QString format = parser.value(formatOption);
     if (format != "text"_L1 && format != "markdown"_L1)
         return Console::fail(u"report"_s, u"--format must be text or markdown, not '%1'."_s.arg(format));
+
+    if (parser.isSet(fleetOption))
+        return fleetReport(positional.first(), parser.value(runOption), parser.value(pdfOption));
 
     const bool demo = positional.first() == "demo"_L1;
     const QString where = demo ? DemoWorkspace::path() : positional.first();
