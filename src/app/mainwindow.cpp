@@ -25,6 +25,8 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
+#include <QJsonDocument>
+#include <QLocale>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -105,6 +107,12 @@ MainWindow::MainWindow(QWidget *parent)
                 else
                     m_diagnosePage->openFetchedLog(path, alias, m_hosts->displayName(alias), probe);
                 showDiagnosePage();
+                // The next start reopens this host's log, not the demo.
+                QSettings settings;
+                settings.setValue(u"diagnose/lastHostLog"_s, path);
+                settings.setValue(u"diagnose/lastHostAlias"_s, alias);
+                settings.setValue(u"diagnose/lastHostProbe"_s,
+                                  QJsonDocument(probe.raw).toJson(QJsonDocument::Compact));
                 if (m_tuneServedAfterDiagnosis == alias) { // "Tune the Served Model" asked for this
                     m_tuneServedAfterDiagnosis.clear();
                     if (m_hostsPage->fetchedDiagnosis())
@@ -414,6 +422,22 @@ void MainWindow::openInitial(const QString &logPath) {
         statusBar()->showMessage(tr("%1 - see the Tune page.").arg(m_tunePage->unfinishedRunsText()), 0);
     if (!logPath.isEmpty() && m_diagnosePage->openFile(logPath))
         return;
+    // The last host's log this app diagnosed, with that host's facts, while the host is still known.
+    const QSettings settings;
+    const QString lastLog = settings.value(u"diagnose/lastHostLog"_s).toString();
+    const QString lastAlias = settings.value(u"diagnose/lastHostAlias"_s).toString();
+    if (logPath.isEmpty() && !lastLog.isEmpty() && QFileInfo(lastLog).isFile() && m_hosts->host(lastAlias)) {
+        const auto probe = HostProbe::fromJson(
+            QJsonDocument::fromJson(settings.value(u"diagnose/lastHostProbe"_s).toByteArray()).object());
+        if (m_diagnosePage->openFetchedLog(lastLog, lastAlias, m_hosts->displayName(lastAlias),
+                                           probe.value_or(HostProbe{}))) {
+            statusBar()->showMessage(
+                tr("Reopened %1's log as fetched on %2 (Diagnose Host on the Hosts page fetches it anew).")
+                    .arg(m_hosts->displayName(lastAlias),
+                         QLocale().toString(QFileInfo(lastLog).lastModified(), QLocale::ShortFormat)));
+            return;
+        }
+    }
     // Nothing else to show: the demo tells a first-time user what the app does.
     if (logPath.isEmpty())
         m_diagnosePage->loadDemo();

@@ -13,7 +13,9 @@
 #include "app/results/resultspage.h"
 #include "app/tune/servingbenchbox.h"
 #include "app/tune/tunepage.h"
+#include "core/diagnosis/diagnosis.h"
 #include "core/job/tunespec.h"
+#include "core/push/pushproof.h"
 #include "core/serving/servingcomparison.h"
 #include "findchild.h"
 #include "remote/flows/hostregistry.h"
@@ -41,6 +43,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeView>
 
@@ -158,6 +161,7 @@ private slots:
         auto *tuneServed = named<QPushButton>(hosts(), u"tuneServedButton"_s);
         QTRY_VERIFY_WITH_TIMEOUT(tuneServed->isEnabled(), 120000);
         stepDone(u"probe"_s);
+        showPage(hosts());
         shot(u"hosts-probed"_s);
 
         // Point 1: Hosts' button, with no diagnosis of the host at hand, diagnoses its log first and
@@ -183,6 +187,10 @@ private slots:
         QVERIFY(row >= 0);
         showPage(diagnose());
         diagnose()->selectFinding(row);
+        // Point 9: the GUI's "What to do" says what to click, not the agent's command line.
+        const QString details = named<QTextBrowser>(diagnose(), u"detailsBrowser"_s)->toPlainText();
+        QVERIFY2(details.contains(u"click Tune This"_s) && !details.contains(u"moetune-agent tune"_s),
+                 qPrintable(details));
         click(diagnose(), u"tuneButton"_s);
         QTRY_COMPARE(currentPage(), static_cast<QWidget *>(tune()));
         QCOMPARE(specJson(tune()->spec()), specJson(fromHosts));
@@ -219,6 +227,8 @@ private slots:
         named<QCheckBox>(box, u"rigorousCheck"_s)->setChecked(true);
         named<QSpinBox>(box, u"pairsSpin"_s)->setValue(2);
         QCOMPARE(box->validation(), QString());
+        auto *legBar = named<QProgressBar>(box, u"legBar"_s);
+        QVERIFY2(!legBar->text().contains(u"leg 0"_s), qPrintable(legBar->text())); // never "leg 0 of 1"
         QSignalSpy compared(box, &ServingBenchBox::finished);
         QSignalSpy pushed(tune(), &TunePage::pushed);
         click(box, u"compareButton"_s);
@@ -232,8 +242,9 @@ private slots:
         // The tuned file has a row at the concurrency; the fallback it replaced had none: faster.
         QVERIFY2(cmp.primaryRow().change.changePct < -5, qPrintable(cmp.text()));
         QCOMPARE(pushed.count(), 1);
-        QVERIFY2(named<QLabel>(tune(), u"proofLabel"_s)->text().contains(u"gone on every rank"_s),
-                 qPrintable(named<QLabel>(tune(), u"proofLabel"_s)->text()));
+        QCOMPARE(legBar->text(), u"4 of 4 legs done"_s);
+        const QString proof = named<QLabel>(tune(), u"proofLabel"_s)->text();
+        QVERIFY2(proof.contains(u"gone on every rank"_s) && !proof.contains(u"probe"_s), qPrintable(proof));
         stepDone(u"push, restart and prove, serving compare (4 legs, SIMULATED)"_s);
         shot(u"tune-serving-verdict"_s);
 
@@ -256,6 +267,95 @@ private slots:
         }
         showPage(results());
         shot(u"results-after-walk"_s);
+    }
+
+    // Lesser item: the app reopens on the last host's diagnosis (the walk's), not on the demo.
+    void reopensOnTheLastHostsDiagnosis() {
+        newWindow({1440, 900});
+        m_window->openInitial(QString());
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose()->isBusy() && !diagnose()->diagnosis().targets.isEmpty(), 60000);
+        QCOMPARE(diagnose()->diagnosis().host, PracticeServer::alias());
+        shot(u"reopened-last-host"_s);
+    }
+
+    // Point 9: the proof lists ranks, never the probe's folder listing as if it were one ("probe before").
+    void proofListsRanksOnly() {
+        Finding f;
+        f.severity = Severity::Warning;
+        f.sources = {u"TP0"_s, u"probe"_s, u"TP1"_s};
+        TuningTarget t;
+        t.framework = Framework::SGLang;
+        t.name = *ConfigName::parse(u"E=128,N=384,device_name=NVIDIA_H200.json"_s);
+        f.target = t;
+        Diagnosis before;
+        before.findings = {f};
+        const PushProof p =
+            PushProof::compare(before, Diagnosis{}, {u"/cfg/E=128,N=384,device_name=NVIDIA_H200.json"_s}, {});
+        QCOMPARE(p.ranksBefore, (QStringList{u"TP0"_s, u"TP1"_s}));
+        QVERIFY2(!p.summary().contains(u"probe"_s), qPrintable(p.summary()));
+    }
+
+    // Point 8: the Hosts page at the smallest window (1024x640) with the practice server probed: no
+    // button whose text does not fit, no column header cut.
+    void hostsPageFitsAt1024x640() {
+        newWindow({1024, 640});
+        showPage(hosts());
+        QVERIFY(hosts()->selectHost(PracticeServer::alias()));
+        QVERIFY(named<QPushButton>(hosts(), u"tuneServedButton"_s)->text().contains(u"Served Model"_s));
+        click(hosts(), u"probeButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(named<QPushButton>(hosts(), u"tuneServedButton"_s)->isEnabled(), 120000);
+        QTest::qWait(300);
+        QStringList cut;
+        for (QAbstractButton *b : hosts()->findChildren<QAbstractButton *>()) {
+            if (!b->isVisible() || b->text().isEmpty())
+                continue;
+            if (b->width() < b->sizeHint().width())
+                cut.append(
+                    u"button \"%1\": %2 < %3 px"_s.arg(b->text()).arg(b->width()).arg(b->sizeHint().width()));
+        }
+        for (QHeaderView *h : hosts()->findChildren<QHeaderView *>()) {
+            if (!h->isVisible() || h->orientation() != Qt::Horizontal)
+                continue;
+            for (int i = 0; i < h->count(); ++i) {
+                if (h->isSectionHidden(i))
+                    continue;
+                const QString text = h->model()->headerData(i, Qt::Horizontal).toString();
+                const int need = h->fontMetrics().horizontalAdvance(text) + 12;
+                if (h->sectionSize(i) < need)
+                    cut.append(u"header \"%1\": %2 < %3 px"_s.arg(text).arg(h->sectionSize(i)).arg(need));
+            }
+        }
+        shot(u"hosts-probed"_s);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u"; "_s)));
+    }
+
+    // A tool: MOETUNE_SHOTS_DIR=folder saves every page at 1440x900 and 1024x640 with the practice server
+    // probed and diagnosed (the finding's "What to do" on the Diagnose page).
+    void screenshots() {
+        if (qEnvironmentVariable("MOETUNE_SHOTS_DIR").isEmpty())
+            QSKIP("set MOETUNE_SHOTS_DIR to save screenshots");
+        for (const QSize size : {QSize(1440, 900), QSize(1024, 640)}) {
+            newWindow(size);
+            QVERIFY(hosts()->selectHost(PracticeServer::alias()));
+            click(hosts(), u"probeButton"_s);
+            auto *tuneServed = named<QPushButton>(hosts(), u"tuneServedButton"_s);
+            QTRY_VERIFY_WITH_TIMEOUT(tuneServed->isEnabled(), 120000);
+            showPage(hosts());
+            shot(u"shots-hosts"_s);
+            QTest::mouseClick(tuneServed, Qt::LeftButton);
+            QTRY_VERIFY_WITH_TIMEOUT(currentPage() == tune() && tune()->spec().experts == 128, 120000);
+            shot(u"shots-tune-served"_s);
+            showPage(diagnose());
+            for (int i = 0; i < diagnose()->diagnosis().findings.size(); ++i)
+                if (diagnose()->diagnosis().findings.at(i).target) {
+                    diagnose()->selectFinding(i);
+                    break;
+                }
+            shot(u"shots-diagnose-finding"_s);
+            showPage(results());
+            shot(u"shots-results"_s);
+            m_window.reset();
+        }
     }
 };
 

@@ -9,7 +9,9 @@
 #include "core/diagnosis/sourcelist.h"
 #include "ui_findingdetailspane.h"
 
+#include <QCoreApplication>
 #include <QHeaderView>
+#include <QRegularExpression>
 #include <QScrollBar>
 
 using namespace Qt::StringLiterals;
@@ -17,6 +19,17 @@ using namespace Qt::StringLiterals;
 namespace moetune {
 
 namespace {
+
+// The advice names the agent's command (the CLI shows it as is); in the app, what to click instead.
+QString guiAdvice(QString advice, bool tunable) {
+    static const QRegularExpression command(
+        uR"(\(moetune-agent tune with spec \{[^}]*\} plus K and topk from the model's config\.json\))"_s);
+    if (!tunable)
+        return advice;
+    return advice.replace(command, QCoreApplication::translate("FindingDetailsPane",
+                                                               "(click Tune This...: the Tune page fills the "
+                                                               "job from this log and the host's probe)"));
+}
 
 QString htmlParagraphs(const QString &text) {
     return text.toHtmlEscaped().replace(u"\n"_s, u"<br>"_s);
@@ -110,7 +123,8 @@ void FindingDetailsPane::showFinding(const Finding *f, bool hasResult, const QSt
     if (!f->advice.isEmpty()) {
         html += u"<table width='100%' cellpadding='8' style='background-color:#eaf3ea; margin-top:2px'>"
                 u"<tr><td><b>What to do</b><br>"_s +
-                htmlParagraphs(f->advice) + u"</td></tr></table>"_s;
+                htmlParagraphs(guiAdvice(f->advice, f->target && f->target->isTunable())) +
+                u"</td></tr></table>"_s;
     }
     if (!f->explanation.isEmpty())
         html += u"<p><b>Why</b><br>"_s + htmlParagraphs(f->explanation) + u"</p>"_s;

@@ -71,7 +71,12 @@ QVariant HostGpuModel::data(const QModelIndex &index, int role) const {
 }
 
 QVariant HostGpuModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    // Short headers (the Hosts page fits 1024x640); the tooltip says the whole.
+    if (role == Qt::ToolTipRole && section == ProcessesColumn)
+        return tr("Processes holding memory on the GPU");
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case GpuColumn:
@@ -79,7 +84,7 @@ QVariant HostGpuModel::headerData(int section, Qt::Orientation orientation, int 
     case MemoryColumn:
         return tr("Memory");
     case ProcessesColumn:
-        return tr("Processes holding memory");
+        return tr("Held by");
     }
     return {};
 }

@@ -45,7 +45,9 @@ PushProof PushProof::compare(const Diagnosis &before, const Diagnosis &after,
     for (const Finding &f : before.findings) {
         if (f.severity >= Severity::Warning && aboutPushed(f, pushed)) {
             ++p.findingsBefore;
-            addUnique(p.ranksBefore, f.sources);
+            QStringList ranks = f.sources;
+            ranks.removeAll(u"probe"_s); // a listing of the host's folders, not a rank of the server
+            addUnique(p.ranksBefore, ranks);
         }
     }
     for (const Finding &f : after.findings) {

@@ -125,7 +125,9 @@ Report Report::fromRun(const WorkspaceRun &run, const QDateTime &generated) {
     QStringList gpuIds;
     for (int g : r.gpus)
         gpuIds.append(QString::number(g));
-    rep.job.append({u"GPUs"_s, gpuIds.join(u", "_s)});
+    // "GPU 0" (one device, index 0), never "GPUs 0", which reads as no GPU at all.
+    rep.job.append({gpuIds.size() == 1 ? u"GPU"_s : u"GPUs"_s,
+                    gpuIds.isEmpty() ? u"all of the host's"_s : gpuIds.join(u", "_s)});
     const double budget = run.spec.value("time_budget_s"_L1).toDouble();
     if (budget > 0)
         rep.job.append(
