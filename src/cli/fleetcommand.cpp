@@ -77,9 +77,10 @@ int FleetCommand::run(const QStringList &args) {
     const QString usage = u"moetune-cli fleet hosts [--inventory FILE | --ssh-config FILE] "
                           u"[--group G | --tag T | HOST...] [--format text|json]"_s;
     if (args.size() < 2 || args.at(1) == u"--help"_s || args.at(1) == u"-h"_s) {
-        Console::out(u"Usage: %1\n\nFleet commands work on a set of hosts. Built so far: 'hosts', which "
-                     u"lists the set that an Ansible inventory (INI or YAML) or an ssh config selects, with "
-                     u"each host's address, port, user and groups. It connects to nothing.\n\n"
+        Console::out(u"Usage: %1\n\nFleet commands work on a set of hosts. 'hosts' lists the set that an "
+                     u"Ansible inventory (INI or YAML) or an ssh config selects, with each host's address, port, "
+                     u"user and groups; it connects to nothing. 'diagnose' diagnoses every host of such a set at "
+                     u"once and forms the tuning groups (moetune-cli fleet diagnose --help).\n\n"
                      u"Exit status: 0 listed, 2 bad arguments or a malformed inventory.\n"_s.arg(usage));
         return args.size() < 2 ? ExitUsage : ExitClean;
     }
@@ -88,7 +89,7 @@ int FleetCommand::run(const QStringList &args) {
     if (args.at(1) != u"hosts"_s)
         return Console::fail(
             u"fleet"_s,
-            u"unknown fleet command '%1'; the one built is 'hosts'. Usage: %2"_s.arg(args.at(1), usage));
+            u"unknown fleet command '%1'. Usage: %2 (see moetune-cli fleet --help)"_s.arg(args.at(1), usage));
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"List the hosts a fleet command would work on: all hosts of the inventory, a group (with its "

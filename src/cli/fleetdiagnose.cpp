@@ -270,6 +270,8 @@ int fleetDiagnose(const QStringList &args) {
                          .arg(record.hosts.size() == 1 ? QString() : u"s"_s, source)
                          .arg(maxSessions));
     flow.start();
+    if (!flow.sessionsNote().isEmpty())
+        Console::err(u"moetune-cli fleet diagnose: note: %1\n"_s.arg(flow.sessionsNote()));
     waiter.wait(0);
     const QString recordFile = QDir(workspace).filePath(u"fleet/%1.json"_s.arg(record.id));
     if (!flow.saveError().isEmpty())
@@ -305,8 +307,9 @@ int fleetDiagnose(const QStringList &args) {
                                      ? h.findings.first()
                                      : u"%1 (+%2 more)"_s.arg(h.findings.first()).arg(h.findings.size() - 1);
         rows.append({h.host.name, dashIfEmpty(h.gpu),
-                     dashIfEmpty(QString(h.framework + u' ' + h.frameworkVersion).trimmed()), dashIfEmpty(h.triton),
-                     dashIfEmpty(QFileInfo(h.model).fileName()), dashIfEmpty(h.moeKernel), findings});
+                     dashIfEmpty(QString(h.framework + u' ' + h.frameworkVersion).trimmed()),
+                     dashIfEmpty(h.triton), dashIfEmpty(QFileInfo(h.model).fileName()),
+                     dashIfEmpty(h.moeKernel), findings});
     }
     QString text = fleetDiagnoseTable(rows);
     text +=

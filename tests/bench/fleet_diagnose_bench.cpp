@@ -15,6 +15,7 @@
 #include "remote/flows/waiter.h"
 #include "remote/hosts/hoststore.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QGuiApplication>
@@ -32,6 +33,11 @@ using namespace moetune;
 using namespace moetune::test;
 
 namespace {
+
+int openFds() {
+    return int(
+        QDir(u"/proc/self/fd"_s).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System).size());
+}
 
 qint64 statusKb(const char *field) {
     QFile f(u"/proc/self/status"_s);
@@ -54,6 +60,8 @@ struct Run {
     int diagnosed = 0;
     int hosts = 0;
     int peakSessions = 0;
+    int fdsBefore = 0;
+    int fdsPeak = 0;
 };
 
 Run diagnose(const FleetFixture &fleet, const QList<int> &indexes, int maxSessions,
@@ -84,14 +92,17 @@ Run diagnose(const FleetFixture &fleet, const QList<int> &indexes, int maxSessio
     QCoreApplication::processEvents();
     run.rssBeforeKb = statusKb("VmRSS:");
     run.rssPeakKb = run.rssBeforeKb;
+    run.fdsBefore = run.fdsPeak = openFds();
     QElapsedTimer gap;
     QTimer tick;
     tick.setInterval(5);
     int ticks = 0;
     QObject::connect(&tick, &QTimer::timeout, [&] {
         run.stallMs = std::max(run.stallMs, gap.restart());
-        if (++ticks % 20 == 0)
+        if (++ticks % 20 == 0) {
             run.rssPeakKb = std::max(run.rssPeakKb, statusKb("VmRSS:"));
+            run.fdsPeak = std::max(run.fdsPeak, openFds());
+        }
     });
     Waiter waiter;
     QObject::connect(&flow, &FleetDiagnoseFlow::finished, [&waiter] { waiter.done(); });
@@ -123,10 +134,12 @@ Run diagnose(const FleetFixture &fleet, const QList<int> &indexes, int maxSessio
 
 void print(const char *what, const Run &r) {
     std::printf("%-34s hosts=%2d sessions(peak)=%2d diagnosed=%2d wall=%6lld ms slowest-host-in-run=%6lld ms "
-                "longest-stall=%3lld ms rss: before=%lld KB after=%lld KB (%+.1f KB/host) peak=%+lld KB\n",
+                "longest-stall=%3lld ms rss: before=%lld KB after=%lld KB (%+.1f KB/host) peak=%+lld KB "
+                "fds: before=%d peak=%+d (%.1f per session)\n",
                 what, r.hosts, r.peakSessions, r.diagnosed, r.wallMs, r.slowestHostMs, r.stallMs,
                 r.rssBeforeKb, r.rssAfterKb, double(r.rssAfterKb - r.rssBeforeKb) / std::max(1, r.hosts),
-                r.rssPeakKb - r.rssBeforeKb);
+                r.rssPeakKb - r.rssBeforeKb, r.fdsBefore, r.fdsPeak - r.fdsBefore,
+                double(r.fdsPeak - r.fdsBefore) / std::max(1, r.peakSessions));
     std::fflush(stdout);
 }
 

@@ -102,8 +102,8 @@ private slots:
         QTest::newRow("unknown group")
             << QStringList{u"hosts"_s, u"--inventory"_s, inventory(u"fleet.ini"_s), u"--group"_s, u"a100"_s}
             << u"no group 'a100'"_s;
-        QTest::newRow("unbuilt subcommand")
-            << QStringList{u"diagnose"_s} << u"unknown fleet command 'diagnose'"_s;
+        QTest::newRow("unknown subcommand")
+            << QStringList{u"frobnicate"_s} << u"unknown fleet command 'frobnicate'"_s;
         QTest::newRow("bad format") << QStringList{u"hosts"_s, u"--inventory"_s, inventory(u"fleet.ini"_s),
                                                    u"--format"_s, u"xml"_s}
                                     << u"--format is text or json"_s;

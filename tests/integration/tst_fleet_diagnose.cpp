@@ -312,6 +312,28 @@ private slots:
             cli({u"--inventory"_s, m_tmp.path() + u"/fleet.ini"_s, u"--max-sessions"_s, u"0"_s});
         QCOMPARE(sessions.exitCode, 2);
     }
+    // The session bound fits the open-file limit: with `ulimit -n 100` moetune-cli runs fewer sessions
+    // at once than asked, says so, and still diagnoses every host.
+    void cliSessionsFitTheOpenFileLimit() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"HOME"_s, m_fleet->home());
+        env.insert(u"XDG_CONFIG_HOME"_s, m_tmp.path() + u"/xdg-config"_s);
+        env.insert(u"XDG_DATA_HOME"_s, m_tmp.path() + u"/xdg-data"_s);
+        env.insert(u"MOETUNE_AGENT_PYZ"_s, AgentClient::defaultLocalAgentPath());
+        env.remove(u"SSH_AUTH_SOCK"_s);
+        const QString program = QCoreApplication::applicationDirPath() + u"/../../src/cli/moetune-cli"_s;
+        const CliResult r =
+            runCli(u"/bin/sh"_s,
+                   {u"-c"_s,
+                    u"ulimit -n 100 && exec \"$0\" fleet diagnose --inventory \"$1\" gpu-04 gpu-05 "
+                    u"--max-sessions 8 --format json"_s,
+                    program, m_tmp.path() + u"/fleet.ini"_s},
+                   300000, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"3 sessions at once instead of 8: the open-file limit (ulimit -n) is 100"_s),
+                 qPrintable(r.err));
+        QCOMPARE(r.json().value("totals"_L1).toObject().value("diagnosed"_L1).toInt(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFleetDiagnose)

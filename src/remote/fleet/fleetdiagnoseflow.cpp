@@ -13,6 +13,8 @@
 #include <QTemporaryFile>
 #include <QTimer>
 
+#include <sys/resource.h>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -108,7 +110,7 @@ FleetDiagnoseFlow::~FleetDiagnoseFlow() {
 }
 
 void FleetDiagnoseFlow::setMaxSessions(int n) {
-    m_maxSessions = std::clamp(n, 1, kMaxSessionsCap);
+    m_sessionsAsked = m_maxSessions = std::clamp(n, 1, kMaxSessionsCap);
 }
 
 void FleetDiagnoseFlow::setLogBytes(qint64 bytes) {
@@ -135,6 +137,25 @@ void FleetDiagnoseFlow::start() {
     m_done = 0;
     m_peak = 0;
     m_saveError.clear();
+    // Every session in flight holds file descriptors: the bound fits the process's soft limit.
+    m_maxSessions = m_sessionsAsked;
+    m_sessionsNote.clear();
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+        const auto fit = int(std::max<rlim_t>(1, (files.rlim_cur > rlim_t(kFdsReserved + kFdsPerSession)
+                                                      ? files.rlim_cur - rlim_t(kFdsReserved)
+                                                      : rlim_t(kFdsPerSession)) /
+                                                     rlim_t(kFdsPerSession)));
+        if (fit < m_maxSessions) {
+            m_sessionsNote =
+                u"%1 sessions at once instead of %2: the open-file limit (ulimit -n) is %3, and each "
+                u"session may hold %4 files"_s.arg(fit)
+                    .arg(m_maxSessions)
+                    .arg(qulonglong(files.rlim_cur))
+                    .arg(kFdsPerSession);
+            m_maxSessions = fit;
+        }
+    }
     m_hostMs = QList<qint64>(m_record->hosts.size(), -1);
     for (int i = 0; i < m_record->hosts.size(); ++i) {
         FleetHostRecord &h = m_record->hosts[i];
@@ -185,8 +206,13 @@ void FleetDiagnoseFlow::setStage(int index, FleetHostStage stage, const QString 
 }
 
 void FleetDiagnoseFlow::launchNext() {
-    while (m_running && int(m_active.size()) < m_maxSessions && m_next < m_record->hosts.size())
-        startHost(m_next++);
+    // One host per turn of the event loop: making a session (reading the ssh config, starting its thread)
+    // takes milliseconds, and 32 of them in one go would stall the window for their sum.
+    if (!m_running || int(m_active.size()) >= m_maxSessions || m_next >= m_record->hosts.size())
+        return;
+    startHost(m_next++);
+    if (m_running && int(m_active.size()) < m_maxSessions && m_next < m_record->hosts.size())
+        QTimer::singleShot(0, this, &FleetDiagnoseFlow::launchNext);
 }
 
 void FleetDiagnoseFlow::startHost(int index) {

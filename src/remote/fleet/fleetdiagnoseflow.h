@@ -48,6 +48,11 @@ public:
     static constexpr qint64 kDefaultLogBytes = 8LL << 20; // the tail of each server log fetched
     static constexpr int kMaxFindingsPerHost = 12;        // lines kept per host (then "... and N more")
     static constexpr int kDefaultHostTimeoutS = 300;      // one host's connect + diagnosis, at most
+    // File descriptors one session in flight may hold (its socket, its worker thread's wake-up fds, the
+    // log's temporary file, a ProxyJump process's pipes), and those kept for the rest of the process:
+    // start() lowers the bound to fit RLIMIT_NOFILE's soft limit and says so in sessionsNote().
+    static constexpr int kFdsPerSession = 12;
+    static constexpr int kFdsReserved = 64;
 
     FleetDiagnoseFlow(FleetRecord *record, FleetSessionProvider sessions, QString workspacePath,
                       QObject *parent = nullptr);
@@ -73,6 +78,8 @@ public:
     int peakSessions() const { return m_peak; }
     QList<qint64> hostMs() const { return m_hostMs; }
     QString saveError() const { return m_saveError; } // "" = every save worked
+    // Why start() ran fewer sessions at once than asked ("" = as asked).
+    QString sessionsNote() const { return m_sessionsNote; }
 
 signals:
     void hostChanged(int index);
@@ -98,7 +105,7 @@ private:
     QString m_workspace;
     Diagnoser m_diagnoser;
     std::function<void(const FleetHost &, HostSession *)> m_sessionDone;
-    int m_maxSessions = kDefaultMaxSessions;
+    int m_maxSessions = kDefaultMaxSessions; // in force for this start()
     qint64 m_logBytes = kDefaultLogBytes;
     int m_hostTimeoutS = kDefaultHostTimeoutS;
 
@@ -111,6 +118,8 @@ private:
     QTimer *m_saveTimer = nullptr;
     QElapsedTimer m_sinceSave;
     QString m_saveError;
+    QString m_sessionsNote;
+    int m_sessionsAsked = kDefaultMaxSessions;
 };
 
 } // namespace moetune
