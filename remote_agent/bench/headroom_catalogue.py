@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Regenerates moetune_agent/headroom.py's CATALOGUE: the configs that won (or came within 1% of the
+"""Regenerates moetune_agent/strategies/screen.py's CATALOGUE: the configs that won (or came within 1% of the
 winner) in every H200 landscape recorded in this repository, with the tokens per expert at which they won.
 
 Sources (all moetune's own measurements, remote_agent/bench/recordings and tests/data):

@@ -27,7 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from replay import RECORDINGS, ReplayBackend, load_recording, measure_all  # noqa: E402
-from moetune_agent import headroom, space as space_mod  # noqa: E402
+from moetune_agent import space as space_mod  # noqa: E402
+from moetune_agent.strategies import screen as screen_mod  # noqa: E402
 from moetune_agent.kernel_types import CONFIG_KEYS, KernelConfig  # noqa: E402
 
 STANDINS = ("heuristic", "p50", "p90", "rank3", "best")
@@ -55,9 +56,9 @@ def standin(be, space, m, kind):
 
 def catalogue_without(name):
     if name is None:
-        return headroom.CATALOGUE
+        return screen_mod.CATALOGUE
     tag = {"qwen3": ("qwen3",), "fp8block": ("fp8block",)}[name]
-    return tuple(e for e in headroom.CATALOGUE if not any(e[3].endswith(":" + t) for t in tag))
+    return tuple(e for e in screen_mod.CATALOGUE if not any(e[3].endswith(":" + t) for t in tag))
 
 
 def evaluate(name, kind, leave_out=False, plan_options=None):
@@ -66,8 +67,8 @@ def evaluate(name, kind, leave_out=False, plan_options=None):
     sizes = sorted(int(m) for m in rec["samples"])
     space = space_mod.build_space(be.shape, sizes, ("both",))
     defaults = {("both", m): standin(be, space, m, kind) for m in sizes}
-    plan = headroom.HeadroomPlan(be.shape, sizes, ("both",), space, defaults,
-                                 catalogue=catalogue_without(name if leave_out else None), **(plan_options or {}))
+    plan = screen_mod.HeadroomPlan(be.shape, sizes, ("both",), space, defaults,
+                                     catalogue=catalogue_without(name if leave_out else None), **(plan_options or {}))
     screen = plan.screen_units()
     measured = measure_all(be, screen)
     while True:

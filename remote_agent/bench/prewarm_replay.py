@@ -4,7 +4,7 @@
 
 For each recorded landscape (tests/data/h200_*_exhaustive.json.gz served back by replay.ReplayBackend, a
 TEST DOUBLE for the GPU; 5 batch sizes): the headroom check runs on it (SGLang's heuristic as the server's
-config, as bench/headroom_replay.py), headroom.plan_compiles() plans the prewarm from the check's timings,
+config, as bench/headroom_replay.py), firstphase.plan_compiles() plans the prewarm from the check's timings,
 then the tune's fast strategy runs on the same landscape with the check's seeds (as runner.py gives them).
 Printed per landscape and per plan:
   kernels   distinct binaries the plan compiles (moetune's own kernel: one per tile, warps and stages;
@@ -28,7 +28,8 @@ sys.path.insert(0, HERE)
 
 from headroom_replay import standin  # noqa: E402
 from replay import RECORDINGS, ReplayBackend, load_recording, measure_all  # noqa: E402
-from moetune_agent import headroom, space as space_mod  # noqa: E402
+from moetune_agent import space as space_mod  # noqa: E402
+from moetune_agent.strategies import firstphase, screen
 from moetune_agent.strategies import make_strategy  # noqa: E402
 
 
@@ -49,7 +50,7 @@ def evaluate(name):
     ops = ("both",)
     space = space_mod.build_space(be.shape, sizes, ops)
     defaults = {("both", m): standin(be, space, m, "heuristic") for m in sizes}
-    plan = headroom.HeadroomPlan(be.shape, sizes, ops, space, defaults)
+    plan = screen.HeadroomPlan(be.shape, sizes, ops, space, defaults)
     checked = measure_all(be, plan.screen_units())
     while True:
         more = plan.retime_units(checked)
@@ -58,7 +59,7 @@ def evaluate(name):
         checked += measure_all(be, more)
     # the tune, phase by phase, with the check's seeds
     st = make_strategy("fast", space, sizes, ops, be.shape,
-                       extra_seeds=headroom.screened_candidates(be.shape, sizes, ops, space, defaults))
+                       extra_seeds=screen.screened_candidates(be.shape, sizes, ops, space, defaults))
     measured, first = [], None
     while True:
         phase = st.next_phase(measured)
@@ -72,7 +73,7 @@ def evaluate(name):
     out = {"landscape": name, "sizes": sizes, "tune_kernels": len(tune), "tune_cost": round(cost(tune)),
            "check_units": len(checked), "plans": {}}
     for label, meas in (("phase1", []), ("surrogate", checked)):
-        units, bounds = headroom.plan_compiles(be.shape, sizes, ops, space, "fast", meas,
+        units, bounds = firstphase.plan_compiles(be.shape, sizes, ops, space, "fast", meas,
                                                defaults if meas else None)
         planned = {binary(u) for u in units}
         left = tune - planned

@@ -12,7 +12,7 @@ import sys
 import time
 from typing import List, Optional
 
-from . import safefile, spec as spec_mod
+from . import options, safefile, spec as spec_mod
 from .detach import spawn_detached
 from .backends import SYNTHETIC
 from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError, result_lines
@@ -279,7 +279,7 @@ def _start(run_dir, foreground, out):
     spawn_detached(python, run_dir)
     # Wait for the run process to announce itself (or fail early), then return: the run goes on.
     # (MOETUNE_AGENT_START_WAIT_S: tests shorten the wait; a cold torch import can take most of a minute.)
-    wait_s = float(os.environ.get("MOETUNE_AGENT_START_WAIT_S") or 60)
+    wait_s = options.host().start_wait_s
     deadline = time.time() + wait_s
     seq = start_seq
     ended = False

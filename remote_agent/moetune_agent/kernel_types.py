@@ -42,7 +42,7 @@ class KernelConfig:
 
     @staticmethod
     def from_dict(d: Dict[str, object]) -> "KernelConfig":
-        return KernelConfig(*(int(d[k]) for k in CONFIG_KEYS), USE_TMA=d.get("USE_TMA"))  # type: ignore[arg-type]
+        return KernelConfig(*(int(d[k]) for k in CONFIG_KEYS), USE_TMA=d.get("USE_TMA"))  # type: ignore
 
     @staticmethod
     def from_key(key: str) -> "KernelConfig":
@@ -51,7 +51,7 @@ class KernelConfig:
         m = _KEY_RE.match(key)
         if not m:
             raise ValueError("%r is not a config key like 'm64n128k64g16w4s3'" % (key,))
-        return KernelConfig(*(int(x) for x in m.groups()[:6]), USE_TMA=True if m.group(7) else None)
+        return KernelConfig(*(int(x) for x in m.groups()[:6]), USE_TMA=True if m.group(7) else None)  # type: ignore
 
     def key(self) -> str:
         """Short stable text id, e.g. 'm64n128k64g16w4s3'."""
@@ -71,7 +71,7 @@ class Shape:
     K: int                     # hidden size
     topk: int
     dtype: str = "bf16"        # "bf16" | "fp16" | "fp8_w8a8" | "int8_w8a8" | ...
-    block_shape: Optional[Tuple[int, int]] = None   # e.g. (128, 128) for block-quant fp8
+    block_shape: Optional[Tuple[int, ...]] = None   # e.g. (128, 128) for block-quant fp8
     per_channel_quant: bool = False
 
 
@@ -112,3 +112,15 @@ class Timing:
 def batch_sizes_default() -> Sequence[int]:
     """The 18 batch sizes the reference tuners sweep."""
     return (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
+
+
+def shape_of(spec: Dict) -> Shape:
+    """The Shape a tune spec (spec.py, normalised) describes."""
+    bs = spec.get("block_shape")
+    return Shape(spec["E"], spec["N"], spec["K"], spec["topk"], spec.get("dtype") or "bf16",
+                 tuple(bs) if bs else None, bool(spec.get("per_channel_quant")))
+
+
+def strategy_ops(spec: Dict) -> Tuple[str, ...]:
+    """The ops a strategy of that spec tunes: "up" and "down" apart, or "both" as one call."""
+    return ("up", "down") if spec["ops"] == "up+down" else ("both",)

@@ -9,9 +9,9 @@ tune the GPU waited 16 of 47 s for the precompile pool, 10.5 s of it in the firs
 host's cores idle while the user reads it. So the check starts a detached process that compiles, with
 one pool process per core and no GPU (cpu_compile.py), into the host's compile cache
 (runs/compile_cache.py) what the tune will probably compile
-(headroom.prewarm_plan says what, phase by phase): the tune's first phase (the fast strategy's tile screen,
+(strategies/firstphase.prewarm_plan says what, phase by phase): the tune's first phase (the fast strategy's tile screen,
 which depends on nothing measured), then every later phase of the strategy as it runs against a surrogate
-of the landscape built from the check's timings (headroom.surrogate: the time of the nearest config the
+of the landscape built from the check's timings (firstphase.surrogate: the time of the nearest config the
 check timed, plus a penalty per unit of distance). On the replayed H200 landscapes the plan held 174 of
 the 180 binaries a tune then measured (qwen3) and 110 of 110 (fp8 block), against 103 and 56 for the first
 phase and the seeds alone (bench/prewarm_replay.py). Within a phase the costly kernels go first
@@ -27,16 +27,24 @@ records what it found (timings.prewarm).
 
 from __future__ import annotations
 
+import fcntl
 import json
+import multiprocessing
 import os
 import signal
 import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import options, safefile
+from . import options, safefile, spec as spec_mod
 from .backends import SERVER, SYNTHETIC, TRITON
+from .detach import spawn_detached
+from .engine import bytecode
+from .engine.pool import longest_first, precompile_init, precompile_key, precompile_task, terminate_pool
 from .kernel_types import KernelConfig
+from .protocol import RunError
+from .runs.compile_cache import host_compile_cache
+from .runs.store import check_private_dir, home_dir, private_subdir
 from .work import Unit
 
 DIR_NAME = "prewarm"
@@ -50,14 +58,12 @@ def enabled() -> bool:
 
 
 def state_dir(home: Optional[str] = None) -> str:
-    from .runs.store import home_dir
     return os.path.join(home_dir(home), DIR_NAME)
 
 
 def _private_state_dir(home: Optional[str] = None) -> str:
     """state_dir, created 0700 and checked (runs.store.private_subdir): the job file there says what the
     prewarm compiles and where it loads from. RunError(unsafe_folder) otherwise."""
-    from .runs.store import private_subdir
     return private_subdir(DIR_NAME, home, "the prewarm's folder")
 
 
@@ -71,7 +77,6 @@ START_LOCK = "start.lock"
 def _lock(d: str, name: str, blocking: bool) -> Optional[int]:
     """An fd holding an exclusive flock on d/name (a regular file, never through a link), or None where
     another process holds it (blocking=False)."""
-    import fcntl
     fd = os.open(os.path.join(d, name), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | safefile.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -131,10 +136,8 @@ def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bou
     (off, no units, no CPU compile, no host cache)."""
     if not enabled() or not units or not desc.get("cpu_compile"):
         return None
-    from .runs.compile_cache import host_compile_cache
     if host_compile_cache(desc, home) is None:
         return None  # a private cache dies with its run: nothing a later tune could use
-    from .protocol import RunError
     lock = None
     try:
         d = _private_state_dir(home)
@@ -144,7 +147,6 @@ def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bou
                "bounds": [int(b) for b in (bounds or [len(units)])], "created": time.time()}
         safefile.write_atomic(os.path.join(d, "job.json"), (json.dumps(job) + "\n").encode(), 0o600)
         _write_status(d, {"state": "starting", "units": len(units), "created": job["created"]})
-        from .detach import spawn_detached
         pid = spawn_detached(python or sys.executable, d, command=CMD)
         # Hold the start lock until the new process holds its own lock (or is gone): a stop() meanwhile
         # then finds it by its lock, not only by the pid file.
@@ -240,15 +242,9 @@ def _stop(home: Optional[str]) -> Optional[Dict[str, Any]]:
 # -- the detached process ---------------------------------------------------------------------------
 def main(d: str) -> int:
     """The prewarm process (cli's _prewarm; cwd and logs in the prewarm folder d)."""
-    import multiprocessing
 
-    from .engine import bytecode
-    from .engine.pool import longest_first, precompile_init, precompile_key, precompile_task, terminate_pool
-    from .runs.compile_cache import host_compile_cache
 
     t0 = time.time()
-    from .protocol import RunError
-    from .runs.store import check_private_dir
     try:
         check_private_dir(d, "the prewarm's folder")  # before its job file says what to load
     except RunError as e:
@@ -299,7 +295,6 @@ def main(d: str) -> int:
             desc["pycache_prefix"] = prefix
     classes = None
     if desc.get("name") == SERVER:
-        from . import spec as spec_mod
         from .backends.server_backend import classes_for
         classes = classes_for(spec.get("framework") or desc.get("framework") or "sglang", spec_mod.shape_of(spec))
     per_m = desc.get("name") == SERVER

@@ -349,7 +349,7 @@ def _comm(pid):
 
 def cgroup_facts(text: Optional[str]) -> Dict[str, Any]:
     """systemd unit (system or user) and container id from the text of /proc/PID/cgroup."""
-    out = {"cgroup": None, "systemd_unit": None, "systemd_user": False, "container_id": None}
+    out: Dict[str, Any] = {"cgroup": None, "systemd_unit": None, "systemd_user": False, "container_id": None}
     if not text:
         return out
     paths = [line.split(":", 2)[2] for line in text.splitlines() if line.count(":") >= 2]
@@ -512,7 +512,7 @@ def server_interpreter(args: List[str], launch: Dict[str, Any]) -> Optional[str]
 def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
     """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
     exe = server_interpreter(args, launch)
-    view = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None,
+    view: Dict[str, Any] = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None,
             "interpreter_problem": None, "kernel_source": None}
     if not exe or launch.get("container_id"):
         view["error"] = "the server runs in a container: its interpreter is not visible from the host" \

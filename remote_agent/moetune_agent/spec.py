@@ -15,7 +15,8 @@ import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from .backends import ALL_VARIANTS, AUTO, BACKENDS as REGISTRY, SERVER, SYNTHETIC, TRITON, is_simulated
-from .kernel_types import Shape, batch_sizes_default
+from . import kernel_types
+from .kernel_types import batch_sizes_default
 
 DTYPES = (None, "bf16", "fp16", "fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16", "float32")
 BACKENDS = (AUTO,) + tuple(REGISTRY)  # what a spec's "backend" may say: auto, then the registry's order
@@ -466,14 +467,8 @@ def load(path: str) -> Dict[str, Any]:
     return normalise(parse(text, "spec %s" % path))
 
 
-def shape_of(spec: Dict[str, Any]) -> Shape:
-    bs = spec.get("block_shape")
-    return Shape(spec["E"], spec["N"], spec["K"], spec["topk"], spec.get("dtype") or "bf16",
-                 tuple(bs) if bs else None, bool(spec.get("per_channel_quant")))
-
-
-def strategy_ops(spec: Dict[str, Any]) -> Tuple[str, ...]:
-    return ("up", "down") if spec["ops"] == "up+down" else ("both",)
+shape_of = kernel_types.shape_of  # the spec's Shape
+strategy_ops = kernel_types.strategy_ops  # the ops its strategy tunes
 
 
 def shape_dict(spec: Dict[str, Any]) -> Dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
 
@@ -131,7 +131,7 @@ class Strategy(abc.ABC):
 
     name = "abstract"
 
-    def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                  ops: Sequence[str], shape: Shape):
         self.space = space
         self.batch_sizes = list(batch_sizes)

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 from agenttest import AgentCase  # noqa: E402
 import headroom_replay  # noqa: E402
 from moetune_agent import headroom, work  # noqa: E402
+from moetune_agent.strategies import screen
 
 
 def _within(res, pp=2.0):
@@ -62,11 +63,11 @@ class EstimatorOnReplays(unittest.TestCase):
         sizes = [1, 64, 4096]
         sp = space_mod.build_space(shape, sizes, ("both",))
         defaults = {("both", m): space_mod.server_default_config(shape, m) for m in sizes}
-        plan = headroom.HeadroomPlan(shape, sizes, ("both",), sp, defaults)
+        plan = screen.HeadroomPlan(shape, sizes, ("both",), sp, defaults)
         for m in sizes:
             cands = plan.candidates("both", m)
             self.assertTrue(cands)
-            self.assertLessEqual(len(cands), headroom.NEAREST + 3)
+            self.assertLessEqual(len(cands), screen.NEAREST + 3)
             for c in cands:
                 self.assertIn(c, sp[("both", m)])
                 self.assertNotEqual(c, defaults[("both", m)])
@@ -86,7 +87,7 @@ class LeanScreen(unittest.TestCase):
         shape = Shape(128, 768, 2048, 8)
         sp = space_mod.build_space(shape, SIZES18, ("both",))
         d = {("both", m): defaults_mod.heuristic("sglang", shape, m) for m in SIZES18}
-        return headroom.HeadroomPlan(shape, SIZES18, ("both",), sp, d)
+        return screen.HeadroomPlan(shape, SIZES18, ("both",), sp, d)
 
     def test_bf16_qwen3_screen_units_and_kernels(self):
         units = self.plan().screen_units()
@@ -102,23 +103,23 @@ class LeanScreen(unittest.TestCase):
             self.assertLessEqual(res["units"], 58, name)
 
     def test_retime_replays_follow_the_call_time(self):
-        self.assertEqual(headroom.HeadroomPlan.retime_replays(55.0), work.TIMED_MAX_REPLAYS)
-        self.assertEqual(headroom.HeadroomPlan.retime_replays(1500.0), work.TIMED_MIN_REPLAYS)
-        self.assertEqual(headroom.HeadroomPlan.retime_replays(None), work.TIMED_MIN_REPLAYS)
+        self.assertEqual(screen.HeadroomPlan.retime_replays(55.0), work.TIMED_MAX_REPLAYS)
+        self.assertEqual(screen.HeadroomPlan.retime_replays(1500.0), work.TIMED_MIN_REPLAYS)
+        self.assertEqual(screen.HeadroomPlan.retime_replays(None), work.TIMED_MIN_REPLAYS)
         # the head-to-head's rule: 20 ms of timed GPU time, 10 calls a replay
-        self.assertEqual(headroom.HeadroomPlan.retime_replays(300.0), 7)
-        self.assertEqual(work.timed_replays(300.0), headroom.HeadroomPlan.retime_replays(300.0))
+        self.assertEqual(screen.HeadroomPlan.retime_replays(300.0), 7)
+        self.assertEqual(work.timed_replays(300.0), screen.HeadroomPlan.retime_replays(300.0))
         self.assertEqual(work.timed_replays(None, unknown=10), 10)
 
     def test_one_config_per_group_family(self):
         plan = self.plan()
         for m in SIZES18:
-            fams = [headroom._but_group(c) for c in plan.candidates("both", m)]
+            fams = [screen._but_group(c) for c in plan.candidates("both", m)]
             self.assertEqual(len(fams), len(set(fams)), m)
 
     def test_screened_candidates_are_the_screen(self):
         plan = self.plan()
-        sc = headroom.screened_candidates(plan.shape, plan.sizes, plan.ops, plan.space, plan.defaults)
+        sc = screen.screened_candidates(plan.shape, plan.sizes, plan.ops, plan.space, plan.defaults)
         units = plan.screen_units()
         for (op, m), cands in sc.items():
             self.assertTrue(cands, m)
@@ -129,11 +130,11 @@ class LeanScreen(unittest.TestCase):
         every screened config but the defaults and their pipeline neighbours, whatever the defaults."""
         plan = self.plan()
         likely = {(u.op, u.m, u.cfg) for u in plan.likely_units()}
-        self.assertLessEqual(len(likely), (headroom.NEAREST + 1) * len(SIZES18))
+        self.assertLessEqual(len(likely), (screen.NEAREST + 1) * len(SIZES18))
         from moetune_agent.kernel_types import KernelConfig
         for dkey in (None, "m16n64k128g1w4s4", "m64n128k64g16w4s3"):
             d = dict(plan.defaults) if dkey is None else {k: KernelConfig.from_key(dkey) for k in plan.defaults}
-            p2 = headroom.HeadroomPlan(plan.shape, plan.sizes, plan.ops, plan.space, d, neighbours=False)
+            p2 = screen.HeadroomPlan(plan.shape, plan.sizes, plan.ops, plan.space, d, neighbours=False)
             for u in p2.screen_units():
                 if u.cfg != d[(u.op, u.m)]:
                     self.assertIn((u.op, u.m, u.cfg), likely, (dkey, u.m, u.cfg.key()))
@@ -151,7 +152,7 @@ def trials(m, default_key, gain, seeds, noise, clock=0.0, on_retime=None):
     from moetune_agent.work import Measurement
     shape = Shape(128, 768, 2048, 8)
     d = KernelConfig.from_key(default_key)
-    plan = headroom.HeadroomPlan(shape, [m], ("both",), space_mod.build_space(shape, [m], ("both",)),
+    plan = screen.HeadroomPlan(shape, [m], ("both",), space_mod.build_space(shape, [m], ("both",)),
                                  {("both", m): d})
     best = plan.candidates("both", m)[0]
     base = 3000.0 if m >= 256 else 70.0

@@ -21,7 +21,8 @@ import heldout_bench as hb  # noqa: E402  # pylint: disable=wrong-import-positio
 import catalogue_heldout as ch  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 import leave_one_out as loo  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from replay import RECORDINGS, load_recording  # noqa: E402  # pylint: disable=wrong-import-position,import-error
-from moetune_agent import headroom, space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent import space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent.strategies import screen
 from moetune_agent.kernel_types import KernelConfig, Shape  # noqa: E402  # pylint: disable=wrong-import-position
 
 
@@ -86,8 +87,8 @@ class LeaveOneOutTest(unittest.TestCase):
             out = loo.catalogue_for(name, "leave-one-out")
             self.assertTrue(out)
             self.assertFalse([e for e in out if loo.source_shape(e) == name])
-            self.assertEqual(len(out), sum(1 for e in headroom.CATALOGUE if loo.source_shape(e) != name))
-        self.assertEqual(loo.catalogue_for("qwen3", "shipped"), tuple(headroom.CATALOGUE))
+            self.assertEqual(len(out), sum(1 for e in screen.CATALOGUE if loo.source_shape(e) != name))
+        self.assertEqual(loo.catalogue_for("qwen3", "shipped"), tuple(screen.CATALOGUE))
         self.assertEqual(loo.catalogue_for("qwen3", "none"), ())
         with self.assertRaises(ValueError):
             loo.catalogue_for("qwen3", "other")
@@ -126,12 +127,12 @@ class CatalogueOnHeldOutTest(unittest.TestCase):
         shape = hb.shape_of(self.entry)
         default = space_mod.server_default_config(shape, m)
         space = space_mod.build_space(shape, [m], ("both",))
-        screened = headroom.screened_candidates(shape, [m], ("both",), space, {("both", m): default})[("both", m)]
+        screened = screen.screened_candidates(shape, [m], ("both",), space, {("both", m): default})[("both", m)]
         self.assertTrue(screened)
         # a landscape where the first screened config is the winner: seed 1.0, rank 1
         land = {c.key(): 1.0 + 0.01 * i for i, c in enumerate(space[("both", m)])}
         land[screened[0].key()] = 0.5
-        seed, rank, n = ch.screen_in_landscape(self.entry, m, land, default.key(), headroom.CATALOGUE)
+        seed, rank, n = ch.screen_in_landscape(self.entry, m, land, default.key(), screen.CATALOGUE)
         self.assertEqual((seed, rank, n), (1.0, 1, len(screened)))
         # no catalogue: the default's pipeline neighbours alone (none is the winner here)
         seed, rank, _n = ch.screen_in_landscape(self.entry, m, land, default.key(), ())

@@ -16,7 +16,8 @@ import time
 import unittest
 
 import agenttest
-from moetune_agent import headroom, prewarm, space as space_mod, spec as spec_mod
+from moetune_agent import prewarm, space as space_mod, spec as spec_mod
+from moetune_agent.strategies import firstphase
 from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.run.runner import first_units
 from moetune_agent.engine.scheduler import Scheduler
@@ -247,12 +248,12 @@ class DamagedJob(unittest.TestCase):
 class Plan(unittest.TestCase):
     def test_without_check_timings_the_first_phase_then_the_seeds(self):
         sp = spec_mod.normalise(dict(SPEC))
-        units, bounds = headroom.prewarm_plan(sp, SMEM, [])
+        units, bounds = firstphase.prewarm_plan(sp, SMEM, [])
         self.assertEqual(len(bounds), 2)
         self.assertGreater(bounds[0], 20)
         self.assertEqual(len(units), bounds[1])
         shape, ops = spec_mod.shape_of(sp), spec_mod.strategy_ops(sp)
-        phase1, seeds = headroom.first_batches(sp, ops, sp["batch_sizes"], SMEM, 1 << 30)
+        phase1, seeds = firstphase.first_batches(sp, ops, sp["batch_sizes"], SMEM, 1 << 30)
         self.assertEqual([u.ident() for u in units[:bounds[0]]], [u.ident() for u in phase1])
         self.assertTrue(set(u.ident() for u in units[bounds[0]:]) <= set(u.ident() for u in seeds))
         self.assertIsNotNone(shape)
@@ -268,14 +269,14 @@ class Plan(unittest.TestCase):
             for bn in (64, 128):
                 c = KernelConfig(16, bn, 128, 1, 4, 3)
                 meas.append(Measurement(Unit("both", c, m, 2, 0), [10.0 if bn == 128 else 50.0] * 2))
-        units, bounds = headroom.prewarm_plan(sp, SMEM, meas)
+        units, bounds = firstphase.prewarm_plan(sp, SMEM, meas)
         self.assertGreater(len(bounds), 3)  # several phases guessed
         guess = units[bounds[0]:]
         self.assertTrue(guess)
         variants = {(u.cfg.num_warps, u.cfg.num_stages) for u in guess
                     if (u.cfg.BLOCK_SIZE_M, u.cfg.BLOCK_SIZE_N, u.cfg.BLOCK_SIZE_K) == fast_tile}
         self.assertGreater(len(variants), 2)
-        est = headroom.surrogate(meas)
+        est = firstphase.surrogate(meas)
         near = est("both", KernelConfig(16, 128, 128, 1, 8, 3), 64)
         far = est("both", KernelConfig(128, 32, 64, 1, 8, 3), 64)
         self.assertLess(10.0, near)

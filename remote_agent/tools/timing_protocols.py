@@ -151,7 +151,8 @@ def main(argv=None):
     report = {"startup": {"alone": startup(0), "with 14 importing": startup(14), "alone again": startup(0)}}
     print("start-up:", json.dumps(report["startup"]), flush=True)
 
-    from moetune_agent import headroom, space as space_mod
+    from moetune_agent import space as space_mod
+    from moetune_agent.strategies import screen
     from moetune_agent.backends import defaults as defaults_mod
     from moetune_agent.backends.triton_backend import TritonBackend
     from moetune_agent.kernel_types import Shape
@@ -164,7 +165,7 @@ def main(argv=None):
     sizes = sorted(set(RATIO_SIZES) | set(SCREEN_SIZES))
     space = space_mod.build_space(shape, sizes, ("up",), "sglang", smem)
     defaults = {("up", m): defaults_mod.heuristic("sglang", shape, m) for m in sizes}
-    plan = headroom.HeadroomPlan(shape, sizes, ("up",), space, defaults)
+    plan = screen.HeadroomPlan(shape, sizes, ("up",), space, defaults)
     report["ratios"] = {}
     for m in RATIO_SIZES:
         cfgs = [defaults[("up", m)]] + plan.candidates("up", m)[:3]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The shipped catalogue judged on the held-out landscapes (issue 43; evaluation only, nothing is fitted):
 for each held-out shape and size measured by heldout_bench.py (rows.json: every launch of the space timed
-against the server's default in a paired unit), where the headroom check's screen (headroom.screened_candidates
+against the server's default in a paired unit), where the headroom check's screen (screen.screened_candidates
 with the shipped CATALOGUE: what the fast strategy is seeded with) lands in that landscape, against the same
 screen without a catalogue (the default's pipeline neighbours alone).
 
@@ -29,7 +29,8 @@ sys.path.insert(0, os.path.dirname(BENCH))
 sys.path.insert(0, HERE)
 
 from heldout_bench import geomean, shape_of  # noqa: E402  # pylint: disable=wrong-import-position,import-error
-from moetune_agent import headroom, space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent import space as space_mod  # noqa: E402  # pylint: disable=wrong-import-position
+from moetune_agent.strategies import screen
 from moetune_agent.kernel_types import KernelConfig  # noqa: E402  # pylint: disable=wrong-import-position
 
 OPS = ("both",)
@@ -53,7 +54,7 @@ def screen_in_landscape(entry: dict, m: int, land: Dict[str, float], default_key
     shape = shape_of(entry)
     space = space_mod.build_space(shape, [m], OPS)
     default = KernelConfig.from_key(default_key)
-    screened = headroom.screened_candidates(shape, [m], OPS, space, {("both", m): default}, catalogue)[("both", m)]
+    screened = screen.screened_candidates(shape, [m], OPS, space, {("both", m): default}, catalogue)[("both", m)]
     by_launch = {space_mod.launch_key(KernelConfig.from_key(k), shape, m): v for k, v in land.items()}
     got = [by_launch[space_mod.launch_key(c, shape, m)] for c in screened
            if space_mod.launch_key(c, shape, m) in by_launch]
@@ -76,7 +77,7 @@ def evaluate(folders: List[str]) -> List[dict]:
                 if not land:
                     continue
                 row = {"shape": name, "m": r["m"], "launches": len(land)}
-                for label, cat in (("shipped", headroom.CATALOGUE), ("none", ())):
+                for label, cat in (("shipped", screen.CATALOGUE), ("none", ())):
                     seed, rank, n = screen_in_landscape(res["entry"], r["m"], land, r["default"], cat, reference(r))
                     row[label] = {"seed": round(seed, 4) if seed else None, "rank": rank, "screened": n}
                 rows.append(row)

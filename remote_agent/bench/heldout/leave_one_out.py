@@ -4,7 +4,7 @@
 never seen, replayed on the CPU over the recorded exhaustive landscapes (bench/replay.py: ReplayBackend, a
 TEST DOUBLE serving recorded H200 samples back).
 
-The prior knowledge is headroom.CATALOGUE: the fast strategy seeds every size with the headroom check's
+The prior knowledge is screen.CATALOGUE: the fast strategy seeds every size with the headroom check's
 screen (run/runner.headroom_seeds), and the check screens the catalogue's nearest configs. For each
 recorded landscape and each catalogue variant:
   shipped        the catalogue as shipped (it holds this landscape's own winners: in-sample);
@@ -40,7 +40,8 @@ BENCH = os.path.dirname(HERE)
 sys.path.insert(0, BENCH)
 
 from replay import RECORDINGS, ReplayBackend, geomean, load_recording, measure_all, run_pipeline  # noqa: E402
-from moetune_agent import headroom, space as space_mod  # noqa: E402  # pylint: disable=wrong-import-order
+from moetune_agent import space as space_mod  # noqa: E402  # pylint: disable=wrong-import-order
+from moetune_agent.strategies import screen
 from moetune_agent.kernel_types import KernelConfig  # noqa: E402  # pylint: disable=wrong-import-order
 
 VARIANTS = ("shipped", "leave-one-out", "leave-one-out-bytes", "none")
@@ -52,7 +53,7 @@ def source_shape(entry: tuple) -> str:
     return entry[3].split(":", 1)[1]
 
 
-def catalogue_for(name: str, variant: str, catalogue: Sequence[tuple] = headroom.CATALOGUE) -> Tuple[tuple, ...]:
+def catalogue_for(name: str, variant: str, catalogue: Sequence[tuple] = screen.CATALOGUE) -> Tuple[tuple, ...]:
     """The catalogue a tune of recorded shape `name` sees under variant."""
     if variant == "shipped":
         return tuple(catalogue)
@@ -83,7 +84,7 @@ def seeds_for(be: ReplayBackend, sizes: Sequence[int], catalogue: Sequence[tuple
     """The fast strategy's extra seeds (runner.headroom_seeds) for this catalogue: the check's screen."""
     space = space_mod.build_space(be.shape, sizes, OPS)
     defaults = {(op, m): be.default_config(op, m) for op in OPS for m in sizes}
-    return headroom.screened_candidates(be.shape, sizes, OPS, space, defaults, catalogue)
+    return screen.screened_candidates(be.shape, sizes, OPS, space, defaults, catalogue)
 
 
 class _Seeded(object):
@@ -112,7 +113,7 @@ def check_accuracy(name: str, rec: dict, catalogue: Sequence[tuple]) -> dict:
     sizes = sorted(int(m) for m in rec["samples"])
     space = space_mod.build_space(be.shape, sizes, OPS)
     defaults = {("both", m): standin(be, space, m, "heuristic") for m in sizes}
-    plan = headroom.HeadroomPlan(be.shape, sizes, OPS, space, defaults, catalogue=catalogue)
+    plan = screen.HeadroomPlan(be.shape, sizes, OPS, space, defaults, catalogue=catalogue)
     measured = measure_all(be, plan.screen_units())
     while True:
         more = plan.retime_units(measured)
@@ -128,7 +129,7 @@ def check_accuracy(name: str, rec: dict, catalogue: Sequence[tuple]) -> dict:
             "sizes": len(rows), "units": be.calls}
 
 
-def evaluate(name: str, variant: str, catalogue: Sequence[tuple] = headroom.CATALOGUE) -> dict:
+def evaluate(name: str, variant: str, catalogue: Sequence[tuple] = screen.CATALOGUE) -> dict:
     """One recorded landscape under one catalogue variant: seed regret, the replayed tune's regret, the check."""
     rec = load_recording(RECORDINGS[name])
     be = ReplayBackend(rec)

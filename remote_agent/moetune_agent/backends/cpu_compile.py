@@ -145,7 +145,7 @@ def jit_kernel_count(fns: List[Any]) -> int:
 
 
 def compiled_kernels(fns: List[Any]) -> List[Any]:
-    out = []
+    out: List[Any] = []
     for fn in fns:
         caches = getattr(fn, "device_caches", None)
         if not caches:
@@ -169,7 +169,7 @@ def check_shared(kernels: List[Any], limit: int) -> None:
 
 def jit_functions_of(module: Any) -> List[Any]:
     """The Triton JITFunctions defined in a module (the server's GEMM kernels)."""
-    out = []
+    out: List[Any] = []
     try:
         from triton.runtime.jit import JITFunction
     except Exception:

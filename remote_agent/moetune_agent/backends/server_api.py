@@ -312,7 +312,7 @@ def config_dtype(dtype: Optional[str], framework: str) -> Optional[str]:
     return dtype
 
 
-def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_shape: Optional[Tuple[int, int]],
+def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_shape: Optional[Tuple[int, ...]],
                   per_channel_quant: bool, down: bool) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
     """(configs the server reads from a file for this shape or None, the file name it looks for)."""
     cfgm = api.config_module

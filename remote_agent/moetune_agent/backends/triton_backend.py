@@ -696,7 +696,7 @@ def floor_bytes(s: Shape, op: str, m: int) -> float:
     expected to hit, plus reading x and writing the output."""
     hit = expected_experts_hit(s.E, s.topk, m)
     wbytes = {"fp8_w8a8": 1, "int8_w8a8": 1, "int8_w8a16": 1, "int4_w4a16": 0.5}.get(s.dtype, 2)
-    per_expert = 0
+    per_expert: float = 0
     if op in ("both", "up"):
         per_expert += 2 * s.N * s.K * wbytes
     if op in ("both", "down"):

@@ -213,7 +213,7 @@ def _package_roots(packages: Sequence[str]) -> List[str]:
 
 def _sources(root: str) -> List[str]:
     base = os.path.dirname(root)
-    out = []
+    out: List[Any] = []
     for d, subdirs, files in os.walk(root):
         subdirs[:] = sorted(x for x in subdirs if x not in _SKIP_DIRS and
                             not os.path.relpath(os.path.join(d, x), base).startswith(_SKIP_PATHS))
@@ -223,7 +223,7 @@ def _sources(root: str) -> List[str]:
 
 def _marker_state(roots: Sequence[str]) -> Dict[str, Any]:
     """What says the packages are the ones warmed before: each root's and its __init__.py's mtime."""
-    state = {"python": sys.version, "roots": {}}
+    state: Dict[str, Any] = {"python": sys.version, "roots": {}}
     for r in roots:
         try:
             state["roots"][r] = [os.stat(r).st_mtime_ns, os.stat(os.path.join(r, "__init__.py")).st_mtime_ns]

@@ -22,7 +22,29 @@ __all__ = ["Precompiler"]
 
 
 class Precompiler(object):
-    """The pool's state lives on the Scheduler (its __init__ sets every attribute used here)."""
+    """The pool's state lives on the Scheduler (its __init__ sets every attribute declared here)."""
+
+    desc: Dict[str, Any]
+    ctx: Any
+    cache_dir: Optional[str]
+    pycache: Optional[str]
+    precompile_workers: int
+    precompile_per_m: bool
+    precompile_classes: Optional[Callable[[str, Any, int], Any]]
+    precompile_stats: Dict[str, Any]
+    facts_per_m: bool
+    on_facts: Optional[Callable[[Dict[str, Any]], None]]
+    _pool: Any
+    _pool_early: bool
+    _pool_killed: bool
+    _pc_desc: Optional[Dict[str, Any]]
+    _warm_desc: Optional[Dict[str, Any]]
+    _provisional: bool
+    _precompiled: Dict[Tuple, Any]
+    _speculative: set
+    _facts_dir: Optional[str]
+    _t_start: Optional[float]
+    _last_compiled: Optional[float]
 
     def _warm_bytecode(self) -> Optional[Dict[str, Any]]:
         if not self.pycache:
@@ -137,7 +159,9 @@ class Precompiler(object):
             # sizes went to several pool processes at once, each compiling the same kernel before any had
             # written it to the shared cache (the server's kernel: the headroom check's 41 s, issue 19);
             # behind the first compiles the other sizes mostly find their kernel there.
-            first, rest, seen = [], [], set()
+            first: List[Unit] = []
+            rest: List[Unit] = []
+            seen: set = set()
             for u in units:
                 k = (u.op, u.cfg.key(), u.cfg_down.key() if u.cfg_down else None)
                 (rest if k in seen else first).append(u)

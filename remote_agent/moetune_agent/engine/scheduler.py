@@ -65,13 +65,13 @@ class Scheduler(Precompiler):
         self.cache_dir = shared or cache_dir
         self.host_cache = shared is not None
         self.ctx = multiprocessing.get_context("spawn")
-        self.workers: Dict[int, Tuple[Any, Any]] = {}
+        self.workers: Dict[int, Tuple[Any, Any, Any]] = {}
         self.busy: Dict[int, Tuple[int, str, Any]] = {}
         self.next_tid = 0
         self.stop = False
         self.precompile_workers = precompile_workers
         self._pool: Any = None
-        self._precompiled: Dict[Tuple[str, str], Any] = {}  # (op, cfg key) -> AsyncResult
+        self._precompiled = {}  # (op, cfg key) -> AsyncResult
         self.crashes = 0
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
         self.unit_timeout_s = options.host().unit_timeout_s

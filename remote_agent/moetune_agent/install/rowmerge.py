@@ -38,7 +38,7 @@ NOT_ADDED = "not_added"            # the run's row for a size the file lacks, no
 _SEP = re.compile(r"[_\- ]+")
 
 
-def _norm(cfg: Optional[dict]) -> Optional[Tuple[Any, ...]]:
+def _norm(cfg: Any) -> Optional[Tuple[Any, ...]]:
     if not isinstance(cfg, dict):
         return None
     return tuple(cfg.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
@@ -321,7 +321,7 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
     pair_ok = all(s in ("measured", "new") for s in statuses)
     mg.note = why if pair_ok or status != "measured" else (
         why + "; but the other file of the up/down pair at this target was not measured, so no pair is replaced")
-    merged: Dict[int, dict] = dict(old_entries)
+    merged: Dict[int, Any] = dict(old_entries)
     for m in sorted(set(old_entries) | set(new_entries)):
         h = h2h.get(m)
         in_old = m in old_entries

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any, Dict, Optional, Tuple
 
-from .. import options, profiling, safefile, space as space_mod, spec as spec_mod
+from .. import options, prewarm, profiling, safefile, space as space_mod, spec as spec_mod
 from ..backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from ..backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from ..kernel_types import KernelConfig
@@ -22,6 +22,8 @@ from ..probe import gpu_indices
 from ..runs import logs, store
 from ..runs.compile_cache import count_files
 from ..engine.scheduler import BackendFailed, Cancelled, Scheduler
+from ..strategies import firstphase, make_strategy, resolve, strategy_options
+from ..strategies.screen import screened_candidates
 from ..work import Strategy
 from . import phases
 from .session import Session
@@ -29,19 +31,18 @@ from .session import Session
 
 def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
     """-> (make_strategy, resolved name). name None means the agent's default: "fast" when present."""
-    from .. import strategies
     try:
-        return strategies.make_strategy, strategies.resolve(name)
+        return make_strategy, resolve(name)
     except ValueError as e:
         raise spec_mod.SpecError("spec: %s" % e, "strategy")
 
 
 def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
                   kernel_classes=None) -> Tuple[list, list]:
-    """headroom.first_batches (the first phase, the check's seeds), the spec's strategy checked first."""
+    """strategies.firstphase.first_batches (the first phase, the check's seeds), the spec's strategy checked
+    first."""
     pick_strategy(spec["strategy"])
-    from .. import headroom
-    return headroom.first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
+    return firstphase.first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
 
 
 def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
@@ -69,20 +70,8 @@ def headroom_seeds(shape: Any, sizes: Any, ops: Any, space: Dict[Tuple[str, int]
                    defaults: Dict[Tuple[str, int], KernelConfig]) -> Dict[Tuple[str, int], list]:
     """The headroom check's screened candidates per (op, m), the fast strategy's quality guard: a tune
     measures at least what the check times, so it never ends slower than the check's screen (issue 22).
-    A pure function of the shape, the space and the defaults (a resumed run derives the same seeds);
-    {} with a headroom module that does not offer its screen."""
-    try:
-        from .. import headroom
-    except ImportError:
-        return {}
-    fn = getattr(headroom, "screened_candidates", None)
-    try:
-        if fn is not None:
-            return dict(fn(shape, sizes, ops, space, defaults))
-        plan = headroom.HeadroomPlan(shape, sizes, ops, space, defaults)
-        return {(op, m): plan.candidates(op, m) for op in ops for m in sizes}
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return {}
+    A pure function of the shape, the space and the defaults (a resumed run derives the same seeds)."""
+    return dict(screened_candidates(shape, sizes, ops, space, defaults))
 
 
 class Run(object):
@@ -235,7 +224,7 @@ class Run(object):
         os.makedirs(cache_dir, exist_ok=True)
         # A check's background compile (prewarm.py) ends before this run's processes start: what it
         # compiled is in the host's cache, and it must not compete with the measurements for the CPU.
-        from .. import prewarm
+
         pw = prewarm.stop(os.path.dirname(os.path.dirname(self.run_dir)))
         backend, gpus, info = self._start_backend(spec, ops, sizes, cache_dir)
         sched = self.sched
@@ -268,7 +257,6 @@ class Run(object):
     @staticmethod
     def _strategy(s: Session, make_strategy) -> Strategy:
         """The spec's strategy on the run's space; the fast one also measures the headroom check's screen."""
-        from ..strategies import strategy_options
 
         options: Dict[str, Any] = strategy_options(s.strategy_name, s.sched.precompile_classes)
         if s.strategy_name == "fast":

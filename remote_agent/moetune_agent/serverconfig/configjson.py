@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 import json
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..kernel_types import CONFIG_KEYS, KernelConfig
 
@@ -128,7 +128,7 @@ def entries_from_configs(configs: Dict[int, KernelConfig]) -> Dict[int, dict]:
     return collections.OrderedDict((m, configs[m].as_dict()) for m in sorted(configs))
 
 
-def format_config_text(entries: Dict[int, object], dialect: str = "sglang",
+def format_config_text(entries: Mapping[int, Any], dialect: str = "sglang",
                        triton_version: Optional[str] = None, keep_as_is: Tuple[int, ...] = ()) -> str:
     """The exact bytes the server's tuner writes. entries: m -> KernelConfig or dict; written in
     ascending batch size; each entry's six keys in the servers' order, then optional keys. keep_as_is:

@@ -38,7 +38,7 @@ class ConfigName(object):
     __slots__ = ("E", "N", "device_name", "dtype", "block_shape", "per_channel_quant", "down")
 
     def __init__(self, E: int, N: int, device_name: str, dtype: Optional[str] = None,
-                 block_shape: Optional[Tuple[int, int]] = None, per_channel_quant: bool = False,
+                 block_shape: Optional[Tuple[int, ...]] = None, per_channel_quant: bool = False,
                  down: bool = False) -> None:
         self.E = int(E)
         self.N = int(N)

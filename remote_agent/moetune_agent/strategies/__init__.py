@@ -7,7 +7,7 @@ make_strategy(name, space, batch_sizes, ops, shape) builds one by name; STRATEGI
 
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, Mapping, Sequence, Tuple
 
 from ..kernel_types import KernelConfig, Shape
 from ..work import Strategy
@@ -40,7 +40,7 @@ def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
     return {"kernel_classes": kernel_classes}
 
 
-def make_strategy(name: str, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+def make_strategy(name: str, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                   ops: Sequence[str], shape: Shape, **options) -> Strategy:
     """Build the strategy called name; ValueError naming the known ones when it does not exist."""
     try:

@@ -9,7 +9,7 @@ journal reaches exactly the same decisions.
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..kernel_types import KernelConfig
 from ..work import Measurement
@@ -106,7 +106,7 @@ class Book:
 
 
 def choose_winners(book: Book, batch_sizes: Sequence[int], ops: Sequence[str],
-                   candidates: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
+                   candidates: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
                    tier: Optional[int] = None) -> Dict[Tuple[str, int], KernelConfig]:
     """Fastest measured config per (op, m). With separate up/down ops the two winners of one batch size
     share BLOCK_SIZE_M (SGLang asserts it): the BLOCK_SIZE_M minimising best-up + best-down wins."""

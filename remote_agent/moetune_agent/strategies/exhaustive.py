@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
@@ -20,7 +20,7 @@ class ExhaustiveStrategy(Strategy):
 
     name = "exhaustive"
 
-    def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                  ops: Sequence[str], shape, replays: int = 10):
         super().__init__(space, batch_sizes, ops, shape)
         self.replays = replays

@@ -37,7 +37,7 @@ H200 landscapes with their three middle sizes tuned as other sizes (n_anchors 2)
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .. import space as space_mod
 from ..kernel_types import KernelConfig
@@ -81,11 +81,11 @@ def _vec(c: KernelConfig) -> Tuple[int, ...]:
 class FastStrategy(Strategy):
     name = "fast"
 
-    def __init__(self, space: Dict[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
+    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
                  ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
                  final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
                  screen_both_warps: bool = True, level_leaders: Optional[int] = None, level_final: bool = False,
-                 extra_seeds: Optional[Dict[Tuple[str, int], Sequence[KernelConfig]]] = None,
+                 extra_seeds: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
                  kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
                  wide_tiles_w8: bool = True, screen_bm_floor: bool = True, same_launch: bool = False):
         """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
@@ -199,7 +199,7 @@ class FastStrategy(Strategy):
         for t, cs in sorted(by_tile.items()):
             gm = self._screen_gm(op, m, cs)
             pref = 8 if t[0] * t[1] >= 8192 else 4
-            both = (4, 8)
+            both: Tuple[int, ...] = (4, 8)
             if self.wide_tiles_w8 and wide_tile(t) and any(c.num_warps == 8 for c in cs):
                 both = (8,)
             for warps in (both if self.screen_both_warps else (pref, 12 - pref)):
@@ -284,7 +284,7 @@ class FastStrategy(Strategy):
     def _finalists(self, book: Book, m: int) -> Dict[str, List[KernelConfig]]:
         out = {op: self._ranked(book, op, m, tier=0)[: self.n_finalists] for op in self.ops}
         if set(self.ops) == {"up", "down"}:
-            best = {}
+            best: Dict[Any, Any] = {}
             for op in ("up", "down"):
                 for s, c in book.ranked("up" if op == "up" else "down", m, tier=0):
                     best.setdefault((op, c.BLOCK_SIZE_M), s)
@@ -385,7 +385,7 @@ class FastStrategy(Strategy):
                         if not book.has(op, m, c):
                             units.append(self._unit(op, c, m, replays, rnd))
         # one unit per (op, m, config) even when two leaders share a neighbour
-        uniq = {}
+        uniq: Dict[Any, Any] = {}
         for u in units:
             uniq.setdefault(u.ident(), u)
         return list(uniq.values())

@@ -42,7 +42,7 @@ Pure functions of the measurements (standard library only): a resumed run reache
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import dataclasses
 
@@ -169,7 +169,7 @@ class HeadToHead(object):
         if times is not None and self.early_rounds and rnd >= self.early_rounds:
             keep = [c for c in self._contenders(m) if c.is_default or c.key() not in self._dropped(m, times)]
             live = {op: {cfg for c in keep for o, cfg in zip(self.ops, c.cfgs) if o == op} for op in self.ops}
-        out = []
+        out: List[Any] = []
         for op in self.ops:
             d = self.defaults[(op, m)]
             reps = self.replays_at[(op, m)]
@@ -304,7 +304,7 @@ class HeadToHead(object):
 
     def _decide(self, m: int, times) -> dict:
         cons = self._contenders(m)
-        stats = []
+        stats: List[Dict[str, Any]] = []
         for c in cons:
             s = self._series(m, c, times)
             vals = [s[r] for r in sorted(s)]
