@@ -11,8 +11,8 @@
 // file are real.
 
 #include "core/server/serverprofile.h"
+#include "core/util/shellquote.h"
 #include "remote/hosts/practiceserver.h"
-#include "remote/hosts/shellquote.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Integration tests against a REAL OpenSSH sshd started by the test on 127.0.0.1 (SshdFixture).
+#include "core/util/shellquote.h"
 #include "remote/flows/jobwaiter.h"
-#include "remote/hosts/shellquote.h"
 #include "remote/transport/sshtransport.h"
 #include "sshagentfixture.h"
 #include "sshdfixture.h"

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/push/pushrecord.h"
 
+#include "core/util/shellquote.h"
+
 #include <QDateTime>
 #include <QHash>
 #include <QJsonArray>
@@ -123,12 +125,6 @@ QList<int> PushHistory::notUndone() const {
 
 namespace {
 
-QString shq(const QString &s) {
-    QString out = s;
-    out.replace(u'\'', u"'\\''"_s);
-    return u'\'' + out + u'\'';
-}
-
 QString when(double secs) {
     return QDateTime::fromMSecsSinceEpoch(qint64(secs * 1000.0)).toString(u"yyyy-MM-dd HH:mm:ss"_s);
 }
@@ -215,35 +211,37 @@ QString PushUndo::script() const {
     // touched unless all of them are.
     for (int i = 0; i < paths.size(); ++i) {
         s += u"n=$(now %1); [ \"$n\" = %2 ] || { echo \"changed %3 $n\"; fail=1; }\n"_s.arg(
-            shq(paths[i].target), shq(paths[i].nowSha), QString::number(i));
+            shellQuote(paths[i].target), shellQuote(paths[i].nowSha), QString::number(i));
     }
     for (int i = 0; i < steps.size(); ++i) {
         if (!steps[i].backup.isEmpty())
-            s += u"[ -f %1 ] || { echo \"missing %2\"; fail=1; }\n"_s.arg(shq(steps[i].backup),
+            s += u"[ -f %1 ] || { echo \"missing %2\"; fail=1; }\n"_s.arg(shellQuote(steps[i].backup),
                                                                           QString::number(i));
     }
     s += u"[ $fail = 0 ] || exit 3\n"_s;
     // Restore, newest push first.
     for (int i = 0; i < steps.size(); ++i) {
         const Step &st = steps[i];
-        const QString t = shq(paths[st.path].target);
+        const QString t = shellQuote(paths[st.path].target);
         if (st.backup.isEmpty())
             s += u"rm -f -- %1 || { echo \"failed %2\"; exit 1; }\n"_s.arg(t, QString::number(i));
         else
             s += u"cp -p -- %1 %2 && mv -f -- %2 %3 || { echo \"failed %4\"; exit 1; }\n"_s.arg(
-                shq(st.backup), shq(paths[st.path].target + u".moetune-undo"_s), t, QString::number(i));
+                shellQuote(st.backup), shellQuote(QString(paths[st.path].target + u".moetune-undo"_s)), t,
+                QString::number(i));
     }
     for (const QString &f : folders)
-        s += u"rmdir -- %1 2>/dev/null\n"_s.arg(shq(f));
+        s += u"rmdir -- %1 2>/dev/null\n"_s.arg(shellQuote(f));
     // Read back every path the pushes touched (and the backups that stand for "before").
     for (int i = 0; i < paths.size(); ++i) {
-        s += u"echo \"now %1 $(now %2)\"\n"_s.arg(QString::number(i), shq(paths[i].target));
+        s += u"echo \"now %1 $(now %2)\"\n"_s.arg(QString::number(i), shellQuote(paths[i].target));
         if (!paths[i].beforeBackup.isEmpty())
-            s += u"echo \"before %1 $(now %2)\"\n"_s.arg(QString::number(i), shq(paths[i].beforeBackup));
+            s += u"echo \"before %1 $(now %2)\"\n"_s.arg(QString::number(i),
+                                                         shellQuote(paths[i].beforeBackup));
     }
     for (int j = 0; j < folders.size(); ++j)
         s += u"if [ -d %1 ]; then echo \"folder %2 yes\"; else echo \"folder %2 no\"; fi\n"_s.arg(
-            shq(folders[j]), QString::number(j));
+            shellQuote(folders[j]), QString::number(j));
     return s + u"exit 0\n"_s;
 }
 

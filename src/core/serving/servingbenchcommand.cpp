@@ -5,6 +5,7 @@
 #include "core/host/hostprobe.h"
 #include "core/moe/framework.h"
 #include "core/server/serverprofile.h"
+#include "core/util/shellquote.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -17,24 +18,13 @@ namespace moetune {
 
 namespace {
 
-// POSIX single quotes, as remote/shellquote does (core cannot link remote): nothing inside expands.
+// The commands are shown for people to read and type: plain words stay bare (core/util/shellquote.h).
 QString quote(const QString &w) {
-    static const QString safe = u"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+%"_s;
-    bool plain = !w.isEmpty();
-    for (const QChar c : w)
-        plain = plain && safe.contains(c);
-    if (plain)
-        return w;
-    QString out = w;
-    out.replace(u'\'', u"'\\''"_s);
-    return u'\'' + out + u'\'';
+    return shellQuote(w, ShellQuoting::WhenNeeded);
 }
 
 QString join(const QStringList &argv) {
-    QStringList q;
-    for (const QString &w : argv)
-        q.append(quote(w));
-    return q.join(u' ');
+    return shellJoin(argv, ShellQuoting::WhenNeeded);
 }
 
 const QString kDir = u"@MOETUNE_RESULT_DIR@"_s;

@@ -3,8 +3,8 @@
 #include "remote/agent/agentclient.h"
 
 #include "core/run/agentprotocolparser.h"
+#include "core/util/shellquote.h"
 #include "core/util/version.h"
-#include "remote/hosts/shellquote.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

@@ -4,6 +4,7 @@
 
 #include "core/serving/servingbenchcommand.h"
 #include "core/serving/servingworkload.h"
+#include "core/util/shellquote.h"
 #include "remote/agent/agentclient.h"
 #include "remote/fleet/fleetsteps.h"
 #include "remote/flows/hostcalls.h"
@@ -12,7 +13,6 @@
 #include "remote/flows/pushflow.h"
 #include "remote/flows/servercontrol.h"
 #include "remote/flows/servingflow.h"
-#include "remote/hosts/shellquote.h"
 #include "remote/transport/transport.h"
 
 #include <QCryptographicHash>

@@ -3,8 +3,8 @@
 #include "remote/flows/pushflow.h"
 
 #include "core/diagnosis/diagnoser.h"
+#include "core/util/shellquote.h"
 #include "remote/agent/agentclient.h"
-#include "remote/hosts/shellquote.h"
 
 #include <QDateTime>
 #include <QFileInfo>

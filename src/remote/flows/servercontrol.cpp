@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/flows/servercontrol.h"
 
+#include "core/util/shellquote.h"
 #include "remote/agent/agentclient.h"
-#include "remote/hosts/shellquote.h"
 
 #include <QTimer>
 

@@ -3,7 +3,7 @@
 #include "remote/hosts/practiceserver.h"
 
 #include "core/util/coreresources.h"
-#include "remote/hosts/shellquote.h"
+#include "core/util/shellquote.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/hosts/serverprofilesuggestion.h"
 
-#include "remote/hosts/shellquote.h"
+#include "core/util/shellquote.h"
 
 using namespace Qt::StringLiterals;
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remote/transport/sshsession.h"
 
+#include "core/util/shellquote.h"
 #include "remote/hosts/hoststore.h"
-#include "remote/hosts/shellquote.h"
 #include "remote/transport/sshsessionjobs.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SshSession: uploads through an exec channel, downloads over SFTP, both checked by the host's sha256sum.
-#include "remote/hosts/shellquote.h"
+#include "core/util/shellquote.h"
 #include "remote/transport/sshsessionjobs.h"
 
 #include <fcntl.h>

@@ -1,12 +1,29 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "remote/hosts/shellquote.h"
+#include "core/util/shellquote.h"
 
 using namespace Qt::StringLiterals;
 
 namespace moetune {
 
-QString shellQuote(QStringView word) {
+namespace {
+
+bool isBare(QStringView word) {
+    static const QString safe = u"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+%"_s;
+    if (word.isEmpty())
+        return false;
+    for (const QChar c : word) {
+        if (!safe.contains(c))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+QString shellQuote(QStringView word, ShellQuoting how) {
+    if (how == ShellQuoting::WhenNeeded && isBare(word))
+        return word.toString();
     QString out;
     out.reserve(word.size() + 2);
     out += u'\'';
@@ -30,11 +47,11 @@ QString shellQuotePath(QStringView path) {
     return shellQuote(path);
 }
 
-QString shellJoin(const QStringList &argv) {
+QString shellJoin(const QStringList &argv, ShellQuoting how) {
     QStringList quoted;
     quoted.reserve(argv.size());
     for (const QString &a : argv)
-        quoted.append(shellQuote(a));
+        quoted.append(shellQuote(a, how));
     return quoted.join(u' ');
 }
 

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The moetune authors
 // SPDX-License-Identifier: GPL-3.0-or-later
-// shellQuote is checked against a real /bin/sh: whatever the word, the shell must see it unchanged.
-#include "remote/hosts/shellquote.h"
+// shellQuote (core/util, the one copy: remote commands, the serving benchmark's and a push's undo script)
+// is checked against a real /bin/sh: whatever the word, the shell must see it unchanged.
+#include "core/util/shellquote.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -50,11 +51,39 @@ private slots:
     void roundTrip() {
         QFETCH(QString, word);
         QVERIFY(m_dir.isValid());
-        QCOMPARE(shell(u"printf %s "_s + shellQuote(word), m_dir.path()), word);
-        // several words keep their boundaries
-        QCOMPARE(shell(u"printf '[%s]' "_s + shellJoin({word, u"x y"_s, word}), m_dir.path()),
-                 u"["_s + word + u"][x y]["_s + word + u"]"_s);
-        QVERIFY(!QFile::exists(m_dir.path() + u"/PWNED"_s));
+        for (const ShellQuoting how : {ShellQuoting::Always, ShellQuoting::WhenNeeded}) {
+            QCOMPARE(shell(u"printf %s "_s + shellQuote(word, how), m_dir.path()), word);
+            // several words keep their boundaries (printf's own options: none after the format)
+            QCOMPARE(shell(u"printf '[%s]' "_s + shellJoin({word, u"x y"_s, word}, how), m_dir.path()),
+                     u"["_s + word + u"][x y]["_s + word + u"]"_s);
+            QVERIFY(!QFile::exists(m_dir.path() + u"/PWNED"_s));
+        }
+    }
+
+    // What a person reads: plain words bare, anything else quoted exactly as Always quotes it.
+    void whenNeeded_data() {
+        QTest::addColumn<QString>("word");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("plain") << u"sglang.bench_serving"_s << u"sglang.bench_serving"_s;
+        QTest::newRow("option") << u"--num-prompts=200"_s << u"--num-prompts=200"_s;
+        QTest::newRow("url") << u"http://127.0.0.1:30000"_s << u"http://127.0.0.1:30000"_s;
+        QTest::newRow("empty") << QString() << u"''"_s;
+        QTest::newRow("space") << u"a b"_s << u"'a b'"_s;
+        QTest::newRow("quote") << u"it's"_s << u"'it'\\''s'"_s;
+        QTest::newRow("dollar") << u"$HOME"_s << u"'$HOME'"_s;
+        QTest::newRow("backtick") << u"`id`"_s << u"'`id`'"_s;
+        QTest::newRow("newline") << u"a\nb"_s << u"'a\nb'"_s;
+        QTest::newRow("tilde") << u"~/x"_s << u"'~/x'"_s;
+        QTest::newRow("glob") << u"*.json"_s << u"'*.json'"_s;
+    }
+
+    void whenNeeded() {
+        QFETCH(QString, word);
+        QFETCH(QString, shown);
+        QCOMPARE(shellQuote(word, ShellQuoting::WhenNeeded), shown);
+        if (shown != word)
+            QCOMPARE(shellQuote(word, ShellQuoting::WhenNeeded), shellQuote(word));
+        QCOMPARE(shellQuote(word), u"'"_s + QString(word).replace(u"'"_s, u"'\\''"_s) + u"'"_s);
     }
 
     void homePaths_data() {
