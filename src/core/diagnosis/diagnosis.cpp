@@ -6,6 +6,7 @@
 #include <QSet>
 
 #include "core/diagnosis/evidencegroups.h"
+#include "core/diagnosis/moerule.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,7 +28,7 @@ QStringList findingJobKeys(const QList<Finding> &findings) {
         }
         keys.append(key);
     }
-    static const QString folderRule = u"triton-folder-no-config"_s;
+    const QString folderRule = MoeRules::id(MoeRule::FolderNoConfig);
     for (qsizetype i = 0; i < findings.size(); ++i) {
         const Finding &f = findings.at(i);
         if (f.rule != folderRule || !f.id.startsWith(folderRule + u':'))

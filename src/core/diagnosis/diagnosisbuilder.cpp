@@ -7,6 +7,7 @@
 #include "core/diagnosis/logpath.h"
 #include "core/diagnosis/logprefix.h"
 #include "core/diagnosis/moekernelverdict.h"
+#include "core/diagnosis/moerule.h"
 #include "core/diagnosis/serverevent.h"
 
 #include <QRegularExpression>
@@ -255,7 +256,8 @@ void DiagnosisBuilder::applyRules(const QByteArray &text, qint64 line, quint64 p
             }
             bool created = false;
             if (!rule->moeKernel.isEmpty()) { // one finding per start, whichever line names the kernel
-                Entry &k = entry(u"moe-kernel"_s, u"moe-kernel"_s, Severity::Info, &created);
+                const MoeRuleRow &kernel = MoeRules::row(MoeRule::Kernel);
+                Entry &k = entry(kernel.id, kernel.id, kernel.severity, &created);
                 addKernel(m_segments.back(),
                           {Rule::expand(rule->moeKernel, m), Rule::expand(rule->moeScheme, m),
                            Rule::expand(rule->moeLayers, m), Rule::expand(rule->moeN, m).toInt(),
@@ -427,32 +429,31 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
     m_frameworkVotes[static_cast<size_t>(prefix.framework)]++;
     const Framework framework = frameworkFor(msg, prefix.framework);
     QString id;
-    QString ruleId;
-    Severity severity = Severity::Warning;
+    MoeRule rule = MoeRule::Untuned;
     std::optional<TuningTarget> target;
     switch (msg.kind) {
     case MoeMessage::Kind::Deterministic:
-        ruleId = id = u"deterministic-default-config"_s;
-        severity = Severity::Info;
+        rule = MoeRule::DeterministicDefault;
+        id = MoeRules::id(rule);
         break;
     case MoeMessage::Kind::ConfigUsed:
     case MoeMessage::Kind::ConfigUsedVllm:
         // One finding per shape (up and down loads merged), with the ranks that loaded it.
-        ruleId = u"moe-config-used"_s;
-        severity = Severity::Info;
+        rule = MoeRule::ConfigUsed;
         target = targetFor(msg.path, framework);
         m_segments.back().loadedFolders.insert(folderOf(msg.path));
         break;
     case MoeMessage::Kind::DefaultNoPath:
-        ruleId = id = u"moe-untuned-no-path"_s;
+        rule = MoeRule::UntunedNoPath;
+        id = MoeRules::id(rule);
         break;
     case MoeMessage::Kind::BlockFp8Default:
-        ruleId = u"w8a8-block-fp8-untuned"_s;
-        id = ruleId + u':' + fileNameOf(msg.path);
+        rule = MoeRule::BlockFp8Untuned;
+        id = MoeRules::id(rule) + u':' + fileNameOf(msg.path);
         target = denseTargetFor(msg.path, framework);
         break;
     case MoeMessage::Kind::Fallback:
-        ruleId = u"moe-fallback"_s;
+        rule = MoeRule::Fallback;
         target = targetFor(msg.path, framework);
         m_segments.back().loadedFolders.insert(folderOf(msg.fallbackPath));
         break;
@@ -461,23 +462,25 @@ void DiagnosisBuilder::handleMoe(const MoeMessage &msg, const QString &text, QBy
             folderOf(msg.path)); // the tuned up file of this folder was loaded
         [[fallthrough]];
     case MoeMessage::Kind::DownMissing:
-        ruleId = u"moe-down-missing"_s;
+        rule = MoeRule::DownMissing;
         target = targetFor(msg.path, framework);
         break;
     case MoeMessage::Kind::DefaultKernelConfig:
     case MoeMessage::Kind::DefaultConfig:
         // A default-config warning naming the _down file is a missing down config of that shape too.
-        ruleId = ConfigName::parse(msg.path).value_or(ConfigName{}).down ? u"moe-down-missing"_s
-                                                                         : u"moe-untuned"_s;
+        rule =
+            ConfigName::parse(msg.path).value_or(ConfigName{}).down ? MoeRule::DownMissing : MoeRule::Untuned;
         target = targetFor(msg.path, framework);
         break;
     }
+    const QString ruleId = MoeRules::id(rule);
+    const Severity severity = MoeRules::row(rule).severity;
     if (id.isEmpty()) {
         // One finding per wanted file (and so per shape, up and down apart), whatever the rank.
         const std::optional<ConfigName> name = ConfigName::parse(msg.path);
         const Framework dialect = framework == Framework::VLLM ? Framework::VLLM : Framework::SGLang;
         ConfigName idName = name.value_or(ConfigName{});
-        if (ruleId == u"moe-config-used"_s)
+        if (rule == MoeRule::ConfigUsed)
             idName.down = false; // up and down loads of one shape are one finding
         id = ruleId + u':' + (name ? idName.fileName(dialect) : fileNameOf(msg.path));
         if (target && !target->installFolder().isEmpty())
@@ -750,7 +753,7 @@ void DiagnosisBuilder::addOmittedShapesFindings() {
         Entry &e = m_entries.emplace_back();
         e.segment = s;
         e.firstLine = std::numeric_limits<qint64>::max(); // after the findings it stands for
-        e.finding.id = u"moe-shapes-not-listed"_s;
+        e.finding.id = MoeRules::id(MoeRule::ShapesNotListed);
         e.finding.rule = e.finding.id;
         e.finding.severity = Severity::Warning;
         e.finding.occurrences = int(std::min<qint64>(seg.omittedLines, std::numeric_limits<int>::max()));
@@ -945,8 +948,8 @@ QList<Finding> DiagnosisBuilder::folderFindings(const QList<TuningTarget> &targe
             byFolder.insert(t.installFolder(), folders.size());
             Folder &f = folders.emplace_back();
             f.lookups.target = t;
-            f.finding.id = u"triton-folder-no-config:"_s + t.installFolder();
-            f.finding.rule = u"triton-folder-no-config"_s;
+            f.finding.rule = MoeRules::id(MoeRule::FolderNoConfig);
+            f.finding.id = f.finding.rule + u':' + t.installFolder();
             f.finding.severity = Severity::Warning;
             f.finding.target = t;
         }
@@ -1043,16 +1046,14 @@ QList<Finding> DiagnosisBuilder::sortedFindings(QList<Finding> extra) const {
             rank = 0;
         else if (f.target && !f.target->isTunable())
             rank = 3;
-        else if (f.rule.startsWith(u"moe-"_s) || f.rule.startsWith(u"triton-folder"_s) ||
-                 f.rule.startsWith(u"deterministic"_s))
+        else if (const MoeRuleRow *r = MoeRules::find(f.rule); r && r->family != MoeRuleFamily::DenseGemm)
             rank = 1;
         const qint64 groupLine =
             jobs[i].isEmpty()
                 ? all[i].first
                 : jobLine.value(jobs[i] + u'\n' + QString::number(int(f.severity)), all[i].first);
-        const int member = f.rule == u"triton-folder-no-config"_s ? 2
-                           : f.rule == u"moe-down-missing"_s      ? 1
-                                                                  : 0;
+        const MoeRuleRow *row = MoeRules::find(f.rule);
+        const int member = row ? row->jobOrder : 0;
         keys.append({f.start, int(f.severity), rank, groupLine, member, all[i].first, i});
     }
     // The latest start's findings first (the server as it runs now), then the earlier starts', newest first.

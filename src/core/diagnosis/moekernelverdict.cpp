@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diagnosis/moekernelverdict.h"
 
+#include "core/diagnosis/moerule.h"
 #include "core/job/tuningtarget.h"
 
 #include <algorithm>
@@ -154,8 +155,8 @@ void lower(Finding &f, const QString &titleNote, const QString &why) {
 } // namespace
 
 bool MoeKernelVerdict::isLookup(const QString &rule) {
-    return rule == u"moe-untuned"_s || rule == u"moe-down-missing"_s || rule == u"moe-fallback"_s ||
-           rule == u"moe-untuned-no-path"_s || rule == u"triton-folder-no-config"_s;
+    const MoeRuleRow *row = MoeRules::find(rule);
+    return row && row->lookup;
 }
 
 QList<MoeKernelUse> MoeKernelVerdict::judge(const QList<MoeKernelSighting> &sightings,
@@ -194,7 +195,7 @@ QList<MoeKernelUse> MoeKernelVerdict::judge(const QList<MoeKernelSighting> &sigh
                                      [](const Resolved &r) { return r.use.configs == Configs::Ignored; });
 
     for (Finding *f : findings) {
-        if (f->rule == u"moe-kernel"_s) {
+        if (MoeRules::is(f->rule, MoeRule::Kernel)) {
             QStringList labels, sentences, advice;
             for (const Resolved &r : std::as_const(effective)) {
                 labels << label(r.use);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/report/report.h"
 
+#include "core/diagnosis/moerule.h"
 #include "core/run/kernelconfigjson.h"
 #include "core/run/referencecost.h"
 #include "core/run/workspacerun.h"
@@ -41,7 +42,8 @@ bool aboutShape(const QJsonObject &f, int e, int n) {
 bool isMoeConfigProblem(const QJsonObject &f) {
     const QString rule = f.value("rule"_L1).toString();
     const QString severity = f.value("severity"_L1).toString();
-    return rule.startsWith("moe-"_L1) && severity != "info"_L1;
+    const MoeRuleRow *row = MoeRules::find(rule);
+    return row && row->family == MoeRuleFamily::MoeKernel && severity != "info"_L1;
 }
 
 QString gpuText(const QJsonObject &g) {
