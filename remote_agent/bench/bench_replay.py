@@ -5,7 +5,7 @@
     python3 remote_agent/bench/bench_replay.py [--json OUT.json]
 
 For each recorded landscape (bench/replay.py: every sample of exhaustive H200 runs at batch sizes 1,
-16, 64, 256, 1024) it runs the whole decision as run/phases.py does (default phase, strategy, checks,
+16, 64, 256, 1024) it runs the whole decision as tunerun/phases.py does (default phase, strategy, checks,
 head-to-head against the server's default) with the strategy before issue 13 and now, with 4 anchors
 (the default) and with 2 (three sizes reached by transfer between far-apart neighbours), and prints:
 units timed, timed replays, strategy phases + head-to-head phases (the sequential rounds), the

@@ -7,7 +7,7 @@ an NVIDIA H200 (bench_h200.py, op "both", 10 timed graph replays per config, bat
 256, 1024). ReplayBackend is a TEST DOUBLE standing in for the GPU: it serves those recorded samples
 back, so a strategy faces the real landscape and its real noise. run_pipeline() drives what a run does
 after start-up, in the runner's order: the default phase, the strategy's phases, the head-to-head
-against the server's default (strategies/headtohead.py, the same contender choice as run/phases.py), and
+against the server's default (strategies/headtohead.py, the same contender choice as tunerun/phases.py), and
 counts the work. Used by tests/test_strategies_replay.py and bench_replay.py.
 
 Cost figures: units and timed replays are exact counts. "model_gpu_s" is a MODEL, not a measurement:
@@ -162,7 +162,7 @@ def run_pipeline(rec: dict, strategy: str = "fast", options: Optional[dict] = No
     account("strategy", snap)
     winners = st.winners(measured)
 
-    # as run/phases._head_to_head_plan: one launch is one contender where the strategy counts it as one
+    # as tunerun/phases._head_to_head_plan: one launch is one contender where the strategy counts it as one
     contenders = pick_contenders(Book(measured), winners, ops, sizes, finalists=finalists,
                                  launch_shape=be.shape if (options or {}).get("same_launch") else None)
     checks = sum(len(cs) for cs in contenders.values())   # one correctness check per contender

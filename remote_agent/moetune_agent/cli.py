@@ -86,7 +86,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
-        from .run.runner import Run
+        from .tunerun.runner import Run
         return Run(argv[1]).main()
     if argv[:1] == ["_prewarm"] and len(argv) == 2:  # internal: the detached prewarm (prewarm.py)
         from .prewarm import main as prewarm_main
@@ -223,7 +223,7 @@ def _run_entry(d: str) -> dict:
 
 def _tune(args, out):
     sp = spec_mod.load(args.spec)
-    from .run.runner import pick_strategy
+    from .tunerun.runner import pick_strategy
     pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
     spec_mod.check_routing_file(sp)
     h = spec_mod.spec_hash(sp)
@@ -270,7 +270,7 @@ def _python_for(run_dir):
 def _start(run_dir, foreground, out):
     store.set_state(run_dir, "starting")
     if foreground:
-        from .run.runner import Run
+        from .tunerun.runner import Run
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED

@@ -24,7 +24,7 @@ import user_path_bench as upb  # noqa: E402
 from moetune_agent import space as space_mod  # noqa: E402
 from moetune_agent.backends.synthetic import SyntheticBackend  # noqa: E402
 from moetune_agent.kernel_types import CandidateError, KernelConfig, Shape  # noqa: E402
-from moetune_agent.run.runner import headroom_seeds  # noqa: E402
+from moetune_agent.tunerun.runner import headroom_seeds  # noqa: E402
 from moetune_agent.strategies import make_strategy  # noqa: E402
 from moetune_agent.work import Measurement  # noqa: E402
 

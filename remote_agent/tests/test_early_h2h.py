@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The early head-to-head (run/phases._early_head_to_head): at the batch sizes the fast strategy has settled,
+"""The early head-to-head (tunerun/phases._early_head_to_head): at the batch sizes the fast strategy has settled,
 the head-to-head's rounds are timed while the GPU would wait for the pool's compiles, and the final
 head-to-head goes on from them. Whole synthetic runs (the labelled GPU double) with a simulated compile cost
 and a precompile pool, as on a GPU host; the same run without a pool (so without early rounds) is the
@@ -87,7 +87,7 @@ class Broken(unittest.TestCase):
     def test_a_failure_turns_it_off_with_a_warning(self):
         """A bug in the early head-to-head costs only its speed-up: one warning, no fillers, the run goes on.
         TEST DOUBLE: a stand-in session with what the early head-to-head reads before it fails."""
-        from moetune_agent.run import phases
+        from moetune_agent.tunerun import phases
 
         class Sched(object):
             precompile_workers = 2

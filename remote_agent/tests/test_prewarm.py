@@ -19,7 +19,7 @@ import agenttest
 from moetune_agent import prewarm, space as space_mod, spec as spec_mod
 from moetune_agent.strategies import firstphase
 from moetune_agent.kernel_types import KernelConfig
-from moetune_agent.run.runner import first_units
+from moetune_agent.tunerun.runner import first_units
 from moetune_agent.engine.scheduler import Scheduler
 from moetune_agent.work import Unit
 

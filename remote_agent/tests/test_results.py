@@ -11,7 +11,7 @@ import agenttest  # noqa: F401  # pylint: disable=unused-import  (sets sys.path)
 from moetune_agent.kernel_types import KernelConfig as K
 from moetune_agent.serverconfig import configjson
 from moetune_agent.serverconfig.naming import file_names
-from moetune_agent.run.results import latest_score, share_block_m, write_files
+from moetune_agent.tunerun.results import latest_score, share_block_m, write_files
 from moetune_agent.work import Measurement, Unit
 
 

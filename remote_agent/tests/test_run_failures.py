@@ -16,7 +16,7 @@ from test_runs import RunCase
 
 sys.path.insert(0, agenttest.AGENT_ROOT)
 
-from moetune_agent.run import runner as runner_mod  # noqa: E402
+from moetune_agent.tunerun import runner as runner_mod  # noqa: E402
 from moetune_agent.runs import store  # noqa: E402
 
 

@@ -350,7 +350,7 @@ class RunWithPrecompile(agenttest.AgentCase):
         self.assertGreater(pc["at_facts"], 10, pc)
         self.assertIsNone(pc.get("at_facts_error"), pc)
         self.assertEqual(pc["ok"] + pc["failed"], pc["submitted"], pc)
-        from moetune_agent.run.runner import first_units
+        from moetune_agent.tunerun.runner import first_units
         spec = agenttest.small_spec(strategy="fast")
         self.assertTrue(first_units(dict(spec, space=spec.get("space") or {}), ("both",), spec["batch_sizes"],
                                     232448, 1000))
@@ -596,11 +596,11 @@ class Lookahead(unittest.TestCase):
 
 
 class StrategyLookahead(unittest.TestCase):
-    """run/phases._lookahead: the fast strategy's next phase with this phase's unmeasured units counted as
+    """tunerun/phases._lookahead: the fast strategy's next phase with this phase's unmeasured units counted as
     failed - other units than this phase's, and it leaves the strategy's plan untouched."""
 
     def test_guess_is_the_next_phase(self):
-        from moetune_agent.run import phases  # pylint: disable=import-outside-toplevel
+        from moetune_agent.tunerun import phases  # pylint: disable=import-outside-toplevel
         from moetune_agent.strategies import make_strategy  # pylint: disable=import-outside-toplevel
         from moetune_agent.work import Measurement  # pylint: disable=import-outside-toplevel
         sizes = [1, 16, 256, 4096]

@@ -89,7 +89,7 @@ class ReplayTest(unittest.TestCase):
 
 class PipelineReplay(unittest.TestCase):
     """Issue 13: the whole decision (default phase, fast strategy, checks, head-to-head against the
-    server's default, as run/runner.py runs it) on both recorded landscapes: regret against the
+    server's default, as tunerun/runner.py runs it) on both recorded landscapes: regret against the
     exhaustive best <= 1.005 geometric mean and <= 1.02 worst at the 5 recorded sizes, and less work
     than the strategy before issue 13. Also with only 2 anchors (1 and 1024), so three sizes are
     reached by the transfer between far-apart neighbours, the harder case."""

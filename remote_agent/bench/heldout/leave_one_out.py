@@ -5,7 +5,7 @@ never seen, replayed on the CPU over the recorded exhaustive landscapes (bench/r
 TEST DOUBLE serving recorded H200 samples back).
 
 The prior knowledge is screen.CATALOGUE: the fast strategy seeds every size with the headroom check's
-screen (run/runner.headroom_seeds), and the check screens the catalogue's nearest configs. For each
+screen (tunerun/runner.headroom_seeds), and the check screens the catalogue's nearest configs. For each
 recorded landscape and each catalogue variant:
   shipped        the catalogue as shipped (it holds this landscape's own winners: in-sample);
   leave-one-out  every entry recorded on this shape removed (what a user with a new shape gets);

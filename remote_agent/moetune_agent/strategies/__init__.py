@@ -24,7 +24,7 @@ DEFAULT_STRATEGY = "fast"
 def own_launches(kernel_classes=None) -> bool:
     """Whether configs of one launch (space.launch_key) count as one config: on moetune's own kernel
     (no kernel_classes: GROUP_SIZE_M a run-time argument). The fast strategy (strategy_options) and the
-    head-to-head's contenders (run/phases) both follow it."""
+    head-to-head's contenders (tunerun/phases) both follow it."""
     return kernel_classes is None
 
 

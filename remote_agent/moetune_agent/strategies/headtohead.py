@@ -293,7 +293,7 @@ class HeadToHead(object):
     def _rounds_run(self, m: int, times) -> int:
         """Rounds run at m, whatever failed in them: the leading rounds each of whose units was timed. A
         round the early head-to-head timed only in part (its fillers left over when a phase ended:
-        run/phases._early_head_to_head) is not counted until its other units are timed: next_units asks
+        tunerun/phases._early_head_to_head) is not counted until its other units are timed: next_units asks
         for them (the journal keeps those already timed), so no decision rests on a round one contender
         missed."""
         att = times.get(("attempted", m, ""), {})

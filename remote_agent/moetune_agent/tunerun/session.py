@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the phases of one run share (run/phases.py): the spec, the started backend and its scheduler, the
+"""What the phases of one run share (tunerun/phases.py): the spec, the started backend and its scheduler, the
 journal and the event log, the search space and the server's defaults; and the three things every phase
 does with them: record a finished unit, measure a phase's units, check configs against the reference."""
 
@@ -21,7 +21,7 @@ MAX_PHASES = 10000
 
 
 class Session(object):
-    """One run's shared state, built by Run once its backend runs (run/runner.py)."""
+    """One run's shared state, built by Run once its backend runs (tunerun/runner.py)."""
 
     def __init__(self, run_dir: str, run_id: str, spec: Dict[str, Any], events: EventLog, sched: Scheduler,
                  journal: Journal, t0: float):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The run process: replays the journal, drives the strategy phase by phase on the scheduler, and
 writes the result. Runs detached (cli.py starts it) or in the foreground. The phases themselves are
-run/phases.py's, on the run's Session (run/session.py)."""
+tunerun/phases.py's, on the run's Session (tunerun/session.py)."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ class Run(object):
         raise BackendUnavailable("no backend could run")  # not reached: the loop returns or raises
 
     def _run(self, t0: float) -> str:
-        """The phases in order (run/phases.py); -> "ok", or an exception main() turns into the status."""
+        """The phases in order (tunerun/phases.py); -> "ok", or an exception main() turns into the status."""
         s, make_strategy = self._session(t0)
         strategy = self._strategy(s, make_strategy)
         budget_hit = phases.search(s, strategy)

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The moetune authors
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The phases of a run, in the order Run._run calls them (run/runner.py), each on the run's Session:
+"""The phases of a run, in the order Run._run calls them (tunerun/runner.py), each on the run's Session:
 
 1. announce: the run_started event and what the run cannot do as asked (routing, the down GEMM's file);
 2. search: the server's default config at every size, measured with the strategy's first phase, then
