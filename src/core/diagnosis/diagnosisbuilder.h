@@ -22,7 +22,11 @@
 
 namespace moetune {
 
-// Turns the reader's hit lines into merged findings and tuning targets (one Diagnosis).
+// Turns the reader's hit lines into merged findings and tuning targets (one Diagnosis). One class, a file
+// per job: diagnosisbuilder.cpp reads the hit lines (server events, data rules, evidence),
+// diagnosisbuildermoe.cpp the MoE config lookups and kernel lines, diagnosisbuildermerge.cpp merges the
+// parts read in parallel and folds the server starts, diagnosisbuilderdescribe.cpp words the findings at
+// finish() (targets, folders), diagnosisbuilderorder.cpp orders them.
 class DiagnosisBuilder {
 public:
     // What one diagnosis lists one by one; the rest is counted ("and N more"), so that memory, time and
