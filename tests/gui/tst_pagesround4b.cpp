@@ -13,9 +13,11 @@
 #include "app/results/resultspage.h"
 #include "app/tune/servingbenchbox.h"
 #include "app/tune/tunepage.h"
+#include "app/widgets/banner.h"
 #include "core/diagnosis/diagnosis.h"
 #include "core/job/tunespec.h"
 #include "core/push/pushproof.h"
+#include "core/run/workspace.h"
 #include "core/serving/servingcomparison.h"
 #include "findchild.h"
 #include "remote/flows/hostregistry.h"
@@ -344,6 +346,9 @@ private slots:
             shot(u"shots-hosts"_s);
             QTest::mouseClick(tuneServed, Qt::LeftButton);
             QTRY_VERIFY_WITH_TIMEOUT(currentPage() == tune() && tune()->spec().experts == 128, 120000);
+            // The tuned files are in use now: still the log's target (its folder), not the probe's guess.
+            QVERIFY2(named<QLabel>(tune(), u"sourceLabel"_s)->text().startsWith(u"From the finding"_s),
+                     qPrintable(named<QLabel>(tune(), u"sourceLabel"_s)->text()));
             shot(u"shots-tune-served"_s);
             showPage(diagnose());
             for (int i = 0; i < diagnose()->diagnosis().findings.size(); ++i)
@@ -356,6 +361,30 @@ private slots:
             shot(u"shots-results"_s);
             m_window.reset();
         }
+    }
+
+    // Point 3, the rest: a run the CLI started and followed on a known host (kept where the app keeps its
+    // runs, `moetune-cli tune --follow`) and left unfinished is offered on reopening like the app's own.
+    void cliRunIsOfferedOnReopening() {
+        const QString dir = QDir(Workspace::defaultLocation()).filePath(u"20261208-cli-run-0001"_s);
+        QVERIFY(QDir().mkpath(dir));
+        QFile run(dir + u"/run.json"_s);
+        QVERIFY(run.open(QIODevice::WriteOnly));
+        run.write(R"({"run_id":"20261208-cli-run-0001","host":"practice",)"
+                  R"("source":"moetune-cli tune, followed from practice"})");
+        run.close();
+        QFile events(dir + u"/events.jsonl"_s);
+        QVERIFY(events.open(QIODevice::WriteOnly));
+        events.write(R"({"type":"run_started","run_id":"20261208-cli-run-0001","seq":0,"spec":{"ops":"up"}})"
+                     "\n");
+        events.close();
+        newWindow({1440, 900});
+        m_window->openInitial(QString());
+        auto *banner = named<Banner>(tune(), u"resumeRunBanner"_s);
+        QTRY_VERIFY(!banner->isHidden());
+        QVERIFY2(banner->text().contains(u"20261208-cli-run-0001"_s), qPrintable(banner->text()));
+        m_window.reset();
+        QVERIFY(QDir(dir).removeRecursively());
     }
 };
 

@@ -105,6 +105,21 @@ private slots:
         QCOMPARE(job.catalogFile, u"list.json"_s);
     }
 
+    void aShapeInUseIsStillTheLogsTarget() {
+        // The tuned files are in use: no entry in targets, but the finding names the shape.
+        Diagnosis d;
+        Finding f;
+        TuningTarget t = target(u"E=128,N=384,device_name=NVIDIA_H200.json"_s, false);
+        t.upFellBack = false;
+        t.upLoaded = t.downLoaded = true;
+        f.target = t;
+        d.findings = {f};
+        const HostProbe p = probe(u"NVIDIA_H200"_s);
+        const TuneJob job = buildTuneJob(&d, &p);
+        QVERIFY(job.target && !job.fromProbeOnly);
+        QCOMPARE(job.spec, buildTuneJob(&d, &p, t).spec);
+    }
+
     void aProbeOfAnotherShapeTakesNoTarget() {
         Diagnosis d;
         d.targets = {target(u"E=64,N=256,device_name=NVIDIA_H200.json"_s, true)};

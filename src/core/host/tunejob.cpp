@@ -39,7 +39,13 @@ bool tunejobKnowsShape(const HostProbe *probe) {
 std::optional<TuningTarget> servedTarget(const Diagnosis &diagnosis, const HostProbe *probe) {
     const bool filter = tunejobKnowsShape(probe);
     const TuningTarget *any = nullptr;
-    for (const TuningTarget &t : diagnosis.targets) {
+    // The targets that need tuning, then the findings' own (a shape whose tuned file is in use has no
+    // entry in targets but its finding names it: Tune This on it builds that job too).
+    QList<TuningTarget> all = diagnosis.targets;
+    for (const Finding &f : diagnosis.findings)
+        if (f.target)
+            all.append(*f.target);
+    for (const TuningTarget &t : std::as_const(all)) {
         if (!t.isTunable() || (filter && !tunejobServes(t, *probe)))
             continue;
         if (t.needsTuning())
