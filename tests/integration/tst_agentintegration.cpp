@@ -40,19 +40,6 @@ class TestAgentIntegration : public QObject {
     QString m_configRoot;
     QString m_log;
 
-    std::unique_ptr<SshTransport> connectedTransport(SshOptions o) {
-        QString error;
-        if (!m_sshd.trustHostKey(&error))
-            return nullptr;
-        auto t = std::make_unique<SshTransport>(o);
-        t->connectToHost();
-        if (!waitForConnected(t.get(), 30000, &error)) {
-            qWarning() << "connect failed:" << error;
-            return nullptr;
-        }
-        return t;
-    }
-
     HostConfig host() const {
         HostConfig h = m_sshd.options().host;
         h.python = m_python;
@@ -105,7 +92,7 @@ private slots:
     void cleanupTestCase() { m_sshd.stop(); }
 
     void probeThenDiagnoseHost() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         AgentClient agent(t.get(), host(), QStringLiteral(MOETUNE_AGENT_PYZ));
         QSignalSpy probed(&agent, &AgentClient::probed);
@@ -176,7 +163,7 @@ private slots:
     }
 
     void malformedAgentOutputIsAnError() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         HostConfig h = host();
         // an interpreter that prints garbage instead of running the agent
@@ -195,7 +182,7 @@ private slots:
     void reattachAfterConnectionDrop() {
         SshOptions o = m_sshd.options();
         o.initialBackoffMs = 300;
-        auto t = connectedTransport(o);
+        auto t = m_sshd.connectedTransport(o);
         QVERIFY(t);
         AgentClient agent(t.get(), host(), QStringLiteral(MOETUNE_AGENT_PYZ));
         agent.setAgentHome(m_sshd.remoteHome() + u"/moetune home"_s);

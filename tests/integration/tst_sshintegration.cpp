@@ -71,20 +71,6 @@ class TestSshIntegration : public QObject {
 
     SshdFixture m_sshd;
 
-    // Connects with the host key already trusted; returns nullptr (and fails the test) when it cannot.
-    std::unique_ptr<SshTransport> connectedTransport(SshOptions o) {
-        QString error;
-        if (!m_sshd.trustHostKey(&error))
-            return nullptr;
-        auto t = std::make_unique<SshTransport>(o);
-        t->connectToHost();
-        if (!waitForConnected(t.get(), 30000, &error)) {
-            qWarning() << "connect failed:" << error;
-            return nullptr;
-        }
-        return t;
-    }
-
 private slots:
     void initTestCase() {
         qunsetenv("SSH_AUTH_SOCK"); // the developer's agent must not make a refused key pass
@@ -214,7 +200,7 @@ private slots:
     }
 
     void execStreaming() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         QSignalSpy batches(t.get(), &Transport::stdoutLines);
         const JobId id = t->exec(ExecRequest(u"seq 1 100000; echo oops >&2; exit 3"_s));
@@ -247,7 +233,7 @@ private slots:
     void chattyHostMemoryBounded() {
         QFETCH(QString, command);
         QFETCH(bool, raw);
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         qint64 received = 0;
         auto count = [&received](JobId, const QStringList &lines) {
@@ -308,7 +294,7 @@ private slots:
 
     void execOutputBounded() {
         QFETCH(QString, command);
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         ExecRequest r(command);
         r.maxLineOutputBytes = qint64{1} << 20;
@@ -336,7 +322,7 @@ private slots:
         QFETCH(QString, command);
         QFETCH(int, status);
         QFETCH(QStringList, out);
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         ExecRequest r(command);
         if (command == u"cat"_s)
@@ -347,7 +333,7 @@ private slots:
     }
 
     void execCancelAndTimeout() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         const QString marker = u"37.%1"_s.arg(QRandomGenerator::global()->bounded(100000, 999999));
         QSignalSpy finished(t.get(), &Transport::finished);
@@ -370,7 +356,7 @@ private slots:
     }
 
     void sftpRoundTrip50MB() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         const QString local = m_sshd.dir() + u"/big.bin"_s;
         QVERIFY(writeRandomFile(local, 50 << 20));
@@ -398,7 +384,7 @@ private slots:
     }
 
     void atomicReplace() {
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         const QString remote = m_sshd.dir() + u"/remote/config.json"_s;
         QDir().mkpath(m_sshd.dir() + u"/remote"_s);
@@ -438,7 +424,7 @@ private slots:
 
     void hostileNames() {
         QFETCH(QString, name);
-        auto t = connectedTransport(m_sshd.options());
+        auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);
         const QString folder = m_sshd.dir() + u"/hostile"_s;
         QDir(folder).removeRecursively();
@@ -483,7 +469,7 @@ private slots:
         QFETCH(bool, upload);
         SshOptions o = m_sshd.options();
         o.maxReconnectAttempts = 0;
-        auto t = connectedTransport(o);
+        auto t = m_sshd.connectedTransport(o);
         QVERIFY(t);
         const QString big = m_sshd.dir() + u"/big2.bin"_s;
         QVERIFY(writeRandomFile(big, 200 << 20));
@@ -514,7 +500,7 @@ private slots:
     void reconnectAfterDrop() {
         SshOptions o = m_sshd.options();
         o.initialBackoffMs = 300;
-        auto t = connectedTransport(o);
+        auto t = m_sshd.connectedTransport(o);
         QVERIFY(t);
         const QString counter = m_sshd.dir() + u"/counter.txt"_s;
         QFile::remove(counter);
@@ -565,7 +551,7 @@ private slots:
         std::unique_ptr<SshTransport> t;
         JobId queued = 0;
         if (how == u"reconnect"_s) {
-            t = connectedTransport(o);
+            t = m_sshd.connectedTransport(o);
             QVERIFY(t);
             QVERIFY2(m_sshd.restartWithNewHostKey(&error), qPrintable(error)); // drops the link too
             QTRY_VERIFY_WITH_TIMEOUT(t->state() != Transport::State::Connected, 10000);
@@ -595,7 +581,7 @@ private slots:
         o.keepaliveIntervalMs = 1000;
         o.deadAfterMs = 3000;
         o.initialBackoffMs = 300;
-        auto t = connectedTransport(o);
+        auto t = m_sshd.connectedTransport(o);
         QVERIFY(t);
         QTest::qWait(200);
         QElapsedTimer timer;

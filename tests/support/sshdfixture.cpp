@@ -2,6 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sshdfixture.h"
 
+#include "remote/flows/jobwaiter.h"
+#include "remote/transport/sshtransport.h"
+
+#include <QDebug>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -203,33 +207,42 @@ bool SshdFixture::writeConfig(QString *error) {
 bool SshdFixture::launch(QString *error) {
     if (getuid() == 0)
         QDir().mkpath(u"/run/sshd"_s); // sshd's privilege separation directory (absent without the service)
-    for (int attempt = 0; attempt < 5; ++attempt) {
+    for (int attempt = 0; attempt < 5; ++attempt) { // a free port may be taken before sshd binds it
         m_port = freePort();
         if (!writeConfig(error))
             return false;
-        m_sshd = std::make_unique<QProcess>();
-        m_sshd->setProcessChannelMode(QProcess::MergedChannels);
-        m_sshd->start(u"/usr/sbin/sshd"_s, {u"-D"_s, u"-e"_s, u"-f"_s, dir() + u"/sshd_config"_s});
-        if (!m_sshd->waitForStarted(5000)) {
-            *error = u"cannot start /usr/sbin/sshd: %1 (install openssh-server)"_s.arg(m_sshd->errorString());
-            return false;
-        }
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < 10000 && m_sshd->state() == QProcess::Running) {
-            QTcpSocket s;
-            s.connectToHost(QHostAddress::LocalHost, quint16(m_port));
-            if (s.waitForConnected(200)) {
-                s.abort();
-                return true;
-            }
-            QThread::msleep(50);
-        }
-        m_sshd->waitForFinished(1000);
-        *error =
-            u"sshd did not come up on port %1: %2"_s.arg(m_port).arg(QString::fromUtf8(m_sshd->readAll()));
+        bool started = false;
+        if (spawn(error, &started))
+            return true;
         m_sshd.reset();
+        if (!started)
+            return false; // no other port helps
     }
+    return false;
+}
+
+bool SshdFixture::spawn(QString *error, bool *started) {
+    m_sshd = std::make_unique<QProcess>();
+    m_sshd->setProcessChannelMode(QProcess::MergedChannels);
+    m_sshd->start(u"/usr/sbin/sshd"_s, {u"-D"_s, u"-e"_s, u"-f"_s, dir() + u"/sshd_config"_s});
+    *started = m_sshd->waitForStarted(5000);
+    if (!*started) {
+        *error = u"cannot start /usr/sbin/sshd: %1 (install openssh-server)"_s.arg(m_sshd->errorString());
+        return false;
+    }
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 10000 && m_sshd->state() == QProcess::Running) {
+        QTcpSocket s;
+        s.connectToHost(QHostAddress::LocalHost, quint16(m_port));
+        if (s.waitForConnected(200)) {
+            s.abort();
+            return true;
+        }
+        QThread::msleep(50);
+    }
+    m_sshd->waitForFinished(1000);
+    *error = u"sshd did not come up on port %1: %2"_s.arg(m_port).arg(QString::fromUtf8(m_sshd->readAll()));
     return false;
 }
 
@@ -247,26 +260,26 @@ bool SshdFixture::restart(QString *error) {
     const int port = m_port;
     stop();
     // keep the port: known_hosts entries are per [host]:port
-    m_sshd = std::make_unique<QProcess>();
     m_port = port;
-    writeConfig(error);
-    m_sshd->setProcessChannelMode(QProcess::MergedChannels);
-    m_sshd->start(u"/usr/sbin/sshd"_s, {u"-D"_s, u"-e"_s, u"-f"_s, dir() + u"/sshd_config"_s});
-    if (!m_sshd->waitForStarted(5000))
+    if (!writeConfig(error))
         return false;
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 10000 && m_sshd->state() == QProcess::Running) {
-        QTcpSocket s;
-        s.connectToHost(QHostAddress::LocalHost, quint16(m_port));
-        if (s.waitForConnected(200)) {
-            s.abort();
-            return true;
-        }
-        QThread::msleep(50);
+    bool started = false;
+    return spawn(error, &started);
+}
+
+std::unique_ptr<SshTransport> SshdFixture::connectedTransport(const SshOptions &options, int timeoutMs) {
+    QString error;
+    if (!trustHostKey(&error)) {
+        qWarning() << "cannot trust the test sshd's host key:" << error;
+        return nullptr;
     }
-    *error = u"sshd did not come back on port %1: %2"_s.arg(m_port).arg(QString::fromUtf8(m_sshd->readAll()));
-    return false;
+    auto t = std::make_unique<SshTransport>(options);
+    t->connectToHost();
+    if (!waitForConnected(t.get(), timeoutMs, &error)) {
+        qWarning() << "connect failed:" << error;
+        return nullptr;
+    }
+    return t;
 }
 
 bool SshdFixture::restartWithNewHostKey(QString *error) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "remote/hosts/sshoptions.h"
+#include "remote/transport/sshtransport.h"
 
 #include <QProcess>
 #include <QString>
@@ -48,6 +49,8 @@ public:
     SshOptions options(bool withDefaultKey = true) const;
     // Records the current host key in knownHostsFile() (as if accepted earlier).
     bool trustHostKey(QString *error);
+    // A transport over options, the host key trusted first, connected (nullptr with a warning when not).
+    std::unique_ptr<SshTransport> connectedTransport(const SshOptions &options, int timeoutMs = 30000);
 
     // Lines appended to sshd_config from the next start()/restart() on (e.g. "HostCertificate ...").
     void setExtraConfig(const QString &lines) { m_extraConfig = lines; }
@@ -60,6 +63,8 @@ private:
     bool generateKeys(QString *error);
     bool writeConfig(QString *error);
     bool launch(QString *error);
+    // Runs sshd on m_port and waits until it accepts; *started false when sshd could not be run at all.
+    bool spawn(QString *error, bool *started);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<QProcess> m_sshd;

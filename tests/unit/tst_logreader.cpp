@@ -3,6 +3,7 @@
 // LogReader: line cleaning, newline counting, the multi-literal search, and the three input paths.
 #include "core/diagnosis/literalsearcher.h"
 #include "core/diagnosis/logreader.h"
+#include "trickledevice.h"
 
 #include <QBuffer>
 #include <QTemporaryFile>
@@ -239,31 +240,11 @@ void TestLogReader::hitsAndLineNumbers() {
 
 void TestLogReader::deviceInTinyChunks() {
     // A sequential device that hands out 7 bytes at a time: lines straddle every read.
-    class Trickle : public QIODevice {
-    public:
-        explicit Trickle(QByteArray data)
-            : m_data(std::move(data)) {}
-        bool isSequential() const override { return true; }
-
-    protected:
-        qint64 readData(char *out, qint64 max) override {
-            const qint64 n = std::min<qint64>({max, 7, m_data.size() - m_pos});
-            std::memcpy(out, m_data.constData() + m_pos, static_cast<size_t>(n));
-            m_pos += n;
-            return n;
-        }
-        qint64 writeData(const char *, qint64) override { return -1; }
-
-    private:
-        QByteArray m_data;
-        qint64 m_pos = 0;
-    };
     QByteArray text;
     for (int i = 0; i < 500; ++i)
         text +=
             (i % 9 == 0 ? "line with sub-optimal in it " : "ordinary line ") + QByteArray::number(i) + '\n';
-    Trickle dev(text);
-    QVERIFY(dev.open(QIODevice::ReadOnly));
+    test::TrickleDevice dev(text, 7);
     LogReader a({"sub-optimal"});
     QList<Seen> fromDevice;
     QString error;
