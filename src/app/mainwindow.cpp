@@ -260,7 +260,9 @@ void MainWindow::tuneServedModel(const QString &alias, bool diagnosed) {
     const HostSession *c = m_hosts->connection(alias);
     const HostProbe *probe = c && c->lastProbe() ? &*c->lastProbe() : nullptr;
     const Diagnosis &d = m_diagnosePage->diagnosis();
-    if (d.host != alias && !diagnosed) {
+    const auto host = m_hosts->host(alias);
+    const bool hasLog = host && host->logSource.kind != LogSource::Kind::None;
+    if (d.host != alias && !diagnosed && hasLog) { // no log to read: the probe's job, said on the Tune page
         m_tuneServedAfterDiagnosis = alias;
         if (m_hostsPage->currentAlias() == alias)
             m_hostsPage->diagnoseHost();
