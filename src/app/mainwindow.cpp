@@ -26,8 +26,8 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QJsonDocument>
-#include <QLocale>
 #include <QListWidget>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
