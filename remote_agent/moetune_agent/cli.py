@@ -63,14 +63,30 @@ def _parser():
     ic.add_argument("--root")
     ic.add_argument("--replace", action="store_true")
     ic.add_argument("--dry-run", action="store_true")
-    ic.add_argument("--keep-backups", type=int, default=5, metavar="N",
-                    help="backups of a replaced file to keep (the newest N; 0 keeps all)")
-    ic.add_argument("--through-symlink", action="store_true",
-                    help="the target name is a symlink you made: replace the file it points to")
-    ic.add_argument("--expect-old", action="append", metavar="FILE=SHA256|absent",
-                    help="the preview's plan: the file there is still this (else nothing is installed)")
-    ic.add_argument("--expect-new", action="append", metavar="FILE=SHA256",
-                    help="the preview's plan: the bytes to install are still these (else nothing is installed)")
+    ic.add_argument(
+        "--keep-backups",
+        type=int,
+        default=5,
+        metavar="N",
+        help="backups of a replaced file to keep (the newest N; 0 keeps all)",
+    )
+    ic.add_argument(
+        "--through-symlink",
+        action="store_true",
+        help="the target name is a symlink you made: replace the file it points to",
+    )
+    ic.add_argument(
+        "--expect-old",
+        action="append",
+        metavar="FILE=SHA256|absent",
+        help="the preview's plan: the file there is still this (else nothing is installed)",
+    )
+    ic.add_argument(
+        "--expect-new",
+        action="append",
+        metavar="FILE=SHA256",
+        help="the preview's plan: the bytes to install are still these (else nothing is installed)",
+    )
     im = sub.add_parser("import-run", help="make a finished run of this host from a result.json tuned elsewhere")
     im.add_argument("source")
     im.add_argument("--from-host")
@@ -87,19 +103,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = Emitter()
     if argv[:1] == ["_run"] and len(argv) == 2:
         from .tunerun.runner import Run
+
         return Run(argv[1]).main()
     if argv[:1] == ["_prewarm"] and len(argv) == 2:  # internal: the detached prewarm (prewarm.py)
         from .prewarm import main as prewarm_main
+
         return prewarm_main(argv[1])
     if argv[:1] == ["_headroom"] and len(argv) == 2:  # internal: the check under the spec's interpreter
         from .headroom import inner_main
+
         return inner_main(argv[1], out)
     out.hello()
     try:
         args = _parser().parse_args(argv)
         if not args.command:
-            raise UsageError("usage: moetune-agent <command> [args]; commands: version, probe, tune, resume, "
-                             "attach, cancel, runs, result, install-config, import-run, headroom")
+            raise UsageError(
+                "usage: moetune-agent <command> [args]; commands: version, probe, tune, resume, "
+                "attach, cancel, runs, result, install-config, import-run, headroom"
+            )
     except UsageError as e:
         out.error("usage", str(e))
         out.done("failed", exit_code=EXIT_USAGE)
@@ -120,6 +141,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         rc = EXIT_FAILED
     except Exception as e:
         import traceback
+
         tb = traceback.format_exc()
         sys.stderr.write(tb)
         out.error("internal", "%s: %s" % (type(e).__name__, e), detail=tb[-2000:])
@@ -135,6 +157,7 @@ def _dispatch(args, out):
         return EXIT_OK
     if cmd == "probe":
         from .probe import probe
+
         out.emit(dict({"type": "probe"}, **probe(args.python)))
         return EXIT_OK
     if cmd == "tune":
@@ -142,14 +165,18 @@ def _dispatch(args, out):
     if cmd == "resume":
         run_dir = store.resolve(args.run, args.home)
         if store.run_alive(run_dir):
-            raise RunError("run_active", "run %s is still running (pid %s); use attach"
-                                % (os.path.basename(run_dir), store.get_pid(run_dir)))
+            raise RunError(
+                "run_active",
+                "run %s is still running (pid %s); use attach" % (os.path.basename(run_dir), store.get_pid(run_dir)),
+            )
         if store.get_state(run_dir) == "finished":
             # Running it again would append a second run_started ... done to a finished run's events.
             rid = os.path.basename(run_dir)
-            raise RunError("run_finished", "run %s has finished: there is nothing to resume (`result %s` shows "
-                                "its result, `install-config %s` installs it; `tune --new` tunes the shape again)"
-                                % (rid, rid, rid))
+            raise RunError(
+                "run_finished",
+                "run %s has finished: there is nothing to resume (`result %s` shows "
+                "its result, `install-config %s` installs it; `tune --new` tunes the shape again)" % (rid, rid, rid),
+            )
         return _start(run_dir, args.foreground, out)
     if cmd == "attach":
         return _attach(store.resolve(args.run, args.home), args.start, not args.no_follow, out)
@@ -163,8 +190,11 @@ def _dispatch(args, out):
         d = store.resolve(args.run, args.home)
         text = safefile.read_text(os.path.join(d, "result.json"), limit=safefile.MAX_RESULT_BYTES)
         if text is None:
-            raise RunError("not_found", "run %s has no readable result.json yet (state: %s; at most %d MiB)"
-                                % (os.path.basename(d), store.effective_state(d), safefile.MAX_RESULT_BYTES >> 20))
+            raise RunError(
+                "not_found",
+                "run %s has no readable result.json yet (state: %s; at most %d MiB)"
+                % (os.path.basename(d), store.effective_state(d), safefile.MAX_RESULT_BYTES >> 20),
+            )
         try:
             res = json.loads(text)
         except (ValueError, RecursionError) as e:
@@ -177,13 +207,16 @@ def _dispatch(args, out):
         return EXIT_OK
     if cmd == "install-config":
         from .install.installer import install_command
+
         return install_command(args, out)
     if cmd == "import-run":
         from .runs.importrun import import_run
+
         out.emit(dict({"type": "imported"}, **import_run(args.source, args.from_host, args.from_run, args.home)))
         return EXIT_OK
     if cmd == "headroom":
         from .headroom import headroom_command
+
         return headroom_command(args, out)
     raise UsageError("unknown command %r" % cmd)
 
@@ -206,9 +239,18 @@ def _run_entry(d: str) -> dict:
             raise ValueError("its spec.json is not a JSON object")
         pid = store.get_pid(d)
         measured, damaged = logs.journal_count(d)
-        ev = {"type": "run", "run_id": rid, "run_dir": d, "state": store.effective_state(d),
-              "created_at": os.path.getmtime(spec_path), "pid": pid, "alive": store.run_alive(d), "spec": sp,
-              "measured": measured, "simulated": logs.run_simulated(d) is not None}
+        ev = {
+            "type": "run",
+            "run_id": rid,
+            "run_dir": d,
+            "state": store.effective_state(d),
+            "created_at": os.path.getmtime(spec_path),
+            "pid": pid,
+            "alive": store.run_alive(d),
+            "spec": sp,
+            "measured": measured,
+            "simulated": logs.run_simulated(d) is not None,
+        }
         if damaged:
             ev["journal_damaged"] = damaged  # lines of journal.jsonl that are no measurement: never counted
         return ev
@@ -216,14 +258,25 @@ def _run_entry(d: str) -> dict:
         reason = e.message if isinstance(e, RunError) else str(e)
         if isinstance(e, OSError):
             reason = "%s: %s" % (e.filename or d, e.strerror or e)
-        return {"type": "run", "run_id": rid, "run_dir": d, "state": "damaged", "damaged": reason,
-                "created_at": None, "pid": None, "alive": False, "spec": {}, "measured": 0,
-                "simulated": False}
+        return {
+            "type": "run",
+            "run_id": rid,
+            "run_dir": d,
+            "state": "damaged",
+            "damaged": reason,
+            "created_at": None,
+            "pid": None,
+            "alive": False,
+            "spec": {},
+            "measured": 0,
+            "simulated": False,
+        }
 
 
 def _tune(args, out):
     sp = spec_mod.load(args.spec)
     from .tunerun.runner import pick_strategy
+
     pick_strategy(sp["strategy"])  # an unknown strategy fails here, before anything is started
     spec_mod.check_routing_file(sp)
     h = spec_mod.spec_hash(sp)
@@ -244,8 +297,11 @@ def _tune(args, out):
                 return _start(d, args.foreground, out)
             if state in ("starting", "running"):
                 # Two sweeps of one shape on the same GPUs would spoil each other's timings.
-                raise RunError("run_active", "run %s with the same spec is already running (pid %s): attach "
-                                    "to it, cancel it, or pass --new" % (os.path.basename(d), store.get_pid(d)))
+                raise RunError(
+                    "run_active",
+                    "run %s with the same spec is already running (pid %s): attach "
+                    "to it, cancel it, or pass --new" % (os.path.basename(d), store.get_pid(d)),
+                )
     home = store.private_runs_dir(args.home)  # 0700 and checked: refused where others could write (42)
     rid = store.new_run_id(h, args.home)
     run_dir = os.path.join(home, rid)
@@ -271,6 +327,7 @@ def _start(run_dir, foreground, out):
     store.set_state(run_dir, "starting")
     if foreground:
         from .tunerun.runner import Run
+
         rc = Run(run_dir, echo=out).main()
         out.done_sent = True  # the run's own done event was echoed
         return EXIT_OK if rc == 0 else EXIT_FAILED
@@ -311,14 +368,18 @@ def _start(run_dir, foreground, out):
         # Slow, not failed: the run exists and goes on. Saying "did not start" here made clients retry and
         # start a second sweep on the same GPUs; say where it is instead.
         rid = os.path.basename(run_dir.rstrip("/"))
-        out.log("warning", "run %s (pid %s) has not announced itself within %g s; it is still starting and "
-                           "goes on: attach %s to follow it, cancel %s to stop it" % (rid, pid, wait_s, rid, rid))
+        out.log(
+            "warning",
+            "run %s (pid %s) has not announced itself within %g s; it is still starting and "
+            "goes on: attach %s to follow it, cancel %s to stop it" % (rid, pid, wait_s, rid, rid),
+        )
         out.done("detached", run_id=rid, exit_code=EXIT_OK, starting=True)
         return EXIT_OK
     err = safefile.read_tail(os.path.join(run_dir, "stderr.log"), 1500).strip()
     what = "ended before it started working" if ended else "did not start within %g s" % wait_s
-    out.error("backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"),
-              path=run_dir)
+    out.error(
+        "backend_failed", "the run process %s; its stderr ends with: %s" % (what, err or "(nothing)"), path=run_dir
+    )
     return EXIT_FAILED
 
 
@@ -333,9 +394,16 @@ def _attach(run_dir, start, follow, out):
             ev = logs.parse_event(line)
             if ev is None:
                 # Never forwarded: a reader would take the garbage for a protocol line of the run.
-                out.log("warning", "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
-                        % (os.path.basename(run_dir), seq, seq - 1, "longer than %d bytes" % safefile.MAX_LINE_BYTES
-                           if line is None else "not a JSON event"))
+                out.log(
+                    "warning",
+                    "events.jsonl of run %s: line %d (seq %d) is damaged (%s): skipped"
+                    % (
+                        os.path.basename(run_dir),
+                        seq,
+                        seq - 1,
+                        "longer than %d bytes" % safefile.MAX_LINE_BYTES if line is None else "not a JSON event",
+                    ),
+                )
                 continue
             out.emit_line(line)
             # The run's own done, as the newest event, ends the stream (it is the last line we print).
@@ -351,8 +419,10 @@ def _attach(run_dir, start, follow, out):
         state = store.effective_state(run_dir)
         if not follow:
             if state == "dead":
-                out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
-                          % os.path.basename(run_dir))
+                out.error(
+                    "run_dead",
+                    "run %s's process is gone without finishing; `resume` continues it" % os.path.basename(run_dir),
+                )
                 return EXIT_FAILED
             out.done("interrupted", run_id=os.path.basename(run_dir), next_seq=seq)
             return EXIT_OK
@@ -360,8 +430,10 @@ def _attach(run_dir, start, follow, out):
             idle_since = idle_since or time.time()
             if time.time() - idle_since > 1.0:
                 if state == "dead":
-                    out.error("run_dead", "run %s's process is gone without finishing; `resume` continues it"
-                              % os.path.basename(run_dir))
+                    out.error(
+                        "run_dead",
+                        "run %s's process is gone without finishing; `resume` continues it" % os.path.basename(run_dir),
+                    )
                     return EXIT_FAILED
                 out.done(_terminal_status(state), run_id=os.path.basename(run_dir), next_seq=seq)
                 return EXIT_OK if state == "finished" else EXIT_RUN_FAILED

@@ -13,6 +13,7 @@ from . import safefile
 def agent_path():
     """sys.path entry holding the moetune_agent package (the .pyz itself when run from the zipapp)."""
     import moetune_agent
+
     return os.path.dirname(os.path.dirname(os.path.abspath(moetune_agent.__file__)))
 
 
@@ -44,8 +45,10 @@ def spawn_detached(python, run_dir, command="_run"):
                 if fd > 2:
                     os.close(fd)
             os.chdir(run_dir)
-            code = ("import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
-                    "sys.exit(main([sys.argv[3], sys.argv[2]]))")
+            code = (
+                "import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
+                "sys.exit(main([sys.argv[3], sys.argv[2]]))"
+            )
             os.execv(python, [python, "-c", code, agent_path(), run_dir, command])
         except BaseException:
             os._exit(127)

@@ -58,8 +58,9 @@ from .strategies.firstphase import prewarm_plan
 from .strategies.screen import HeadroomPlan
 from .work import Measurement, Unit
 
-NONE_BELOW = 1.02      # gain classes for the verdict
+NONE_BELOW = 1.02  # gain classes for the verdict
 LARGE_FROM = 1.10
+
 
 # -- the verdict -------------------------------------------------------------------------------------------
 def gain_class(gain: Optional[float]) -> str:
@@ -99,8 +100,15 @@ def verdict(rows: Sequence[dict]) -> dict:
             if r.get("gain") is not None:
                 ranges[-1]["gains"].append(r["gain"])
         else:
-            ranges.append({"class": cls, "m_from": r["m"], "m_to": r["m"], "sizes": [r["m"]],
-                           "gains": [r["gain"]] if r.get("gain") is not None else []})
+            ranges.append(
+                {
+                    "class": cls,
+                    "m_from": r["m"],
+                    "m_to": r["m"],
+                    "sizes": [r["m"]],
+                    "gains": [r["gain"]] if r.get("gain") is not None else [],
+                }
+            )
     for rg in ranges:
         gs = rg.pop("gains")
         rg["gain"] = round(_geomean(gs), 4) if gs else None
@@ -125,8 +133,10 @@ def verdict(rows: Sequence[dict]) -> dict:
     elif classes == {"none"}:
         kind = "little_to_gain"
         worst = max(r["gain"] for r in rows)
-        text = ("little to gain: the server's config is within %d%% of the best screened at every batch "
-                "size (at most %.2fx)" % (round((NONE_BELOW - 1.0) * 100), worst))
+        text = (
+            "little to gain: the server's config is within %d%% of the best screened at every batch "
+            "size (at most %.2fx)" % (round((NONE_BELOW - 1.0) * 100), worst)
+        )
     else:
         kind = "unknown"
         text = "could not time the server's config at any batch size"
@@ -138,21 +148,25 @@ def _assumption(backend: str, framework: str, default_source: Optional[dict], se
     """What the check could not see, as a sentence (None when the server's own lookup answered)."""
     ds = default_source or {}
     if backend == SYNTHETIC:
-        return ("SIMULATED: the synthetic backend models a GPU; the server's config is assumed to be the %s "
-                "built-in heuristic%s" % (framework, " (or MOETUNE_SYNTHETIC_DEFAULT_FILE)"
-                                          if ds.get("kind") == "file" else ""))
+        return (
+            "SIMULATED: the synthetic backend models a GPU; the server's config is assumed to be the %s "
+            "built-in heuristic%s"
+            % (framework, " (or MOETUNE_SYNTHETIC_DEFAULT_FILE)" if ds.get("kind") == "file" else "")
+        )
     if backend == SERVER:
         if ds.get("kind") == "file":
             return None
         return None if ds.get("kind") == "heuristic" else "the server's lookup said nothing about its default"
     why = server_error or ("%s is not importable with %s" % (framework, sys.executable))
-    return ("the host cannot import the server (%s): its own config file could not be read, so the server's "
-            "config is assumed to be the %s built-in heuristic (a shipped file, if any, is not seen)"
-            % (why, framework))
+    return (
+        "the host cannot import the server (%s): its own config file could not be read, so the server's "
+        "config is assumed to be the %s built-in heuristic (a shipped file, if any, is not seen)" % (why, framework)
+    )
 
 
-def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir: str, out,
-                   server_error: Optional[str]):
+def _start_backend(
+    spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir: str, out, server_error: Optional[str]
+):
     """Start a one-GPU scheduler on the first candidate backend that proves it can run (one real call per
     op in the worker's info; auto skips one that cannot, with a warning) -> (scheduler, backend name,
     info, why the server cannot be asked, or None). BackendFailed when the last candidate fails."""
@@ -165,9 +179,14 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
                 gpus = list(spec["gpus"])[:1]
             else:
                 gpus = [0] if name == SYNTHETIC else gpu_indices()[:1]
-            desc = {"name": name, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
-                    "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file"),
-                    "bandwidth_probe": "torch"}
+            desc = {
+                "name": name,
+                "shape": spec_mod.shape_dict(spec),
+                "framework": spec["framework"],
+                "device_name": spec.get("device_name"),
+                "routing_file": spec.get("routing_file"),
+                "bandwidth_probe": "torch",
+            }
             ncpu = os.cpu_count() or 1
             pool = max(0, ncpu - 2) if name != SYNTHETIC and ncpu > 2 else 0
             workers = options.test_hooks(name == SYNTHETIC).precompile_workers
@@ -190,8 +209,10 @@ def _start_backend(spec: Dict[str, Any], cands: List[str], ops, sizes, cache_dir
                     raise
                 if name == SERVER:
                     server_error = "the server backend cannot run here: %s" % e
-                out.log("warning", "auto: the %s backend cannot run here (%s); using the %s backend"
-                        % (name, e, cands[i + 1]))
+                out.log(
+                    "warning",
+                    "auto: the %s backend cannot run here (%s); using the %s backend" % (name, e, cands[i + 1]),
+                )
                 continue
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
@@ -217,11 +238,13 @@ def _early_precompile(spec: Dict[str, Any], ops, sizes, sched):
         space = space_mod.spec_space(spec, shape, sizes, ops, facts.get("smem"))
         if space:
             sched.precompile(HeadroomPlan(shape, sizes, ops, space, {}).likely_units())
+
     return go
 
 
-def _measure(plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, simulated: bool,
-             marks: Dict[str, float]) -> List[Measurement]:
+def _measure(
+    plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, simulated: bool, marks: Dict[str, float]
+) -> List[Measurement]:
     """The screen's units, then the re-timings the plan asks for until it asks for none (progress events
     meanwhile) -> every measurement; marks gets the time the screen and the re-timing ended."""
     sim = {"simulated": True} if simulated else {}
@@ -253,7 +276,6 @@ def _measure(plan: "HeadroomPlan", screen: List[Unit], sched, out, t0: float, si
 def run_check(spec: Dict[str, Any], out) -> int:
     """The whole check, events on out (an Emitter): headroom_started, progress, headroom_size per batch
     size, headroom; returns the exit status."""
-
 
     t0 = time.time()
     profiling.start("headroom")
@@ -295,12 +317,24 @@ def run_check(spec: Dict[str, Any], out) -> int:
         plan = HeadroomPlan(shape, sizes, ops, space, defaults)
         assumed = _assumption(backend, spec["framework"], default_source, server_error)
         screen = plan.screen_units()
-        out.emit(dict({"type": "headroom_started", "spec": spec, "backend": backend,
-                       "device_name": spec.get("device_name") or info["device_name"],
-                       "triton_version": info.get("triton_version"), "default_source": default_source,
-                       "server_importable": backend == SERVER or (backend != SYNTHETIC and
-                                                                    SERVER in auto_candidates(spec["framework"])),
-                       "assumed": assumed, "units": len(screen), "ts": time.time()}, **sim))
+        out.emit(
+            dict(
+                {
+                    "type": "headroom_started",
+                    "spec": spec,
+                    "backend": backend,
+                    "device_name": spec.get("device_name") or info["device_name"],
+                    "triton_version": info.get("triton_version"),
+                    "default_source": default_source,
+                    "server_importable": backend == SERVER
+                    or (backend != SYNTHETIC and SERVER in auto_candidates(spec["framework"])),
+                    "assumed": assumed,
+                    "units": len(screen),
+                    "ts": time.time(),
+                },
+                **sim,
+            )
+        )
         if simulated:
             out.log("warning", "SIMULATED: synthetic backend; every number of this check is simulated, not measured")
         if assumed and not simulated:
@@ -314,26 +348,46 @@ def run_check(spec: Dict[str, Any], out) -> int:
             v["text"] = "SIMULATED: " + v["text"]
         wall = round(time.time() - t0, 3)
         pw = _start_prewarm(spec, sched, extra, info, measured, defaults)
-        out.emit(dict({"type": "headroom", "verdict": v["text"], "kind": v["kind"], "ranges": v["ranges"],
-                       "sizes": rows, "backend": backend, "device_name": spec.get("device_name") or info["device_name"],
-                       "default_source": default_source, "assumed": assumed, "framework": spec["framework"],
-                       "shape": spec_mod.shape_dict(spec), "ops": list(ops), "units": len(measured),
-                       "units_failed": sum(1 for x in measured if not x.ok), "wall_s": wall,
-                       "floor_method": "torch copy/read probe" if backend != SYNTHETIC else "simulated",
-                       "timings": {"startup_s": round(marks["info"] - t0, 3),
-                                   "screen_s": round(marks["screen"] - marks["info"], 3),
-                                   "retime_s": round(marks["retime"] - marks["screen"], 3),
-                                   "screen_units": len(screen), "retime_units": len(measured) - len(screen),
-                                   "distinct_configs": len({(u.op, u.cfg) for u in screen}),
-                                   "precompile": dict(sched.precompile_stats),
-                                   "info_steps": extra.get("info_steps"),
-                                   "compile_cache": cache_dir if cache_persistent else None,
-                                   "compile_cache_entries_before": cache_before,
-                                   "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
-                                   "kept_graphs": sched.worker_stats(),
-                                   "prewarm_stopped": _stopped_brief(stopped)},
-                       "prewarm": pw,
-                       "ts": time.time()}, **sim))
+        out.emit(
+            dict(
+                {
+                    "type": "headroom",
+                    "verdict": v["text"],
+                    "kind": v["kind"],
+                    "ranges": v["ranges"],
+                    "sizes": rows,
+                    "backend": backend,
+                    "device_name": spec.get("device_name") or info["device_name"],
+                    "default_source": default_source,
+                    "assumed": assumed,
+                    "framework": spec["framework"],
+                    "shape": spec_mod.shape_dict(spec),
+                    "ops": list(ops),
+                    "units": len(measured),
+                    "units_failed": sum(1 for x in measured if not x.ok),
+                    "wall_s": wall,
+                    "floor_method": "torch copy/read probe" if backend != SYNTHETIC else "simulated",
+                    "timings": {
+                        "startup_s": round(marks["info"] - t0, 3),
+                        "screen_s": round(marks["screen"] - marks["info"], 3),
+                        "retime_s": round(marks["retime"] - marks["screen"], 3),
+                        "screen_units": len(screen),
+                        "retime_units": len(measured) - len(screen),
+                        "distinct_configs": len({(u.op, u.cfg) for u in screen}),
+                        "precompile": dict(sched.precompile_stats),
+                        "info_steps": extra.get("info_steps"),
+                        "compile_cache": cache_dir if cache_persistent else None,
+                        "compile_cache_entries_before": cache_before,
+                        "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
+                        "kept_graphs": sched.worker_stats(),
+                        "prewarm_stopped": _stopped_brief(stopped),
+                    },
+                    "prewarm": pw,
+                    "ts": time.time(),
+                },
+                **sim,
+            )
+        )
         if all(r.get("gain") is None for r in rows):
             out.error("backend_failed", "the server's config could not be timed at any batch size")
             return EXIT_FAILED
@@ -352,8 +406,9 @@ def run_check(spec: Dict[str, Any], out) -> int:
             shutil.rmtree(cache_dir, ignore_errors=True)
 
 
-def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dict[str, Any],
-                   measured, defaults) -> Optional[Dict[str, Any]]:
+def _start_prewarm(
+    spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dict[str, Any], measured, defaults
+) -> Optional[Dict[str, Any]]:
     """The tune's first kernels compiled in the background after this check (prewarm.py) -> {"pid",
     "units", "kernels" planned} or None (off, no CPU compile for this backend, no host cache)."""
 
@@ -361,10 +416,10 @@ def _start_prewarm(spec: Dict[str, Any], sched, extra: Dict[str, Any], info: Dic
     if not prewarm.enabled() or not facts or not extra.get("can_cpu_precompile", True):
         return None
     try:
-        units, bounds = prewarm_plan(spec, info.get("smem_limit"), measured, defaults,
-                                     kernel_classes=sched.precompile_classes)
-        desc = {k: v for k, v in sched.desc.items() if k not in ("pycache_prefix",
-                                                                   "early_facts", "bandwidth_probe")}
+        units, bounds = prewarm_plan(
+            spec, info.get("smem_limit"), measured, defaults, kernel_classes=sched.precompile_classes
+        )
+        desc = {k: v for k, v in sched.desc.items() if k not in ("pycache_prefix", "early_facts", "bandwidth_probe")}
         desc["cpu_compile"] = dict(facts)
         return prewarm.start(spec, desc, units, bounds)
     except Exception as e:  # noqa: BLE001 - the check's answer stands without it
@@ -406,13 +461,23 @@ def precompile_order(units: Sequence[Unit], per_m: bool = False) -> List[Unit]:
 def _progress(out, state, t0, sim):
     el = time.time() - t0
     done, total = state["done"], max(state["total"], state["done"])
-    out.emit(dict({"type": "progress", "done": done, "total": total, "phase": 0 if done <= total else 1,
-                   "elapsed_s": round(el, 3), "eta_s": None}, **sim))
+    out.emit(
+        dict(
+            {
+                "type": "progress",
+                "done": done,
+                "total": total,
+                "phase": 0 if done <= total else 1,
+                "elapsed_s": round(el, 3),
+                "eta_s": None,
+            },
+            **sim,
+        )
+    )
 
 
 def headroom_command(args, out) -> int:
     """`headroom SPEC`: the tune spec; under the spec's interpreter when it names one (as a run is)."""
-
 
     sp = spec_mod.load(args.spec)
     spec_mod.check_routing_file(sp)
@@ -422,13 +487,16 @@ def headroom_command(args, out) -> int:
             out.error("not_found", "spec 'python': %s is not an executable interpreter" % py)
             return EXIT_FAILED
         import moetune_agent
+
         root = os.path.dirname(os.path.dirname(os.path.abspath(moetune_agent.__file__)))
         fd, path = tempfile.mkstemp(prefix="moetune-headroom-spec-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(sp, f)
-            code = ("import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
-                    "sys.exit(main(['_headroom', sys.argv[2]]))")
+            code = (
+                "import sys; sys.path.insert(0, sys.argv[1]); from moetune_agent.cli import main; "
+                "sys.exit(main(['_headroom', sys.argv[2]]))"
+            )
             sys.stdout.flush()
             rc = subprocess.call([py, "-c", code, root, path])
         finally:
@@ -440,7 +508,6 @@ def headroom_command(args, out) -> int:
 
 def inner_main(spec_path: str, out) -> int:
     """The check in the spec's interpreter (no hello: the outer agent printed it); done last."""
-
 
     try:
         with open(spec_path, encoding="utf-8") as f:

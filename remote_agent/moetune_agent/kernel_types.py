@@ -55,8 +55,14 @@ class KernelConfig:
 
     def key(self) -> str:
         """Short stable text id, e.g. 'm64n128k64g16w4s3'."""
-        s = "m%dn%dk%dg%dw%ds%d" % (self.BLOCK_SIZE_M, self.BLOCK_SIZE_N, self.BLOCK_SIZE_K,
-                                    self.GROUP_SIZE_M, self.num_warps, self.num_stages)
+        s = "m%dn%dk%dg%dw%ds%d" % (
+            self.BLOCK_SIZE_M,
+            self.BLOCK_SIZE_N,
+            self.BLOCK_SIZE_K,
+            self.GROUP_SIZE_M,
+            self.num_warps,
+            self.num_stages,
+        )
         if self.USE_TMA:
             s += "t"
         return s
@@ -66,12 +72,12 @@ class KernelConfig:
 class Shape:
     """The MoE layer being tuned (one rank's view)."""
 
-    E: int                     # local experts
-    N: int                     # per-rank intermediate size after SiLU-and-mul (up weight is 2N x K)
-    K: int                     # hidden size
+    E: int  # local experts
+    N: int  # per-rank intermediate size after SiLU-and-mul (up weight is 2N x K)
+    K: int  # hidden size
     topk: int
-    dtype: str = "bf16"        # "bf16" | "fp16" | "fp8_w8a8" | "int8_w8a8" | ...
-    block_shape: Optional[Tuple[int, ...]] = None   # e.g. (128, 128) for block-quant fp8
+    dtype: str = "bf16"  # "bf16" | "fp16" | "fp8_w8a8" | "int8_w8a8" | ...
+    block_shape: Optional[Tuple[int, ...]] = None  # e.g. (128, 128) for block-quant fp8
     per_channel_quant: bool = False
 
 
@@ -117,8 +123,15 @@ def batch_sizes_default() -> Sequence[int]:
 def shape_of(spec: Dict) -> Shape:
     """The Shape a tune spec (spec.py, normalised) describes."""
     bs = spec.get("block_shape")
-    return Shape(spec["E"], spec["N"], spec["K"], spec["topk"], spec.get("dtype") or "bf16",
-                 tuple(bs) if bs else None, bool(spec.get("per_channel_quant")))
+    return Shape(
+        spec["E"],
+        spec["N"],
+        spec["K"],
+        spec["topk"],
+        spec.get("dtype") or "bf16",
+        tuple(bs) if bs else None,
+        bool(spec.get("per_channel_quant")),
+    )
 
 
 def strategy_ops(spec: Dict) -> Tuple[str, ...]:

@@ -129,8 +129,14 @@ def _unit_from_json(x: Any) -> Unit:
 
 
 # -- the controller's side: start and stop ------------------------------------------------------------
-def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bounds: Optional[Sequence[int]] = None,
-          home: Optional[str] = None, python: Optional[str] = None) -> Optional[Dict[str, Any]]:
+def start(
+    spec: Dict[str, Any],
+    desc: Dict[str, Any],
+    units: Sequence[Unit],
+    bounds: Optional[Sequence[int]] = None,
+    home: Optional[str] = None,
+    python: Optional[str] = None,
+) -> Optional[Dict[str, Any]]:
     """Start the detached prewarm of units (compiled group by group, bounds as plan() gives them) for the
     backend desc (with its cpu_compile facts) -> {"pid", "units"}, or None where there is nothing to do
     (off, no units, no CPU compile, no host cache)."""
@@ -143,8 +149,14 @@ def start(spec: Dict[str, Any], desc: Dict[str, Any], units: Sequence[Unit], bou
         d = _private_state_dir(home)
         lock = _lock(d, START_LOCK, blocking=True)
         stop(home, _locked=True)
-        job = {"spec": spec, "desc": desc, "home": home, "units": [_unit_to_json(u) for u in units],
-               "bounds": [int(b) for b in (bounds or [len(units)])], "created": time.time()}
+        job = {
+            "spec": spec,
+            "desc": desc,
+            "home": home,
+            "units": [_unit_to_json(u) for u in units],
+            "bounds": [int(b) for b in (bounds or [len(units)])],
+            "created": time.time(),
+        }
         safefile.write_atomic(os.path.join(d, "job.json"), (json.dumps(job) + "\n").encode(), 0o600)
         _write_status(d, {"state": "starting", "units": len(units), "created": job["created"]})
         pid = spawn_detached(python or sys.executable, d, command=CMD)
@@ -243,7 +255,6 @@ def _stop(home: Optional[str]) -> Optional[Dict[str, Any]]:
 def main(d: str) -> int:
     """The prewarm process (cli's _prewarm; cwd and logs in the prewarm folder d)."""
 
-
     t0 = time.time()
     try:
         check_private_dir(d, "the prewarm's folder")  # before its job file says what to load
@@ -264,12 +275,28 @@ def main(d: str) -> int:
         bounds = [int(b) for b in job.get("bounds") or []]
         spec, desc, home = dict(job.get("spec") or {}), dict(job.get("desc") or {}), job.get("home")
     except (OSError, ValueError, TypeError, AttributeError, RecursionError) as e:
-        _write_status(d, {"state": "damaged", "pid": os.getpid(), "started": t0, "ended": time.time(),
-                          "first_error": "job.json: %s: %s" % (type(e).__name__, str(e)[:200])})
+        _write_status(
+            d,
+            {
+                "state": "damaged",
+                "pid": os.getpid(),
+                "started": t0,
+                "ended": time.time(),
+                "first_error": "job.json: %s: %s" % (type(e).__name__, str(e)[:200]),
+            },
+        )
         return 1
     cap_s = CAP_S
-    st: Dict[str, Any] = {"state": "running", "pid": os.getpid(), "started": t0, "units": len(units),
-                          "kernels": 0, "ok": 0, "failed": 0, "first_error": None}
+    st: Dict[str, Any] = {
+        "state": "running",
+        "pid": os.getpid(),
+        "started": t0,
+        "units": len(units),
+        "kernels": 0,
+        "ok": 0,
+        "failed": 0,
+        "first_error": None,
+    }
     pool = None
 
     def finish(state: str, code: int) -> None:
@@ -296,6 +323,7 @@ def main(d: str) -> int:
     classes = None
     if desc.get("name") == SERVER:
         from .backends.server_backend import classes_for
+
         classes = classes_for(spec.get("framework") or desc.get("framework") or "sglang", spec_mod.shape_of(spec))
     per_m = desc.get("name") == SERVER
     ncpu = os.cpu_count() or 1
@@ -344,4 +372,3 @@ def main(d: str) -> int:
         time.sleep(0.05)
     finish("done", 0)
     return 0
-

@@ -31,8 +31,9 @@ VLLM_CONFIG_DIR = ("model_executor", "layers", "fused_moe", "configs")
 
 def _run(cmd: List[str], timeout: float = 15) -> Tuple[int, str, str]:
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                           universal_newlines=True)
+        p = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, universal_newlines=True
+        )
         return p.returncode, p.stdout, p.stderr
     except FileNotFoundError:
         return 127, "", "%s not found" % cmd[0]
@@ -61,8 +62,9 @@ def nvidia_smi_gpus() -> Tuple[List[Dict[str, Any]], Optional[str]]:
     with_cc = True
     if rc != 0 and rc != 127:
         # Older drivers do not know compute_cap.
-        rc, out, err = _run([smi, "--query-gpu=index,name,uuid,memory.total,memory.used",
-                             "--format=csv,noheader,nounits"])
+        rc, out, err = _run(
+            [smi, "--query-gpu=index,name,uuid,memory.total,memory.used", "--format=csv,noheader,nounits"]
+        )
         with_cc = False
     if rc != 0:
         return [], (err.strip() or out.strip() or "nvidia-smi failed (exit %d)" % rc).splitlines()[0]
@@ -73,19 +75,28 @@ def nvidia_smi_gpus() -> Tuple[List[Dict[str, Any]], Optional[str]]:
         if len(parts) < 5 or not parts[0].isdigit():
             continue
         cc = parts[5] if with_cc and len(parts) > 5 and re.match(r"^\d+\.\d+$", parts[5]) else None
-        g = {"index": int(parts[0]), "name": naming.device_file_name(parts[1]), "raw_name": parts[1],
-             "uuid": parts[2], "memory_total_mib": _num(parts[3]), "memory_used_mib": _num(parts[4]),
-             "compute_capability": cc, "processes": []}
+        g = {
+            "index": int(parts[0]),
+            "name": naming.device_file_name(parts[1]),
+            "raw_name": parts[1],
+            "uuid": parts[2],
+            "memory_total_mib": _num(parts[3]),
+            "memory_used_mib": _num(parts[4]),
+            "compute_capability": cc,
+            "processes": [],
+        }
         gpus.append(g)
         by_uuid[parts[2]] = g
-    rc, out, _ = _run([smi, "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
-                       "--format=csv,noheader,nounits"])
+    rc, out, _ = _run(
+        [smi, "--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader,nounits"]
+    )
     if rc == 0:
         for line in out.splitlines():
             parts = [p.strip() for p in line.split(",")]
             if len(parts) >= 4 and parts[0] in by_uuid and parts[1].isdigit():
-                by_uuid[parts[0]]["processes"].append({"pid": int(parts[1]), "name": parts[2],
-                                                       "used_memory_mib": _num(parts[3])})
+                by_uuid[parts[0]]["processes"].append(
+                    {"pid": int(parts[1]), "name": parts[2], "used_memory_mib": _num(parts[3])}
+                )
     return gpus, None
 
 
@@ -106,7 +117,7 @@ def gpu_indices() -> List[int]:
 
 # The child script runs under the user's interpreter (maybe a venv's); it imports nothing heavy:
 # versions come from package metadata, module folders from find_spec.
-_CHILD = r'''
+_CHILD = r"""
 import json, os, sys
 out = {"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
 try:
@@ -151,14 +162,17 @@ if out["torch"]["path"]:
         pass
 out["torch_cuda"] = tc
 print(json.dumps(out))
-'''
+"""
 
 
 def python_facts(python: Optional[str] = None) -> Dict[str, Any]:
     exe = python or sys.executable
     rc, out, err = _run([exe, "-c", _CHILD], timeout=60)
     if rc != 0:
-        return {"executable": exe, "error": "cannot run %s: %s" % (exe, (err.strip().splitlines() or ["exit %d" % rc])[-1])}
+        return {
+            "executable": exe,
+            "error": "cannot run %s: %s" % (exe, (err.strip().splitlines() or ["exit %d" % rc])[-1]),
+        }
     try:
         return json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -192,11 +206,23 @@ def sglang_root(module_path: Optional[str]) -> Tuple[Optional[str], Optional[str
 def framework_facts(name: str, facts: Dict[str, Any]) -> Dict[str, Any]:
     f = facts.get(name) or {}
     tv = (facts.get("triton") or {}).get("version")
-    d = {"name": name, "importable": bool(f.get("path")), "version": f.get("version"), "module_path": f.get("path"),
-         "config_root": None, "config_root_source": None, "config_root_exists": False, "user_folder": None,
-         "triton_folder": None, "triton_folder_exists": False, "triton_folders": [], "files": [], "user_files": [],
-         "error": None if f.get("path") else "No module named %r in %s" % (name, facts.get("executable")),
-         "triton_version": tv}
+    d = {
+        "name": name,
+        "importable": bool(f.get("path")),
+        "version": f.get("version"),
+        "module_path": f.get("path"),
+        "config_root": None,
+        "config_root_source": None,
+        "config_root_exists": False,
+        "user_folder": None,
+        "triton_folder": None,
+        "triton_folder_exists": False,
+        "triton_folders": [],
+        "files": [],
+        "user_files": [],
+        "error": None if f.get("path") else "No module named %r in %s" % (name, facts.get("executable")),
+        "triton_version": tv,
+    }
     if name == "sglang":
         root, src = sglang_root(f.get("path"))
         d["config_root"], d["config_root_source"] = root, src
@@ -210,7 +236,9 @@ def framework_facts(name: str, facts: Dict[str, Any]) -> Dict[str, Any]:
             for n in names:
                 v = naming.parse_triton_version(n) if n.startswith("triton_") else None
                 if v is not None and os.path.isdir(os.path.join(root, n)):
-                    folders.append((v, {"name": n, "version": "%d.%d.%d" % v, "files": _list_json(os.path.join(root, n))}))
+                    folders.append(
+                        (v, {"name": n, "version": "%d.%d.%d" % v, "files": _list_json(os.path.join(root, n))})
+                    )
             d["triton_folders"] = [x for _, x in sorted(folders, key=lambda t: t[0], reverse=True)]
             d["files"] = _list_json(root)
             if tv and naming.parse_triton_version(tv):
@@ -231,6 +259,7 @@ def framework_facts(name: str, facts: Dict[str, Any]) -> Dict[str, Any]:
 
 # -- running servers ------------------------------------------------------------------------------
 
+
 def _flag(args, names):
     for i, a in enumerate(args):
         for n in names:
@@ -243,8 +272,11 @@ def _flag(args, names):
 
 def classify_cmdline(args: List[str]) -> Optional[str]:
     joined = " ".join(args)
-    if "sglang.launch_server" in joined or re.search(r"(^|\s|/)-m\s+sglang(\.|\s|$)", joined) or \
-            re.search(r"(^|\s|/)sglang\s+serve\b", joined):
+    if (
+        "sglang.launch_server" in joined
+        or re.search(r"(^|\s|/)-m\s+sglang(\.|\s|$)", joined)
+        or re.search(r"(^|\s|/)sglang\s+serve\b", joined)
+    ):
         return "sglang"
     if "vllm.entrypoints" in joined or re.search(r"(^|\s|/)vllm\s+serve\b", joined):
         return "vllm"
@@ -267,8 +299,12 @@ def find_model_config(model: Optional[str]) -> Optional[str]:
         p = os.path.join(model, "config.json")
         return p if os.path.isfile(p) else None
     if re.match(r"^[\w.-]+/[\w.-]+$", model):
-        hub = os.path.join(options.host_env("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"),
-                           "hub", "models--" + model.replace("/", "--"), "snapshots")
+        hub = os.path.join(
+            options.host_env("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"),
+            "hub",
+            "models--" + model.replace("/", "--"),
+            "snapshots",
+        )
         try:
             for snap in sorted(os.listdir(hub)):
                 p = os.path.join(hub, snap, "config.json")
@@ -281,8 +317,9 @@ def find_model_config(model: Optional[str]) -> Optional[str]:
 
 def moe_shape(cfg: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     c = cfg
-    if not any(k in c for k in ("num_experts", "n_routed_experts", "num_local_experts")) and \
-            isinstance(cfg.get("text_config"), dict):
+    if not any(k in c for k in ("num_experts", "n_routed_experts", "num_local_experts")) and isinstance(
+        cfg.get("text_config"), dict
+    ):
         c = cfg["text_config"]
     e = c.get("num_experts") or c.get("n_routed_experts") or c.get("num_local_experts")
     if not e:
@@ -291,11 +328,21 @@ def moe_shape(cfg: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     q = cfg.get("quantization_config") or c.get("quantization_config") or {}
     qm = q.get("quant_method") if isinstance(q, dict) else None
     wbs = q.get("weight_block_size") if isinstance(q, dict) else None
-    dtype = "fp8_w8a8" if qm == "fp8" else ("bf16" if (c.get("torch_dtype") or cfg.get("torch_dtype")) in
-                                           ("bfloat16", None) else None)
-    return {"num_experts": e, "top_k": c.get("num_experts_per_tok"), "hidden_size": c.get("hidden_size"),
-            "moe_intermediate_size": inter, "weight_block_size": wbs, "quant_method": qm, "dtype": dtype,
-            "n_shared_experts": c.get("n_shared_experts")}
+    dtype = (
+        "fp8_w8a8"
+        if qm == "fp8"
+        else ("bf16" if (c.get("torch_dtype") or cfg.get("torch_dtype")) in ("bfloat16", None) else None)
+    )
+    return {
+        "num_experts": e,
+        "top_k": c.get("num_experts_per_tok"),
+        "hidden_size": c.get("hidden_size"),
+        "moe_intermediate_size": inter,
+        "weight_block_size": wbs,
+        "quant_method": qm,
+        "dtype": dtype,
+        "n_shared_experts": c.get("n_shared_experts"),
+    }
 
 
 def suggest_spec(framework: str, moe: Dict[str, Any], tp: int) -> Optional[Dict[str, Any]]:
@@ -303,10 +350,15 @@ def suggest_spec(framework: str, moe: Dict[str, Any], tp: int) -> Optional[Dict[
         return None
     if moe["moe_intermediate_size"] % tp:
         return None
-    spec = {"framework": framework, "E": moe["num_experts"], "N": moe["moe_intermediate_size"] // tp,
-            "K": moe["hidden_size"], "topk": moe["top_k"],
-            "dtype": moe["dtype"] if moe["dtype"] != "bf16" else None,
-            "block_shape": moe["weight_block_size"] if moe.get("weight_block_size") else None}
+    spec = {
+        "framework": framework,
+        "E": moe["num_experts"],
+        "N": moe["moe_intermediate_size"] // tp,
+        "K": moe["hidden_size"],
+        "topk": moe["top_k"],
+        "dtype": moe["dtype"] if moe["dtype"] != "bf16" else None,
+        "block_shape": moe["weight_block_size"] if moe.get("weight_block_size") else None,
+    }
     return spec
 
 
@@ -314,8 +366,17 @@ def suggest_spec(framework: str, moe: Dict[str, Any], tp: int) -> Optional[Dict[
 # its interpreter, working folder, cgroup (systemd unit or container), stdout/stderr log file, the
 # terminal multiplexer or nohup that keeps it alive, and the environment that decides where it reads
 # tuned configs from. Every part is None where /proc does not tell (another user's process, no cgroup v2).
-_SERVER_ENV = ("CUDA_VISIBLE_DEVICES", "SGLANG_MOE_CONFIG_DIR", "VLLM_TUNED_CONFIG_FOLDER", "VIRTUAL_ENV",
-               "PYTHONPATH", "PYTHONHOME", "PATH", "TMUX", "STY")
+_SERVER_ENV = (
+    "CUDA_VISIBLE_DEVICES",
+    "SGLANG_MOE_CONFIG_DIR",
+    "VLLM_TUNED_CONFIG_FOLDER",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PATH",
+    "TMUX",
+    "STY",
+)
 _CONTAINER_RE = re.compile(r"(?:docker[-/]|cri-containerd-|libpod-|crio-)([0-9a-f]{64})")
 
 
@@ -373,8 +434,12 @@ def _log_file(pid):
     # A regular file on stdout or stderr is the server's log (nohup ... > server.log 2>&1).
     for fd in (1, 2):
         target = _readlink("/proc/%d/fd/%d" % (pid, fd))
-        if target and target.startswith("/") and not target.startswith(("/dev/", "/proc/")) and \
-                os.path.isfile(target.replace(" (deleted)", "")):
+        if (
+            target
+            and target.startswith("/")
+            and not target.startswith(("/dev/", "/proc/"))
+            and os.path.isfile(target.replace(" (deleted)", ""))
+        ):
             return target
     return None
 
@@ -410,12 +475,16 @@ def launch_facts(pid: int) -> Dict[str, Any]:
             k, sep, v = item.partition("=")
             if sep and k in _SERVER_ENV:
                 env[k] = v
-    d = {"ppid": _ppid(pid), "exe": _readlink("/proc/%d/exe" % pid), "cwd": _readlink("/proc/%d/cwd" % pid),
-         "log_file": _log_file(pid), "supervisor": _supervisor(pid, env),
-         "env": env if raw is not None else None}
+    d = {
+        "ppid": _ppid(pid),
+        "exe": _readlink("/proc/%d/exe" % pid),
+        "cwd": _readlink("/proc/%d/cwd" % pid),
+        "log_file": _log_file(pid),
+        "supervisor": _supervisor(pid, env),
+        "env": env if raw is not None else None,
+    }
     d.update(cgroup_facts(_read_text("/proc/%d/cgroup" % pid)))
     return d
-
 
 
 def _user_name(uid):
@@ -451,7 +520,11 @@ def trusted_path_problem(path: Optional[str], uid: Optional[int] = None) -> Opti
         writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
         if writable and not (stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX):
             return "%s %s can be written by %s (mode %04o)" % (
-                what, p, "others" if st.st_mode & stat.S_IWOTH else "its group", stat.S_IMODE(st.st_mode))
+                what,
+                p,
+                "others" if st.st_mode & stat.S_IWOTH else "its group",
+                stat.S_IMODE(st.st_mode),
+            )
         return None
 
     pending = [c for c in path.split("/") if c]
@@ -475,8 +548,7 @@ def trusted_path_problem(path: Optional[str], uid: Optional[int] = None) -> Opti
                 if hops > 40:
                     return "%s has too many levels of links" % path
                 if st.st_uid not in trusted:  # a link's own mode means nothing; its owner may replace it
-                    return "the link %s belongs to %s, not to %s or root" % (nxt, _user_name(st.st_uid),
-                                                                           _user_name(me))
+                    return "the link %s belongs to %s, not to %s or root" % (nxt, _user_name(st.st_uid), _user_name(me))
                 target = os.readlink(nxt)
                 if target.startswith("/"):
                     cur = "/"
@@ -501,8 +573,12 @@ def server_interpreter(args: List[str], launch: Dict[str, Any]) -> Optional[str]
     /proc/PID/exe when argv[0] is not a python. argv[0] is chosen by the process itself: it is checked
     (trusted_path_problem) before anything runs it."""
     exe = args[0] if args else None
-    if exe and "python" not in os.path.basename(exe) and launch.get("exe") and \
-            "python" in os.path.basename(launch["exe"]):
+    if (
+        exe
+        and "python" not in os.path.basename(exe)
+        and launch.get("exe")
+        and "python" in os.path.basename(launch["exe"])
+    ):
         exe = launch["exe"]
     if exe and not os.path.isabs(exe):
         exe = launch.get("exe") or shutil.which(exe)
@@ -512,11 +588,21 @@ def server_interpreter(args: List[str], launch: Dict[str, Any]) -> Optional[str]
 def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
     """The server's own interpreter, its Triton and the config root it reads (its environment, not ours)."""
     exe = server_interpreter(args, launch)
-    view: Dict[str, Any] = {"python": exe, "triton": None, "config_root": None, "config_root_source": None, "error": None,
-            "interpreter_problem": None, "kernel_source": None}
+    view: Dict[str, Any] = {
+        "python": exe,
+        "triton": None,
+        "config_root": None,
+        "config_root_source": None,
+        "error": None,
+        "interpreter_problem": None,
+        "kernel_source": None,
+    }
     if not exe or launch.get("container_id"):
-        view["error"] = "the server runs in a container: its interpreter is not visible from the host" \
-            if launch.get("container_id") else "the server's interpreter is unknown"
+        view["error"] = (
+            "the server runs in a container: its interpreter is not visible from the host"
+            if launch.get("container_id")
+            else "the server's interpreter is unknown"
+        )
         return view
     problem = trusted_path_problem(exe)
     if problem:
@@ -532,8 +618,15 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
         if senv.get(k):
             child_env[k] = senv[k]
     try:
-        p = subprocess.run([exe, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
-                           universal_newlines=True, env=child_env, cwd=launch.get("cwd") or None)
+        p = subprocess.run(
+            [exe, "-c", _CHILD],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            universal_newlines=True,
+            env=child_env,
+            cwd=launch.get("cwd") or None,
+        )
         facts = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as e:
         facts, view["error"] = None, "cannot run %s: %s" % (exe, e)
@@ -550,8 +643,9 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
         view["config_root_source"] = "SGLANG_MOE_CONFIG_DIR"
     elif sg:
         cands = [os.path.join(sg, *parts, "configs") for parts in SGLANG_CONFIG_DIRS]
-        view["config_root"] = next((c for c in cands if os.path.isdir(c)), cands[0] if os.path.isdir(
-            os.path.dirname(cands[0])) else cands[1])
+        view["config_root"] = next(
+            (c for c in cands if os.path.isdir(c)), cands[0] if os.path.isdir(os.path.dirname(cands[0])) else cands[1]
+        )
         view["config_root_source"] = "module"
     elif (facts.get("vllm") or {}).get("path"):
         view["config_root"] = os.path.join(facts["vllm"]["path"], *VLLM_CONFIG_DIR)
@@ -563,9 +657,11 @@ def server_view(args: List[str], launch: Dict[str, Any]) -> Dict[str, Any]:
 # folder, newest layout first (docs/servers.md). Its bytes decide whether a config tuned on one host fits
 # another: two hosts running different kernel code are never one fleet tuning group.
 KERNEL_SOURCES = {
-    "sglang": (("kernels", "ops", "moe", "fused_moe_triton_kernels.py"),
-               ("srt", "layers", "moe", "fused_moe_triton", "fused_moe_triton_kernels.py"),
-               ("srt", "layers", "moe", "fused_moe_triton", "fused_moe.py")),
+    "sglang": (
+        ("kernels", "ops", "moe", "fused_moe_triton_kernels.py"),
+        ("srt", "layers", "moe", "fused_moe_triton", "fused_moe_triton_kernels.py"),
+        ("srt", "layers", "moe", "fused_moe_triton", "fused_moe.py"),
+    ),
     "vllm": (("model_executor", "layers", "fused_moe", "fused_moe.py"),),
 }
 
@@ -646,13 +742,27 @@ def server_processes(uid: Optional[int] = None) -> Tuple[List[Dict[str, Any]], L
         tp_s = _flag(args, ["--tp", "--tp-size", "--tensor-parallel-size", "-tp"])
         tp = int(tp_s) if tp_s and tp_s.isdigit() and int(tp_s) > 0 else 1
         port, port_given = port_of(args, fw)
-        entry = {"pid": pid, "framework": fw, "cmdline": args, "model": model, "tp": tp, "port": port,
-                 "port_from_cmdline": port_given, "uid": owner, "user": _user_name(owner)}
+        entry = {
+            "pid": pid,
+            "framework": fw,
+            "cmdline": args,
+            "model": model,
+            "tp": tp,
+            "port": port,
+            "port_from_cmdline": port_given,
+            "uid": owner,
+            "user": _user_name(owner),
+        }
         if owner != me:
             cg = cgroup_facts(_read_text("/proc/%d/cgroup" % pid))
-            entry.update({"systemd_unit": cg["systemd_unit"], "container_id": cg["container_id"],
-                          "not_used": "pid %d belongs to %s, not to %s (the user the agent runs as): listed, "
-                                      "never inspected, run or acted on" % (pid, entry["user"], _user_name(me))})
+            entry.update(
+                {
+                    "systemd_unit": cg["systemd_unit"],
+                    "container_id": cg["container_id"],
+                    "not_used": "pid %d belongs to %s, not to %s (the user the agent runs as): listed, "
+                    "never inspected, run or acted on" % (pid, entry["user"], _user_name(me)),
+                }
+            )
             others.append(entry)
             continue
         entry.update({"model_config_path": None, "moe": None, "suggested_spec": None, "error": None})
@@ -699,7 +809,9 @@ def _os_name():
 
 
 def nvcc_facts():
-    path = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+    path = shutil.which("nvcc") or (
+        "/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None
+    )
     if not path:
         return None
     _rc, out, _ = _run([path, "--version"])
@@ -710,15 +822,33 @@ def nvcc_facts():
 def probe(python: Optional[str] = None) -> Dict[str, Any]:
     gpus, gpu_error = nvidia_smi_gpus()
     facts = python_facts(python)
-    py = {"executable": facts.get("executable"), "version": facts.get("version"),
-          "torch": (facts.get("torch") or {}).get("version"), "torch_cuda": facts.get("torch_cuda"),
-          "triton": (facts.get("triton") or {}).get("version"), "error": facts.get("error")}
+    py = {
+        "executable": facts.get("executable"),
+        "version": facts.get("version"),
+        "torch": (facts.get("torch") or {}).get("version"),
+        "torch_cuda": facts.get("torch_cuda"),
+        "triton": (facts.get("triton") or {}).get("version"),
+        "error": facts.get("error"),
+    }
     fws = [framework_facts(n, facts) for n in ("sglang", "vllm")] if not facts.get("error") else []
     servers, others = server_processes()
-    return {"host": {"hostname": socket.gethostname(), "os": _os_name(), "kernel": platform.release(),
-                     "cpu_count": os.cpu_count(), "mem_total_bytes": _mem_total()},
-            "gpus": gpus, "gpu_error": gpu_error, "python": py, "nvcc": nvcc_facts(), "frameworks": fws,
-            "servers": servers, "other_users_servers": others, "tunable": _tunable(py, fws, gpus)}
+    return {
+        "host": {
+            "hostname": socket.gethostname(),
+            "os": _os_name(),
+            "kernel": platform.release(),
+            "cpu_count": os.cpu_count(),
+            "mem_total_bytes": _mem_total(),
+        },
+        "gpus": gpus,
+        "gpu_error": gpu_error,
+        "python": py,
+        "nvcc": nvcc_facts(),
+        "frameworks": fws,
+        "servers": servers,
+        "other_users_servers": others,
+        "tunable": _tunable(py, fws, gpus),
+    }
 
 
 def _tunable(py, frameworks=(), gpus=None):
@@ -726,6 +856,7 @@ def _tunable(py, frameworks=(), gpus=None):
     with the inspected interpreter and this host's GPUs (usable_here), and for every other backend of a
     variant the reason it cannot, as a sentence (not_usable_here: {backend: why})."""
     from .spec import capability_table
+
     exe = py.get("executable") or "the inspected Python"
     missing = [n for n in ("torch", "triton") if not py.get(n)]
     servers = [f["name"] for f in frameworks or () if f.get("importable")]
@@ -741,7 +872,9 @@ def _tunable(py, frameworks=(), gpus=None):
         r["usable_here"] = [b for b in r["backends"] if b not in why]
         r["not_usable_here"] = {b: why[b] for b in r["backends"] if b in why}
         if not [b for b in r["backends"] if not is_simulated(b)]:
-            r["not_usable_here"]["any GPU backend"] = ("no kernel here tunes %s with the servers' config "
-                                                      "semantics; only the synthetic backend (simulated) "
-                                                      "accepts it" % r["variant"])
+            r["not_usable_here"]["any GPU backend"] = (
+                "no kernel here tunes %s with the servers' config "
+                "semantics; only the synthetic backend (simulated) "
+                "accepts it" % r["variant"]
+            )
     return rows

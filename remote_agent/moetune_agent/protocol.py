@@ -19,10 +19,12 @@ def _agent_version() -> str:
     moetune_agent/_version.py; a checkout reads the root CMakeLists.txt."""
     try:
         from ._version import VERSION  # type: ignore[import]  # generated into the .pyz only
+
         return VERSION
     except ImportError:
         pass
     import re
+
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
@@ -69,6 +71,7 @@ def result_lines(run_id: str, path: str, res: dict):
     """The protocol lines of the `result` command for result object `res` (a generator: one part in memory
     beside the text)."""
     import hashlib
+
     simulated = bool(res.get("simulated"))
     line = dumps({"type": "result", "run_id": run_id, "path": path, "result": res, "simulated": simulated})
     if len(line) <= RESULT_INLINE_BYTES:
@@ -78,16 +81,44 @@ def result_lines(run_id: str, path: str, res: dict):
     text = dumps(res)
     count = (len(text) + RESULT_PART_CHARS - 1) // RESULT_PART_CHARS
     for i in range(count):
-        yield dumps({"type": "result_part", "run_id": run_id, "index": i, "count": count,
-                     "data": text[i * RESULT_PART_CHARS:(i + 1) * RESULT_PART_CHARS]})
-    yield dumps({"type": "result", "run_id": run_id, "path": path, "result": None, "parts": count,
-                 "chars": len(text), "sha256": hashlib.sha256(text.encode("ascii")).hexdigest(),
-                 "simulated": simulated})
+        yield dumps(
+            {
+                "type": "result_part",
+                "run_id": run_id,
+                "index": i,
+                "count": count,
+                "data": text[i * RESULT_PART_CHARS : (i + 1) * RESULT_PART_CHARS],
+            }
+        )
+    yield dumps(
+        {
+            "type": "result",
+            "run_id": run_id,
+            "path": path,
+            "result": None,
+            "parts": count,
+            "chars": len(text),
+            "sha256": hashlib.sha256(text.encode("ascii")).hexdigest(),
+            "simulated": simulated,
+        }
+    )
 
 
 def capabilities():
-    caps = ["probe", "tune", "resume", "attach", "cancel", "runs", "result", "result_parts", "install-config",
-            "import-run", "headroom", "backend:" + SYNTHETIC]
+    caps = [
+        "probe",
+        "tune",
+        "resume",
+        "attach",
+        "cancel",
+        "runs",
+        "result",
+        "result_parts",
+        "install-config",
+        "import-run",
+        "headroom",
+        "backend:" + SYNTHETIC,
+    ]
     try:
         for name in packaged_gpu_backends():
             caps.append("backend:" + name)
@@ -97,6 +128,7 @@ def capabilities():
         caps.append("kernels")
     try:
         from .strategies import STRATEGIES
+
         caps.extend("strategy:" + s for s in sorted(STRATEGIES))
     except Exception as e:  # reported, never fatal: probe and install-config still work
         sys.stderr.write("moetune-agent: strategies unavailable: %s\n" % e)
@@ -110,6 +142,7 @@ def _kernels_packaged():
 def module_available(name: str) -> bool:
     """Whether `name` can be imported, without importing it (the parent package is imported)."""
     import importlib.util
+
     try:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
@@ -133,9 +166,16 @@ class Emitter(object):
         self.stream.flush()
 
     def hello(self):
-        self.emit({"type": "hello", "protocol": PROTOCOL_VERSION, "agent_version": AGENT_VERSION,
-                   "capabilities": capabilities(),
-                   "python": "%d.%d.%d" % sys.version_info[:3], "pid": os.getpid()})
+        self.emit(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "agent_version": AGENT_VERSION,
+                "capabilities": capabilities(),
+                "python": "%d.%d.%d" % sys.version_info[:3],
+                "pid": os.getpid(),
+            }
+        )
 
     def error(self, code, message, **extra):
         ev = {"type": "error", "code": code, "message": message}

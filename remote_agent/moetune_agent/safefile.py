@@ -16,6 +16,7 @@ from typing import Callable, Optional
 
 from .protocol import RunError
 
+
 def fsync_dir(path):
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -88,8 +89,13 @@ def is_symlink(path: str) -> bool:
         return False
 
 
-def write_atomic(path: str, data: bytes, mode: Optional[int] = None, pause_s: float = 0.0,
-                 before_replace: Optional[Callable[[], None]] = None) -> None:
+def write_atomic(
+    path: str,
+    data: bytes,
+    mode: Optional[int] = None,
+    pause_s: float = 0.0,
+    before_replace: Optional[Callable[[], None]] = None,
+) -> None:
     """Replace path by data atomically (a reader or a kill sees the old or the new file, whole).
     A symlink at path is refused (RunError symlink_target): rename() would replace the link, not what it
     points to, and following it would let whoever planted it choose the file we overwrite.
@@ -114,10 +120,10 @@ def write_atomic(path: str, data: bytes, mode: Optional[int] = None, pause_s: fl
 
 # Size limits of what the agent reads back (PROTOCOL.md section 7): every read is bounded, so a
 # planted /dev/zero, a sparse 10 GB file or a line without an end costs a refusal, not the memory.
-MAX_LINE_BYTES = 1 << 20      # one line of events.jsonl / journal.jsonl
-MAX_RESULT_BYTES = 64 << 20   # a result.json (a long run's is a few MB)
-MAX_CONFIG_BYTES = 4 << 20    # a server config file (a real one is a few KB)
-MAX_TEXT_BYTES = 16 << 20     # any other file of a run folder read whole (spec.json, state, pid)
+MAX_LINE_BYTES = 1 << 20  # one line of events.jsonl / journal.jsonl
+MAX_RESULT_BYTES = 64 << 20  # a result.json (a long run's is a few MB)
+MAX_CONFIG_BYTES = 4 << 20  # a server config file (a real one is a few KB)
+MAX_TEXT_BYTES = 16 << 20  # any other file of a run folder read whole (spec.json, state, pid)
 
 
 def _mib(n: int) -> str:
@@ -126,9 +132,14 @@ def _mib(n: int) -> str:
 
 def file_kind(mode: int) -> str:
     """What a non-regular file is, in words (for the error sentences)."""
-    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
         if test(mode):
             return what
     return "not a regular file"
@@ -155,8 +166,9 @@ def read_bounded(path: str, limit: int, what: str = "file", nofollow: bool = Fal
         if not stat.S_ISREG(st.st_mode):
             raise RunError("not_a_file", "%s %s is %s, not a file" % (what, path, file_kind(st.st_mode)))
         if st.st_size > limit:
-            raise RunError("too_large", "%s %s is %d bytes, more than the limit of %s" % (what, path, st.st_size,
-                                                                                          _mib(limit)))
+            raise RunError(
+                "too_large", "%s %s is %d bytes, more than the limit of %s" % (what, path, st.st_size, _mib(limit))
+            )
         chunks = []
         total = 0
         while True:
@@ -190,7 +202,7 @@ def clean_stale_temps(path: str) -> None:
     for n in names:
         if not n.startswith(prefix):
             continue
-        pid = n[len(prefix):].split("-", 1)[0]
+        pid = n[len(prefix) :].split("-", 1)[0]
         if not pid.isdigit() or os.path.exists("/proc/%s" % pid):
             continue
         full = os.path.join(folder, n)

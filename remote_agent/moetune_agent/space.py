@@ -41,8 +41,14 @@ HOPPER_SMEM_LIMIT = 232448
 
 # Bytes per element of (activation, weight) as loaded into shared memory.
 _ELEM_BYTES = {
-    None: (2, 2), "bf16": (2, 2), "fp16": (2, 2), "float32": (4, 4),
-    "fp8_w8a8": (1, 1), "int8_w8a8": (1, 1), "int8_w8a16": (2, 1), "int4_w4a16": (2, 1),
+    None: (2, 2),
+    "bf16": (2, 2),
+    "fp16": (2, 2),
+    "float32": (4, 4),
+    "fp8_w8a8": (1, 1),
+    "int8_w8a8": (1, 1),
+    "int8_w8a16": (2, 1),
+    "int4_w4a16": (2, 1),
 }
 
 
@@ -106,10 +112,14 @@ def block_m_cap(shape: Shape, m: int, factor: float = 2.0) -> int:
 def reference_configs(separate: bool = False, options: Optional[dict] = None) -> List[KernelConfig]:
     """The reference tuners' space (1920, or 2560 with separate=True), or the axes given in options."""
     options = options or {}
-    axes = [options.get("BLOCK_SIZE_M", REF_BLOCK_M), options.get("BLOCK_SIZE_N", REF_BLOCK_N),
-            options.get("BLOCK_SIZE_K", REF_BLOCK_K_SEP if separate else REF_BLOCK_K),
-            options.get("GROUP_SIZE_M", REF_GROUP_M), options.get("num_warps", REF_WARPS),
-            options.get("num_stages", REF_STAGES)]
+    axes = [
+        options.get("BLOCK_SIZE_M", REF_BLOCK_M),
+        options.get("BLOCK_SIZE_N", REF_BLOCK_N),
+        options.get("BLOCK_SIZE_K", REF_BLOCK_K_SEP if separate else REF_BLOCK_K),
+        options.get("GROUP_SIZE_M", REF_GROUP_M),
+        options.get("num_warps", REF_WARPS),
+        options.get("num_stages", REF_STAGES),
+    ]
     return [KernelConfig(*v) for v in itertools.product(*axes)]
 
 
@@ -118,16 +128,22 @@ class PruneStats(object):
         self.total = 0
         self.smem = 0
         self.block_quant = 0
-        self.kept_hard = 0     # after the hard limits (independent of m)
-        self.dequant = 0       # rule 4 (of those kept_hard)
+        self.kept_hard = 0  # after the hard limits (independent of m)
+        self.dequant = 0  # rule 4 (of those kept_hard)
 
     def as_dict(self):
-        return {"total": self.total, "pruned_smem": self.smem, "pruned_block_quant": self.block_quant,
-                "kept_hard": self.kept_hard, "pruned_dequant": self.dequant}
+        return {
+            "total": self.total,
+            "pruned_smem": self.smem,
+            "pruned_block_quant": self.block_quant,
+            "kept_hard": self.kept_hard,
+            "pruned_dequant": self.dequant,
+        }
 
 
-def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, smem_limit: int,
-                stats: Optional[PruneStats] = None) -> List[KernelConfig]:
+def hard_filter(
+    configs: Sequence[KernelConfig], shape: Shape, framework: str, smem_limit: int, stats: Optional[PruneStats] = None
+) -> List[KernelConfig]:
     """Rules 1 and 2: configs that can run at all."""
     out = []
     for c in configs:
@@ -147,8 +163,9 @@ def hard_filter(configs: Sequence[KernelConfig], shape: Shape, framework: str, s
     return out
 
 
-def spec_space(spec: dict, shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str],
-               device_smem: Optional[int]) -> Dict[Tuple[str, int], List[KernelConfig]]:
+def spec_space(
+    spec: dict, shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], device_smem: Optional[int]
+) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """A tune spec's space: build_space with the spec's "space" options and its smem_limit where it sets
     one, else the device's shared memory (the GPU worker's info, or its early compile facts); {} when
     neither is known."""
@@ -158,9 +175,15 @@ def spec_space(spec: dict, shape: Shape, batch_sizes: Sequence[int], ops: Sequen
     return build_space(shape, batch_sizes, ops, spec["framework"], smem, spec["space"])
 
 
-def build_space(shape: Shape, batch_sizes: Sequence[int], ops: Sequence[str], framework: str = "sglang",
-                smem_limit: int = HOPPER_SMEM_LIMIT, options: Optional[dict] = None,
-                stats: Optional[PruneStats] = None) -> Dict[Tuple[str, int], List[KernelConfig]]:
+def build_space(
+    shape: Shape,
+    batch_sizes: Sequence[int],
+    ops: Sequence[str],
+    framework: str = "sglang",
+    smem_limit: int = HOPPER_SMEM_LIMIT,
+    options: Optional[dict] = None,
+    stats: Optional[PruneStats] = None,
+) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """(op, m) -> candidate configs: the Strategy's space.
 
     options (the spec's "space" object) may restrict any axis (lists of ints), set "prune_m": false to

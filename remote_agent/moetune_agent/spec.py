@@ -23,8 +23,26 @@ BACKENDS = (AUTO,) + tuple(REGISTRY)  # what a spec's "backend" may say: auto, t
 SPACE_INT_LISTS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 SPACE_OTHER = ("prune_m", "prune_m_factor", "smem_limit", "prune_dequant")
 
-KEYS = ("framework", "E", "N", "K", "topk", "dtype", "block_shape", "per_channel_quant", "ops", "batch_sizes",
-        "space", "strategy", "gpus", "time_budget_s", "backend", "python", "routing_file", "device_name")
+KEYS = (
+    "framework",
+    "E",
+    "N",
+    "K",
+    "topk",
+    "dtype",
+    "block_shape",
+    "per_channel_quant",
+    "ops",
+    "batch_sizes",
+    "space",
+    "strategy",
+    "gpus",
+    "time_budget_s",
+    "backend",
+    "python",
+    "routing_file",
+    "device_name",
+)
 
 
 # The quantisation variants a spec can name, and which backend's kernel implements each one with the
@@ -35,29 +53,35 @@ VARIANTS = (
     ("float32", "float32"),
     ("fp8_w8a8", "fp8_w8a8 per-tensor (one scale per expert weight, one dynamic activation scale)"),
     ("fp8_w8a8:block", "fp8_w8a8 block-wise (block_shape [n, k] weight scales, per-token-group activations)"),
-    ("fp8_w8a8:channel", "fp8_w8a8 per-channel (per_channel_quant: per-output-channel weight scales, "
-                         "per-token activation scales)"),
+    (
+        "fp8_w8a8:channel",
+        "fp8_w8a8 per-channel (per_channel_quant: per-output-channel weight scales, " "per-token activation scales)",
+    ),
     ("int8_w8a8:channel", "int8_w8a8 per-token activation / per-channel weight scales"),
     ("int8_w8a8", "int8_w8a8 per-tensor"),
     ("int8_w8a8:block", "int8_w8a8 block-wise"),
     ("int8_w8a16", "int8_w8a16 per-channel weight scales (the servers' main fused-MoE kernel)"),
     ("int8_w8a16:group", "int8_w8a16 group-quantised (block_shape [0, group]: the servers' wna16 kernel)"),
-    ("int4_w4a16:group", "int4_w4a16 group-quantised, two weights per byte (block_shape [0, group]: the "
-                         "servers' wna16 kernel)"),
+    (
+        "int4_w4a16:group",
+        "int4_w4a16 group-quantised, two weights per byte (block_shape [0, group]: the " "servers' wna16 kernel)",
+    ),
 )
-TUNABLE = {name: tuple(v for v, _ in VARIANTS) if info.variants is ALL_VARIANTS else info.variants
-           for name, info in REGISTRY.items()}  # backend -> the variants it tunes (backends/__init__.py)
+TUNABLE = {
+    name: tuple(v for v, _ in VARIANTS) if info.variants is ALL_VARIANTS else info.variants
+    for name, info in REGISTRY.items()
+}  # backend -> the variants it tunes (backends/__init__.py)
 GROUP_SIZES = (32, 64, 128, 256)
 
 MAX_DEPTH = 8  # a valid spec nests 3 deep ({"space": {"BLOCK_SIZE_M": [..]}})
 
 # Input limits (PROTOCOL.md section 7): each is refused as spec_invalid, fast and small, before a run exists.
-MAX_SPEC_BYTES = 1 << 20          # a spec is a few hundred bytes
-MAX_ROUTING_BYTES = 16 << 20      # a recorded routing file (~25 bytes per token at topk 8)
+MAX_SPEC_BYTES = 1 << 20  # a spec is a few hundred bytes
+MAX_ROUTING_BYTES = 16 << 20  # a recorded routing file (~25 bytes per token at topk 8)
 MAX_ROUTING_TOKENS = 1 << 20
-MAX_BATCH_SIZES = 256             # the servers' tuners use 18
-MAX_BATCH_SIZE = 65536            # tokens per MoE call; the servers' lists end at 4096
-MAX_SPACE_VALUES = 64             # values per space list (the space is their product)
+MAX_BATCH_SIZES = 256  # the servers' tuners use 18
+MAX_BATCH_SIZE = 65536  # tokens per MoE call; the servers' lists end at 4096
+MAX_SPACE_VALUES = 64  # values per space list (the space is their product)
 MAX_SPACE_VALUE = 65536
 MAX_SHAPE = {"E": 999999, "N": 9999999, "K": 1 << 20, "topk": 1024}  # E, N: the file name's digits
 
@@ -106,14 +130,19 @@ def check_device_name(v: str) -> None:
     """A device name goes into a config file name between ',' separators (docs/servers.md section 2)."""
     bad = [c for c in ("/", ",", "\\") if c in v]
     if bad:
-        raise SpecError("spec: 'device_name' cannot contain %r: it becomes part of the config file name "
-                        "E=..,N=..,device_name=<name>.json (got %s)" % (bad[0], json.dumps(v)), "device_name")
+        raise SpecError(
+            "spec: 'device_name' cannot contain %r: it becomes part of the config file name "
+            "E=..,N=..,device_name=<name>.json (got %s)" % (bad[0], json.dumps(v)),
+            "device_name",
+        )
     if any(ord(c) < 32 or ord(c) == 127 for c in v):
-        raise SpecError("spec: 'device_name' cannot contain control characters (got %s)" % json.dumps(v),
-                        "device_name")
+        raise SpecError("spec: 'device_name' cannot contain control characters (got %s)" % json.dumps(v), "device_name")
     if v.endswith("_down"):
-        raise SpecError("spec: 'device_name' cannot end in \"_down\": the file name would read as a down-projection "
-                        "file (got %s)" % json.dumps(v), "device_name")
+        raise SpecError(
+            "spec: 'device_name' cannot end in \"_down\": the file name would read as a down-projection "
+            "file (got %s)" % json.dumps(v),
+            "device_name",
+        )
     if len(v) > 200:
         raise SpecError("spec: 'device_name' is longer than 200 characters", "device_name")
 
@@ -152,29 +181,48 @@ def _check_quant(d: Dict[str, Any]) -> None:
         bs = d["block_shape"] = [0, 128]  # GPTQ/AWQ's usual group size; the servers require one
     if bs is not None and bs[0] == 0:
         if dt not in ("int4_w4a16", "int8_w8a16"):
-            raise SpecError("spec: 'block_shape' [0, group] (group-quantised weights) applies to int4_w4a16 and "
-                            "int8_w8a16 only (dtype is %s)" % json.dumps(dt), "block_shape")
+            raise SpecError(
+                "spec: 'block_shape' [0, group] (group-quantised weights) applies to int4_w4a16 and "
+                "int8_w8a16 only (dtype is %s)" % json.dumps(dt),
+                "block_shape",
+            )
         g = bs[1]
         if g not in GROUP_SIZES:
-            raise SpecError("spec: 'block_shape' [0, %d]: the group size must be one of %s"
-                            % (g, ", ".join(map(str, GROUP_SIZES))), "block_shape")
+            raise SpecError(
+                "spec: 'block_shape' [0, %d]: the group size must be one of %s" % (g, ", ".join(map(str, GROUP_SIZES))),
+                "block_shape",
+            )
         for k in ("K", "N"):
             if d[k] % g:
-                raise SpecError("spec: %r (%d) must be a multiple of the quantisation group size %d (block_shape "
-                                "[0, %d]): each group scales %d consecutive weights" % (k, d[k], g, g, g), k)
+                raise SpecError(
+                    "spec: %r (%d) must be a multiple of the quantisation group size %d (block_shape "
+                    "[0, %d]): each group scales %d consecutive weights" % (k, d[k], g, g, g),
+                    k,
+                )
     elif dt in ("int4_w4a16",):
-        raise SpecError("spec: int4_w4a16 weights are group-quantised: 'block_shape' must be [0, group] "
-                        "(got %s)" % json.dumps(bs), "block_shape")
+        raise SpecError(
+            "spec: int4_w4a16 weights are group-quantised: 'block_shape' must be [0, group] "
+            "(got %s)" % json.dumps(bs),
+            "block_shape",
+        )
     elif bs is not None and dt not in ("fp8_w8a8", "int8_w8a8"):
-        raise SpecError("spec: 'block_shape' [n, k] (block-wise scales) applies to fp8_w8a8 and int8_w8a8 only "
-                        "(dtype is %s)" % json.dumps(dt), "block_shape")
+        raise SpecError(
+            "spec: 'block_shape' [n, k] (block-wise scales) applies to fp8_w8a8 and int8_w8a8 only "
+            "(dtype is %s)" % json.dumps(dt),
+            "block_shape",
+        )
     if pcq:
         if dt not in ("fp8_w8a8", "int8_w8a8"):
-            raise SpecError("spec: 'per_channel_quant' applies to fp8_w8a8 and int8_w8a8 only (dtype is %s)"
-                            % json.dumps(dt), "per_channel_quant")
+            raise SpecError(
+                "spec: 'per_channel_quant' applies to fp8_w8a8 and int8_w8a8 only (dtype is %s)" % json.dumps(dt),
+                "per_channel_quant",
+            )
         if bs is not None:
-            raise SpecError("spec: 'per_channel_quant' and a block_shape exclude each other: the scales are "
-                            "either per channel or per block", "per_channel_quant")
+            raise SpecError(
+                "spec: 'per_channel_quant' and a block_shape exclude each other: the scales are "
+                "either per channel or per block",
+                "per_channel_quant",
+            )
     if dt == "int8_w8a8" and d["framework"] == "vllm" and bs is None:
         # vLLM's int8 W8A8 MoE is per-token / per-channel, and its file names carry no such flag.
         d["per_channel_quant"] = pcq = True
@@ -184,14 +232,25 @@ def _check_quant(d: Dict[str, Any]) -> None:
     gpu = [b for b in can if not is_simulated(b)]
     if be == AUTO:
         if not gpu:
-            raise SpecError("spec: no backend here can tune %s; only \"backend\": \"%s\" (simulated "
-                            "numbers) accepts it" % (variant_text(v), SYNTHETIC), "dtype")
+            raise SpecError(
+                'spec: no backend here can tune %s; only "backend": "%s" (simulated '
+                "numbers) accepts it" % (variant_text(v), SYNTHETIC),
+                "dtype",
+            )
         if SERVER not in gpu:
             d["backend"] = TRITON  # the server backend cannot run it: moetune's own kernel can
     elif be not in can:
-        raise SpecError("spec: the %s backend cannot tune %s; %s" % (
-            be, variant_text(v), ("backends that can: %s" % ", ".join(gpu)) if gpu else
-            "no GPU backend here can (only \"%s\", simulated)" % SYNTHETIC), "backend")
+        raise SpecError(
+            "spec: the %s backend cannot tune %s; %s"
+            % (
+                be,
+                variant_text(v),
+                ("backends that can: %s" % ", ".join(gpu))
+                if gpu
+                else 'no GPU backend here can (only "%s", simulated)' % SYNTHETIC,
+            ),
+            "backend",
+        )
 
 
 def normalise(raw: Any) -> Dict[str, Any]:
@@ -204,7 +263,7 @@ def normalise(raw: Any) -> Dict[str, Any]:
     d: Dict[str, Any] = {}
     fw = raw.get("framework")
     if fw not in ("sglang", "vllm"):
-        raise SpecError("spec: 'framework' must be \"sglang\" or \"vllm\" (got %s)" % json.dumps(fw), "framework")
+        raise SpecError('spec: \'framework\' must be "sglang" or "vllm" (got %s)' % json.dumps(fw), "framework")
     d["framework"] = fw
     for k in ("E", "N", "K", "topk"):
         d[k] = _pos_int(raw, k)
@@ -212,15 +271,19 @@ def normalise(raw: Any) -> Dict[str, Any]:
         raise SpecError("spec: 'topk' (%d) cannot exceed 'E' (%d)" % (d["topk"], d["E"]), "topk")
     dt = raw.get("dtype")
     if dt not in DTYPES:
-        raise SpecError("spec: 'dtype' must be one of %s (got %s)"
-                        % (", ".join(json.dumps(x) for x in DTYPES), json.dumps(dt)), "dtype")
+        raise SpecError(
+            "spec: 'dtype' must be one of %s (got %s)" % (", ".join(json.dumps(x) for x in DTYPES), json.dumps(dt)),
+            "dtype",
+        )
     d["dtype"] = None if dt in ("bf16",) else dt
     bs = raw.get("block_shape")
     if bs is not None:
-        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x >= 0 for x in bs) or \
-                bs[1] == 0:
-            raise SpecError("spec: 'block_shape' must be null, [n, k] with positive integers, or [0, group] for "
-                            "group-quantised weights (got %s)" % json.dumps(bs), "block_shape")
+        if not isinstance(bs, list) or len(bs) != 2 or not all(_is_int(x) and x >= 0 for x in bs) or bs[1] == 0:
+            raise SpecError(
+                "spec: 'block_shape' must be null, [n, k] with positive integers, or [0, group] for "
+                "group-quantised weights (got %s)" % json.dumps(bs),
+                "block_shape",
+            )
         bs = list(bs)
     d["block_shape"] = bs
     pcq = raw.get("per_channel_quant", False)
@@ -229,14 +292,19 @@ def normalise(raw: Any) -> Dict[str, Any]:
     d["per_channel_quant"] = pcq
     ops = raw.get("ops", "up")
     if ops not in ("up", "up+down"):
-        raise SpecError("spec: 'ops' must be \"up\" (one config file) or \"up+down\" (separate _down file), got %s"
-                        % json.dumps(ops), "ops")
+        raise SpecError(
+            'spec: \'ops\' must be "up" (one config file) or "up+down" (separate _down file), got %s' % json.dumps(ops),
+            "ops",
+        )
     if ops == "up+down" and fw == "vllm":
         raise SpecError("spec: 'ops' \"up+down\" is SGLang-only (vLLM has no _down files)", "ops")
     d["ops"] = ops
     bsz = raw.get("batch_sizes")
-    d["batch_sizes"] = sorted(set(_int_list(bsz, "batch_sizes", MAX_BATCH_SIZES, MAX_BATCH_SIZE))) \
-        if bsz is not None else list(batch_sizes_default())
+    d["batch_sizes"] = (
+        sorted(set(_int_list(bsz, "batch_sizes", MAX_BATCH_SIZES, MAX_BATCH_SIZE)))
+        if bsz is not None
+        else list(batch_sizes_default())
+    )
     sp = raw.get("space", {})
     if sp is None:
         sp = {}
@@ -259,8 +327,9 @@ def normalise(raw: Any) -> Dict[str, Any]:
                 raise SpecError("spec: 'space.smem_limit' must be null or bytes > 0", "space.smem_limit")
             space[k] = v
         else:
-            raise SpecError("spec: unknown key 'space.%s' (known: %s)"
-                            % (k, ", ".join(SPACE_INT_LISTS + SPACE_OTHER)), "space." + k)
+            raise SpecError(
+                "spec: unknown key 'space.%s' (known: %s)" % (k, ", ".join(SPACE_INT_LISTS + SPACE_OTHER)), "space." + k
+            )
     d["space"] = space
     st = raw.get("strategy")
     if st is not None and (not isinstance(st, str) or not st):
@@ -269,18 +338,20 @@ def normalise(raw: Any) -> Dict[str, Any]:
     g = raw.get("gpus", "all")
     if g != "all":
         if not isinstance(g, list) or not g or not all(_is_int(x) and x >= 0 for x in g) or len(set(g)) != len(g):
-            raise SpecError("spec: 'gpus' must be \"all\" or a list of distinct device indices >= 0 (got %s)"
-                            % json.dumps(g), "gpus")
+            raise SpecError(
+                "spec: 'gpus' must be \"all\" or a list of distinct device indices >= 0 (got %s)" % json.dumps(g),
+                "gpus",
+            )
     d["gpus"] = g
     tb = raw.get("time_budget_s")
     if tb is not None and (not _finite_number(tb) or tb <= 0):
-        raise SpecError("spec: 'time_budget_s' must be null or a number of seconds > 0 (got %s)"
-                        % json.dumps(tb), "time_budget_s")
+        raise SpecError(
+            "spec: 'time_budget_s' must be null or a number of seconds > 0 (got %s)" % json.dumps(tb), "time_budget_s"
+        )
     d["time_budget_s"] = tb
     be = raw.get("backend", AUTO)
     if be not in BACKENDS:
-        raise SpecError("spec: 'backend' must be one of %s (got %s)" % (", ".join(BACKENDS), json.dumps(be)),
-                        "backend")
+        raise SpecError("spec: 'backend' must be one of %s (got %s)" % (", ".join(BACKENDS), json.dumps(be)), "backend")
     d["backend"] = be
     for k in ("python", "routing_file", "device_name"):
         v = raw.get(k)
@@ -301,6 +372,7 @@ def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[st
     they go into) within PATH_MAX. Checked when the spec is read and again once the backend has named the
     device, so a run never measures for an hour and then fails writing its result."""
     from .serverconfig import naming
+
     try:
         names = naming.file_names(spec, device_name)
     except ValueError as e:
@@ -312,9 +384,11 @@ def check_file_names(spec: Dict[str, Any], device_name: str, folder: Optional[st
             if folder is not None:
                 naming.check_path_fits(os.path.join(folder, "vllm" if kind == "vllm" else "sglang"), name)
         except naming.ConfigNameError as e:
-            raise SpecError("spec: the %s config file name for device_name %s cannot be written: %s; shorten "
-                            "'device_name'" % (kind, json.dumps(device_name[:40] + ("..." if len(device_name) > 40
-                                                                                   else "")), e), "device_name")
+            raise SpecError(
+                "spec: the %s config file name for device_name %s cannot be written: %s; shorten "
+                "'device_name'" % (kind, json.dumps(device_name[:40] + ("..." if len(device_name) > 40 else "")), e),
+                "device_name",
+            )
 
 
 def check_routing_file(spec: Dict[str, Any]) -> None:
@@ -329,21 +403,31 @@ def check_routing_file(spec: Dict[str, Any]) -> None:
     except UnicodeDecodeError as e:
         raise SpecError("spec: 'routing_file' %s is not UTF-8 text: %s" % (path, e), "routing_file")
     except RecursionError:
-        raise SpecError("spec: 'routing_file' %s nests too deeply: it must be a list of lists (2 levels)" % path,
-                        "routing_file")
+        raise SpecError(
+            "spec: 'routing_file' %s nests too deeply: it must be a list of lists (2 levels)" % path, "routing_file"
+        )
     except ValueError as e:
         raise SpecError("spec: cannot read 'routing_file' %s: not JSON: %s" % (path, e), "routing_file")
     if not isinstance(data, list) or not data:
-        raise SpecError("spec: 'routing_file' must hold a non-empty JSON list of per-token expert id lists",
-                        "routing_file")
+        raise SpecError(
+            "spec: 'routing_file' must hold a non-empty JSON list of per-token expert id lists", "routing_file"
+        )
     if len(data) > MAX_ROUTING_TOKENS:
-        raise SpecError("spec: 'routing_file' %s holds %d tokens; at most %d are allowed"
-                        % (path, len(data), MAX_ROUTING_TOKENS), "routing_file")
+        raise SpecError(
+            "spec: 'routing_file' %s holds %d tokens; at most %d are allowed" % (path, len(data), MAX_ROUTING_TOKENS),
+            "routing_file",
+        )
     for i, row in enumerate(data):
-        if not isinstance(row, list) or len(row) != spec["topk"] or \
-                not all(_is_int(x) and 0 <= x < spec["E"] for x in row):
-            raise SpecError("spec: 'routing_file' row %d must list %d expert ids in [0, %d) (got %s)"
-                            % (i, spec["topk"], spec["E"], _short(row)), "routing_file")
+        if (
+            not isinstance(row, list)
+            or len(row) != spec["topk"]
+            or not all(_is_int(x) and 0 <= x < spec["E"] for x in row)
+        ):
+            raise SpecError(
+                "spec: 'routing_file' row %d must list %d expert ids in [0, %d) (got %s)"
+                % (i, spec["topk"], spec["E"], _short(row)),
+                "routing_file",
+            )
 
 
 def _short(v: Any) -> str:
@@ -357,11 +441,15 @@ def _read_limited(path: str, limit: int, what: str, key: Optional[str]) -> bytes
     """The bytes of a regular file, at most limit; SpecError otherwise (a FIFO or device never blocks)."""
     from .protocol import RunError
     from .safefile import read_bounded
+
     try:
         data = read_bounded(path, limit, what)
     except RunError as e:
-        raise SpecError("spec: %s" % e.message + (": a spec names files of at most %d MiB" % (limit >> 20)
-                                                   if e.code == "too_large" else ""), key)
+        raise SpecError(
+            "spec: %s" % e.message
+            + (": a spec names files of at most %d MiB" % (limit >> 20) if e.code == "too_large" else ""),
+            key,
+        )
     except OSError as e:
         raise SpecError("spec: cannot read %s %s: %s" % (what, path, e.strerror or e), key)
     if data is None:
@@ -383,7 +471,7 @@ def _nesting(text: str) -> Tuple[int, Optional[str]]:
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            last_str = text[i + 1:j]
+            last_str = text[i + 1 : j]
             i = j + 1
             continue
         if c == ":" and depth == 1:
@@ -421,16 +509,22 @@ def parse(text: str, where: str = "spec") -> Any:
     """Strict JSON for specs: no NaN / Infinity, no duplicate keys, nesting at most MAX_DEPTH."""
     deep, key = _nesting(text)
     if deep > MAX_DEPTH:
-        raise SpecError("spec: %s nests deeper than %d levels%s; a spec is at most 3 deep"
-                        % (where, MAX_DEPTH, " under key %r" % key if key else ""), key)
+        raise SpecError(
+            "spec: %s nests deeper than %d levels%s; a spec is at most 3 deep"
+            % (where, MAX_DEPTH, " under key %r" % key if key else ""),
+            key,
+        )
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except SpecError:
         raise
     except _Constant as e:
         key = _constant_key(text)
-        raise SpecError("spec: %s is %s, not a number a spec can use (budgets and factors must be finite)"
-                        % ("%r" % key if key else "a value", e.args[0]), key)
+        raise SpecError(
+            "spec: %s is %s, not a number a spec can use (budgets and factors must be finite)"
+            % ("%r" % key if key else "a value", e.args[0]),
+            key,
+        )
     except (ValueError, RecursionError) as e:
         raise SpecError("%s is not valid JSON: %s" % (where, e))
 
@@ -450,6 +544,7 @@ def _constant_key(text: str) -> Optional[str]:
         if isinstance(v, list):
             return any(bad(x) for x in v)
         return False
+
     if isinstance(obj, dict):
         for k, v in obj.items():
             if bad(v):
@@ -477,4 +572,5 @@ def shape_dict(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 def spec_hash(spec: Dict[str, Any]) -> str:
     import hashlib
+
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()

@@ -21,8 +21,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from .kernel_types import KernelConfig, Shape
 
 
-GRAPH_CALLS = 10            # calls per timed replay of a full (non-screening) unit: backends/triton_backend.py
-TIMED_TARGET_US = 20000.0   # timed GPU time of a re-timing unit (the head-to-head's, the headroom check's)
+GRAPH_CALLS = 10  # calls per timed replay of a full (non-screening) unit: backends/triton_backend.py
+TIMED_TARGET_US = 20000.0  # timed GPU time of a re-timing unit (the head-to-head's, the headroom check's)
 TIMED_MIN_REPLAYS = 3
 TIMED_MAX_REPLAYS = 10
 
@@ -42,15 +42,15 @@ def timed_replays(call_us: Optional[float], unknown: int = TIMED_MIN_REPLAYS) ->
 
 @dataclasses.dataclass(frozen=True)
 class Unit:
-    op: str                 # "up" | "down" | "both"
+    op: str  # "up" | "down" | "both"
     cfg: KernelConfig
-    m: int                  # batch size (tokens)
-    replays: int = 10       # timed graph replays
-    round: int = 0          # strategy phase / re-timing round; part of the identity
-    cfg_down: Optional[KernelConfig] = None   # for op "both" with separate up/down configs
-    pair: Optional[KernelConfig] = None       # a paired unit: this config (the reference, the server's
-                                              # default) is timed in the same unit, replay by replay
-                                              # alternating with cfg (Measurement.pair_samples_us)
+    m: int  # batch size (tokens)
+    replays: int = 10  # timed graph replays
+    round: int = 0  # strategy phase / re-timing round; part of the identity
+    cfg_down: Optional[KernelConfig] = None  # for op "both" with separate up/down configs
+    pair: Optional[KernelConfig] = None  # a paired unit: this config (the reference, the server's
+    # default) is timed in the same unit, replay by replay
+    # alternating with cfg (Measurement.pair_samples_us)
 
     def ident(self) -> str:
         """Stable identity used by the journal to skip work already done on resume."""
@@ -65,13 +65,13 @@ class Unit:
 @dataclasses.dataclass
 class Measurement:
     unit: Unit
-    samples_us: Optional[List[float]] = None   # None when the candidate failed
-    error_kind: Optional[str] = None            # CandidateError.kind when it failed
+    samples_us: Optional[List[float]] = None  # None when the candidate failed
+    error_kind: Optional[str] = None  # CandidateError.kind when it failed
     error: Optional[str] = None
     gpu: int = 0
     simulated: bool = False
-    pair_samples_us: Optional[List[float]] = None   # a paired unit's reference, replay by replay with
-                                                    # samples_us; None when it failed (pair_error says why)
+    pair_samples_us: Optional[List[float]] = None  # a paired unit's reference, replay by replay with
+    # samples_us; None when it failed (pair_error says why)
     pair_error: Optional[str] = None
 
     @property
@@ -101,8 +101,14 @@ def measure_unit(backend, unit: Unit, gpu: int = 0, simulated: bool = False) -> 
     try:
         if unit.pair is not None:
             t, tp, why = backend.measure_pair(unit.op, unit.cfg, unit.pair, unit.m, unit.replays)
-            return Measurement(unit, list(t.samples_us), gpu=gpu, simulated=simulated,
-                               pair_samples_us=list(tp.samples_us) if tp is not None else None, pair_error=why)
+            return Measurement(
+                unit,
+                list(t.samples_us),
+                gpu=gpu,
+                simulated=simulated,
+                pair_samples_us=list(tp.samples_us) if tp is not None else None,
+                pair_error=why,
+            )
         t = backend.measure(unit.op, unit.cfg, unit.m, unit.replays, unit.cfg_down)
         return Measurement(unit, list(t.samples_us), gpu=gpu, simulated=simulated)
     except CandidateError as e:
@@ -131,8 +137,13 @@ class Strategy(abc.ABC):
 
     name = "abstract"
 
-    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                 ops: Sequence[str], shape: Shape):
+    def __init__(
+        self,
+        space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+        batch_sizes: Sequence[int],
+        ops: Sequence[str],
+        shape: Shape,
+    ):
         self.space = space
         self.batch_sizes = list(batch_sizes)
         self.ops = list(ops)

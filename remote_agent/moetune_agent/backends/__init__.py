@@ -12,33 +12,51 @@ import importlib.util
 from typing import Dict, NamedTuple, Optional, Tuple
 
 # Backend names: the spec's "backend" values and the names in events, result.json and `backend:` capabilities.
-SERVER = "server"        # the server's own fused-MoE kernel (SGLang / vLLM), called as its tuner does
-TRITON = "triton"        # moetune's Triton kernel (kernels/), the server's config semantics
+SERVER = "server"  # the server's own fused-MoE kernel (SGLang / vLLM), called as its tuner does
+TRITON = "triton"  # moetune's Triton kernel (kernels/), the server's config semantics
 SYNTHETIC = "synthetic"  # a deterministic latency model: every number it gives is simulated
-AUTO = "auto"            # the spec's default: the first GPU backend of AUTO_ORDER that can run here
+AUTO = "auto"  # the spec's default: the first GPU backend of AUTO_ORDER that can run here
 
 # Variants here are spec.VARIANTS names; None means every variant.
 ALL_VARIANTS = None
 
 
 class BackendInfo(NamedTuple):
-    module: str                       # the module that defines the backend, imported only to build one
-    cls: str                          # the Backend subclass in that module
-    options: Tuple[str, ...]          # the spec/desc keys its constructor takes besides shape, device, cache
+    module: str  # the module that defines the backend, imported only to build one
+    cls: str  # the Backend subclass in that module
+    options: Tuple[str, ...]  # the spec/desc keys its constructor takes besides shape, device, cache
     variants: Optional[Tuple[str, ...]]  # the quantisation variants its kernel can tune (ALL_VARIANTS: all)
-    simulated: bool = False           # its numbers are simulated, never measured
+    simulated: bool = False  # its numbers are simulated, never measured
 
 
 BACKENDS: Dict[str, BackendInfo] = {
-    SERVER: BackendInfo("moetune_agent.backends.server_backend", "ServerBackend",
-                        ("framework", "routing_file", "cpu_compile", "bandwidth_probe"),
-                        ("bf16", "fp8_w8a8", "fp8_w8a8:block")),
-    TRITON: BackendInfo("moetune_agent.backends.triton_backend", "TritonBackend",
-                        ("framework", "routing_file", "cpu_compile", "bandwidth_probe"),
-                        ("bf16", "fp8_w8a8", "fp8_w8a8:block", "fp8_w8a8:channel", "int8_w8a8:channel",
-                         "int8_w8a16", "int4_w4a16:group")),
-    SYNTHETIC: BackendInfo("moetune_agent.backends.synthetic", "SyntheticBackend", ("framework", "device_name"),
-                           ALL_VARIANTS, simulated=True),
+    SERVER: BackendInfo(
+        "moetune_agent.backends.server_backend",
+        "ServerBackend",
+        ("framework", "routing_file", "cpu_compile", "bandwidth_probe"),
+        ("bf16", "fp8_w8a8", "fp8_w8a8:block"),
+    ),
+    TRITON: BackendInfo(
+        "moetune_agent.backends.triton_backend",
+        "TritonBackend",
+        ("framework", "routing_file", "cpu_compile", "bandwidth_probe"),
+        (
+            "bf16",
+            "fp8_w8a8",
+            "fp8_w8a8:block",
+            "fp8_w8a8:channel",
+            "int8_w8a8:channel",
+            "int8_w8a16",
+            "int4_w4a16:group",
+        ),
+    ),
+    SYNTHETIC: BackendInfo(
+        "moetune_agent.backends.synthetic",
+        "SyntheticBackend",
+        ("framework", "device_name"),
+        ALL_VARIANTS,
+        simulated=True,
+    ),
 }
 # The backends `auto` tries, in order (never a simulated one).
 AUTO_ORDER = (SERVER, TRITON)

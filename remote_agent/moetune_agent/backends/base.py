@@ -54,13 +54,20 @@ class Backend(abc.ABC):
         cache_dir). Raises CandidateError. Default: nothing to do."""
 
     @abc.abstractmethod
-    def measure(self, op: str, cfg: kernel_types.KernelConfig, m: int, replays: int = 10,
-                cfg_down: Optional[kernel_types.KernelConfig] = None) -> kernel_types.Timing:
+    def measure(
+        self,
+        op: str,
+        cfg: kernel_types.KernelConfig,
+        m: int,
+        replays: int = 10,
+        cfg_down: Optional[kernel_types.KernelConfig] = None,
+    ) -> kernel_types.Timing:
         """Time cfg at batch size m the reference way (whole call in a CUDA graph, fresh random routing
         per replay). Compiles on first use. Raises CandidateError."""
 
-    def measure_pair(self, op: str, cfg: kernel_types.KernelConfig, ref: kernel_types.KernelConfig, m: int,
-                     replays: int = 10):
+    def measure_pair(
+        self, op: str, cfg: kernel_types.KernelConfig, ref: kernel_types.KernelConfig, m: int, replays: int = 10
+    ):
         """A paired measurement: cfg and the reference ref (the server's default) timed in one unit, replay
         by replay alternating, so that both see the same clocks and drift and their ratio is what the
         head-to-head and the headroom check decide on. -> (cfg's Timing, ref's Timing or None, why ref

@@ -33,8 +33,15 @@ def make_backend(desc: Dict[str, Any], device_index: int, cache_dir: Optional[st
     """desc: {"name", "shape": {...}, "framework", "device_name", "routing_file"}."""
     cls = _backend_class(desc["name"])
     sd = desc["shape"]
-    shape = Shape(sd["E"], sd["N"], sd["K"], sd["topk"], sd.get("dtype") or "bf16",
-                  tuple(sd["block_shape"]) if sd.get("block_shape") else None, bool(sd.get("per_channel_quant")))
+    shape = Shape(
+        sd["E"],
+        sd["N"],
+        sd["K"],
+        sd["topk"],
+        sd.get("dtype") or "bf16",
+        tuple(sd["block_shape"]) if sd.get("block_shape") else None,
+        bool(sd.get("per_channel_quant")),
+    )
     kwargs: Dict[str, Any] = {}
     for k in BACKENDS[desc["name"]].options:
         if desc.get(k) is not None:
@@ -54,8 +61,7 @@ def auto_candidates(framework: str) -> List[str]:
     server) and the server backend are importable here, then "triton" when torch, triton and the Triton
     backend are. The run starts the first and proves it can run (one real call) before using it; one that
     cannot is skipped with a warning. Never synthetic."""
-    usable = {SERVER: lambda: _importable(framework),
-              TRITON: lambda: _importable("torch") and _importable("triton")}
+    usable = {SERVER: lambda: _importable(framework), TRITON: lambda: _importable("torch") and _importable("triton")}
     return [name for name in AUTO_ORDER if packaged(name) and usable[name]()]
 
 
@@ -66,6 +72,6 @@ def resolve_auto(framework: str) -> str:
         return cands[0]
     raise BackendUnavailable(
         "no GPU backend here: %s is not importable and torch+triton are %s; run with the server's "
-        "Python (--python / spec 'python') or set \"backend\": \"%s\" for a simulated run"
-        % (framework, "missing" if not _importable("torch") else "present but the Triton backend is missing",
-           SYNTHETIC))
+        'Python (--python / spec \'python\') or set "backend": "%s" for a simulated run'
+        % (framework, "missing" if not _importable("torch") else "present but the Triton backend is missing", SYNTHETIC)
+    )

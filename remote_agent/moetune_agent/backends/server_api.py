@@ -29,22 +29,35 @@ GENERATIONS = ("sglang-runner", "vllm-quant-config", "vllm-inplace", "vllm-legac
 
 # (package of fused_experts + override_config, module of the kernel functions, module of the config lookup)
 SGLANG_LAYOUTS = (
-    ("sglang.srt.layers.moe.moe_runner.triton_utils", "sglang.srt.layers.moe.moe_runner.triton_utils.fused_moe",
-     "sglang.srt.layers.moe.moe_runner.triton_utils.fused_moe_triton_config"),
-    ("sglang.srt.layers.moe.fused_moe_triton", "sglang.srt.layers.moe.fused_moe_triton.fused_moe",
-     "sglang.srt.layers.moe.fused_moe_triton.fused_moe_triton_config"),
+    (
+        "sglang.srt.layers.moe.moe_runner.triton_utils",
+        "sglang.srt.layers.moe.moe_runner.triton_utils.fused_moe",
+        "sglang.srt.layers.moe.moe_runner.triton_utils.fused_moe_triton_config",
+    ),
+    (
+        "sglang.srt.layers.moe.fused_moe_triton",
+        "sglang.srt.layers.moe.fused_moe_triton.fused_moe",
+        "sglang.srt.layers.moe.fused_moe_triton.fused_moe_triton_config",
+    ),
 )
 VLLM_LAYOUTS = (
-    ("vllm.model_executor.layers.fused_moe", "vllm.model_executor.layers.fused_moe.fused_moe",
-     "vllm.model_executor.layers.fused_moe.fused_moe"),
+    (
+        "vllm.model_executor.layers.fused_moe",
+        "vllm.model_executor.layers.fused_moe.fused_moe",
+        "vllm.model_executor.layers.fused_moe.fused_moe",
+    ),
 )
 SGLANG_RUNNER_CONFIG = ("sglang.srt.layers.moe.moe_runner", "sglang.srt.layers.moe")
 SGLANG_SERVER_ARGS = "sglang.srt.server_args"
 VLLM_QUANT_MODULE = "vllm.model_executor.layers.fused_moe.config"
 
 # The quantisation builders of vLLM's quant_config API, per moetune dtype.
-VLLM_QUANT_BUILDERS = {"fp8_w8a8": "fp8_w8a8_moe_quant_config", "int8_w8a8": "int8_w8a8_moe_quant_config",
-                       "int8_w8a16": "int8_w8a16_moe_quant_config", "int4_w4a16": "int4_w4a16_moe_quant_config"}
+VLLM_QUANT_BUILDERS = {
+    "fp8_w8a8": "fp8_w8a8_moe_quant_config",
+    "int8_w8a8": "int8_w8a8_moe_quant_config",
+    "int8_w8a16": "int8_w8a16_moe_quant_config",
+    "int4_w4a16": "int4_w4a16_moe_quant_config",
+}
 QUANT_DTYPES = ("fp8_w8a8", "int8_w8a8", "int8_w8a16", "int4_w4a16")
 
 
@@ -82,8 +95,17 @@ def call_filtered(fn, *args, **kwargs):
 class ServerApi(object):
     """What one installed server offers, with everything the backend calls."""
 
-    def __init__(self, framework: str, generation: str, version: Optional[str], fused_experts: Callable,
-                 override_config: Callable, kernel_module: Any, config_module: Any, extras: Dict[str, Any]) -> None:
+    def __init__(
+        self,
+        framework: str,
+        generation: str,
+        version: Optional[str],
+        fused_experts: Callable,
+        override_config: Callable,
+        kernel_module: Any,
+        config_module: Any,
+        extras: Dict[str, Any],
+    ) -> None:
         self.framework = framework
         self.generation = generation
         self.version = version
@@ -124,11 +146,24 @@ class ServerApi(object):
             return False
 
     def describe(self) -> Dict[str, Any]:
-        return {"framework": self.framework, "generation": self.generation, "version": self.version,
-                "separate_gemms": self.supports_separate, "tma": self.supports_tma}
+        return {
+            "framework": self.framework,
+            "generation": self.generation,
+            "version": self.version,
+            "separate_gemms": self.supports_separate,
+            "tma": self.supports_tma,
+        }
 
-    def quant_kwargs(self, dtype: str, w1_scale: Any, w2_scale: Any, block_shape: Any, per_channel_quant: bool,
-                     w1_zp: Any = None, w2_zp: Any = None) -> Dict[str, Any]:
+    def quant_kwargs(
+        self,
+        dtype: str,
+        w1_scale: Any,
+        w2_scale: Any,
+        block_shape: Any,
+        per_channel_quant: bool,
+        w1_zp: Any = None,
+        w2_zp: Any = None,
+    ) -> Dict[str, Any]:
         """The quantisation keywords of fused_experts for this generation (empty for bf16/fp16)."""
         if dtype not in QUANT_DTYPES:
             return {}
@@ -143,8 +178,10 @@ class ServerApi(object):
         builder_name = VLLM_QUANT_BUILDERS[dtype]
         builder = self.extras.get("quant_builders", {}).get(builder_name)
         if builder is None:
-            raise ServerApiError("vLLM %s has no %s in %s: cannot tune %s with it"
-                                 % (self.version or "(unknown version)", builder_name, VLLM_QUANT_MODULE, dtype))
+            raise ServerApiError(
+                "vLLM %s has no %s in %s: cannot tune %s with it"
+                % (self.version or "(unknown version)", builder_name, VLLM_QUANT_MODULE, dtype)
+            )
         kw = {"w1_scale": w1_scale, "w2_scale": w2_scale}
         if dtype in ("fp8_w8a8", "int8_w8a8"):
             kw.update(a1_scale=None, a2_scale=None, per_act_token_quant=bool(per_channel_quant))
@@ -185,8 +222,9 @@ def _import_first(layouts, import_module):
     return None, None, None, errors
 
 
-def detect(framework: str, import_module: Optional[Callable[[str], Any]] = None,
-           version: Optional[str] = None) -> ServerApi:
+def detect(
+    framework: str, import_module: Optional[Callable[[str], Any]] = None, version: Optional[str] = None
+) -> ServerApi:
     """The API of the installed framework ("sglang" | "vllm"), or ServerApiError with a sentence."""
     import_module = import_module or importlib.import_module
     if version is None:
@@ -206,14 +244,17 @@ def _detect_sglang(import_module, vtext, version):
     fe = getattr(pkg, "fused_experts", None) or getattr(kern, "fused_experts", None)
     oc = getattr(pkg, "override_config", None)
     if fe is None or oc is None:
-        raise ServerApiError("SGLang %s: %s has no fused_experts/override_config; this agent knows SGLang's "
-                             "layouts %s" % (vtext, pkg.__name__, ", ".join(l[0] for l in SGLANG_LAYOUTS)))
+        raise ServerApiError(
+            "SGLang %s: %s has no fused_experts/override_config; this agent knows SGLang's "
+            "layouts %s" % (vtext, pkg.__name__, ", ".join(l[0] for l in SGLANG_LAYOUTS))
+        )
     p = params_of(fe)
     if not ("topk_output" in p and "moe_runner_config" in p):
         raise ServerApiError(
             "SGLang %s: fused_experts(%s) is an API this agent does not know; it expects "
             "fused_experts(hidden_states, w1, w2, topk_output, moe_runner_config, ...) (SGLang 2025-2026)"
-            % (vtext, ", ".join(p[:8])))
+            % (vtext, ", ".join(p[:8]))
+        )
     runner_cfg = None
     for name in SGLANG_RUNNER_CONFIG:
         try:
@@ -223,8 +264,10 @@ def _detect_sglang(import_module, vtext, version):
         if runner_cfg is not None:
             break
     if runner_cfg is None:
-        raise ServerApiError("SGLang %s: fused_experts takes a moe_runner_config but MoeRunnerConfig is not in %s"
-                             % (vtext, " or ".join(SGLANG_RUNNER_CONFIG)))
+        raise ServerApiError(
+            "SGLang %s: fused_experts takes a moe_runner_config but MoeRunnerConfig is not in %s"
+            % (vtext, " or ".join(SGLANG_RUNNER_CONFIG))
+        )
     publish = server_args_cls = None
     try:
         sa = import_module(SGLANG_SERVER_ARGS)
@@ -233,18 +276,24 @@ def _detect_sglang(import_module, vtext, version):
     except ImportError:
         pass
     if publish is None or server_args_cls is None:
-        raise ServerApiError("SGLang %s: its fused_experts reads a published ServerArgs, but %s has no "
-                             "ServerArgs/set_global_server_args_for_scheduler" % (vtext, SGLANG_SERVER_ARGS))
-    extras = {"MoeRunnerConfig": runner_cfg, "publish_server_args": publish, "ServerArgs": server_args_cls,
-              "invoke_gemm": getattr(kern, "invoke_fused_moe_kernel", None) if kern is not None else None,
-              "align": getattr(pkg, "moe_align_block_size", None) or getattr(kern, "moe_align_block_size", None),
-              "support_tensor_descriptor": getattr(kern, "support_tensor_descriptor", None)
-              if kern is not None else None,
-              "get_config": getattr(pkg, "get_config", None)}
+        raise ServerApiError(
+            "SGLang %s: its fused_experts reads a published ServerArgs, but %s has no "
+            "ServerArgs/set_global_server_args_for_scheduler" % (vtext, SGLANG_SERVER_ARGS)
+        )
+    extras = {
+        "MoeRunnerConfig": runner_cfg,
+        "publish_server_args": publish,
+        "ServerArgs": server_args_cls,
+        "invoke_gemm": getattr(kern, "invoke_fused_moe_kernel", None) if kern is not None else None,
+        "align": getattr(pkg, "moe_align_block_size", None) or getattr(kern, "moe_align_block_size", None),
+        "support_tensor_descriptor": getattr(kern, "support_tensor_descriptor", None) if kern is not None else None,
+        "get_config": getattr(pkg, "get_config", None),
+    }
     if extras["support_tensor_descriptor"] is None and extras["invoke_gemm"] is not None:
         try:  # the kernels module the GEMM lives in
-            extras["support_tensor_descriptor"] = getattr(import_module(extras["invoke_gemm"].__module__),
-                                                          "support_tensor_descriptor", None)
+            extras["support_tensor_descriptor"] = getattr(
+                import_module(extras["invoke_gemm"].__module__), "support_tensor_descriptor", None
+            )
         except ImportError:
             pass
     return ServerApi("sglang", "sglang-runner", version, fe, oc, kern, cfg, extras)
@@ -260,9 +309,10 @@ def _detect_vllm(import_module, vtext, version):
         raise ServerApiError("vLLM %s: %s has no fused_experts/override_config" % (vtext, pkg.__name__))
     p = params_of(fe)
     if len(p) < 5 or p[3:5] != ["topk_weights", "topk_ids"]:
-        raise ServerApiError("vLLM %s: fused_experts(%s) is an API this agent does not know; it expects "
-                             "fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, ...)"
-                             % (vtext, ", ".join(p[:8])))
+        raise ServerApiError(
+            "vLLM %s: fused_experts(%s) is an API this agent does not know; it expects "
+            "fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, ...)" % (vtext, ", ".join(p[:8]))
+        )
     builders = {}
     if "quant_config" in p:
         gen = "vllm-inplace" if "inplace" in p else "vllm-quant-config"
@@ -277,14 +327,22 @@ def _detect_vllm(import_module, vtext, version):
         raise ServerApiError(
             "vLLM %s: fused_experts(%s) takes neither quant_config= nor use_fp8_w8a8=; this agent knows "
             "fused_experts(..., quant_config=) (2025-2026, with or without inplace=) and "
-            "fused_experts(..., inplace=, use_fp8_w8a8=, w1_scale=, ...) (older)" % (vtext, ", ".join(p[:12])))
-    extras = {"quant_builders": builders, "get_config": getattr(pkg, "get_config", None),
-              # The one-GEMM entry point vLLM's fused_experts calls twice (up, then down), for the CPU
-              # precompile only: vLLM reads one config for both GEMMs, so tuning stays on the whole call.
-              "precompile_gemm": (getattr(kern, "dispatch_fused_moe_kernel", None)
-                                  or getattr(kern, "invoke_fused_moe_triton_kernel", None)
-                                  or getattr(kern, "invoke_fused_moe_kernel", None)) if kern is not None else None,
-              "prepare_assignment": getattr(kern, "_prepare_expert_assignment", None) if kern is not None else None}
+            "fused_experts(..., inplace=, use_fp8_w8a8=, w1_scale=, ...) (older)" % (vtext, ", ".join(p[:12]))
+        )
+    extras = {
+        "quant_builders": builders,
+        "get_config": getattr(pkg, "get_config", None),
+        # The one-GEMM entry point vLLM's fused_experts calls twice (up, then down), for the CPU
+        # precompile only: vLLM reads one config for both GEMMs, so tuning stays on the whole call.
+        "precompile_gemm": (
+            getattr(kern, "dispatch_fused_moe_kernel", None)
+            or getattr(kern, "invoke_fused_moe_triton_kernel", None)
+            or getattr(kern, "invoke_fused_moe_kernel", None)
+        )
+        if kern is not None
+        else None,
+        "prepare_assignment": getattr(kern, "_prepare_expert_assignment", None) if kern is not None else None,
+    }
     return ServerApi("vllm", gen, version, fe, oc, kern, cfg, extras)
 
 
@@ -312,8 +370,15 @@ def config_dtype(dtype: Optional[str], framework: str) -> Optional[str]:
     return dtype
 
 
-def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_shape: Optional[Tuple[int, ...]],
-                  per_channel_quant: bool, down: bool) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
+def lookup_source(
+    api: ServerApi,
+    E: int,
+    N: int,
+    dtype: Optional[str],
+    block_shape: Optional[Tuple[int, ...]],
+    per_channel_quant: bool,
+    down: bool,
+) -> Tuple[Optional[Dict[int, Any]], Optional[str]]:
     """(configs the server reads from a file for this shape or None, the file name it looks for)."""
     cfgm = api.config_module
     if cfgm is None:
@@ -324,10 +389,18 @@ def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_sh
     name = None
     try:
         if api.framework == "sglang":
-            name = call_filtered(cfgm.get_config_file_name, E, N, dt, [bn, bk] if block_shape else None,
-                                 per_channel_quant=per_channel_quant, down_moe=down)
-            got = call_filtered(cfgm.get_moe_configs, E, N, dt, bn, bk, per_channel_quant=per_channel_quant,
-                                down_moe=down)
+            name = call_filtered(
+                cfgm.get_config_file_name,
+                E,
+                N,
+                dt,
+                [bn, bk] if block_shape else None,
+                per_channel_quant=per_channel_quant,
+                down_moe=down,
+            )
+            got = call_filtered(
+                cfgm.get_moe_configs, E, N, dt, bn, bk, per_channel_quant=per_channel_quant, down_moe=down
+            )
         else:
             if down:
                 return None, None
@@ -337,8 +410,9 @@ def lookup_source(api: ServerApi, E: int, N: int, dtype: Optional[str], block_sh
             except Exception:  # noqa: BLE001 - e.g. its log-once helper needs an initialised engine
                 got = vllm_search(cfgm, name)[0]
     except Exception as e:  # noqa: BLE001 - the lookup's own failure is reported, not fatal
-        raise ServerApiError("%s %s: its config lookup failed: %s: %s"
-                             % (api.framework, api.version, type(e).__name__, e))
+        raise ServerApiError(
+            "%s %s: its config lookup failed: %s: %s" % (api.framework, api.version, type(e).__name__, e)
+        )
     return (dict(got) if got else None), name
 
 

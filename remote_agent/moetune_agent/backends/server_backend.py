@@ -54,9 +54,15 @@ class _LogCapture(logging.Handler):
 def _to_config(d: Dict[str, Any], keep_tma: bool) -> KernelConfig:
     """A server config dict -> KernelConfig; keys the server leaves out are Triton's CUDA defaults."""
     tma = bool(d.get("USE_TMA")) if keep_tma else None
-    return KernelConfig(int(d["BLOCK_SIZE_M"]), int(d["BLOCK_SIZE_N"]), int(d["BLOCK_SIZE_K"]),
-                        int(d.get("GROUP_SIZE_M", 1)), int(d.get("num_warps", 4)), int(d.get("num_stages", 3)),
-                        USE_TMA=True if tma else None)
+    return KernelConfig(
+        int(d["BLOCK_SIZE_M"]),
+        int(d["BLOCK_SIZE_N"]),
+        int(d["BLOCK_SIZE_K"]),
+        int(d.get("GROUP_SIZE_M", 1)),
+        int(d.get("num_warps", 4)),
+        int(d.get("num_stages", 3)),
+        USE_TMA=True if tma else None,
+    )
 
 
 def nearest(configs: Dict[int, Any], m: int) -> Any:
@@ -91,12 +97,13 @@ def specialisation_class(framework: str, shape: Shape, op: str, cfg: KernelConfi
         em = numel * bm if numel < slots else numel + slots * (bm - 1)
         return ("sglang", _spec(em), _spec(numel))
     if framework == "vllm":
-        wna16_block = shape.dtype in ("int8_w8a16", "int4_w4a16") and bool(shape.block_shape) \
-            and shape.block_shape[1] > 0
+        wna16_block = (
+            shape.dtype in ("int8_w8a16", "int4_w4a16") and bool(shape.block_shape) and shape.block_shape[1] > 0
+        )
         if numel * 4 <= shape.E and not wna16_block:  # vLLM's naive block assignment: no alignment
             return ("vllm", "naive", _spec(numel * bm), _spec(numel))
         padded = ServerBackend.vllm_padded(numel, bm, shape.E)
-        em_up = min(padded, numel * bm) if m < bm else padded      # the up GEMM: A has m rows, top-k routed
+        em_up = min(padded, numel * bm) if m < bm else padded  # the up GEMM: A has m rows, top-k routed
         em_down = min(padded, numel * bm) if numel < bm else padded  # the down GEMM: numel rows, top-k 1
         return ("vllm", _spec(em_up), _spec(em_down), _spec(numel))
     return None
@@ -161,8 +168,20 @@ class _ServerCall(object):
     def gemm_up(self):
         w = self.inner.w
         sorted_ids, expert_ids, ntpp = self._align()
-        self.b.invoke(self.inner.x, w.w1, self.cache1, w.w1_scale, self.inner.topk_w.view(self.inner.M, -1),
-                      self.inner.topk_ids, sorted_ids, expert_ids, ntpp, False, self.b.shape.topk, self.cfg)
+        self.b.invoke(
+            self.inner.x,
+            w.w1,
+            self.cache1,
+            w.w1_scale,
+            self.inner.topk_w.view(self.inner.M, -1),
+            self.inner.topk_ids,
+            sorted_ids,
+            expert_ids,
+            ntpp,
+            False,
+            self.b.shape.topk,
+            self.cfg,
+        )
 
     def gemm_down(self):
         torch = self.b._torch
@@ -176,9 +195,22 @@ class _ServerCall(object):
         # done for both variants so TMA and plain are timed with the same work around the GEMM.
         torch.index_select(self.inner.inter2, 0, sorted_ids.clamp(max=numel - 1), out=self.a_sorted)
         a = self.a_sorted if self.tma else self.inner.inter2
-        self.b.invoke(a, w.w2, self.cache3, w.w2_scale, self.inner.topk_w.view(self.inner.M, -1),
-                      self.inner.topk_ids, sorted_ids, expert_ids, ntpp, True, 1, self.cfg, tma=self.tma,
-                      router_topk=s.topk)
+        self.b.invoke(
+            a,
+            w.w2,
+            self.cache3,
+            w.w2_scale,
+            self.inner.topk_w.view(self.inner.M, -1),
+            self.inner.topk_ids,
+            sorted_ids,
+            expert_ids,
+            ntpp,
+            True,
+            1,
+            self.cfg,
+            tma=self.tma,
+            router_topk=s.topk,
+        )
         torch.sum(self.cache3, dim=1, out=self.inner.out)
 
 
@@ -186,12 +218,26 @@ class ServerBackend(TritonBackend):
     name = SERVER
     supports_tma = False  # per instance once the server is known (api().supports_tma)
 
-    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,
-                 framework: Optional[str] = None, routing_file: Optional[str] = None,
-                 cpu_compile: Optional[dict] = None, api: Optional[server_api.ServerApi] = None,
-                 bandwidth_probe: Optional[str] = None):
-        super().__init__(shape, device_index, cache_dir, framework=framework or "sglang",
-                         routing_file=routing_file, cpu_compile=cpu_compile, bandwidth_probe=bandwidth_probe)
+    def __init__(
+        self,
+        shape: Shape,
+        device_index: int = 0,
+        cache_dir: Optional[str] = None,
+        framework: Optional[str] = None,
+        routing_file: Optional[str] = None,
+        cpu_compile: Optional[dict] = None,
+        api: Optional[server_api.ServerApi] = None,
+        bandwidth_probe: Optional[str] = None,
+    ):
+        super().__init__(
+            shape,
+            device_index,
+            cache_dir,
+            framework=framework or "sglang",
+            routing_file=routing_file,
+            cpu_compile=cpu_compile,
+            bandwidth_probe=bandwidth_probe,
+        )
         self._api = api
         self._published = False
         self._runner_cfg: Any = None
@@ -209,8 +255,11 @@ class ServerBackend(TritonBackend):
             except server_api.ServerApiError as e:
                 raise CandidateError("other", str(e))
             except Exception as e:  # noqa: BLE001 - an import that dies half-way is the same failure
-                raise CandidateError("other", "%s is installed but its fused-MoE modules fail to import: %s: %s"
-                                     % (self.framework, type(e).__name__, e))
+                raise CandidateError(
+                    "other",
+                    "%s is installed but its fused-MoE modules fail to import: %s: %s"
+                    % (self.framework, type(e).__name__, e),
+                )
         if self._api.framework == "sglang" and not self._published:
             self._publish_server_args()
         self.supports_tma = self._api.supports_tma
@@ -240,11 +289,21 @@ class ServerBackend(TritonBackend):
         if self._runner_cfg is None:
             cls = self.api().extras["MoeRunnerConfig"]
             s = self.shape
-            want = {"inplace": True, "num_experts": s.E, "num_local_experts": s.E, "top_k": s.topk,
-                    "hidden_size": s.K, "intermediate_size_per_partition": s.N, "activation": "silu",
-                    "is_gated": True}
-            names = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) \
+            want = {
+                "inplace": True,
+                "num_experts": s.E,
+                "num_local_experts": s.E,
+                "top_k": s.topk,
+                "hidden_size": s.K,
+                "intermediate_size_per_partition": s.N,
+                "activation": "silu",
+                "is_gated": True,
+            }
+            names = (
+                [f.name for f in dataclasses.fields(cls)]
+                if dataclasses.is_dataclass(cls)
                 else server_api.params_of(cls)
+            )
             self._runner_cfg = cls(**{k: v for k, v in want.items() if k in names})
         return self._runner_cfg
 
@@ -252,27 +311,60 @@ class ServerBackend(TritonBackend):
         if self._quant_kw is None:
             w = self.weights()
             try:
-                self._quant_kw = self.api().quant_kwargs(self.shape.dtype, w.w1_scale, w.w2_scale,
-                                                         self.shape.block_shape, self.shape.per_channel_quant)
+                self._quant_kw = self.api().quant_kwargs(
+                    self.shape.dtype, w.w1_scale, w.w2_scale, self.shape.block_shape, self.shape.per_channel_quant
+                )
             except server_api.ServerApiError as e:
                 raise CandidateError("other", str(e))
         return self._quant_kw
 
-    def invoke(self, a, b, c, b_scale, topk_w, topk_ids, sorted_ids, expert_ids, ntpp, mul_routed, top_k, cfg,
-               tma=False, router_topk=None):
+    def invoke(
+        self,
+        a,
+        b,
+        c,
+        b_scale,
+        topk_w,
+        topk_ids,
+        sorted_ids,
+        expert_ids,
+        ntpp,
+        mul_routed,
+        top_k,
+        cfg,
+        tma=False,
+        router_topk=None,
+    ):
         """One GEMM through the server's invoke_fused_moe_kernel, keywords filtered by its signature."""
         api = self.api()
         import triton.language as tl
 
         dt = self.shape.dtype
-        kw = dict(A=a, B=b, bias=None, C=c, A_scale=None, B_scale=b_scale, B_zp=None, topk_weights=topk_w,
-                  topk_ids=topk_ids, sorted_token_ids=sorted_ids, expert_ids=expert_ids,
-                  num_tokens_post_padded=ntpp, mul_routed_weight=mul_routed, top_k=top_k, config=dict(cfg),
-                  compute_type=tl.float16 if dt == "fp16" else tl.bfloat16,
-                  use_fp8_w8a8=dt == "fp8_w8a8", use_int8_w8a8=dt == "int8_w8a8", use_int8_w8a16=dt == "int8_w8a16",
-                  use_int4_w4a16=dt == "int4_w4a16", per_channel_quant=bool(self.shape.per_channel_quant),
-                  block_shape=list(self.shape.block_shape) if self.shape.block_shape else None,
-                  filter_expert=False)
+        kw = dict(
+            A=a,
+            B=b,
+            bias=None,
+            C=c,
+            A_scale=None,
+            B_scale=b_scale,
+            B_zp=None,
+            topk_weights=topk_w,
+            topk_ids=topk_ids,
+            sorted_token_ids=sorted_ids,
+            expert_ids=expert_ids,
+            num_tokens_post_padded=ntpp,
+            mul_routed_weight=mul_routed,
+            top_k=top_k,
+            config=dict(cfg),
+            compute_type=tl.float16 if dt == "fp16" else tl.bfloat16,
+            use_fp8_w8a8=dt == "fp8_w8a8",
+            use_int8_w8a8=dt == "int8_w8a8",
+            use_int8_w8a16=dt == "int8_w8a16",
+            use_int4_w4a16=dt == "int4_w4a16",
+            per_channel_quant=bool(self.shape.per_channel_quant),
+            block_shape=list(self.shape.block_shape) if self.shape.block_shape else None,
+            filter_expert=False,
+        )
         if tma:
             kw.update(a_use_tma=True, b_use_tma=True)
         if router_topk is not None:
@@ -283,18 +375,31 @@ class ServerBackend(TritonBackend):
     def _check_op(self, op: str, cfg: KernelConfig):
         api = self.api()
         if op in ("up", "down") and not api.supports_separate:
-            raise CandidateError("other", "%s %s (%s) reads one config for both GEMMs and has no separate up/down "
-                                 "entry point: tune it with ops \"up\"" % (api.framework, api.version, api.generation))
+            raise CandidateError(
+                "other",
+                "%s %s (%s) reads one config for both GEMMs and has no separate up/down "
+                'entry point: tune it with ops "up"' % (api.framework, api.version, api.generation),
+            )
         if cfg.USE_TMA and (op != "down" or not api.supports_tma):
-            raise CandidateError("other", "USE_TMA is only for the down GEMM of a server kernel that supports TMA "
-                                 "(%s %s: %s)" % (api.framework, api.version,
-                                                  "supported" if api.supports_tma else "not supported"))
+            raise CandidateError(
+                "other",
+                "USE_TMA is only for the down GEMM of a server kernel that supports TMA "
+                "(%s %s: %s)" % (api.framework, api.version, "supported" if api.supports_tma else "not supported"),
+            )
 
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
         self.api()
-        inner = super()._make(w, m, KernelConfig(*(getattr(cfg, k) for k in
-                                                   ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
-                                                    "num_warps", "num_stages"))), None)
+        inner = super()._make(
+            w,
+            m,
+            KernelConfig(
+                *(
+                    getattr(cfg, k)
+                    for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+                )
+            ),
+            None,
+        )
         return _ServerCall(self, inner, cfg)
 
     def _step(self, moe, op: str):
@@ -362,9 +467,11 @@ class ServerBackend(TritonBackend):
                 return api.align(ids, bm, s.E)
             except Exception:  # an align op that only runs on the GPU: its documented output sizes
                 padded = numel * bm if numel < s.E + 1 else numel + (s.E + 1) * (bm - 1)
-                return (torch.empty(padded, dtype=torch.int32, device=dev),
-                        torch.empty(-(-padded // bm), dtype=torch.int32, device=dev),
-                        torch.empty(1, dtype=torch.int32, device=dev))
+                return (
+                    torch.empty(padded, dtype=torch.int32, device=dev),
+                    torch.empty(-(-padded // bm), dtype=torch.int32, device=dev),
+                    torch.empty(1, dtype=torch.int32, device=dev),
+                )
 
         sorted_ids, expert_ids, ntpp = self.assignment("sglang", m, bm, align)
         w1 = torch.empty(s.E, 2 * s.N, s.K, dtype=wt, device=dev)
@@ -381,15 +488,42 @@ class ServerBackend(TritonBackend):
         six = _six(cfg)
         gemms = []
         if op in ("both", "up"):
-            gemms.append(lambda: self.invoke(torch.empty(m, s.K, dtype=at, device=dev), w1,
-                                             torch.empty(numel, 2 * s.N, dtype=at, device=dev), s1, tw, ids,
-                                             sorted_ids, expert_ids, ntpp, False, s.topk, six))
+            gemms.append(
+                lambda: self.invoke(
+                    torch.empty(m, s.K, dtype=at, device=dev),
+                    w1,
+                    torch.empty(numel, 2 * s.N, dtype=at, device=dev),
+                    s1,
+                    tw,
+                    ids,
+                    sorted_ids,
+                    expert_ids,
+                    ntpp,
+                    False,
+                    s.topk,
+                    six,
+                )
+            )
         if op in ("both", "down"):
             rows = sorted_ids.shape[0] if cfg.USE_TMA else numel
-            gemms.append(lambda: self.invoke(torch.empty(rows, s.N, dtype=at, device=dev), w2,
-                                             torch.empty(m, s.topk, s.K, dtype=at, device=dev), s2, tw, ids,
-                                             sorted_ids, expert_ids, ntpp, True, 1, six, tma=bool(cfg.USE_TMA),
-                                             router_topk=s.topk))
+            gemms.append(
+                lambda: self.invoke(
+                    torch.empty(rows, s.N, dtype=at, device=dev),
+                    w2,
+                    torch.empty(m, s.topk, s.K, dtype=at, device=dev),
+                    s2,
+                    tw,
+                    ids,
+                    sorted_ids,
+                    expert_ids,
+                    ntpp,
+                    True,
+                    1,
+                    six,
+                    tma=bool(cfg.USE_TMA),
+                    router_topk=s.topk,
+                )
+            )
         self._compile_gemms(fns, gemms)
 
     def assignment(self, kind: str, m: int, bm: int, make: Callable[[], Any]) -> Any:
@@ -424,8 +558,11 @@ class ServerBackend(TritonBackend):
                 name = type(err).__name__
                 if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources"):
                     raise classify(err)
-                raise CandidateError("other", "CPU compile of the server's GEMM failed: %s: %s"
-                                     % (name, str(err).splitlines()[0] if str(err) else ""))
+                raise CandidateError(
+                    "other",
+                    "CPU compile of the server's GEMM failed: %s: %s"
+                    % (name, str(err).splitlines()[0] if str(err) else ""),
+                )
             try:
                 cpu_mod.check_shared(new, int(self.cpu_compile.get("smem") or 0))
             except Exception as e:  # noqa: BLE001
@@ -438,8 +575,11 @@ class ServerBackend(TritonBackend):
         on the GPU worker (issue 22: without it each kernel compiled on the GPU worker, ~1.1 s a unit).
         Unquantised dtypes only: the quantised paths quantise the activations on the GPU first."""
         api = self.api()
-        return api.framework == "vllm" and api.extras.get("precompile_gemm") is not None and \
-            self.shape.dtype in ("bf16", "fp16")
+        return (
+            api.framework == "vllm"
+            and api.extras.get("precompile_gemm") is not None
+            and self.shape.dtype in ("bf16", "fp16")
+        )
 
     @staticmethod
     def vllm_padded(numel: int, bm: int, E: int) -> int:
@@ -459,16 +599,19 @@ class ServerBackend(TritonBackend):
         numel = ids.numel()
         if prep is not None:
             try:
-                return server_api.call_filtered(prep, ids, {"BLOCK_SIZE_M": bm}, ids.shape[0], s.topk, s.E, None,
-                                                ignore_invalid_experts=True)
+                return server_api.call_filtered(
+                    prep, ids, {"BLOCK_SIZE_M": bm}, ids.shape[0], s.topk, s.E, None, ignore_invalid_experts=True
+                )
             except Exception:  # noqa: BLE001 - the align op is a GPU kernel on a real vLLM
                 pass
             if numel * 4 <= s.E:  # the naive path's rule, should the call above have failed for another reason
                 return None, ids.view(-1), torch.empty(1, dtype=torch.int32, device=ids.device)
         padded = self.vllm_padded(numel, bm, s.E)
-        return (torch.empty(padded, dtype=torch.int32, device=ids.device),
-                torch.empty(-(-padded // bm), dtype=torch.int32, device=ids.device),
-                torch.empty(1, dtype=torch.int32, device=ids.device))
+        return (
+            torch.empty(padded, dtype=torch.int32, device=ids.device),
+            torch.empty(-(-padded // bm), dtype=torch.int32, device=ids.device),
+            torch.empty(1, dtype=torch.int32, device=ids.device),
+        )
 
     def _precompile_vllm(self, cfg: KernelConfig, m: int) -> None:
         import importlib
@@ -482,8 +625,9 @@ class ServerBackend(TritonBackend):
         numel = m * s.topk
         ids = torch.zeros(m, s.topk, dtype=torch.int32, device=dev)
         tw = torch.empty(m, s.topk, dtype=torch.float32, device=dev)
-        sorted_ids, expert_ids, ntpp = self.assignment("vllm", m, cfg.BLOCK_SIZE_M,
-                                                       lambda: self._vllm_assignment(ids, cfg.BLOCK_SIZE_M))
+        sorted_ids, expert_ids, ntpp = self.assignment(
+            "vllm", m, cfg.BLOCK_SIZE_M, lambda: self._vllm_assignment(ids, cfg.BLOCK_SIZE_M)
+        )
         # fused_experts_impl's buffers: one flat cache for the up output (M, topk, 2N) and the down output
         # (M, topk, K), the activation's output (M*topk, N) apart
         cache13 = torch.empty(numel * max(2 * s.N, s.K), dtype=at, device=dev)
@@ -492,15 +636,32 @@ class ServerBackend(TritonBackend):
         c2 = torch.empty(numel, s.N, dtype=at, device=dev)
         w1 = torch.empty(s.E, 2 * s.N, s.K, dtype=at, device=dev)
         w2 = torch.empty(s.E, s.K, s.N, dtype=at, device=dev)
-        common = dict(A_scale=None, B_scale=None, B_zp=None, topk_weights=tw, sorted_token_ids=sorted_ids,
-                      expert_ids=expert_ids, num_tokens_post_padded=ntpp, config=_six(cfg),
-                      compute_type=tl.float16 if s.dtype == "fp16" else tl.bfloat16, use_fp8_w8a8=False,
-                      use_int8_w8a8=False, use_int8_w8a16=False, use_int4_w4a16=False, per_channel_quant=False,
-                      block_shape=None, B_bias=None)
+        common = dict(
+            A_scale=None,
+            B_scale=None,
+            B_zp=None,
+            topk_weights=tw,
+            sorted_token_ids=sorted_ids,
+            expert_ids=expert_ids,
+            num_tokens_post_padded=ntpp,
+            config=_six(cfg),
+            compute_type=tl.float16 if s.dtype == "fp16" else tl.bfloat16,
+            use_fp8_w8a8=False,
+            use_int8_w8a8=False,
+            use_int8_w8a16=False,
+            use_int4_w4a16=False,
+            per_channel_quant=False,
+            block_shape=None,
+            B_bias=None,
+        )
         x = torch.empty(m, s.K, dtype=at, device=dev)
-        self._compile_gemms(fns, [
-            lambda: server_api.call_filtered(fn, A=x, B=w1, C=c1, mul_routed_weight=False, top_k=s.topk, **common),
-            lambda: server_api.call_filtered(fn, A=c2, B=w2, C=c3, mul_routed_weight=True, top_k=1, **common)])
+        self._compile_gemms(
+            fns,
+            [
+                lambda: server_api.call_filtered(fn, A=x, B=w1, C=c1, mul_routed_weight=False, top_k=s.topk, **common),
+                lambda: server_api.call_filtered(fn, A=c2, B=w2, C=c3, mul_routed_weight=True, top_k=1, **common),
+            ],
+        )
 
     # -- what the server runs with no new file ------------------------------------------------------------
     def _server_lookup(self) -> Dict[str, Any]:
@@ -518,8 +679,9 @@ class ServerBackend(TritonBackend):
             up, up_name = server_api.lookup_source(api, s.E, s.N, s.dtype, s.block_shape, s.per_channel_quant, False)
             down, down_name = (None, None)
             if api.framework == "sglang":
-                down, down_name = server_api.lookup_source(api, s.E, s.N, s.dtype, s.block_shape,
-                                                           s.per_channel_quant, True)
+                down, down_name = server_api.lookup_source(
+                    api, s.E, s.N, s.dtype, s.block_shape, s.per_channel_quant, True
+                )
         except server_api.ServerApiError as e:
             raise CandidateError("other", str(e))
         finally:
@@ -540,20 +702,38 @@ class ServerBackend(TritonBackend):
         # SGLang answers a missing _down file with the up configs (and says so): that is no down file
         if down is not None and any("Down MoE config file not found" in line for line in cap.lines):
             down = None
-        self._lookup = {"up": up, "up_name": up_name, "up_path": up_path, "down": down,
-                        "down_name": down_name, "down_path": path_of(down_name), "log": cap.lines[-6:]}
+        self._lookup = {
+            "up": up,
+            "up_name": up_name,
+            "up_path": up_path,
+            "down": down,
+            "down_name": down_name,
+            "down_path": path_of(down_name),
+            "log": cap.lines[-6:],
+        }
         return self._lookup
 
     def _heuristic(self, m: int) -> KernelConfig:
         api = self.api()
         s = self.shape
         try:
-            d = server_api.call_filtered(api.config_module.get_default_config, M=m, E=s.E, N=s.N, K=s.K, topk=s.topk,
-                                         dtype=server_api.config_dtype(s.dtype, api.framework), is_marlin=False,
-                                         block_shape=list(s.block_shape) if s.block_shape else None)
+            d = server_api.call_filtered(
+                api.config_module.get_default_config,
+                M=m,
+                E=s.E,
+                N=s.N,
+                K=s.K,
+                topk=s.topk,
+                dtype=server_api.config_dtype(s.dtype, api.framework),
+                is_marlin=False,
+                block_shape=list(s.block_shape) if s.block_shape else None,
+            )
         except Exception as e:  # noqa: BLE001
-            raise CandidateError("other", "%s %s: its default-config heuristic failed: %s: %s"
-                                 % (api.framework, api.version, type(e).__name__, e))
+            raise CandidateError(
+                "other",
+                "%s %s: its default-config heuristic failed: %s: %s"
+                % (api.framework, api.version, type(e).__name__, e),
+            )
         return _to_config(d, False)
 
     def default_config(self, op: str, m: int) -> KernelConfig:
@@ -570,13 +750,23 @@ class ServerBackend(TritonBackend):
     def default_source(self) -> dict:
         api = self.api()
         lk = self._server_lookup()
-        out = {"kind": "file" if lk["up"] else "heuristic", "framework": api.framework,
-               "generation": api.generation, "version": api.version, "file_name": lk["up_name"],
-               "path": lk["up_path"], "sha256": file_sha256(lk["up_path"]) if lk["up"] else None, "down": None}
+        out = {
+            "kind": "file" if lk["up"] else "heuristic",
+            "framework": api.framework,
+            "generation": api.generation,
+            "version": api.version,
+            "file_name": lk["up_name"],
+            "path": lk["up_path"],
+            "sha256": file_sha256(lk["up_path"]) if lk["up"] else None,
+            "down": None,
+        }
         if api.framework == "sglang":
-            out["down"] = {"kind": "file" if lk["down"] else ("up_config" if lk["up"] else "heuristic"),
-                           "file_name": lk["down_name"], "path": lk["down_path"],
-                           "sha256": file_sha256(lk["down_path"]) if lk["down"] else None}
+            out["down"] = {
+                "kind": "file" if lk["down"] else ("up_config" if lk["up"] else "heuristic"),
+                "file_name": lk["down_name"],
+                "path": lk["down_path"],
+                "sha256": file_sha256(lk["down_path"]) if lk["down"] else None,
+            }
         try:
             import triton
 

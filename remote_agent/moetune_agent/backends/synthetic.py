@@ -26,17 +26,17 @@ from . import SYNTHETIC, defaults as defaults_mod
 from .base import Backend, file_sha256
 
 SIM_DEVICE = "SIMULATED_GPU"
-_HBM_BPS = 4.0e12          # bytes/s achievable
-_FLOPS = {1: 1.5e15, 2: 7.5e14, 4: 6.0e13}   # dense tensor throughput by element bytes
+_HBM_BPS = 4.0e12  # bytes/s achievable
+_FLOPS = {1: 1.5e15, 2: 7.5e14, 4: 6.0e13}  # dense tensor throughput by element bytes
 _SMS = 132
 _LAUNCH_US = 3.0
-_LATENCY_S = 0.9e-6        # memory latency that stages must cover
+_LATENCY_S = 0.9e-6  # memory latency that stages must cover
 
 
 def _unit_hash(*parts: object) -> float:
     """Deterministic value in [0, 1) from the parts (independent of PYTHONHASHSEED)."""
     h = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
-    return struct.unpack(">Q", h[:8])[0] / 2.0 ** 64
+    return struct.unpack(">Q", h[:8])[0] / 2.0**64
 
 
 class SyntheticBackend(Backend):
@@ -44,9 +44,15 @@ class SyntheticBackend(Backend):
     simulated = True
     supports_tma = False
 
-    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None,
-                 device_name: Optional[str] = None, delay_s: Optional[float] = None,
-                 framework: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        shape: Shape,
+        device_index: int = 0,
+        cache_dir: Optional[str] = None,
+        device_name: Optional[str] = None,
+        delay_s: Optional[float] = None,
+        framework: Optional[str] = None,
+    ) -> None:
         super().__init__(shape, device_index, cache_dir)
         self._device = device_name or SIM_DEVICE
         self.framework = framework or "sglang"
@@ -65,12 +71,12 @@ class SyntheticBackend(Backend):
     def _fails(self, op: str, cfg: KernelConfig) -> Optional[CandidateError]:
         need = space_mod.smem_bytes(cfg, self.shape.dtype)
         if need > self.shared_memory_per_block():
-            return CandidateError("resources", "out of shared memory: needs %d bytes, limit %d"
-                                  % (need, self.shared_memory_per_block()))
+            return CandidateError(
+                "resources", "out of shared memory: needs %d bytes, limit %d" % (need, self.shared_memory_per_block())
+            )
         acc_per_thread = cfg.BLOCK_SIZE_M * cfg.BLOCK_SIZE_N // (cfg.num_warps * 32)
         if acc_per_thread > 256:
-            return CandidateError("resources", "out of registers: %d fp32 accumulators per thread"
-                                  % acc_per_thread)
+            return CandidateError("resources", "out of registers: %d fp32 accumulators per thread" % acc_per_thread)
         if _unit_hash("compile", op, cfg.key()) < 0.01:
             return CandidateError("compile", "simulated compiler failure for %s" % cfg.key())
         return None
@@ -96,8 +102,9 @@ class SyntheticBackend(Backend):
         smem = max(1, space_mod.smem_bytes(cfg, s.dtype))
         ctas_per_sm = max(1, min(8, self.shared_memory_per_block() // smem))
         concurrent = min(tiles, _SMS * ctas_per_sm)
-        inflight = max(1, cfg.num_stages - 1) * (cfg.BLOCK_SIZE_M * a_bytes + cfg.BLOCK_SIZE_N * w_bytes) \
-            * cfg.BLOCK_SIZE_K
+        inflight = (
+            max(1, cfg.num_stages - 1) * (cfg.BLOCK_SIZE_M * a_bytes + cfg.BLOCK_SIZE_N * w_bytes) * cfg.BLOCK_SIZE_K
+        )
         bw = min(_HBM_BPS, concurrent * inflight / _LATENCY_S)
         mem_s = (bytes_w + bytes_a) / bw
         # Compute on padded rows; small tiles and a poor warp fit use the tensor cores badly.
@@ -124,8 +131,11 @@ class SyntheticBackend(Backend):
         elif op == "down":
             us = self._gemm_us(s.K, s.N, cfg, m, True)
         else:
-            us = self._gemm_us(2 * s.N, s.K, cfg, m, False) + \
-                self._gemm_us(s.K, s.N, cfg_down or cfg, m, True) + _LAUNCH_US
+            us = (
+                self._gemm_us(2 * s.N, s.K, cfg, m, False)
+                + self._gemm_us(s.K, s.N, cfg_down or cfg, m, True)
+                + _LAUNCH_US
+            )
         return us + _LAUNCH_US + 1.0 + 0.002 * m
 
     # -- simulated compile ------------------------------------------------------------------------
@@ -149,6 +159,7 @@ class SyntheticBackend(Backend):
             # Test/benchmark hook: the cost spread over configs as space.compile_cost ranks them (the H200's
             # bf16 kernels took 0.3-1.5 s), MOETUNE_SYNTHETIC_COMPILE_MS for a 64x64x64 tile with 4 warps.
             from ..space import compile_cost
+
             cost *= compile_cost(cfg) / 3072.0
         marker = self._marker(op, cfg)
         if not cost or marker is None or os.path.exists(marker):
@@ -240,7 +251,7 @@ class SyntheticBackend(Backend):
         if not path:
             return None, None
         if op == "down":
-            down = path[:-len(".json")] + "_down.json"
+            down = path[: -len(".json")] + "_down.json"
             path = down if os.path.exists(down) else path
         from ..serverconfig import configjson
 
@@ -259,13 +270,25 @@ class SyntheticBackend(Backend):
         entries, path = self._default_file("up")
         if entries:
             _, down = self._default_file("down")
-            return {"kind": "file", "framework": self.framework, "file_name": os.path.basename(path), "path": path,
-                    "sha256": file_sha256(path),
-                    "down": {"kind": "file", "file_name": os.path.basename(down), "path": down,
-                             "sha256": file_sha256(down)} if down != path
-                    else {"kind": "up_config", "file_name": None, "path": None}, "note": "simulated"}
-        return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None, "down": None,
-                "note": "simulated: the %s built-in heuristic" % self.framework}
+            return {
+                "kind": "file",
+                "framework": self.framework,
+                "file_name": os.path.basename(path),
+                "path": path,
+                "sha256": file_sha256(path),
+                "down": {"kind": "file", "file_name": os.path.basename(down), "path": down, "sha256": file_sha256(down)}
+                if down != path
+                else {"kind": "up_config", "file_name": None, "path": None},
+                "note": "simulated",
+            }
+        return {
+            "kind": "heuristic",
+            "framework": self.framework,
+            "file_name": None,
+            "path": None,
+            "down": None,
+            "note": "simulated: the %s built-in heuristic" % self.framework,
+        }
 
     def roofline_us(self, op, m):
         s = self.shape

@@ -52,7 +52,7 @@ from ..work import GRAPH_CALLS
 from . import TRITON, defaults as defaults_mod
 from .base import Backend
 
-WARMUP_REPLAYS = 5          # a screening unit's warm-up: as many replays as it times, at most this
+WARMUP_REPLAYS = 5  # a screening unit's warm-up: as many replays as it times, at most this
 # A re-timing unit's warm-up (the head-to-head's rounds, the headroom check's re-timing, the finalists'):
 # the reference tuners' 5 replays were 57% of the head-to-head's GPU time (M >= 749 us calls time 3 replays
 # and warmed up 5). The re-timing units run back to back, so the GPU is already busy and clocked up when one
@@ -60,11 +60,11 @@ WARMUP_REPLAYS = 5          # a screening unit's warm-up: as many replays as it 
 # after the first; 2 replays leave one to spare. (5 before stop 35: bench/RESULTS.md).
 RETIME_WARMUP_REPLAYS = 2
 LOGIT_POOL = 16
-SCREEN_MAX_REPLAYS = 2      # units timing at most this many replays are screening units
-SCREEN_GRAPH_CALLS = 2      # calls captured in a screening unit's graph
-SCREEN_TARGET_US = 500.0    # GPU time per screening sample: launches = this / (calls x the call's floor)
+SCREEN_MAX_REPLAYS = 2  # units timing at most this many replays are screening units
+SCREEN_GRAPH_CALLS = 2  # calls captured in a screening unit's graph
+SCREEN_TARGET_US = 500.0  # GPU time per screening sample: launches = this / (calls x the call's floor)
 SCREEN_MAX_LAUNCHES = 5
-NOMINAL_HBM_GBPS = 4800.0   # for the launch count only (an H200's HBM3e): a slower GPU just times longer
+NOMINAL_HBM_GBPS = 4800.0  # for the launch count only (an H200's HBM3e): a slower GPU just times longer
 # Re-timing units (more than SCREEN_MAX_REPLAYS replays: the head-to-head's rounds, the headroom check's
 # re-timing) time the same (op, config, size) again and again, each time made, checked and captured anew:
 # through SGLang's Python call path the capture of 10 calls took ~46 ms of a ~110 ms unit on the H200
@@ -177,9 +177,17 @@ class TritonBackend(Backend):
     # always; the GPU tests fix the protocol with it).
     slow_capture_graphs = True
 
-    def __init__(self, shape: Shape, device_index: int = 0, cache_dir: Optional[str] = None, seed: int = 0,
-                 framework: Optional[str] = None, routing_file: Optional[str] = None,
-                 cpu_compile: Optional[dict] = None, bandwidth_probe: Optional[str] = None):
+    def __init__(
+        self,
+        shape: Shape,
+        device_index: int = 0,
+        cache_dir: Optional[str] = None,
+        seed: int = 0,
+        framework: Optional[str] = None,
+        routing_file: Optional[str] = None,
+        cpu_compile: Optional[dict] = None,
+        bandwidth_probe: Optional[str] = None,
+    ):
         super().__init__(shape, device_index, cache_dir)
         # "torch": the HBM floor from the torch copy/read probe, skipping the nvcc build (seconds the
         # headroom check cannot spend); default: bandwidth.cu through nvcc where it exists.
@@ -207,8 +215,15 @@ class TritonBackend(Backend):
         self._keep_budget: Optional[int] = None
         # the worker's counters (Scheduler.worker_stats): the kept re-timing graphs, and the first calls
         # slower than SLOW_FIRST_CALL_S (a kernel this GPU worker compiled itself: the pool's binary missed)
-        self.kept_stats = {"hits": 0, "kept": 0, "evicted": 0, "slow_first_calls": 0, "slow_first_call_ms": 0,
-                           "sized_units": 0, "sized_launches": 0}
+        self.kept_stats = {
+            "hits": 0,
+            "kept": 0,
+            "evicted": 0,
+            "slow_first_calls": 0,
+            "slow_first_call_ms": 0,
+            "sized_units": 0,
+            "sized_launches": 0,
+        }
         self._capture_ms: Dict[str, List[float]] = {}  # op -> Python ms per captured call, the last 5
         self._bw_folder: Any = None
         if cache_dir and not cpu_compile and bandwidth_probe != "torch":
@@ -271,8 +286,9 @@ class TritonBackend(Backend):
         start = (window * m * 7919) % len(rec)
         rows = [rec[(start + i) % len(rec)] for i in range(m)]
         ids = torch.tensor(rows, dtype=torch.int64, device=self.dev)
-        boost = torch.full((m, self.shape.topk), 20.0, device=self.dev) + \
-            torch.rand(m, self.shape.topk, device=self.dev, generator=g)
+        boost = torch.full((m, self.shape.topk), 20.0, device=self.dev) + torch.rand(
+            m, self.shape.topk, device=self.dev, generator=g
+        )
         return logits.scatter_(1, ids, boost)
 
     def weights(self):
@@ -313,8 +329,12 @@ class TritonBackend(Backend):
         self._ensure()
         torch = self._torch
         p = torch.cuda.get_device_properties(self.device_index)
-        return {"capability": p.major * 10 + p.minor, "device_name": torch.cuda.get_device_name(self.device_index),
-                "smem": self.shared_memory_per_block(), "sm_count": p.multi_processor_count}
+        return {
+            "capability": p.major * 10 + p.minor,
+            "device_name": torch.cuda.get_device_name(self.device_index),
+            "smem": self.shared_memory_per_block(),
+            "sm_count": p.multi_processor_count,
+        }
 
     def warm_precompile(self) -> None:
         """A precompile worker, before its first task: load torch, Triton and the kernel module."""
@@ -323,8 +343,9 @@ class TritonBackend(Backend):
     # -- running one call ---------------------------------------------------------------------------
     def _make(self, w, m: int, cfg: KernelConfig, cfg_down: Optional[KernelConfig]):
         try:
-            return self._fm.FusedMoE(w, m, self.shape.topk, self._cfg_dict(cfg),
-                                     self._cfg_dict(cfg_down) if cfg_down else None)
+            return self._fm.FusedMoE(
+                w, m, self.shape.topk, self._cfg_dict(cfg), self._cfg_dict(cfg_down) if cfg_down else None
+            )
         except ValueError as e:
             raise CandidateError("compile", str(e))
 
@@ -376,16 +397,18 @@ class TritonBackend(Backend):
         key = (op, m)
         if key not in self._ref:
             x, _logits, inter = self._inputs(m)
-            self._ref[key] = self._fm.reference(inter if op == "down" else x, self.weights(), moe.topk_w,
-                                                moe.topk_ids, op)
+            self._ref[key] = self._fm.reference(
+                inter if op == "down" else x, self.weights(), moe.topk_w, moe.topk_ids, op
+            )
         return self._ref[key]
 
     def _verify(self, op: str, m: int, moe, ref):
         err = self._fm.rel_error(self._result(moe, op), ref)
         tol = self._fm.TOLERANCE[self.shape.dtype]
         if not (err <= tol):
-            raise CandidateError("mismatch", "relative error %.3g above tolerance %.3g (op %s, m %d)"
-                                 % (err, tol, op, m))
+            raise CandidateError(
+                "mismatch", "relative error %.3g above tolerance %.3g (op %s, m %d)" % (err, tol, op, m)
+            )
         return err
 
     def slow_capture(self, op: str) -> bool:
@@ -449,7 +472,7 @@ class TritonBackend(Backend):
         first: List[float] = []
         for i in range(warm + replays):
             n = 1 if (sizing and i == 0) else launches
-            for j in (order if i % 2 == 0 else order[::-1]):
+            for j in order if i % 2 == 0 else order[::-1]:
                 moe, graph = sides[j]
                 moe.logits.copy_(logits[(i + 1) % len(logits)])
                 start.record()
@@ -494,8 +517,16 @@ class TritonBackend(Backend):
             self._keep_budget = int(min(KEEP_MAX_BYTES, KEEP_FRACTION * total))
         return self._keep_budget
 
-    def _side(self, op: str, cfg: KernelConfig, m: int, calls: int, cfg_down: Optional[KernelConfig],
-              keep: bool, pinned: Tuple = ()):
+    def _side(
+        self,
+        op: str,
+        cfg: KernelConfig,
+        m: int,
+        calls: int,
+        cfg_down: Optional[KernelConfig],
+        keep: bool,
+        pinned: Tuple = (),
+    ):
         """-> (call, graph, kept): cfg's prepared call and graph, from the kept ones where it is there;
         a kept one is never evicted while its unit uses it (pinned: the keys of the unit's other sides)."""
         key = (op, cfg, cfg_down, m, calls)
@@ -544,8 +575,9 @@ class TritonBackend(Backend):
         if graphs and self._torch is not None:
             self._release(graphs)
 
-    def measure(self, op: str, cfg: KernelConfig, m: int, replays: int = 10,
-                cfg_down: Optional[KernelConfig] = None) -> Timing:
+    def measure(
+        self, op: str, cfg: KernelConfig, m: int, replays: int = 10, cfg_down: Optional[KernelConfig] = None
+    ) -> Timing:
         self._ensure()
         graph = None
         kept = False
@@ -653,17 +685,24 @@ class TritonBackend(Backend):
         return defaults_mod.heuristic(self.framework, self.shape, m)
 
     def default_source(self) -> dict:
-        return {"kind": "heuristic", "framework": self.framework, "file_name": None, "path": None,
-                "down": None, "note": "the %s built-in heuristic (this backend cannot read the server's "
-                                      "shipped config files)" % self.framework}
+        return {
+            "kind": "heuristic",
+            "framework": self.framework,
+            "file_name": None,
+            "path": None,
+            "down": None,
+            "note": "the %s built-in heuristic (this backend cannot read the server's "
+            "shipped config files)" % self.framework,
+        }
 
     # -- roofline ---------------------------------------------------------------------------------
     def bandwidth(self) -> dict:
         if self._bw is None:
             self._ensure()
             bw = load_kernel_module("bandwidth")
-            self._bw = bw.measure(device=self.device_index, use_nvcc=self.bandwidth_probe != "torch",
-                                  exe_folder=self._bw_folder)
+            self._bw = bw.measure(
+                device=self.device_index, use_nvcc=self.bandwidth_probe != "torch", exe_folder=self._bw_folder
+            )
         return self._bw
 
     def set_bandwidth(self, bw: dict) -> None:

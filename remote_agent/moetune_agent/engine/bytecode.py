@@ -71,8 +71,9 @@ def pyc_matches(pyc: str, source: str) -> bool:
     flags = int.from_bytes(head[4:8], "little")
     if flags & 1:  # hash-based pyc (PEP 552)
         return True
-    return (int.from_bytes(head[8:12], "little") == (int(st.st_mtime) & 0xFFFFFFFF)
-            and int.from_bytes(head[12:16], "little") == (st.st_size & 0xFFFFFFFF))
+    return int.from_bytes(head[8:12], "little") == (int(st.st_mtime) & 0xFFFFFFFF) and int.from_bytes(
+        head[12:16], "little"
+    ) == (st.st_size & 0xFFFFFFFF)
 
 
 def _origin(name: str) -> Optional[str]:
@@ -83,7 +84,7 @@ def _origin(name: str) -> Optional[str]:
         top = _origin(parent)
         if top is None or not top.endswith("__init__.py"):
             return None
-        path = os.path.join(os.path.dirname(top), *name.split(".")[len(parent.split(".")):])
+        path = os.path.join(os.path.dirname(top), *name.split(".")[len(parent.split(".")) :])
         for cand in (os.path.join(path, "__init__.py"), path + ".py"):
             if os.path.isfile(cand):
                 return cand
@@ -150,8 +151,9 @@ def count_files(prefix: Optional[str]) -> Optional[int]:
     return n
 
 
-def stats(prefix: Optional[str], files_before: Optional[int],
-          warmed: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, object]]:
+def stats(
+    prefix: Optional[str], files_before: Optional[int], warmed: Optional[Dict[str, Any]] = None
+) -> Optional[Dict[str, object]]:
     """For a run's timings: the bytecode folder the workers used, its .pyc files before and after, and
     what warm() did."""
     if not prefix:
@@ -162,8 +164,25 @@ def stats(prefix: Optional[str], files_before: Optional[int],
 # The packages a GPU worker imports (torch pulls sympy and mpmath in; the servers' fused-MoE code pulls
 # torch's compiler stack, networkx and jinja2), compiled by warm() where their own bytecode is missing;
 # the spec's server package is added to these.
-WARM_PACKAGES = ("torch", "triton", "sympy", "mpmath", "networkx", "numpy", "jinja2", "markupsafe", "filelock",
-                 "fsspec", "typing_extensions", "packaging", "yaml", "einops", "safetensors", "psutil", "requests")
+WARM_PACKAGES = (
+    "torch",
+    "triton",
+    "sympy",
+    "mpmath",
+    "networkx",
+    "numpy",
+    "jinja2",
+    "markupsafe",
+    "filelock",
+    "fsspec",
+    "typing_extensions",
+    "packaging",
+    "yaml",
+    "einops",
+    "safetensors",
+    "psutil",
+    "requests",
+)
 # Folders no worker imports from: the packages' own test suites, and torch's test-only helpers.
 _SKIP_DIRS = {"tests", "test", "__pycache__", "benchmarks", "examples"}
 _SKIP_PATHS = (os.path.join("torch", "testing", "_internal"), os.path.join("torch", "include"))
@@ -215,8 +234,11 @@ def _sources(root: str) -> List[str]:
     base = os.path.dirname(root)
     out: List[Any] = []
     for d, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(x for x in subdirs if x not in _SKIP_DIRS and
-                            not os.path.relpath(os.path.join(d, x), base).startswith(_SKIP_PATHS))
+        subdirs[:] = sorted(
+            x
+            for x in subdirs
+            if x not in _SKIP_DIRS and not os.path.relpath(os.path.join(d, x), base).startswith(_SKIP_PATHS)
+        )
         out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith(".py"))
     return out
 
@@ -232,8 +254,12 @@ def _marker_state(roots: Sequence[str]) -> Dict[str, Any]:
     return state
 
 
-def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers: Optional[int] = None,
-         cap_s: Optional[float] = None) -> Optional[Dict[str, Any]]:
+def warm(
+    prefix: Optional[str],
+    packages: Sequence[str] = WARM_PACKAGES,
+    workers: Optional[int] = None,
+    cap_s: Optional[float] = None,
+) -> Optional[Dict[str, Any]]:
     """Compile the sources of the packages (those whose own bytecode is missing) into prefix, in parallel,
     where the prefix does not hold them yet: one child process per core (workers), each a share of the
     files, at most cap_s seconds (then the children are killed; what they wrote stays). -> what it did,
@@ -271,9 +297,14 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(files[i::workers]) + "\n")
             try:
-                procs.append(subprocess.Popen([sys.executable, "-E", "-S", "-c", _WARM_CHILD, prefix, path,
-                                               _AGENT_ROOT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                              stderr=subprocess.DEVNULL))
+                procs.append(
+                    subprocess.Popen(
+                        [sys.executable, "-E", "-S", "-c", _WARM_CHILD, prefix, path, _AGENT_ROOT],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    )
+                )
             except OSError:
                 break
         counts = [0, 0, 0]
@@ -291,8 +322,15 @@ def warm(prefix: Optional[str], packages: Sequence[str] = WARM_PACKAGES, workers
                 capped = True
                 p.kill()
                 p.communicate()
-    out.update(files=len(files), compiled=counts[0], valid=counts[1], failed=counts[2], workers=len(procs),
-               capped=capped, s=round(time.time() - t0, 3))
+    out.update(
+        files=len(files),
+        compiled=counts[0],
+        valid=counts[1],
+        failed=counts[2],
+        workers=len(procs),
+        capped=capped,
+        s=round(time.time() - t0, 3),
+    )
     if not capped and len(procs) == workers:
         try:
             tmp = marker + ".tmp%d" % os.getpid()

@@ -93,8 +93,14 @@ def precompile_warm(desc):
         return "%s: %s" % (type(e).__name__, e)
 
 
-def precompile_key(op: str, cfg: Any, m: int, per_m: bool,
-                   classes: Optional[Callable[[str, Any, int], Any]] = None, gm_at_run_time: bool = False) -> Tuple:
+def precompile_key(
+    op: str,
+    cfg: Any,
+    m: int,
+    per_m: bool,
+    classes: Optional[Callable[[str, Any, int], Any]] = None,
+    gm_at_run_time: bool = False,
+) -> Tuple:
     """What one precompile compiles: (op, config) where the kernel does not specialise on batch sizes,
     else (op, config, "class", the size's specialisation class) or, the class unknown, (op, config, m).
     gm_at_run_time: GROUP_SIZE_M is a run-time argument of the kernel (moetune's own), so configs that
@@ -133,7 +139,6 @@ def precompile_task(op, cfg, m=None, desc=None):
         return "%s: %s" % (e.kind, e.message[:200])
     except Exception as e:
         return "other: %s" % e
-
 
 
 POOL_EXIT_S = 3.0  # a terminated pool's time to be gone before its processes are killed

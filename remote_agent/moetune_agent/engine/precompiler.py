@@ -72,8 +72,13 @@ class Precompiler(object):
         every process of the early pool builds its backend with them now, not at its first compile (for
         the server backend that is the server's import, seconds per process, which the SGLang check's first
         compiles waited 9.4 s behind: issue 19). The first facts count; a restarted worker's are ignored."""
-        if not facts or self._pool is None or not self._pool_early or self._pc_desc is not None \
-                or self._warm_desc is not None:
+        if (
+            not facts
+            or self._pool is None
+            or not self._pool_early
+            or self._pc_desc is not None
+            or self._warm_desc is not None
+        ):
             return
         self._warm_desc = dict(self.desc, cpu_compile=dict(facts))
         self._write_facts(self._warm_desc)
@@ -102,25 +107,28 @@ class Precompiler(object):
         desc["cpu_compile"] = dict(cpu_compile)
         if self._pool is None:
             self.precompile_per_m = per_m
-            self._pool = self.ctx.Pool(self.precompile_workers, initializer=precompile_init,
-                                       initargs=(desc, self.cache_dir, os.getpid()))
+            self._pool = self.ctx.Pool(
+                self.precompile_workers, initializer=precompile_init, initargs=(desc, self.cache_dir, os.getpid())
+            )
             return
         if not self._pool_early or (self._pc_desc is not None and not self._provisional):
             return
-        if self._warm_desc is not None and (self._warm_desc.get("cpu_compile") != desc["cpu_compile"]
-                                            or (self._provisional and per_m != self.precompile_per_m)):
+        if self._warm_desc is not None and (
+            self._warm_desc.get("cpu_compile") != desc["cpu_compile"]
+            or (self._provisional and per_m != self.precompile_per_m)
+        ):
             # Warmed (and perhaps compiling) for other facts than the backend now reports: start afresh.
             self._end_pool()
             self.precompile_per_m = per_m
-            self._pool = self.ctx.Pool(self.precompile_workers, initializer=precompile_init,
-                                       initargs=(desc, self.cache_dir, os.getpid()))
+            self._pool = self.ctx.Pool(
+                self.precompile_workers, initializer=precompile_init, initargs=(desc, self.cache_dir, os.getpid())
+            )
             return
         if self._warm_desc is None:
             self._write_facts(desc)  # no early facts came: the pool's processes start now
         self.precompile_per_m = per_m
         self._pc_desc = desc  # sent with every task: built once per worker process
         self._provisional = False
-
 
     def _end_pool(self) -> None:
         """Terminate the pool and forget what it was asked (a task of a terminated pool never answers)."""
@@ -180,8 +188,7 @@ class Precompiler(object):
                     continue
                 args = (u.op, c, u.m if self.precompile_per_m else None, self._pc_desc)
                 self.precompile_stats["submitted"] += 1
-                self._precompiled[key] = self._pool.apply_async(precompile_task, args,
-                                                                callback=self._precompile_done)
+                self._precompiled[key] = self._pool.apply_async(precompile_task, args, callback=self._precompile_done)
                 new.append(key)
         return new
 
@@ -210,8 +217,10 @@ class Precompiler(object):
         cap = 6 * max(1, self.precompile_workers)
         todo = []
         for u in guess:
-            if any(c is not None and self._pc_key(u.op, c, u.m) not in self._precompiled
-                   for c in (u.cfg, u.cfg_down, u.pair)):
+            if any(
+                c is not None and self._pc_key(u.op, c, u.m) not in self._precompiled
+                for c in (u.cfg, u.cfg_down, u.pair)
+            ):
                 todo.append(u)
             if len(todo) >= cap:
                 break

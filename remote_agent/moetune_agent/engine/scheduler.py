@@ -45,8 +45,15 @@ class BackendFailed(Exception):
 class Scheduler(Precompiler):
     PREFETCH = 2  # units queued per worker
     COMPILE_WAIT_S = 10.0  # longest wait without a finished compile before a worker compiles itself
-    def __init__(self, desc: Dict[str, Any], gpus: Sequence[int], cache_dir: Optional[str], precompile_workers: int = 0,
-                 home: Optional[str] = None) -> None:
+
+    def __init__(
+        self,
+        desc: Dict[str, Any],
+        gpus: Sequence[int],
+        cache_dir: Optional[str],
+        precompile_workers: int = 0,
+        home: Optional[str] = None,
+    ) -> None:
         """cache_dir: the caller's private compile folder, used only where the host has no persistent
         compile cache (runs.compile_cache.host_compile_cache: tune and the headroom check both come through here, so
         both reuse every kernel either compiled before on this host with this Triton)."""
@@ -54,8 +61,11 @@ class Scheduler(Precompiler):
         self.gpus = list(gpus)
         # The host's packages without bytecode: the workers read and write it under the agent's home
         # (bytecode.py; ~11 s of every server-backend process's start-up on the H200 host)
-        self.pycache = bytecode.host_prefix(home) if desc.get("name") != SYNTHETIC or \
-            options.host().bytecode_cache == options.ON else None
+        self.pycache = (
+            bytecode.host_prefix(home)
+            if desc.get("name") != SYNTHETIC or options.host().bytecode_cache == options.ON
+            else None
+        )
         if self.pycache:
             self.desc = dict(desc, pycache_prefix=self.pycache)
         self.pycache_files_before = bytecode.count_files(self.pycache)
@@ -76,12 +86,19 @@ class Scheduler(Precompiler):
         # A unit that runs longer than this is a hung kernel or GPU: the worker is killed and replaced.
         self.unit_timeout_s = options.host().unit_timeout_s
         self._started: Dict[int, float] = {}
-        self.precompile_per_m = False   # the kernel specialises on batch sizes: one compile per (op, cfg, m)
+        self.precompile_per_m = False  # the kernel specialises on batch sizes: one compile per (op, cfg, m)
         # ... or, with this, one per (op, cfg, class): (op, cfg, m) -> the batch-size class of the kernel's
         # specialisation (server_backend.specialisation_class), None where unknown (then per m)
         self.precompile_classes: Optional[Callable[[str, Any, int], Any]] = None
-        self.precompile_stats = {"submitted": 0, "ok": 0, "failed": 0, "first_error": None, "lookahead": 0,
-                                 "lookahead_used": 0, "wait_s": 0.0}
+        self.precompile_stats = {
+            "submitted": 0,
+            "ok": 0,
+            "failed": 0,
+            "first_error": None,
+            "lookahead": 0,
+            "lookahead_used": 0,
+            "wait_s": 0.0,
+        }
         self._speculative: set = set()  # precompile keys submitted by a lookahead and not yet measured
         self._pool_early = False
         self._pc_desc: Optional[Dict[str, Any]] = None
@@ -106,8 +123,12 @@ class Scheduler(Precompiler):
         # Results come back on a pipe per worker: a send is complete when it returns, so whatever a
         # worker reported before crashing is still readable after it died.
         r, w = self.ctx.Pipe(duplex=False)
-        p = self.ctx.Process(target=worker_main, args=(desc, gpu, self.cache_dir, q, w, os.getpid()),
-                             name="moetune-gpu%d" % gpu, daemon=True)
+        p = self.ctx.Process(
+            target=worker_main,
+            args=(desc, gpu, self.cache_dir, q, w, os.getpid()),
+            name="moetune-gpu%d" % gpu,
+            daemon=True,
+        )
         p.start()
         w.close()
         self.workers[gpu] = (p, q, r)
@@ -128,9 +149,11 @@ class Scheduler(Precompiler):
         self.pycache_warm = self._warm_bytecode()
         if early:
             self._facts_dir = tempfile.mkdtemp(prefix="moetune-pool-")
-            self._pool = self.ctx.Pool(self.precompile_workers, initializer=precompile_init,
-                                       initargs=(dict(self.desc), self.cache_dir, os.getpid(),
-                                                 os.path.join(self._facts_dir, "facts.pkl")))
+            self._pool = self.ctx.Pool(
+                self.precompile_workers,
+                initializer=precompile_init,
+                initargs=(dict(self.desc), self.cache_dir, os.getpid(), os.path.join(self._facts_dir, "facts.pkl")),
+            )
 
     WORKER_EXIT_S = 2.0  # after SIGTERM, a GPU worker's time to be gone before SIGKILL
 
@@ -151,8 +174,9 @@ class Scheduler(Precompiler):
                 p.terminate()
         pool_end = None
         if self._pool is not None:  # its processes stop while the GPU workers exit
-            pool_end = threading.Thread(target=self._pool_ended, args=(self._pool,), name="moetune-pool-close",
-                                        daemon=True)
+            pool_end = threading.Thread(
+                target=self._pool_ended, args=(self._pool,), name="moetune-pool-close", daemon=True
+            )
             pool_end.start()
         deadline = time.time() + exit_grace(self.WORKER_EXIT_S)
         for _g, (p, q, r) in list(self.workers.items()):
@@ -174,8 +198,12 @@ class Scheduler(Precompiler):
             self._facts_dir = None
 
     # -- running -------------------------------------------------------------------------------
-    def _run(self, tasks: List[Tuple[str, Any]], on_done: Callable[[int, int, str, Any], None],
-             fillers: Sequence[Tuple[str, Any]] = ()) -> None:
+    def _run(
+        self,
+        tasks: List[Tuple[str, Any]],
+        on_done: Callable[[int, int, str, Any], None],
+        fillers: Sequence[Tuple[str, Any]] = (),
+    ) -> None:
         """tasks: list of (kind, payload). on_done(index, gpu, status, payload) per task, as they end;
         status is "ok" | "cand" | "crash".
 
@@ -231,8 +259,9 @@ class Scheduler(Precompiler):
                 self._on_facts(payload)
                 return
             if status == "fatal":
-                raise BackendFailed("the worker for GPU %d could not start the %s backend: %s"
-                                    % (gpu, self.desc["name"], payload))
+                raise BackendFailed(
+                    "the worker for GPU %d could not start the %s backend: %s" % (gpu, self.desc["name"], payload)
+                )
             q = held.get(gpu) or []
             if q and q[0] == tid:
                 q.pop(0)
@@ -265,7 +294,7 @@ class Scheduler(Precompiler):
                 p = self.workers[g][0]
                 if not p.is_alive():
                     dead.add(g)  # nothing more is handed to it while its last results are read
-                    drain(g)     # results it sent before dying are real results
+                    drain(g)  # results it sent before dying are real results
                     q = held[g]
                     if not q:
                         continue
@@ -280,7 +309,7 @@ class Scheduler(Precompiler):
                 self.crashes += 1
                 culprit, rest = q[0], q[1:]
                 held[g] = []
-                for tid in reversed(rest):   # not started: back to the front of the queue (a filler to its own)
+                for tid in reversed(rest):  # not started: back to the front of the queue (a filler to its own)
                     i = tid_to_index.pop(tid)
                     (spare if i >= n_tasks else pending).append(i)
                 self._sync_busy(held)
@@ -363,8 +392,9 @@ class Scheduler(Precompiler):
         seconds a worker had nothing compiled to time; a worker with units still queued was not idle for
         all of it)."""
         if self._waiting_since is not None:
-            self.precompile_stats["wait_s"] = round(self.precompile_stats["wait_s"] + time.time()
-                                                    - self._waiting_since, 3)
+            self.precompile_stats["wait_s"] = round(
+                self.precompile_stats["wait_s"] + time.time() - self._waiting_since, 3
+            )
             self._waiting_since = None
 
     def info(self, ops, sizes):
@@ -373,8 +403,9 @@ class Scheduler(Precompiler):
         def done(i, gpu, status, payload):
             if status != "ok":
                 msg = payload[1] if isinstance(payload, (tuple, list)) and len(payload) > 1 else payload
-                raise BackendFailed("the %s backend on GPU %d failed to describe the device: %s"
-                                    % (self.desc["name"], gpu, msg))
+                raise BackendFailed(
+                    "the %s backend on GPU %d failed to describe the device: %s" % (self.desc["name"], gpu, msg)
+                )
             out["info"] = payload
 
         saved = self.gpus
@@ -401,10 +432,14 @@ class Scheduler(Precompiler):
             return {}
         return out
 
-    def measure(self, units: Sequence[Unit], on_measurement: Callable[[Measurement], None],
-                simulated: bool = False,
-                lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None,
-                fillers: Sequence[Unit] = ()) -> None:
+    def measure(
+        self,
+        units: Sequence[Unit],
+        on_measurement: Callable[[Measurement], None],
+        simulated: bool = False,
+        lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None,
+        fillers: Sequence[Unit] = (),
+    ) -> None:
         """lookahead(units not measured yet) -> the units the next phase will probably hold: precompiled
         while this phase is timed (_speculate), at LOOKAHEAD_AT of it. fillers: units timed only while
         the GPU would otherwise wait for the pool's compiles (_run), those left over are not timed."""
@@ -444,7 +479,8 @@ class Scheduler(Precompiler):
         self._run([("measure", u) for u in units[:n_units]], done, [("measure", u) for u in units[n_units:]])
         if self._precompiled:  # per scheduler call (a phase): units and the seconds waited for compiles
             self.precompile_stats.setdefault("waits", []).append(
-                [n_units, round(self.precompile_stats["wait_s"] - wait0, 2)])
+                [n_units, round(self.precompile_stats["wait_s"] - wait0, 2)]
+            )
 
     def check(self, items: Sequence[Tuple[str, KernelConfig, int]]) -> List[Tuple[str, Any]]:
         res: List[Tuple[str, Any]] = [("", None)] * len(items)

@@ -56,6 +56,7 @@ def profile_on_sigterm() -> None:
     """A profiled process writes its profile on SIGTERM, then exits. Further SIGTERMs are ignored while it
     writes: a cancel signals the whole process group and the run's close() terminates the workers again,
     and that second signal cut the H200 GPU worker's profile short (a .prof.tmp left)."""
+
     def on_term(*_a):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         profiling.stop()
@@ -74,8 +75,9 @@ def worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         profile_on_sigterm()
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    options.set_env(CUDA_VISIBLE_DEVICES=str(gpu) if desc["name"] != SYNTHETIC else
-                    options.host_env("CUDA_VISIBLE_DEVICES") or "")
+    options.set_env(
+        CUDA_VISIBLE_DEVICES=str(gpu) if desc["name"] != SYNTHETIC else options.host_env("CUDA_VISIBLE_DEVICES") or ""
+    )
     if cache_dir:
         options.set_env(TRITON_CACHE_DIR=cache_dir)
     try:
@@ -99,7 +101,7 @@ def worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
         profiling.mark("facts_sent")
     hooks = options.test_hooks(desc["name"] == SYNTHETIC)
     crash_key = hooks.crash_unit  # test hook: die hard on this unit ident
-    hang_key = hooks.hang_unit    # test hook: hang on this unit ident
+    hang_key = hooks.hang_unit  # test hook: hang on this unit ident
     while True:
         task = task_q.get()
         if task is None:
@@ -125,14 +127,26 @@ def worker_main(desc, gpu, cache_dir, task_q, result_conn, parent_pid=None):
                 result_conn.send((gpu, tid, "ok", dict(getattr(backend, "kept_stats", None) or {})))
             elif kind == "info":
                 ops, sizes = payload
-                result_conn.send((gpu, tid, "ok", describe(backend, desc, ops, sizes,
-                                                            {"info_at_s": round(time.time() - t_proc, 3),
-                                                             "facts_at_s": t_facts})))
+                result_conn.send(
+                    (
+                        gpu,
+                        tid,
+                        "ok",
+                        describe(
+                            backend,
+                            desc,
+                            ops,
+                            sizes,
+                            {"info_at_s": round(time.time() - t_proc, 3), "facts_at_s": t_facts},
+                        ),
+                    )
+                )
         except CandidateError as e:
             result_conn.send((gpu, tid, "cand", (e.kind, e.message)))
         except Exception as e:  # a backend bug on one candidate must not end the run
-            result_conn.send((gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e,
-                                                                     traceback.format_exc(limit=3)))))
+            result_conn.send(
+                (gpu, tid, "cand", ("other", "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))))
+            )
     try:
         backend.close()
     except Exception:
@@ -163,6 +177,7 @@ def describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any]
     if desc["name"] != SYNTHETIC:
         try:
             import triton  # type: ignore
+
             tv = triton.__version__
         except Exception:
             tv = None
@@ -188,11 +203,17 @@ def describe(backend, desc, ops, sizes, steps: Dict[str, Any]) -> Dict[str, Any]
     steps["extra_s"] = round(time.time() - t_step, 3)
     steps["pycache_prefix"] = getattr(sys, "pycache_prefix", None)  # the worker's bytecode folder (bytecode.py)
     extra["info_steps"] = steps
-    return {"device_name": backend.device_name(), "smem_limit": backend.shared_memory_per_block(),
-            "roofline": roof, "defaults": defaults, "simulated": bool(backend.simulated), "triton_version": tv,
-            "supports_tma": bool(backend.supports_tma), "smoke": smoke, "extra": extra}
-
-
+    return {
+        "device_name": backend.device_name(),
+        "smem_limit": backend.shared_memory_per_block(),
+        "roofline": roof,
+        "defaults": defaults,
+        "simulated": bool(backend.simulated),
+        "triton_version": tv,
+        "supports_tma": bool(backend.supports_tma),
+        "smoke": smoke,
+        "extra": extra,
+    }
 
 
 def exit_grace(seconds: float) -> float:

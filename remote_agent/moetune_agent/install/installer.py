@@ -30,9 +30,20 @@ from .. import options
 from ..protocol import EXIT_FAILED, EXIT_OK, RunError
 from ..runs.logs import run_simulated
 from ..runs.store import resolve, run_folder_of
-from ..safefile import (MAX_CONFIG_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, clean_stale_temps, default_mode,
-                        file_kind, fsync_dir, is_symlink, read_bounded, read_nofollow, write_atomic,
-                        write_temp)
+from ..safefile import (
+    MAX_CONFIG_BYTES,
+    MAX_RESULT_BYTES,
+    O_CLOEXEC,
+    clean_stale_temps,
+    default_mode,
+    file_kind,
+    fsync_dir,
+    is_symlink,
+    read_bounded,
+    read_nofollow,
+    write_atomic,
+    write_temp,
+)
 from ..serverconfig import configjson, naming
 from . import rowmerge
 
@@ -45,18 +56,24 @@ _NO_LINK = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EML
 # tree may a simulated run be installed, so nothing a real host has or does (an environment variable, a
 # device name) lets simulated numbers reach a real server.
 TEST_DOUBLE_MARKER = ".moetune-test-double"
-TEST_DOUBLE_TEXT = (b"moetune test double: this folder tree is a test fixture's fake server; "
-                    b"simulated results may be installed into it\n")
+TEST_DOUBLE_TEXT = (
+    b"moetune test double: this folder tree is a test fixture's fake server; "
+    b"simulated results may be installed into it\n"
+)
 # The app's practice server (a sandbox host the user creates in one click) is the same kind of double, made by
 # the app in a fresh folder of its own data folder (src/remote/hosts/practiceserver.cpp writes these bytes): its own
 # fake SGLang tree, config folders and log, which no real server reads.
-PRACTICE_DOUBLE_TEXT = (b"moetune practice server (sandbox): this folder tree is a practice double of an inference "
-                        b"server, made by the moetune app in its own data folder; simulated results may be "
-                        b"installed into it\n")
+PRACTICE_DOUBLE_TEXT = (
+    b"moetune practice server (sandbox): this folder tree is a practice double of an inference "
+    b"server, made by the moetune app in its own data folder; simulated results may be "
+    b"installed into it\n"
+)
 MARKER_READ_BYTES = max(len(TEST_DOUBLE_TEXT), len(PRACTICE_DOUBLE_TEXT)) + 1  # a longer file matches neither
-_SIMULATED_REFUSAL = ("refusing to install numbers that were never measured on a GPU (only a test fixture's fake "
-                      "server tree, marked by a %s file at its top, accepts them; so does the app's practice "
-                      "server)" % TEST_DOUBLE_MARKER)
+_SIMULATED_REFUSAL = (
+    "refusing to install numbers that were never measured on a GPU (only a test fixture's fake "
+    "server tree, marked by a %s file at its top, accepts them; so does the app's practice "
+    "server)" % TEST_DOUBLE_MARKER
+)
 
 
 def test_double_marker(folder: str) -> Optional[str]:
@@ -68,8 +85,11 @@ def test_double_marker(folder: str) -> Optional[str]:
         p = os.path.join(d, TEST_DOUBLE_MARKER)
         try:
             st = os.lstat(p)
-            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and \
-                    read_nofollow(p, MARKER_READ_BYTES) in (TEST_DOUBLE_TEXT, PRACTICE_DOUBLE_TEXT):
+            if (
+                stat.S_ISREG(st.st_mode)
+                and st.st_uid == os.getuid()
+                and read_nofollow(p, MARKER_READ_BYTES) in (TEST_DOUBLE_TEXT, PRACTICE_DOUBLE_TEXT)
+            ):
                 return p
         except (OSError, RunError):
             pass
@@ -79,9 +99,13 @@ def test_double_marker(folder: str) -> Optional[str]:
         d = parent
 
 
-def _load_sources(source: str, framework: str, home: Optional[str],
-                  test_double: Callable[[], Optional[str]],
-                  refusals: Optional[List[str]] = None) -> List[Tuple[str, str]]:
+def _load_sources(
+    source: str,
+    framework: str,
+    home: Optional[str],
+    test_double: Callable[[], Optional[str]],
+    refusals: Optional[List[str]] = None,
+) -> List[Tuple[str, str]]:
     """-> [(file name in the target dialect, exact text)]. Raises RunError. test_double() -> the marker of the
     target tree when it is a test fixture's (asked only for a simulated source). refusals (a dry run): the
     simulated refusal is appended there instead of raised, so the preview still shows the folder and the diff
@@ -114,15 +138,18 @@ def _load_sources(source: str, framework: str, home: Optional[str],
     except RunError as e:
         raise RunError("invalid_config" if e.code == "too_large" else e.code, "%s; nothing was installed" % e.message)
     except OSError as e:
-        raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
-                       "cannot read %s: %s" % (path, e.strerror or e))
+        raise RunError(
+            "permission_denied" if isinstance(e, PermissionError) else "io",
+            "cannot read %s: %s" % (path, e.strerror or e),
+        )
     if raw is None:
         raise RunError("not_found", "cannot read %s: no such file" % path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise RunError("invalid_config", "%s is not UTF-8 text (%s): neither a config file nor a result.json"
-                       % (path, e))
+        raise RunError(
+            "invalid_config", "%s is not UTF-8 text (%s): neither a config file nor a result.json" % (path, e)
+        )
     if cname is None:
         try:
             obj = json.loads(text)
@@ -131,8 +158,11 @@ def _load_sources(source: str, framework: str, home: Optional[str],
         except ValueError as e:
             raise RunError("invalid_config", "%s is neither a config file name nor JSON: %s" % (path, e))
         if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
-            raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\") and "
-                           "its name is not a server config name (E=..,N=..,device_name=...json)" % path)
+            raise RunError(
+                "invalid_config",
+                '%s is not a moetune result (no "format":"moetune-result") and '
+                "its name is not a server config name (E=..,N=..,device_name=...json)" % path,
+            )
         if obj.get("simulated") and not test_double() and not refusals:
             refuse_simulated("%s holds simulated results (synthetic backend): %s" % (path, _SIMULATED_REFUSAL))
         out = _result_files(path, obj, framework)
@@ -145,11 +175,15 @@ def _load_sources(source: str, framework: str, home: Optional[str],
     except configjson.ConfigFileError as e:
         raise RunError("invalid_config", "%s: %s" % (path, e))
     if cname.device_name == "SIMULATED_GPU":
-        raise RunError("simulated", "%s was produced by the synthetic backend (device SIMULATED_GPU): "
-                       "refusing to install simulated results" % path)
+        raise RunError(
+            "simulated",
+            "%s was produced by the synthetic backend (device SIMULATED_GPU): "
+            "refusing to install simulated results" % path,
+        )
     if framework == "vllm" and (cname.down or cname.per_channel_quant):
-        raise RunError("invalid_config", "%s is an SGLang-only file (_down / per_channel_quant): vLLM never "
-                       "reads it" % base)
+        raise RunError(
+            "invalid_config", "%s is an SGLang-only file (_down / per_channel_quant): vLLM never " "reads it" % base
+        )
     # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]"); vLLM names an
     # int8_w8a8 layer without a dtype part (naming.server_config_name), so an SGLang-style name is renamed.
     if framework == "vllm" and cname.dtype == "int8_w8a8":
@@ -174,16 +208,16 @@ def _result_files(path: str, obj: dict, framework: str) -> List[Tuple[str, str]]
     if files is None:
         files = []
     if not isinstance(files, list):
-        raise _bad(path, "\"files\" must be a list")
+        raise _bad(path, '"files" must be a list')
     tv = obj.get("triton_version")
     if tv is not None and (not isinstance(tv, str) or len(tv) > 64 or any(ord(c) < 32 for c in tv)):
-        raise _bad(path, "\"triton_version\" must be null or a short version string")
+        raise _bad(path, '"triton_version" must be null or a short version string')
     out: List[Tuple[str, str]] = []
     for i, f in enumerate(files):
         if not isinstance(f, dict):
             raise _bad(path, "files[%d] must be an object" % i)
         if f.get("framework") not in naming.DIALECTS:
-            raise _bad(path, "files[%d]: \"framework\" must be \"sglang\" or \"vllm\"" % i)
+            raise _bad(path, 'files[%d]: "framework" must be "sglang" or "vllm"' % i)
         if f.get("framework") != framework:
             continue
         name = f.get("file_name")
@@ -212,43 +246,60 @@ def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -
             return os.path.join(root, naming.triton_folder(tv)), True
         return root, framework == "sglang"
     from ..probe import framework_facts, python_facts
+
     facts = python_facts(python)
     if facts.get("error"):
         raise RunError("not_found", facts["error"])
     fw = framework_facts(framework, facts)
     if framework == "sglang":
         if not fw["config_root"]:
-            raise RunError("not_found", "SGLang is not importable from %s and SGLANG_MOE_CONFIG_DIR is not set: "
-                           "pass --python (the server's interpreter) or --root" % facts.get("executable"))
+            raise RunError(
+                "not_found",
+                "SGLang is not importable from %s and SGLANG_MOE_CONFIG_DIR is not set: "
+                "pass --python (the server's interpreter) or --root" % facts.get("executable"),
+            )
         if not fw["triton_folder"]:
-            raise RunError("not_found", "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: "
-                           "pass --python or --root .../triton_X_Y_Z" % facts.get("executable"))
+            raise RunError(
+                "not_found",
+                "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: "
+                "pass --python or --root .../triton_X_Y_Z" % facts.get("executable"),
+            )
         return os.path.join(fw["config_root"], fw["triton_folder"]), True
     folder = fw["user_folder"] or fw["config_root"]
     if not folder:
-        raise RunError("not_found", "vLLM is not importable from %s and VLLM_TUNED_CONFIG_FOLDER is not set: "
-                       "pass --python or --root" % facts.get("executable"))
+        raise RunError(
+            "not_found",
+            "vLLM is not importable from %s and VLLM_TUNED_CONFIG_FOLDER is not set: "
+            "pass --python or --root" % facts.get("executable"),
+        )
     return folder, False
 
 
 def _triton_version(python: Optional[str]) -> str:
     from ..probe import python_facts
-    tv = ((python_facts(python).get("triton") or {}).get("version"))
+
+    tv = (python_facts(python).get("triton") or {}).get("version")
     if not tv or naming.parse_triton_version(tv) is None:
-        raise RunError("not_found", "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: pass "
-                       "--python or --root .../triton_X_Y_Z" % (python or "this interpreter"))
+        raise RunError(
+            "not_found",
+            "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: pass "
+            "--python or --root .../triton_X_Y_Z" % (python or "this interpreter"),
+        )
     return tv
 
 
 def _perm_error(folder: str, e: OSError) -> RunError:
     user = options.host_env("USER") or str(os.getuid())
-    return RunError("permission_denied", "cannot write to %s: %s. moetune never uses root: make that folder "
-                    "writable for %s, or point the server at a folder you own (SGLANG_MOE_CONFIG_DIR / "
-                    "VLLM_TUNED_CONFIG_FOLDER) and pass it as --root" % (folder, e.strerror or e, user))
-
+    return RunError(
+        "permission_denied",
+        "cannot write to %s: %s. moetune never uses root: make that folder "
+        "writable for %s, or point the server at a folder you own (SGLANG_MOE_CONFIG_DIR / "
+        "VLLM_TUNED_CONFIG_FOLDER) and pass it as --root" % (folder, e.strerror or e, user),
+    )
 
 
 # -- backups ----------------------------------------------------------------------------------------
+
 
 def _backup_stamp() -> str:
     return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -285,7 +336,7 @@ def _make_backup(target: str, old: bytes, mode: int) -> str:
     # number would sort as the oldest, and the next prune would remove the newest backup.
     first = 1
     for p in backups_of(target):
-        m = _BAK_RE.search(p[len(target):])
+        m = _BAK_RE.search(p[len(target) :])
         if m and m.group(1) == stamp:
             first = max(first, int(m.group(2) or 1) + 1)
     tmp = write_temp(target + ".bak", old, mode)
@@ -326,7 +377,7 @@ def backups_of(target: str) -> List[str]:
     for n in names:
         if not n.startswith(base + ".bak-"):
             continue
-        m = _BAK_RE.search(n[len(base):])
+        m = _BAK_RE.search(n[len(base) :])
         if not m or m.start() != 0:
             continue
         full = os.path.join(folder, n)
@@ -381,8 +432,11 @@ class FolderLock(object):
             return os.open(self.path, os.O_RDONLY | flags)  # another user's lock file: lock it read-only
         except OSError as e:
             if e.errno == errno.ELOOP:
-                raise RunError("symlink_target", "%s is a symbolic link: refusing to use it as the install lock "
-                               "(nothing was changed); remove it and install again" % self.path)
+                raise RunError(
+                    "symlink_target",
+                    "%s is a symbolic link: refusing to use it as the install lock "
+                    "(nothing was changed); remove it and install again" % self.path,
+                )
             raise
 
     def acquire(self) -> None:
@@ -391,18 +445,24 @@ class FolderLock(object):
             try:
                 st = os.fstat(fd)
                 if not stat.S_ISREG(st.st_mode):
-                    raise RunError("not_a_file", "%s is %s, not the install lock file: nothing was changed; remove "
-                                   "it and install again" % (self.path, file_kind(st.st_mode)))
+                    raise RunError(
+                        "not_a_file",
+                        "%s is %s, not the install lock file: nothing was changed; remove "
+                        "it and install again" % (self.path, file_kind(st.st_mode)),
+                    )
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError as e:
                     if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                         raise
                     holder = os.pread(fd, 256, 0).decode("utf-8", "replace").strip()
-                    raise RunError("locked", "another install-config (%s) is installing into %s right now: this one "
-                                   "lost the race and changed nothing. Re-run it when that one has finished (its "
-                                   "own output says what it installed)"
-                                   % (holder or "its pid is not written yet", os.path.dirname(self.path)))
+                    raise RunError(
+                        "locked",
+                        "another install-config (%s) is installing into %s right now: this one "
+                        "lost the race and changed nothing. Re-run it when that one has finished (its "
+                        "own output says what it installed)"
+                        % (holder or "its pid is not written yet", os.path.dirname(self.path)),
+                    )
                 try:
                     now = os.lstat(self.path)
                 except FileNotFoundError:
@@ -418,13 +478,17 @@ class FolderLock(object):
             self.fd = fd
             try:  # who holds it, for the sentence of the one that loses (best effort: a read-only fd cannot)
                 os.ftruncate(fd, 0)
-                os.pwrite(fd, ("pid %d, started %s" % (os.getpid(), datetime.datetime.now().strftime(
-                    "%Y-%m-%d %H:%M:%S"))).encode(), 0)
+                os.pwrite(
+                    fd,
+                    (
+                        "pid %d, started %s" % (os.getpid(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S"))
+                    ).encode(),
+                    0,
+                )
             except OSError:
                 pass
             return
-        raise RunError("locked", "could not take the install lock %s: other installs keep replacing it"
-                       % self.path)
+        raise RunError("locked", "could not take the install lock %s: other installs keep replacing it" % self.path)
 
     def release(self) -> None:
         if self.fd is None:
@@ -440,6 +504,7 @@ class FolderLock(object):
 
 
 # -- the install ------------------------------------------------------------------------------------
+
 
 def _makedirs(folder: str) -> List[str]:
     """os.makedirs that returns the folders it created, outermost first (to undo a failed install)."""
@@ -502,8 +567,10 @@ class _Plan(object):
             except FileNotFoundError:
                 pass
             except OSError as e:
-                raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
-                               "cannot look at %s: %s" % (self.target, e))
+                raise RunError(
+                    "permission_denied" if isinstance(e, PermissionError) else "io",
+                    "cannot look at %s: %s" % (self.target, e),
+                )
         if self.refused is None:
             try:
                 self.old = read_nofollow(self.target)
@@ -511,29 +578,42 @@ class _Plan(object):
                 self.refused = e.code
                 self.why = e.message
             except OSError as e:
-                raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
-                               "cannot read the existing %s: %s" % (self.target, e))
+                raise RunError(
+                    "permission_denied" if isinstance(e, PermissionError) else "io",
+                    "cannot read the existing %s: %s" % (self.target, e),
+                )
         self.exists = self.old is not None or self.link or self.refused == "not_a_file"
         self.changed = self.old != data
 
 
 def _refusal_message(plan: _Plan) -> str:
     if plan.refused == "symlink_target":
-        return ("%s is a symbolic link (to %s): nothing was changed. A planted link could point anywhere; if you "
-                "made it on purpose, re-run with --through-symlink to replace the file it points to"
-                % (plan.target, os.readlink(plan.target) if plan.link else "?"))
+        return (
+            "%s is a symbolic link (to %s): nothing was changed. A planted link could point anywhere; if you "
+            "made it on purpose, re-run with --through-symlink to replace the file it points to"
+            % (plan.target, os.readlink(plan.target) if plan.link else "?")
+        )
     if plan.refused == "exists":
-        return ("%s already exists with different contents; nothing was changed. Re-run with --replace to "
-                "replace it (a timestamped backup is kept), or --dry-run to see the diff" % plan.target)
+        return (
+            "%s already exists with different contents; nothing was changed. Re-run with --replace to "
+            "replace it (a timestamped backup is kept), or --dry-run to see the diff" % plan.target
+        )
     if plan.refused == "not_a_file":
         what = plan.why or "not a regular file"
-        todo = ("move that directory away (or remove it with rmdir if it is empty)" if what == "a directory" else
-                "remove it or move it away")
-        return ("%s is %s, not a config file: nothing was changed, and the server cannot read a config from it "
-                "either. Look at what it is, %s, then install again" % (plan.target, what, todo))
+        todo = (
+            "move that directory away (or remove it with rmdir if it is empty)"
+            if what == "a directory"
+            else "remove it or move it away"
+        )
+        return (
+            "%s is %s, not a config file: nothing was changed, and the server cannot read a config from it "
+            "either. Look at what it is, %s, then install again" % (plan.target, what, todo)
+        )
     if plan.refused == "too_large":
-        return ("%s is larger than any config file (%s): nothing was changed. Look at what it is and move it away, "
-                "then install again" % (plan.target, plan.why))
+        return (
+            "%s is larger than any config file (%s): nothing was changed. Look at what it is and move it away, "
+            "then install again" % (plan.target, plan.why)
+        )
     return "%s cannot be replaced (%s%s)" % (plan.target, plan.refused, ": " + plan.why if plan.why else "")
 
 
@@ -607,10 +687,11 @@ def _expectations(values: Optional[List[str]], what: str) -> Optional[dict]:
     out = {}
     for v in values:
         name, sep, digest = v.rpartition("=")
-        if not sep or not name or not (digest == "absent" and what == "old" or
-                                        re.fullmatch(r"[0-9a-f]{64}", digest)):
-            raise RunError("usage", "--expect-%s %r: give FILE_NAME=SHA256%s" %
-                           (what, v, " or FILE_NAME=absent" if what == "old" else ""))
+        if not sep or not name or not (digest == "absent" and what == "old" or re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise RunError(
+                "usage",
+                "--expect-%s %r: give FILE_NAME=SHA256%s" % (what, v, " or FILE_NAME=absent" if what == "old" else ""),
+            )
         out[name] = None if digest == "absent" else digest
     return out
 
@@ -618,18 +699,26 @@ def _expectations(values: Optional[List[str]], what: str) -> Optional[dict]:
 def _plan_mismatch(plan: _Plan, old_want: dict, new_want: dict) -> Optional[str]:
     """Why the plan made now is not the plan that was previewed (None: it is exactly that plan)."""
     if plan.name not in old_want or plan.name not in new_want:
-        return ("%s was not in the preview: the preview and the install disagree on the files (re-run the "
-                "preview)" % plan.target)
+        return (
+            "%s was not in the preview: the preview and the install disagree on the files (re-run the "
+            "preview)" % plan.target
+        )
     old_now = _sha(plan.old)
     if old_now != old_want[plan.name]:
-        return ("%s changed between the preview and the push (%s when previewed, %s now): nothing was "
-                "installed. Preview again to see what is there now" % (
-                    plan.target, "absent" if old_want[plan.name] is None else
-                    "sha256 %s..." % old_want[plan.name][:12],
-                    "absent" if old_now is None else "sha256 %s..." % old_now[:12]))
+        return (
+            "%s changed between the preview and the push (%s when previewed, %s now): nothing was "
+            "installed. Preview again to see what is there now"
+            % (
+                plan.target,
+                "absent" if old_want[plan.name] is None else "sha256 %s..." % old_want[plan.name][:12],
+                "absent" if old_now is None else "sha256 %s..." % old_now[:12],
+            )
+        )
     if _sha(plan.data) != new_want[plan.name]:
-        return ("the bytes the push would write into %s are not the previewed ones (the run or moetune's "
-                "push records changed since the preview): nothing was installed. Preview again" % plan.target)
+        return (
+            "the bytes the push would write into %s are not the previewed ones (the run or moetune's "
+            "push records changed since the preview): nothing was installed. Preview again" % plan.target
+        )
     return None
 
 
@@ -702,25 +791,45 @@ def install_command(args, out) -> int:
             for plan, merge in plans:
                 text = plan.data.decode("utf-8")
                 old_lines = plan.old.decode("utf-8", "replace").splitlines(True) if plan.old is not None else []
-                diff = "".join(difflib.unified_diff(old_lines, text.splitlines(True),
-                                                    fromfile=plan.target if plan.exists else "/dev/null",
-                                                    tofile=plan.target))
-                out.emit({"type": "diff", "framework": args.framework, "file_name": plan.name,
-                          "target": plan.target, "exists": plan.exists, "changed": plan.changed,
-                          "symlink": plan.link,
-                          "would_backup": "%s.bak-<timestamp>" % plan.target
-                          if plan.exists and plan.changed and args.replace and plan.refused is None else None,
-                          "refused": plan.refused, "diff": diff, "merge": merge.event(),
-                          # the plan a push hands back (--expect-old / --expect-new): what is there, what goes
-                          "old_sha256": _sha(plan.old) if plan.exists else None, "new_sha256": _sha(plan.data),
-                          "refused_message": refusals[0] if refusals else
-                          (_refusal_message(plan) if plan.refused not in (None, "not_found") else None)})
+                diff = "".join(
+                    difflib.unified_diff(
+                        old_lines,
+                        text.splitlines(True),
+                        fromfile=plan.target if plan.exists else "/dev/null",
+                        tofile=plan.target,
+                    )
+                )
+                out.emit(
+                    {
+                        "type": "diff",
+                        "framework": args.framework,
+                        "file_name": plan.name,
+                        "target": plan.target,
+                        "exists": plan.exists,
+                        "changed": plan.changed,
+                        "symlink": plan.link,
+                        "would_backup": "%s.bak-<timestamp>" % plan.target
+                        if plan.exists and plan.changed and args.replace and plan.refused is None
+                        else None,
+                        "refused": plan.refused,
+                        "diff": diff,
+                        "merge": merge.event(),
+                        # the plan a push hands back (--expect-old / --expect-new): what is there, what goes
+                        "old_sha256": _sha(plan.old) if plan.exists else None,
+                        "new_sha256": _sha(plan.data),
+                        "refused_message": refusals[0]
+                        if refusals
+                        else (_refusal_message(plan) if plan.refused not in (None, "not_found") else None),
+                    }
+                )
             return EXIT_OK
         if old_want is not None:
             names = set(p.name for p, _ in plans)
             why = [w for w in (_plan_mismatch(p, old_want, new_want) for p, _ in plans) if w]
-            why += ["%s was previewed but the source has no such file now: nothing was installed"
-                    % os.path.join(folder, n) for n in sorted(set(old_want) - names)]
+            why += [
+                "%s was previewed but the source has no such file now: nothing was installed" % os.path.join(folder, n)
+                for n in sorted(set(old_want) - names)
+            ]
             if why:
                 for w in why:
                     out.error("changed_since_preview", w, path=folder)
@@ -730,8 +839,11 @@ def install_command(args, out) -> int:
             if plan.refused == "not_found":
                 raise RunError("not_found", "the config folder %s does not exist" % folder)
             if plan.refused is not None:
-                out.error("invalid_config" if plan.refused == "too_large" else plan.refused, _refusal_message(plan),
-                          path=plan.target)
+                out.error(
+                    "invalid_config" if plan.refused == "too_large" else plan.refused,
+                    _refusal_message(plan),
+                    path=plan.target,
+                )
                 failed = True
                 continue
             created_now = folder if (created or missing_at_start) and not wrote_any else None
@@ -739,46 +851,71 @@ def install_command(args, out) -> int:
             try:
                 what, backup = _write_one(plan, args.replace, pause)
             except ChangedMeanwhile:
-                out.error("changed_meanwhile", "%s changed while this install ran (another program wrote it after "
-                          "it was read): nothing was replaced, and what is there now is kept. Look at it, then "
-                          "install again" % plan.target, path=plan.target)
+                out.error(
+                    "changed_meanwhile",
+                    "%s changed while this install ran (another program wrote it after "
+                    "it was read): nothing was replaced, and what is there now is kept. Look at it, then "
+                    "install again" % plan.target,
+                    path=plan.target,
+                )
                 failed = True
                 if old_want is not None:
                     break  # the previewed plan cannot be installed whole: the rest is not started
                 continue
             except OSError as e:
-                left = ("the previous file is untouched, and its backup %s, made before the failure, is kept; no "
-                        "temporary file was left" % plan.backup if plan.backup else
-                        "the previous file, if any, is untouched, and no backup or temporary file was left")
+                left = (
+                    "the previous file is untouched, and its backup %s, made before the failure, is kept; no "
+                    "temporary file was left" % plan.backup
+                    if plan.backup
+                    else "the previous file, if any, is untouched, and no backup or temporary file was left"
+                )
                 if isinstance(e, PermissionError) or e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                     err = _perm_error(os.path.dirname(plan.target), e)
                     raise RunError(err.code, "%s (%s)" % (err.message, left))
                 raise RunError("io", "writing %s failed: %s (%s)" % (plan.target, e, left))
             if what == "exists":
                 plan.refused = "exists"
-                out.error("exists", "%s was created with different contents by another install while this one "
-                          "ran; nothing was changed. Re-run with --replace to replace it (a timestamped backup is "
-                          "kept), or --dry-run to see the diff" % plan.target, path=plan.target)
+                out.error(
+                    "exists",
+                    "%s was created with different contents by another install while this one "
+                    "ran; nothing was changed. Re-run with --replace to replace it (a timestamped backup is "
+                    "kept), or --dry-run to see the diff" % plan.target,
+                    path=plan.target,
+                )
                 failed = True
                 continue
             wrote_any = wrote_any or what == "installed"
             back = read_nofollow(plan.target)
             if back != data:
-                out.error("verify_failed", "read-back of %s differs from what was written%s" %
-                          (plan.target, "; the previous version is in %s" % backup if backup else ""),
-                          path=plan.target)
+                out.error(
+                    "verify_failed",
+                    "read-back of %s differs from what was written%s"
+                    % (plan.target, "; the previous version is in %s" % backup if backup else ""),
+                    path=plan.target,
+                )
                 failed = True
                 continue
             pruned = prune_backups(plan.target, keep) if backup else []
-            out.emit({"type": "installed", "framework": args.framework, "file_name": plan.name,
-                      "target": plan.target, "backup": backup, "created_folder": created_now,
-                      "unchanged": what == "unchanged", "bytes": len(data),
-                      "sha256": hashlib.sha256(back or b"").hexdigest(),
-                      "previous_sha256": previous,  # null: there was no file (undo removes it)
-                      "backups_kept": len(backups_of(plan.target)), "backups_pruned": pruned,
-                      "keep_backups": keep,
-                      # set only when simulated numbers went into a test fixture's tree: its marker file
-                      "test_double": marker[0] if marker else None, "merge": merge.event()})
+            out.emit(
+                {
+                    "type": "installed",
+                    "framework": args.framework,
+                    "file_name": plan.name,
+                    "target": plan.target,
+                    "backup": backup,
+                    "created_folder": created_now,
+                    "unchanged": what == "unchanged",
+                    "bytes": len(data),
+                    "sha256": hashlib.sha256(back or b"").hexdigest(),
+                    "previous_sha256": previous,  # null: there was no file (undo removes it)
+                    "backups_kept": len(backups_of(plan.target)),
+                    "backups_pruned": pruned,
+                    "keep_backups": keep,
+                    # set only when simulated numbers went into a test fixture's tree: its marker file
+                    "test_double": marker[0] if marker else None,
+                    "merge": merge.event(),
+                }
+            )
     finally:
         lock.release()
         if created and not wrote_any:

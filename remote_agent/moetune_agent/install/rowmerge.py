@@ -29,11 +29,11 @@ from ..runs.store import resolve, run_folder_of, runs_dir
 from ..safefile import MAX_RESULT_BYTES, MAX_TEXT_BYTES, read_bounded, read_nofollow
 from ..serverconfig import configjson, naming
 
-KEPT = "kept"                      # measured: the file's own row was as fast (or the tuned one was not faster)
-REPLACED = "replaced"              # measured: the new config beat the file's own row
-ADDED = "added"                    # a batch size the file has no row for; measured faster than the row used
+KEPT = "kept"  # measured: the file's own row was as fast (or the tuned one was not faster)
+REPLACED = "replaced"  # measured: the new config beat the file's own row
+ADDED = "added"  # a batch size the file has no row for; measured faster than the row used
 KEPT_UNMEASURED = "kept_unmeasured"  # the run did not measure this row (against this file): kept as it is
-NOT_ADDED = "not_added"            # the run's row for a size the file lacks, not measured faster: left out
+NOT_ADDED = "not_added"  # the run's row for a size the file lacks, not measured faster: left out
 
 _SEP = re.compile(r"[_\- ]+")
 
@@ -41,8 +41,9 @@ _SEP = re.compile(r"[_\- ]+")
 def _norm(cfg: Any) -> Optional[Tuple[Any, ...]]:
     if not isinstance(cfg, dict):
         return None
-    return tuple(cfg.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
-                                      "num_warps", "num_stages")) + (bool(cfg.get("USE_TMA")),)
+    return tuple(
+        cfg.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+    ) + (bool(cfg.get("USE_TMA")),)
 
 
 def served_range(keys: List[int], m: int) -> Tuple[int, Optional[int]]:
@@ -92,13 +93,20 @@ def sibling_files(folder: str, name: str) -> List[Dict[str, str]]:
         if other is None or not n.endswith(".json"):
             continue
         same_shape = (other.E, other.N, other.dtype, other.block_shape, other.per_channel_quant, other.down) == (
-            me.E, me.N, me.dtype, me.block_shape, me.per_channel_quant, me.down)
+            me.E,
+            me.N,
+            me.dtype,
+            me.block_shape,
+            me.per_channel_quant,
+            me.down,
+        )
         if same_shape and is_sibling_device(me.device_name, other.device_name):
             out.append({"file_name": n, "device_name": other.device_name})
     return out
 
 
 # -- the source's result --------------------------------------------------------------------------------
+
 
 def load_result(source: str, home: Optional[str]) -> Optional[Dict[str, Any]]:
     """The moetune result behind an install source (a result.json, a run, or a file inside a run folder),
@@ -164,24 +172,38 @@ def _other_k(target: str, name: str, result: Dict[str, Any], home: Optional[str]
             continue
         # Version 2 keeps every push of the run ({"pushes": [record, ...]}); version 1 is one record.
         pushes = rec.get("pushes") if rec.get("version") == 2 else [rec]
-        hit = any(isinstance(p, dict) and not p.get("undone_at") and any(
-            isinstance(fi, dict) and fi.get("file_name") == name and not fi.get("unchanged") and
-            os.path.realpath(str(fi.get("target") or "")) == real for fi in p.get("files") or [])
-                  for p in pushes if isinstance(pushes, list))
+        hit = any(
+            isinstance(p, dict)
+            and not p.get("undone_at")
+            and any(
+                isinstance(fi, dict)
+                and fi.get("file_name") == name
+                and not fi.get("unchanged")
+                and os.path.realpath(str(fi.get("target") or "")) == real
+                for fi in p.get("files") or []
+            )
+            for p in pushes
+            if isinstance(pushes, list)
+        )
         k = spec.get("K")
         if hit and isinstance(k, int) and k != k_here and k not in found:
-            found[k] = {"K": k, "run_id": run_id, "topk": spec.get("topk"),
-                        "source": "moetune's push record %s" % rec_path}
+            found[k] = {
+                "K": k,
+                "run_id": run_id,
+                "topk": spec.get("topk"),
+                "source": "moetune's push record %s" % rec_path,
+            }
     return [found[k] for k in sorted(found)]
 
 
 # -- the merge ------------------------------------------------------------------------------------------
 
+
 class Merge(object):
     """What installing one file of a result does to the file at the target, row by row."""
 
     def __init__(self) -> None:
-        self.mode = "whole"   # "new" (no file there), "merged" (per row), "whole" (nothing to merge with)
+        self.mode = "whole"  # "new" (no file there), "merged" (per row), "whole" (nothing to merge with)
         self.measured_default: Optional[bool] = None
         self.note = ""
         self.rows: List[Dict[str, Any]] = []
@@ -191,8 +213,15 @@ class Merge(object):
         self.baseline: Optional[str] = None  # what the run timed its configs against, in words
 
     def event(self) -> Dict[str, Any]:
-        return {"mode": self.mode, "measured_default": self.measured_default, "note": self.note,
-                "rows": self.rows, "other_k": self.other_k, "siblings": self.siblings, "baseline": self.baseline}
+        return {
+            "mode": self.mode,
+            "measured_default": self.measured_default,
+            "note": self.note,
+            "rows": self.rows,
+            "other_k": self.other_k,
+            "siblings": self.siblings,
+            "baseline": self.baseline,
+        }
 
 
 def baseline_text(result: Dict[str, Any], framework: str, down: bool) -> Optional[str]:
@@ -211,34 +240,45 @@ def baseline_text(result: Dict[str, Any], framework: str, down: bool) -> Optiona
     return None
 
 
-def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework: str, op: str,
-            down: bool) -> Tuple[str, str]:
+def _status(
+    old: Optional[bytes], target: str, result: Dict[str, Any], framework: str, op: str, down: bool
+) -> Tuple[str, str]:
     """-> ("new" | "measured" | "unmeasured" | "invalid", sentence) for the file at target."""
     if old is None:
         return "new", "no file at %s: the whole file is new" % target
     try:
         entries, _ = configjson.read_as_server(old.decode("utf-8"))
     except (configjson.ConfigFileError, UnicodeDecodeError) as e:
-        return "invalid", ("the server cannot read the file at %s either (%s): it is replaced whole (a backup "
-                           "is kept)" % (target, e))
+        return "invalid", (
+            "the server cannot read the file at %s either (%s): it is replaced whole (a backup "
+            "is kept)" % (target, e)
+        )
     ds = _default_of(result, framework, down)
     if ds.get("kind") == "other_framework":
-        return "unmeasured", ("the run measured %s's default, not %s's: no row of %s was measured"
-                              % (ds.get("framework"), framework, target))
+        return "unmeasured", (
+            "the run measured %s's default, not %s's: no row of %s was measured"
+            % (ds.get("framework"), framework, target)
+        )
     if ds.get("kind") != "file":
-        return "unmeasured", ("the run's default was the server's %s, not this file (it was put there after "
-                              "the run measured, or the server did not read it): none of its rows was measured"
-                              % ("up config" if ds.get("kind") == "up_config" else "built-in heuristic"))
+        return "unmeasured", (
+            "the run's default was the server's %s, not this file (it was put there after "
+            "the run measured, or the server did not read it): none of its rows was measured"
+            % ("up config" if ds.get("kind") == "up_config" else "built-in heuristic")
+        )
     where = ds.get("path") or ds.get("file_name")
     digest = hashlib.sha256(old).hexdigest()
     if ds.get("sha256"):
         if ds["sha256"] != digest:
-            return "unmeasured", ("the file at %s is not the one the run measured as default (%s, sha256 %s..., "
-                                  "this one %s...): none of its rows was measured"
-                                  % (target, where, ds["sha256"][:12], digest[:12]))
+            return "unmeasured", (
+                "the file at %s is not the one the run measured as default (%s, sha256 %s..., "
+                "this one %s...): none of its rows was measured" % (target, where, ds["sha256"][:12], digest[:12])
+            )
         same = ds.get("path") and os.path.realpath(ds["path"]) == os.path.realpath(target)
-        return "measured", ("the run's default was this very file" if same else
-                            "the run's default was %s, with the same bytes as this file" % where)
+        return "measured", (
+            "the run's default was this very file"
+            if same
+            else "the run's default was %s, with the same bytes as this file" % where
+        )
     # No hash recorded (an older agent): the measured default at every size must be this file's row.
     rows = [h for h in result.get("head_to_head") or [] if isinstance(h, dict)]
     if not rows:
@@ -247,8 +287,10 @@ def _status(old: Optional[bytes], target: str, result: Dict[str, Any], framework
         dflt = ((h.get("default") or {}).get("configs") or {}).get(op)
         row = entries[configjson.nearest_key(entries, int(h["m"]))]
         if _norm(dflt) != _norm(row):
-            return "unmeasured", ("the run's default at m=%d is not the row of the file at %s (the file "
-                                  "changed since the run): none of its rows was measured" % (int(h["m"]), target))
+            return "unmeasured", (
+                "the run's default at m=%d is not the row of the file at %s (the file "
+                "changed since the run): none of its rows was measured" % (int(h["m"]), target)
+            )
     return "measured", "the run's default was %s, and it matches this file at every measured size" % where
 
 
@@ -259,29 +301,46 @@ def check_head_to_head(result: Dict[str, Any]) -> None:
     if rows is None:
         return
     if not isinstance(rows, list):
-        raise RunError("invalid_config", "the run's result is damaged: \"head_to_head\" must be a list; "
-                                         "nothing was installed")
+        raise RunError(
+            "invalid_config", 'the run\'s result is damaged: "head_to_head" must be a list; ' "nothing was installed"
+        )
     for i, h in enumerate(rows):
         m = h.get("m") if isinstance(h, dict) else None
         dflt = h.get("default") if isinstance(h, dict) else None
-        if (isinstance(m, bool) or not isinstance(m, int) or m < 1 or not isinstance(dflt or {}, dict)
-                or not isinstance((dflt or {}).get("configs") or {}, dict)):
-            raise RunError("invalid_config", "the run's result is damaged: head_to_head[%d] must be an object "
-                                             "with \"m\" (a batch size) and \"default\" an object; nothing "
-                                             "was installed" % i)
+        if (
+            isinstance(m, bool)
+            or not isinstance(m, int)
+            or m < 1
+            or not isinstance(dflt or {}, dict)
+            or not isinstance((dflt or {}).get("configs") or {}, dict)
+        ):
+            raise RunError(
+                "invalid_config",
+                "the run's result is damaged: head_to_head[%d] must be an object "
+                'with "m" (a batch size) and "default" an object; nothing '
+                "was installed" % i,
+            )
 
 
-def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str,
-         result: Optional[Dict[str, Any]], home: Optional[str] = None,
-         coupled: Optional[List[Tuple[Optional[bytes], str, str]]] = None) -> Merge:
+def plan(
+    old: Optional[bytes],
+    target: str,
+    name: str,
+    text: str,
+    framework: str,
+    result: Optional[Dict[str, Any]],
+    home: Optional[str] = None,
+    coupled: Optional[List[Tuple[Optional[bytes], str, str]]] = None,
+) -> Merge:
     """The merge of the result's file `name` (exact text `text`) into `old` (the bytes at target, None
     if absent). coupled: the other files of the same joint decision (up+down: the other file's
     (old bytes, target, name)) - a pair is replaced only where every file of it was measured."""
     mg = Merge()
     mg.siblings = sibling_files(os.path.dirname(target), name)
     if result is None:
-        mg.note = ("a lone config file holds no measurement: %s" % ("it is installed whole" if old is None else
-                   "it replaces the file there whole (a backup is kept)"))
+        mg.note = "a lone config file holds no measurement: %s" % (
+            "it is installed whole" if old is None else "it replaces the file there whole (a backup is kept)"
+        )
         return mg
     check_head_to_head(result)
     op = _file_op(result, name)
@@ -299,10 +358,19 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
 
     def measured_row(m: int, decision: str, old_cfg, new_cfg, note: str = "") -> Dict[str, Any]:
         h = h2h.get(m) or {}
-        row = {"m": m, "decision": decision, "gain": h.get("speedup") if h else None,
-               "default_us": h.get("default_median_us"), "tuned_us": h.get("median_us"),
-               "rounds": h.get("rounds"), "h2h_decision": h.get("decision"), "old": old_cfg, "new": new_cfg,
-               "note": note, "unmeasured_k": ks if decision in (REPLACED, ADDED) else []}
+        row = {
+            "m": m,
+            "decision": decision,
+            "gain": h.get("speedup") if h else None,
+            "default_us": h.get("default_median_us"),
+            "tuned_us": h.get("median_us"),
+            "rounds": h.get("rounds"),
+            "h2h_decision": h.get("decision"),
+            "old": old_cfg,
+            "new": new_cfg,
+            "note": note,
+            "unmeasured_k": ks if decision in (REPLACED, ADDED) else [],
+        }
         return row
 
     if status in ("new", "invalid"):
@@ -319,33 +387,42 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
     mg.mode = "merged"
     mg.measured_default = status == "measured"
     pair_ok = all(s in ("measured", "new") for s in statuses)
-    mg.note = why if pair_ok or status != "measured" else (
-        why + "; but the other file of the up/down pair at this target was not measured, so no pair is replaced")
+    mg.note = (
+        why
+        if pair_ok or status != "measured"
+        else (why + "; but the other file of the up/down pair at this target was not measured, so no pair is replaced")
+    )
     merged: Dict[int, Any] = dict(old_entries)
     for m in sorted(set(old_entries) | set(new_entries)):
         h = h2h.get(m)
         in_old = m in old_entries
         if m not in new_entries or h is None:
             if in_old:
-                mg.rows.append(measured_row(m, KEPT_UNMEASURED, old_entries[m], None,
-                                            "the run did not measure this batch size"))
+                mg.rows.append(
+                    measured_row(m, KEPT_UNMEASURED, old_entries[m], None, "the run did not measure this batch size")
+                )
             else:
                 mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m], "no head-to-head at this size"))
             continue
         if not mg.measured_default or not pair_ok:
             if in_old:
-                mg.rows.append(measured_row(m, KEPT_UNMEASURED, old_entries[m], new_entries[m],
-                                            "the run did not measure this file's row"))
+                mg.rows.append(
+                    measured_row(
+                        m, KEPT_UNMEASURED, old_entries[m], new_entries[m], "the run did not measure this file's row"
+                    )
+                )
             else:
-                mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m],
-                                            "measured against another default"))
+                mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m], "measured against another default"))
             continue
         serving = old_entries[configjson.nearest_key(old_entries, m)]
         dflt = ((h.get("default") or {}).get("configs") or {}).get(op)
         if _norm(dflt) != _norm(serving):
             dec = KEPT_UNMEASURED if in_old else NOT_ADDED
-            mg.rows.append(measured_row(m, dec, old_entries.get(m), new_entries[m],
-                                        "the run's default at this size was not this file's row"))
+            mg.rows.append(
+                measured_row(
+                    m, dec, old_entries.get(m), new_entries[m], "the run's default at this size was not this file's row"
+                )
+            )
             continue
         faster = h.get("decision") == "tuned_faster" and not h.get("chosen_default")
         failed = h.get("decision") == "default_failed" and not h.get("chosen_default")
@@ -355,18 +432,34 @@ def plan(old: Optional[bytes], target: str, name: str, text: str, framework: str
                 mg.rows.append(measured_row(m, REPLACED, old_entries[m], new_entries[m], note))
             else:
                 lo, hi = served_range(list(old_entries), m)
-                mg.rows.append(measured_row(m, ADDED, None, new_entries[m], (
-                    "a new key: the server then takes it for M %d-%s, measured at M=%d only"
-                    % (lo, "up" if hi is None else str(hi), m)) + ("; " + note if note else "")))
+                mg.rows.append(
+                    measured_row(
+                        m,
+                        ADDED,
+                        None,
+                        new_entries[m],
+                        (
+                            "a new key: the server then takes it for M %d-%s, measured at M=%d only"
+                            % (lo, "up" if hi is None else str(hi), m)
+                        )
+                        + ("; " + note if note else ""),
+                    )
+                )
                 mg.rows[-1]["serves"] = [lo, hi]
             merged[m] = new_entries[m]
             continue
         if in_old:
             mg.rows.append(measured_row(m, KEPT, old_entries[m], new_entries[m]))
         else:
-            mg.rows.append(measured_row(m, NOT_ADDED, None, new_entries[m],
-                                        "the row the server uses there (M=%d) was as fast"
-                                        % configjson.nearest_key(old_entries, m)))
+            mg.rows.append(
+                measured_row(
+                    m,
+                    NOT_ADDED,
+                    None,
+                    new_entries[m],
+                    "the row the server uses there (M=%d) was as fast" % configjson.nearest_key(old_entries, m),
+                )
+            )
     tv = None
     if framework == "vllm":
         _, tv = configjson.parse_config_text(text)
@@ -384,10 +477,15 @@ def apply(plan_obj, source: str, framework: str, home: Optional[str]) -> Merge:
     text = plan_obj.data.decode("utf-8")
     coupled = []
     cname = naming.try_parse_name(plan_obj.name)
-    if result is not None and cname is not None and framework == "sglang" and list(result.get("ops") or []) == [
-            "up", "down"]:
-        other = naming.ConfigName(cname.E, cname.N, cname.device_name, cname.dtype, cname.block_shape,
-                                  cname.per_channel_quant, not cname.down).file_name("sglang")
+    if (
+        result is not None
+        and cname is not None
+        and framework == "sglang"
+        and list(result.get("ops") or []) == ["up", "down"]
+    ):
+        other = naming.ConfigName(
+            cname.E, cname.N, cname.device_name, cname.dtype, cname.block_shape, cname.per_channel_quant, not cname.down
+        ).file_name("sglang")
         if any(f.get("file_name") == other for f in result.get("files") or []):
             o_target = os.path.join(os.path.dirname(plan_obj.target), other)
             try:
@@ -395,8 +493,16 @@ def apply(plan_obj, source: str, framework: str, home: Optional[str]) -> Merge:
             except (RunError, OSError):
                 o_old = None
             coupled.append((o_old, o_target, other))
-    mg = plan(None if plan_obj.refused == "symlink_target" else plan_obj.old, plan_obj.target, plan_obj.name,
-              text, framework, result, home, coupled)
+    mg = plan(
+        None if plan_obj.refused == "symlink_target" else plan_obj.old,
+        plan_obj.target,
+        plan_obj.name,
+        text,
+        framework,
+        result,
+        home,
+        coupled,
+    )
     if mg.text is not None and mg.text != text:
         plan_obj.data = mg.text.encode("utf-8")
         plan_obj.changed = plan_obj.old != plan_obj.data

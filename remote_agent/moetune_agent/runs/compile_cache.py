@@ -19,8 +19,8 @@ from .store import private_subdir
 # batch size, run and headroom check on a host; a run compiled each kernel again in a private folder
 # before (~0.8 s a kernel on an H200 host's core). One folder per Triton version keeps a Triton upgrade
 # from mixing with the old entries and lets the old version's folder be dropped whole.
-COMPILE_CACHE = "triton_cache"     # the headroom check's folder name too (issue 19's helper): one cache
-COMPILE_CACHE_KEEP = 3             # Triton versions kept side by side (the newest used)
+COMPILE_CACHE = "triton_cache"  # the headroom check's folder name too (issue 19's helper): one cache
+COMPILE_CACHE_KEEP = 3  # Triton versions kept side by side (the newest used)
 TRITON_DISTS = ("triton", "pytorch-triton", "pytorch-triton-rocm", "triton-nightly")
 
 
@@ -43,8 +43,9 @@ def _cache_tag(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in ".-_+" else "_" for ch in text)[:80]
 
 
-def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
-                       triton_version: Optional[str] = "detect") -> Optional[str]:
+def host_compile_cache(
+    desc: Dict[str, Any], home: Optional[str] = None, triton_version: Optional[str] = "detect"
+) -> Optional[str]:
     """The persistent compile cache folder for a scheduler's backend description, created; None where
     there is none: MOETUNE_COMPILE_CACHE=0, no Triton installed (under any of TRITON_DISTS' names), or the
     synthetic backend (its simulated compiles are per run, unless MOETUNE_COMPILE_CACHE=1 asks for the host
@@ -57,6 +58,7 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
         if flag != options.ON:
             return None
         import hashlib
+
         tag = "synthetic-" + hashlib.sha256(json.dumps(desc.get("shape"), sort_keys=True).encode()).hexdigest()[:12]
     else:
         v = installed_triton_version() if triton_version == "detect" else triton_version
@@ -74,8 +76,9 @@ def host_compile_cache(desc: Dict[str, Any], home: Optional[str] = None,
     return path
 
 
-def check_cache_dir(desc: Dict[str, Any], home: Optional[str] = None,
-                    triton_version: Optional[str] = "detect") -> Tuple[str, bool]:
+def check_cache_dir(
+    desc: Dict[str, Any], home: Optional[str] = None, triton_version: Optional[str] = "detect"
+) -> Tuple[str, bool]:
     """The headroom check's compile folder -> (path, persistent?): the host's compile cache
     (host_compile_cache, the one a tune uses, so each reuses what the other compiled), else a private
     temporary folder the caller removes afterwards."""
@@ -102,9 +105,15 @@ def prune_compile_caches(top: str, keep: int = COMPILE_CACHE_KEEP) -> List[str]:
     """Remove the Triton-version folders beyond the `keep` most recently used; -> the removed paths. Only
     real folders: a symlink planted under that name is neither followed nor removed."""
     import shutil
+
     try:
-        names = [n for n in os.listdir(top) if n.startswith("triton-") and os.path.isdir(os.path.join(top, n))
-                 and not os.path.islink(os.path.join(top, n))]
+        names = [
+            n
+            for n in os.listdir(top)
+            if n.startswith("triton-")
+            and os.path.isdir(os.path.join(top, n))
+            and not os.path.islink(os.path.join(top, n))
+        ]
     except OSError:
         return []
     names.sort(key=lambda n: os.path.getmtime(os.path.join(top, n)), reverse=True)

@@ -40,16 +40,18 @@ def _check_label(value: Optional[str], what: str) -> str:
     return value
 
 
-def import_run(source: str, from_host: Optional[str], from_run: Optional[str],
-               home: Optional[str] = None) -> Dict[str, Any]:
+def import_run(
+    source: str, from_host: Optional[str], from_run: Optional[str], home: Optional[str] = None
+) -> Dict[str, Any]:
     """-> {run_id, run_dir, reused, sha256}. Raises RunError(not_found | invalid_config | usage)."""
     from_host = _check_label(from_host, "--from-host")
     from_run = _check_label(from_run, "--from-run")
     try:
         raw = read_bounded(source, MAX_RESULT_BYTES, "the result")
     except OSError as e:
-        raise RunError("not_found" if isinstance(e, FileNotFoundError) else "io",
-                       "cannot read %s: %s" % (source, e.strerror or e))
+        raise RunError(
+            "not_found" if isinstance(e, FileNotFoundError) else "io", "cannot read %s: %s" % (source, e.strerror or e)
+        )
     if raw is None:
         raise RunError("not_found", "cannot read %s: no such file" % source)
     try:
@@ -57,8 +59,10 @@ def import_run(source: str, from_host: Optional[str], from_run: Optional[str],
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise RunError("invalid_config", "%s is not a moetune result: %s; nothing was imported" % (source, e))
     if not isinstance(obj, dict) or obj.get("format") != "moetune-result" or not isinstance(obj.get("files"), list):
-        raise RunError("invalid_config", "%s is not a moetune result (no \"format\":\"moetune-result\" with "
-                       "\"files\"); nothing was imported" % source)
+        raise RunError(
+            "invalid_config",
+            '%s is not a moetune result (no "format":"moetune-result" with ' '"files"); nothing was imported' % source,
+        )
     digest = hashlib.sha256(raw).hexdigest()
     runs = store.private_runs_dir(home)
     for d in store.list_runs(home):
@@ -67,8 +71,7 @@ def import_run(source: str, from_host: Optional[str], from_run: Optional[str],
                 mark = json.loads(f.read(1 << 16))
         except (OSError, ValueError):
             continue
-        if isinstance(mark, dict) and mark.get("sha256") == digest and \
-                os.path.isfile(os.path.join(d, "result.json")):
+        if isinstance(mark, dict) and mark.get("sha256") == digest and os.path.isfile(os.path.join(d, "result.json")):
             return {"run_id": os.path.basename(d), "run_dir": d, "reused": True, "sha256": digest}
     rid = store.new_run_id(digest)
     run_dir = store.private_dir(os.path.join(runs, rid), "the run folder")
@@ -77,8 +80,12 @@ def import_run(source: str, from_host: Optional[str], from_run: Optional[str],
     if isinstance(shape, dict):
         spec.update({k: v for k, v in shape.items() if k not in spec})
     spec["imported"] = True
-    mark = {"sha256": digest, "from_host": from_host or None, "from_run": from_run or obj.get("run_id"),
-            "source_run_id": obj.get("run_id")}
+    mark = {
+        "sha256": digest,
+        "from_host": from_host or None,
+        "from_run": from_run or obj.get("run_id"),
+        "source_run_id": obj.get("run_id"),
+    }
     write_atomic(os.path.join(run_dir, "result.json"), raw)
     write_atomic(os.path.join(run_dir, IMPORT_MARK), (json.dumps(mark, indent=1) + "\n").encode())
     store.set_state(run_dir, "finished")

@@ -203,11 +203,13 @@ def count_lines(path: str) -> int:
 
 # -- simulated runs -------------------------------------------------------------------------------
 
+
 def mark_simulated(run_dir: str) -> None:
     path = os.path.join(run_dir, SIMULATED_MARK)
     if not os.path.isfile(path):
-        write_atomic(path, b"every number of this run comes from the synthetic backend: simulated, "
-                           b"never measured on a GPU\n")
+        write_atomic(
+            path, b"every number of this run comes from the synthetic backend: simulated, " b"never measured on a GPU\n"
+        )
 
 
 def _first_json(path: str) -> Optional[Dict[str, Any]]:
@@ -244,15 +246,25 @@ def run_simulated(run_dir: str) -> Optional[str]:
 
 # -- the journal ----------------------------------------------------------------------------------
 
+
 def cfg_json(cfg: Optional[KernelConfig]) -> Optional[Dict[str, Any]]:
     return cfg.as_dict() if cfg is not None else None
 
 
 def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
     u = meas.unit
-    rec = {"type": "measurement" if meas.ok else "candidate_error", "unit": u.ident(), "op": u.op, "m": u.m,
-           "config": u.cfg.as_dict(), "config_down": cfg_json(u.cfg_down), "round": u.round,
-           "replays": u.replays, "gpu": meas.gpu, "index": index}
+    rec = {
+        "type": "measurement" if meas.ok else "candidate_error",
+        "unit": u.ident(),
+        "op": u.op,
+        "m": u.m,
+        "config": u.cfg.as_dict(),
+        "config_down": cfg_json(u.cfg_down),
+        "round": u.round,
+        "replays": u.replays,
+        "gpu": meas.gpu,
+        "index": index,
+    }
     if u.pair is not None:
         rec["pair"] = u.pair.as_dict()
         if meas.pair_samples_us is not None:
@@ -263,8 +275,15 @@ def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
     if meas.ok:
         s = list(meas.samples_us or [])
         med = meas.median_us
-        rec.update({"median_us": med, "min_us": min(s), "max_us": max(s),
-                    "spread": (max(s) - min(s)) / med if med > 0 and len(s) > 1 else 0.0, "samples_us": s})
+        rec.update(
+            {
+                "median_us": med,
+                "min_us": min(s),
+                "max_us": max(s),
+                "spread": (max(s) - min(s)) / med if med > 0 and len(s) > 1 else 0.0,
+                "samples_us": s,
+            }
+        )
     else:
         rec.update({"kind": meas.error_kind or "other", "message": meas.error or ""})
     if meas.simulated:
@@ -275,18 +294,36 @@ def measurement_record(meas: Measurement, index: int) -> Dict[str, Any]:
 def measurement_from_record(rec: Dict[str, Any], simulated: bool = False) -> Measurement:
     cd = rec.get("config_down")
     pr = rec.get("pair")
-    unit = Unit(rec["op"], KernelConfig.from_dict(rec["config"]), int(rec["m"]), int(rec["replays"]),
-                int(rec["round"]), KernelConfig.from_dict(cd) if cd else None,
-                KernelConfig.from_dict(pr) if pr else None)
+    unit = Unit(
+        rec["op"],
+        KernelConfig.from_dict(rec["config"]),
+        int(rec["m"]),
+        int(rec["replays"]),
+        int(rec["round"]),
+        KernelConfig.from_dict(cd) if cd else None,
+        KernelConfig.from_dict(pr) if pr else None,
+    )
     if rec.get("type") == "measurement":
         ps = rec.get("pair_samples_us")
-        return Measurement(unit, [float(x) for x in rec["samples_us"]], gpu=int(rec.get("gpu", 0)),
-                           simulated=simulated, pair_samples_us=[float(x) for x in ps] if ps is not None else None,
-                           pair_error=rec.get("pair_error"))
+        return Measurement(
+            unit,
+            [float(x) for x in rec["samples_us"]],
+            gpu=int(rec.get("gpu", 0)),
+            simulated=simulated,
+            pair_samples_us=[float(x) for x in ps] if ps is not None else None,
+            pair_error=rec.get("pair_error"),
+        )
     ps = rec.get("pair_samples_us")
-    return Measurement(unit, None, rec.get("kind") or "other", rec.get("message"), int(rec.get("gpu", 0)),
-                       simulated, pair_samples_us=[float(x) for x in ps] if ps is not None else None,
-                       pair_error=rec.get("pair_error"))
+    return Measurement(
+        unit,
+        None,
+        rec.get("kind") or "other",
+        rec.get("message"),
+        int(rec.get("gpu", 0)),
+        simulated,
+        pair_samples_us=[float(x) for x in ps] if ps is not None else None,
+        pair_error=rec.get("pair_error"),
+    )
 
 
 class Journal(object):
@@ -327,8 +364,9 @@ class Journal(object):
         self._f.close()
 
 
-def journal_entries(path: str, simulated: bool = False) -> Iterator[Tuple[Optional[Dict[str, Any]],
-                                                                         Optional[Measurement]]]:
+def journal_entries(
+    path: str, simulated: bool = False
+) -> Iterator[Tuple[Optional[Dict[str, Any]], Optional[Measurement]]]:
     """(record, measurement) per line of a journal; (None, None) for a damaged line (not JSON, not a
     measurement record, overlong)."""
     for line in LineReader(path):

@@ -43,6 +43,7 @@ UNSAFE = "unsafe_folder"
 def _whose(uid: int) -> str:
     try:
         import pwd
+
         return "%s (uid %d)" % (pwd.getpwuid(uid).pw_name, uid)
     except (ImportError, KeyError):
         return "uid %d" % uid
@@ -57,15 +58,20 @@ def unsafe_reason(path: str, st: os.stat_result) -> Optional[str]:
     if st.st_uid != os.geteuid():
         return "is owned by %s, not by the user the agent runs as (%s)" % (_whose(st.st_uid), _whose(os.geteuid()))
     if st.st_mode & 0o022:
-        return "is writable by %s (mode %04o)" % ("its group" if st.st_mode & 0o020 and not st.st_mode & 0o002
-                                                  else "other users", stat.S_IMODE(st.st_mode))
+        return "is writable by %s (mode %04o)" % (
+            "its group" if st.st_mode & 0o020 and not st.st_mode & 0o002 else "other users",
+            stat.S_IMODE(st.st_mode),
+        )
     return None
 
 
 def _refuse(path: str, why: str, what: str):
-    return RunError(UNSAFE, "%s %s %s: refusing to use it, since another user could put code there that the "
-                            "agent would run. Remove it (the agent creates it again, private to you) or make "
-                            "it yours alone (chown, chmod 700)." % (what, path, why))
+    return RunError(
+        UNSAFE,
+        "%s %s %s: refusing to use it, since another user could put code there that the "
+        "agent would run. Remove it (the agent creates it again, private to you) or make "
+        "it yours alone (chown, chmod 700)." % (what, path, why),
+    )
 
 
 def check_private_dir(path: str, what: str = "the agent's folder") -> str:
@@ -96,8 +102,10 @@ def private_dir(path: str, what: str = "the agent's folder") -> str:
         except FileExistsError:
             pass  # made meanwhile by another process: checked below like any folder found
         except OSError as e:
-            raise RunError("permission_denied" if isinstance(e, PermissionError) else "io",
-                           "cannot create %s %s: %s" % (what, d, e.strerror or e))
+            raise RunError(
+                "permission_denied" if isinstance(e, PermissionError) else "io",
+                "cannot create %s %s: %s" % (what, d, e.strerror or e),
+            )
     return check_private_dir(path, what)
 
 
@@ -113,8 +121,11 @@ def _check_parents(path: str) -> None:
             if st.st_uid not in (0, os.geteuid()):
                 raise _refuse(d, "is owned by %s" % _whose(st.st_uid), "the folder above the agent's home")
             if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
-                raise _refuse(d, "is writable by other users (mode %04o) and not sticky" % stat.S_IMODE(st.st_mode),
-                              "the folder above the agent's home")
+                raise _refuse(
+                    d,
+                    "is writable by other users (mode %04o) and not sticky" % stat.S_IMODE(st.st_mode),
+                    "the folder above the agent's home",
+                )
         parent = os.path.dirname(d)
         if parent == d:
             return
@@ -222,7 +233,8 @@ def run_folder_of(path: str) -> Optional[str]:
         d = os.path.dirname(d)
     for _ in range(3):
         if os.path.isfile(os.path.join(d, "spec.json")) and (
-                os.path.exists(os.path.join(d, "events.jsonl")) or os.path.exists(os.path.join(d, "state"))):
+            os.path.exists(os.path.join(d, "events.jsonl")) or os.path.exists(os.path.join(d, "state"))
+        ):
             return d
         parent = os.path.dirname(d)
         if parent == d:
@@ -248,4 +260,3 @@ def list_run_folders(home: Optional[str] = None) -> List[str]:
     except FileNotFoundError:
         return []
     return [os.path.join(d, n) for n in names if not n.startswith(".") and os.path.isdir(os.path.join(d, n))]
-

@@ -37,8 +37,9 @@ def _check_entry(key, entry):
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise ConfigFileError("entry %r: %s must be a positive integer, got %r" % (key, k, v))
         if k in _POW2_MAX and (v & (v - 1) or v > _POW2_MAX[k]):
-            raise ConfigFileError("entry %r: %s must be a power of two of at most %d, got %d"
-                                  % (key, k, _POW2_MAX[k], v))
+            raise ConfigFileError(
+                "entry %r: %s must be a power of two of at most %d, got %d" % (key, k, _POW2_MAX[k], v)
+            )
         if k in _INT_MAX and v > _INT_MAX[k]:
             raise ConfigFileError("entry %r: %s must be at most %d, got %d" % (key, k, _INT_MAX[k], v))
     for k in entry:
@@ -50,6 +51,7 @@ def _check_entry(key, entry):
 
 def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
     """-> ({m: entry dict (key order kept)}, triton_version or None). Raises ConfigFileError."""
+
     def pairs(kv):
         seen = collections.OrderedDict()
         for k, v in kv:
@@ -57,6 +59,7 @@ def parse_config_text(text: str) -> Tuple[Dict[int, dict], Optional[str]]:
                 raise ConfigFileError("key %r appears twice" % (k,))
             seen[k] = v
         return seen
+
     try:
         obj = json.loads(text, object_pairs_hook=pairs)
     except ConfigFileError:
@@ -86,8 +89,7 @@ def read_as_server(text: str) -> Tuple[Dict[int, object], Optional[str]]:
         try:
             m = int(key)
         except ValueError:
-            raise ConfigFileError("key %r is not a batch size: the server's loader (int(key)) fails on it too"
-                                  % (key,))
+            raise ConfigFileError("key %r is not a batch size: the server's loader (int(key)) fails on it too" % (key,))
         entries[m] = entry
     return entries, tv if isinstance(tv, str) else None
 
@@ -95,10 +97,17 @@ def read_as_server(text: str) -> Tuple[Dict[int, object], Optional[str]]:
 def check_batch_key(key: object) -> int:
     """A config file's key: a batch size written as a positive decimal integer ("1", "64"; not "-5",
     "0", "01", " 1"). -> the int. Raises ConfigFileError."""
-    if not isinstance(key, str) or not key.isascii() or not key.isdigit() or str(int(key)) != key or \
-            int(key) <= 0 or int(key) > MAX_BATCH_KEY:
-        raise ConfigFileError("key %r is not a batch size (a positive decimal integer of at most %d)"
-                              % (key, MAX_BATCH_KEY))
+    if (
+        not isinstance(key, str)
+        or not key.isascii()
+        or not key.isdigit()
+        or str(int(key)) != key
+        or int(key) <= 0
+        or int(key) > MAX_BATCH_KEY
+    ):
+        raise ConfigFileError(
+            "key %r is not a batch size (a positive decimal integer of at most %d)" % (key, MAX_BATCH_KEY)
+        )
     return int(key)
 
 
@@ -128,8 +137,12 @@ def entries_from_configs(configs: Dict[int, KernelConfig]) -> Dict[int, dict]:
     return collections.OrderedDict((m, configs[m].as_dict()) for m in sorted(configs))
 
 
-def format_config_text(entries: Mapping[int, Any], dialect: str = "sglang",
-                       triton_version: Optional[str] = None, keep_as_is: Tuple[int, ...] = ()) -> str:
+def format_config_text(
+    entries: Mapping[int, Any],
+    dialect: str = "sglang",
+    triton_version: Optional[str] = None,
+    keep_as_is: Tuple[int, ...] = (),
+) -> str:
     """The exact bytes the server's tuner writes. entries: m -> KernelConfig or dict; written in
     ascending batch size; each entry's six keys in the servers' order, then optional keys. keep_as_is:
     keys whose entry came from a file moetune did not write (read_as_server): written as they are,

@@ -25,7 +25,8 @@ _NAME_RE = re.compile(
     r"(?:,dtype=(?P<dtype>[A-Za-z0-9_]+?))?"
     r"(?:,block_shape=\[(?P<bn>[0-9]{1,5}), ?(?P<bk>[0-9]{1,5})\])?"
     r"(?P<pcq>,per_channel_quant=True)?"
-    r"(?P<down>_down)?\.json$")
+    r"(?P<down>_down)?\.json$"
+)
 
 
 class ConfigNameError(ValueError):
@@ -37,9 +38,16 @@ class ConfigName(object):
 
     __slots__ = ("E", "N", "device_name", "dtype", "block_shape", "per_channel_quant", "down")
 
-    def __init__(self, E: int, N: int, device_name: str, dtype: Optional[str] = None,
-                 block_shape: Optional[Tuple[int, ...]] = None, per_channel_quant: bool = False,
-                 down: bool = False) -> None:
+    def __init__(
+        self,
+        E: int,
+        N: int,
+        device_name: str,
+        dtype: Optional[str] = None,
+        block_shape: Optional[Tuple[int, ...]] = None,
+        per_channel_quant: bool = False,
+        down: bool = False,
+    ) -> None:
         self.E = int(E)
         self.N = int(N)
         self.device_name = device_name
@@ -49,8 +57,7 @@ class ConfigName(object):
         self.down = bool(down)
 
     def _key(self):
-        return (self.E, self.N, self.device_name, self.dtype, self.block_shape, self.per_channel_quant,
-                self.down)
+        return (self.E, self.N, self.device_name, self.dtype, self.block_shape, self.per_channel_quant, self.down)
 
     def __eq__(self, other):
         return isinstance(other, ConfigName) and self._key() == other._key()
@@ -81,9 +88,15 @@ class ConfigName(object):
         return s + ".json"
 
     def as_dict(self):
-        return {"E": self.E, "N": self.N, "device_name": self.device_name, "dtype": self.dtype,
-                "block_shape": list(self.block_shape) if self.block_shape else None,
-                "per_channel_quant": self.per_channel_quant, "down": self.down}
+        return {
+            "E": self.E,
+            "N": self.N,
+            "device_name": self.device_name,
+            "dtype": self.dtype,
+            "block_shape": list(self.block_shape) if self.block_shape else None,
+            "per_channel_quant": self.per_channel_quant,
+            "down": self.down,
+        }
 
 
 def parse_name(name_or_path: str) -> ConfigName:
@@ -91,8 +104,9 @@ def parse_name(name_or_path: str) -> ConfigName:
     base = re.split(r"[/\\]", name_or_path)[-1].strip()
     m = _NAME_RE.match(base)
     if not m:
-        raise ConfigNameError("%r is not a fused-MoE config file name "
-                              "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (base,))
+        raise ConfigNameError(
+            "%r is not a fused-MoE config file name " "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (base,)
+        )
     e, n = int(m.group("E")), int(m.group("N"))
     if e <= 0 or n <= 0:
         raise ConfigNameError("%r: E and N must be positive" % (base,))
@@ -101,8 +115,9 @@ def parse_name(name_or_path: str) -> ConfigName:
         bs = (int(m.group("bn")), int(m.group("bk")))
         if bs[0] <= 0 or bs[1] <= 0:
             raise ConfigNameError("%r: block_shape must be positive" % (base,))
-    return ConfigName(e, n, m.group("dev"), m.group("dtype"), bs, m.group("pcq") is not None,
-                      m.group("down") is not None)
+    return ConfigName(
+        e, n, m.group("dev"), m.group("dtype"), bs, m.group("pcq") is not None, m.group("down") is not None
+    )
 
 
 # A name goes into one directory entry, plus what the agent derives from it: the longest is a backup's
@@ -122,24 +137,28 @@ def check_file_name(name: object, dialect: Optional[str] = None) -> ConfigName:
     if "/" in name or "\\" in name or name in (".", ".."):
         raise ConfigNameError("%r is a path, not a file name: a config file name holds no '/' or '\\'" % (name,))
     if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise ConfigNameError("%r holds a control character (newline, NUL, ...): no server builds such a name"
-                              % (name,))
+        raise ConfigNameError(
+            "%r holds a control character (newline, NUL, ...): no server builds such a name" % (name,)
+        )
     m = _NAME_RE.fullmatch(name)
     cname = parse_name(name) if m else None
     if cname is None:
-        raise ConfigNameError("%r is not a fused-MoE config file name "
-                              "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (name,))
+        raise ConfigNameError(
+            "%r is not a fused-MoE config file name " "(expected E=<E>,N=<N>,device_name=<device>[...].json)" % (name,)
+        )
     if dialect is not None:
         want = cname.file_name(dialect)
         if want != name:
-            raise ConfigNameError("%r is not a name %s reads: %s looks that shape up as %r" % (name, dialect, dialect,
-                                                                                               want))
+            raise ConfigNameError(
+                "%r is not a name %s reads: %s looks that shape up as %r" % (name, dialect, dialect, want)
+            )
     n = len(name.encode("utf-8", "surrogateescape"))
     if n + DERIVED_SUFFIX_MAX > NAME_MAX:
-        raise ConfigNameError("the file name %r is %d bytes; with the agent's backup and temporary suffixes (%d "
-                              "bytes) it must fit the file system's %d-byte limit, so the name may be at most %d "
-                              "bytes" % (name[:60] + "...", n, DERIVED_SUFFIX_MAX, NAME_MAX,
-                                         NAME_MAX - DERIVED_SUFFIX_MAX))
+        raise ConfigNameError(
+            "the file name %r is %d bytes; with the agent's backup and temporary suffixes (%d "
+            "bytes) it must fit the file system's %d-byte limit, so the name may be at most %d "
+            "bytes" % (name[:60] + "...", n, DERIVED_SUFFIX_MAX, NAME_MAX, NAME_MAX - DERIVED_SUFFIX_MAX)
+        )
     return cname
 
 
@@ -147,8 +166,10 @@ def check_path_fits(folder: str, name: str) -> None:
     """folder/<name and its longest derived name> must fit PATH_MAX. Raises ConfigNameError."""
     n = len(os.fsencode(os.path.join(folder, name))) + DERIVED_SUFFIX_MAX
     if n >= PATH_MAX:
-        raise ConfigNameError("the path %s/%s is too long: with the agent's suffixes it is %d bytes, the limit is %d"
-                              % (folder[:80] + "...", name[:60], n, PATH_MAX))
+        raise ConfigNameError(
+            "the path %s/%s is too long: with the agent's suffixes it is %d bytes, the limit is %d"
+            % (folder[:80] + "...", name[:60], n, PATH_MAX)
+        )
 
 
 def try_parse_name(name_or_path: str) -> Optional[ConfigName]:
@@ -163,9 +184,16 @@ def device_file_name(raw_name: str) -> str:
     return (raw_name or "").strip().replace(" ", "_")
 
 
-def server_config_name(framework: str, E: int, N: int, device_name: str, dtype: Optional[str] = None,
-                       block_shape: Optional[Sequence[int]] = None, per_channel_quant: bool = False,
-                       down: bool = False) -> ConfigName:
+def server_config_name(
+    framework: str,
+    E: int,
+    N: int,
+    device_name: str,
+    dtype: Optional[str] = None,
+    block_shape: Optional[Sequence[int]] = None,
+    per_channel_quant: bool = False,
+    down: bool = False,
+) -> ConfigName:
     """The name the server builds for a layer, from the LOGICAL shape (N = per-rank intermediate size,
     block_shape as the quantisation uses it, [0, group] for group-quantised int4/int8 weights):
     - bf16/fp16 have no dtype part; vLLM has none for int8_w8a8 either (it shares the plain file);
@@ -229,10 +257,19 @@ def triton_version_string(version: str) -> str:
 def file_names(spec: Dict[str, Any], device_name: str) -> Dict[str, str]:
     """The config file names a run writes, by kind (sglang, vllm, sglang_down with ops up+down): each
     server's own naming rules for the logical shape (server_config_name)."""
+
     def name(fw, down=False):
-        return server_config_name(fw, spec["E"], spec["N"], device_name, spec.get("dtype"),
-                                  spec.get("block_shape"), spec.get("per_channel_quant", False),
-                                  down).file_name(fw)
+        return server_config_name(
+            fw,
+            spec["E"],
+            spec["N"],
+            device_name,
+            spec.get("dtype"),
+            spec.get("block_shape"),
+            spec.get("per_channel_quant", False),
+            down,
+        ).file_name(fw)
+
     names = {"sglang": name("sglang"), "vllm": name("vllm")}
     if spec["ops"] == "up+down":
         names["sglang_down"] = name("sglang", True)

@@ -40,8 +40,14 @@ def strategy_options(name: str, kernel_classes=None) -> Dict[str, Any]:
     return {"kernel_classes": kernel_classes}
 
 
-def make_strategy(name: str, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                  ops: Sequence[str], shape: Shape, **options) -> Strategy:
+def make_strategy(
+    name: str,
+    space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+    batch_sizes: Sequence[int],
+    ops: Sequence[str],
+    shape: Shape,
+    **options,
+) -> Strategy:
     """Build the strategy called name; ValueError naming the known ones when it does not exist."""
     try:
         cls = STRATEGIES[name]

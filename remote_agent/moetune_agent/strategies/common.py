@@ -41,7 +41,7 @@ class Book:
         self.cfgs: Dict[str, KernelConfig] = {}
         self.rounds: Dict[Tuple[str, int, str], Dict[int, List[float]]] = {}
         self.failed: Dict[Tuple[str, int, str], str] = {}
-        self.failed_cfg: Dict[Tuple[str, str], str] = {}   # (op, key) failing for a batch-independent reason
+        self.failed_cfg: Dict[Tuple[str, str], str] = {}  # (op, key) failing for a batch-independent reason
         self.done: set = set()
         self.touched: set = set()
         self.by_key: Dict[Tuple[str, int], List[str]] = {}  # (op, m) -> config keys measured ok, in order
@@ -85,8 +85,9 @@ class Book:
     def measured_cfgs(self, op: str, m: int) -> List[KernelConfig]:
         return [self.cfgs[k] for k in self.by_key.get((op, m), ())]
 
-    def ranked(self, op: str, m: int, cfgs: Optional[Iterable[KernelConfig]] = None,
-               tier: Optional[int] = None) -> List[Tuple[float, KernelConfig]]:
+    def ranked(
+        self, op: str, m: int, cfgs: Optional[Iterable[KernelConfig]] = None, tier: Optional[int] = None
+    ) -> List[Tuple[float, KernelConfig]]:
         """Configs measured at (op, m) (in tier, when given), fastest first; failed ones left out."""
         if cfgs is None:  # the strategies ask the same question many times per phase: answer it once
             key = (op, m, tier)
@@ -105,9 +106,13 @@ class Book:
         return out
 
 
-def choose_winners(book: Book, batch_sizes: Sequence[int], ops: Sequence[str],
-                   candidates: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
-                   tier: Optional[int] = None) -> Dict[Tuple[str, int], KernelConfig]:
+def choose_winners(
+    book: Book,
+    batch_sizes: Sequence[int],
+    ops: Sequence[str],
+    candidates: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
+    tier: Optional[int] = None,
+) -> Dict[Tuple[str, int], KernelConfig]:
     """Fastest measured config per (op, m). With separate up/down ops the two winners of one batch size
     share BLOCK_SIZE_M (SGLang asserts it): the BLOCK_SIZE_M minimising best-up + best-down wins."""
     out: Dict[Tuple[str, int], KernelConfig] = {}

@@ -20,8 +20,14 @@ class ExhaustiveStrategy(Strategy):
 
     name = "exhaustive"
 
-    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                 ops: Sequence[str], shape, replays: int = 10):
+    def __init__(
+        self,
+        space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+        batch_sizes: Sequence[int],
+        ops: Sequence[str],
+        shape,
+        replays: int = 10,
+    ):
         super().__init__(space, batch_sizes, ops, shape)
         self.replays = replays
 

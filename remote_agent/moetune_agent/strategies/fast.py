@@ -81,13 +81,29 @@ def _vec(c: KernelConfig) -> Tuple[int, ...]:
 class FastStrategy(Strategy):
     name = "fast"
 
-    def __init__(self, space: Mapping[Tuple[str, int], Sequence[KernelConfig]], batch_sizes: Sequence[int],
-                 ops: Sequence[str], shape, n_anchors: int = 4, screen_replays: int = 1, final_replays: int = 10,
-                 final_rounds: int = 1, top_tiles: int = 4, leaders: int = 3, finalists: int = 4, seeds: int = 4,
-                 screen_both_warps: bool = True, level_leaders: Optional[int] = None, level_final: bool = False,
-                 extra_seeds: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
-                 kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
-                 wide_tiles_w8: bool = True, screen_bm_floor: bool = True, same_launch: bool = False):
+    def __init__(
+        self,
+        space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+        batch_sizes: Sequence[int],
+        ops: Sequence[str],
+        shape,
+        n_anchors: int = 4,
+        screen_replays: int = 1,
+        final_replays: int = 10,
+        final_rounds: int = 1,
+        top_tiles: int = 4,
+        leaders: int = 3,
+        finalists: int = 4,
+        seeds: int = 4,
+        screen_both_warps: bool = True,
+        level_leaders: Optional[int] = None,
+        level_final: bool = False,
+        extra_seeds: Optional[Mapping[Tuple[str, int], Sequence[KernelConfig]]] = None,
+        kernel_classes: Optional[Callable[[str, KernelConfig, int], Any]] = None,
+        wide_tiles_w8: bool = True,
+        screen_bm_floor: bool = True,
+        same_launch: bool = False,
+    ):
         """kernel_classes: (op, cfg, m) -> the batch-size class of cfg's compiled kernel, for a kernel that
         compiles GROUP_SIZE_M in and shares its binaries between the sizes of a class (the servers' kernels:
         backends/server_backend.specialisation_class); the tile screen then gives an anchor the
@@ -202,13 +218,22 @@ class FastStrategy(Strategy):
             both: Tuple[int, ...] = (4, 8)
             if self.wide_tiles_w8 and wide_tile(t) and any(c.num_warps == 8 for c in cs):
                 both = (8,)
-            for warps in (both if self.screen_both_warps else (pref, 12 - pref)):
-                pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or \
-                       [c for c in cs if c.num_warps == warps]
+            for warps in both if self.screen_both_warps else (pref, 12 - pref):
+                pool = [c for c in cs if c.num_warps == warps and c.GROUP_SIZE_M == gm] or [
+                    c for c in cs if c.num_warps == warps
+                ]
                 if not pool:
                     continue
-                out.append(min(pool, key=lambda c: (abs(c.num_stages - 3) + (0.5 if c.num_stages < 3 else 0),
-                                                    abs(c.GROUP_SIZE_M - gm), c.key())))
+                out.append(
+                    min(
+                        pool,
+                        key=lambda c: (
+                            abs(c.num_stages - 3) + (0.5 if c.num_stages < 3 else 0),
+                            abs(c.GROUP_SIZE_M - gm),
+                            c.key(),
+                        ),
+                    )
+                )
                 if not self.screen_both_warps:
                     break  # the other warps count only when the preferred one does not fit
         return out
@@ -257,12 +282,12 @@ class FastStrategy(Strategy):
             for pos, c in enumerate(self._space(op, m)):
                 v = _vec(c)
                 for i in range(len(AXES)):
-                    index.setdefault((i, v[:i] + v[i + 1:]), []).append((pos, c))
+                    index.setdefault((i, v[:i] + v[i + 1 :]), []).append((pos, c))
             self._axis_index[key] = index
         v = _vec(cfg)
         found = {}
         for i in range(len(AXES)):
-            for pos, c in index.get((i, v[:i] + v[i + 1:]), ()):
+            for pos, c in index.get((i, v[:i] + v[i + 1 :]), ()):
                 if _vec(c) != v:
                     found[pos] = c
         return [found[pos] for pos in sorted(found)]
@@ -312,8 +337,12 @@ class FastStrategy(Strategy):
     def _plan(self, book: Book) -> Iterator[List[Unit]]:
         sr = self.screen_replays
         A = self.anchors
-        yield [self._unit(op, c, m, sr, 0) for m in A for op in self.ops
-               for c in self._tile_reps(op, m) + self._seeds_at(op, m)]
+        yield [
+            self._unit(op, c, m, sr, 0)
+            for m in A
+            for op in self.ops
+            for c in self._tile_reps(op, m) + self._seeds_at(op, m)
+        ]
 
         units = []
         for m in A:
@@ -375,8 +404,9 @@ class FastStrategy(Strategy):
                 yield self._final_units(book, level)
             done = sorted(set(done) | set(level))
 
-    def _refine(self, book: Book, sizes: Sequence[int], replays: int, rnd: int,
-                leaders: Optional[int] = None) -> List[Unit]:
+    def _refine(
+        self, book: Book, sizes: Sequence[int], replays: int, rnd: int, leaders: Optional[int] = None
+    ) -> List[Unit]:
         units = []
         for m in sizes:
             for op in self.ops:

@@ -19,8 +19,9 @@ from .screen import HeadroomPlan, screened_candidates
 __all__ = ["first_batches", "prewarm_plan", "plan_compiles", "surrogate"]
 
 
-def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
-                  kernel_classes=None) -> Tuple[list, list]:
+def first_batches(
+    spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int, kernel_classes=None
+) -> Tuple[list, list]:
     """What a tune of spec will measure first, known before the backend's defaults (from the GPU's shared
     memory alone) -> (the strategy's first phase (the fast one's tile screen at its anchors), at most cap
     units; the check's catalogue configs the fast strategy seeds every size with: HeadroomPlan.likely_units).
@@ -36,7 +37,7 @@ def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int
     return units, seeds
 
 
-SURROGATE_PENALTY = 0.05   # prewarm_plan's surrogate: per unit of config distance from a timed config
+SURROGATE_PENALTY = 0.05  # prewarm_plan's surrogate: per unit of config distance from a timed config
 
 
 def _config_distance(a: KernelConfig, b: KernelConfig) -> float:
@@ -63,12 +64,17 @@ def surrogate(measured: Sequence[Measurement]):
             return None
         mm = min(near, key=lambda x: (abs(math.log(x / m)), x))
         return min(t * (1.0 + SURROGATE_PENALTY * _config_distance(cfg, c)) for c, t in table[(op, mm)])
+
     return est
 
 
-def prewarm_plan(spec: Dict[str, Any], smem: Optional[int], measured: Sequence[Measurement] = (),
-                 defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
-                 kernel_classes=None) -> Tuple[List[Unit], List[int]]:
+def prewarm_plan(
+    spec: Dict[str, Any],
+    smem: Optional[int],
+    measured: Sequence[Measurement] = (),
+    defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
+    kernel_classes=None,
+) -> Tuple[List[Unit], List[int]]:
     """-> (units, the end of each group in units): what the tune of spec will probably compile, phase by
     phase, for a background compile (prewarm.py) after a check: the strategy's first phase (exact: it
     depends on nothing measured), then every later phase of the strategy run against surrogate(measured)
@@ -81,15 +87,20 @@ def prewarm_plan(spec: Dict[str, Any], smem: Optional[int], measured: Sequence[M
     space = space_mod.spec_space(spec, shape, sizes, ops, smem)
     if not space:
         return [], []
-    return plan_compiles(shape, sizes, ops, space, spec["strategy"], measured, defaults,
-                         kernel_classes=kernel_classes)
+    return plan_compiles(shape, sizes, ops, space, spec["strategy"], measured, defaults, kernel_classes=kernel_classes)
 
 
-def plan_compiles(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
-                  space: Mapping[Tuple[str, int], Sequence[KernelConfig]], strategy_name: Optional[str],
-                  measured: Sequence[Measurement] = (),
-                  defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
-                  max_phases: int = 64, kernel_classes=None) -> Tuple[List[Unit], List[int]]:
+def plan_compiles(
+    shape: Shape,
+    sizes: Sequence[int],
+    ops: Sequence[str],
+    space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+    strategy_name: Optional[str],
+    measured: Sequence[Measurement] = (),
+    defaults: Optional[Dict[Tuple[str, int], KernelConfig]] = None,
+    max_phases: int = 64,
+    kernel_classes=None,
+) -> Tuple[List[Unit], List[int]]:
     """prewarm_plan on a given space (also bench/prewarm_replay.py's)."""
     name = resolve(strategy_name)
     options: Dict[str, Any] = strategy_options(name, kernel_classes)
@@ -110,8 +121,11 @@ def plan_compiles(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
                 seen.add(u.ident())
                 out.append(u)
             t = est(u.op, u.cfg, u.m)
-            fake.append(Measurement(u, [t] * max(1, u.replays)) if t is not None
-                        else Measurement(u, None, "other", "no check timing to guess from"))
+            fake.append(
+                Measurement(u, [t] * max(1, u.replays))
+                if t is not None
+                else Measurement(u, None, "other", "no check timing to guess from")
+            )
         bounds.append(len(out))
         if not measured:
             break  # nothing to guess the later phases from: the first phase only

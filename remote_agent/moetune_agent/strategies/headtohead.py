@@ -51,25 +51,31 @@ from ..space import same_launch
 from ..work import Measurement, Unit, timed_replays
 from .common import TIER, Book, median
 
-H2H_ROUND = 200        # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
-FIRST_ROUNDS = 3       # a key whose outcome is already unmistakable is decided here (issue 13)
-CLEAR_MARGIN = 0.03    # ... when every round of one side beat every round of the other by this much
+H2H_ROUND = 200  # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
+FIRST_ROUNDS = 3  # a key whose outcome is already unmistakable is decided here (issue 13)
+CLEAR_MARGIN = 0.03  # ... when every round of one side beat every round of the other by this much
 MIN_ROUNDS = 5
 STEP_ROUNDS = 2
-EARLY_ROUNDS = 2       # rounds after which a key apart by BIG_MARGIN is decided and clear losers drop out
+EARLY_ROUNDS = 2  # rounds after which a key apart by BIG_MARGIN is decided and clear losers drop out
 BIG_MARGIN = 0.10
 MAX_ROUNDS = 13
 REPLAYS = 10
-TIE = 0.002            # a challenger within 0.2% of the default is a tie whatever the spread
-EVEN_SPREAD = 0.005    # quiet rounds: each side's rounds within this; an even key: no tuned round this much faster
-QUIET_WIN = 0.003      # quiet rounds: every tuned round this much faster than every default round decides
-FINALISTS = 2          # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
+TIE = 0.002  # a challenger within 0.2% of the default is a tie whatever the spread
+EVEN_SPREAD = 0.005  # quiet rounds: each side's rounds within this; an even key: no tuned round this much faster
+QUIET_WIN = 0.003  # quiet rounds: every tuned round this much faster than every default round decides
+FINALISTS = 2  # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
 
 
-def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], ops: Sequence[str],
-                    sizes: Sequence[int], banned: Optional[set] = None, tma: bool = False,
-                    finalists: int = FINALISTS, launch_shape: Optional[Shape] = None
-                    ) -> Dict[Tuple[str, int], List[KernelConfig]]:
+def pick_contenders(
+    book: Book,
+    winners: Dict[Tuple[str, int], KernelConfig],
+    ops: Sequence[str],
+    sizes: Sequence[int],
+    banned: Optional[set] = None,
+    tma: bool = False,
+    finalists: int = FINALISTS,
+    launch_shape: Optional[Shape] = None,
+) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
     highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
     down GEMM also gets its first contender with USE_TMA where the backend supports it. launch_shape (moetune's
@@ -87,8 +93,11 @@ def pick_contenders(book: Book, winners: Dict[Tuple[str, int], KernelConfig], op
             for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
                 if len(cands) >= finalists:
                     break
-                if c not in cands and (op, c.key()) not in banned and \
-                        not (launch_shape is not None and any(same_launch(c, x, launch_shape, m) for x in cands)):
+                if (
+                    c not in cands
+                    and (op, c.key()) not in banned
+                    and not (launch_shape is not None and any(same_launch(c, x, launch_shape, m) for x in cands))
+                ):
                     cands.append(c)
             if op == "down" and tma:
                 for c in list(cands[:1]):
@@ -121,12 +130,22 @@ class Contender(object):
 
 
 class HeadToHead(object):
-    def __init__(self, ops: Sequence[str], sizes: Sequence[int], defaults: Dict[Tuple[str, int], KernelConfig],
-                 contenders: Dict[Tuple[str, int], List[KernelConfig]], replays: int = REPLAYS,
-                 min_rounds: int = MIN_ROUNDS, step_rounds: int = STEP_ROUNDS, max_rounds: int = MAX_ROUNDS,
-                 first_rounds: int = FIRST_ROUNDS, early_rounds: int = EARLY_ROUNDS,
-                 call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None, paired: bool = False,
-                 even_spread: float = EVEN_SPREAD):
+    def __init__(
+        self,
+        ops: Sequence[str],
+        sizes: Sequence[int],
+        defaults: Dict[Tuple[str, int], KernelConfig],
+        contenders: Dict[Tuple[str, int], List[KernelConfig]],
+        replays: int = REPLAYS,
+        min_rounds: int = MIN_ROUNDS,
+        step_rounds: int = STEP_ROUNDS,
+        max_rounds: int = MAX_ROUNDS,
+        first_rounds: int = FIRST_ROUNDS,
+        early_rounds: int = EARLY_ROUNDS,
+        call_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None,
+        paired: bool = False,
+        even_spread: float = EVEN_SPREAD,
+    ):
         """contenders: per (op, m) the tuned configs to try (the default is added here). early_rounds 0
         turns off the decisions and drops after the first two rounds (the agent before issue 22).
         call_us: per (op, m) the default's measured time; the replays of a round at that size then
@@ -147,8 +166,9 @@ class HeadToHead(object):
         self.replays_at: Dict[Tuple[str, int], int] = {}
         for op in self.ops:
             for m in self.sizes:
-                self.replays_at[(op, m)] = (timed_replays((call_us or {}).get((op, m)), unknown=replays)
-                                            if call_us is not None else replays)
+                self.replays_at[(op, m)] = (
+                    timed_replays((call_us or {}).get((op, m)), unknown=replays) if call_us is not None else replays
+                )
         self.min_rounds = min_rounds
         self.step_rounds = step_rounds
         self.max_rounds = max_rounds
@@ -174,8 +194,11 @@ class HeadToHead(object):
             d = self.defaults[(op, m)]
             reps = self.replays_at[(op, m)]
             if not self.paired:
-                out.extend(Unit(op, c, m, reps, H2H_ROUND + rnd) for c in self.cfgs[(op, m)]
-                           if live is None or c in live[op] or c == d)
+                out.extend(
+                    Unit(op, c, m, reps, H2H_ROUND + rnd)
+                    for c in self.cfgs[(op, m)]
+                    if live is None or c in live[op] or c == d
+                )
                 continue
             tuned = [c for c in self.cfgs[(op, m)] if c != d and (live is None or c in live[op])]
             out.extend(Unit(op, c, m, reps, H2H_ROUND + rnd, pair=d) for c in tuned)
@@ -308,17 +331,33 @@ class HeadToHead(object):
         for c in cons:
             s = self._series(m, c, times)
             vals = [s[r] for r in sorted(s)]
-            stats.append({"contender": c, "values": vals, "median": median(vals) if vals else float("inf"),
-                          "q25": quantile(vals, 0.25), "q75": quantile(vals, 0.75),
-                          "min": min(vals) if vals else None, "max": max(vals) if vals else None})
+            stats.append(
+                {
+                    "contender": c,
+                    "values": vals,
+                    "median": median(vals) if vals else float("inf"),
+                    "q25": quantile(vals, 0.25),
+                    "q75": quantile(vals, 0.75),
+                    "min": min(vals) if vals else None,
+                    "max": max(vals) if vals else None,
+                }
+            )
         dflt = stats[0]
         rounds = self._rounds_run(m, times)
         dropped = self._dropped(m, times) if rounds > self.early_rounds else set()
-        ranked = sorted((st for st in stats[1:] if st["contender"].key() not in dropped),
-                        key=lambda st: (st["median"], st["contender"].key()))
+        ranked = sorted(
+            (st for st in stats[1:] if st["contender"].key() not in dropped),
+            key=lambda st: (st["median"], st["contender"].key()),
+        )
         chal = ranked[0] if ranked and ranked[0]["values"] else None
-        out = {"m": m, "rounds": rounds, "stats": stats, "default": dflt, "challenger": chal,
-               "dropped": sorted(dropped)}
+        out = {
+            "m": m,
+            "rounds": rounds,
+            "stats": stats,
+            "default": dflt,
+            "challenger": chal,
+            "dropped": sorted(dropped),
+        }
         if rounds < self.min_rounds:
             clear = None
             if chal is not None and len(chal["values"]) < rounds:
@@ -339,8 +378,11 @@ class HeadToHead(object):
             out.update(final=True, chosen=chal, decision="default_failed" if chal else "all_failed")
             return out
         if chal is None or chal["median"] >= dflt["median"] * (1.0 - TIE):
-            out.update(final=True, chosen=dflt, decision="default_fastest" if chal is None or
-                       chal["median"] >= dflt["median"] else "tie_default_kept")
+            out.update(
+                final=True,
+                chosen=dflt,
+                decision="default_fastest" if chal is None or chal["median"] >= dflt["median"] else "tie_default_kept",
+            )
             return out
         if chal["q75"] < dflt["q25"]:
             out.update(final=True, chosen=chal, decision="tuned_faster")
@@ -364,14 +406,14 @@ class HeadToHead(object):
             return None  # rounds this far apart: three of them do not tell a small gain from a tie
         if max(chal["values"]) <= min(dflt["values"]) * (1.0 - QUIET_WIN):
             return "tuned_faster"
-        if chal["median"] >= d * (1.0 - TIE) and all(min(st["values"]) >= d * (1.0 - self.even_spread)
-                                                      for st in tuned):
+        if chal["median"] >= d * (1.0 - TIE) and all(min(st["values"]) >= d * (1.0 - self.even_spread) for st in tuned):
             return "default_fastest" if chal["median"] >= d else "tie_default_kept"
         return None
 
     @staticmethod
-    def _clear(dflt: dict, chal: Optional[dict], big: Optional[float] = None,
-               others: Optional[List[dict]] = None) -> Optional[str]:
+    def _clear(
+        dflt: dict, chal: Optional[dict], big: Optional[float] = None, others: Optional[List[dict]] = None
+    ) -> Optional[str]:
         """After FIRST_ROUNDS: "tuned_faster" when the best challenger beat the default in every round
         and its median is CLEAR_MARGIN faster; "default_fastest" when the default beat every challenger
         round by that margin; None (more rounds) otherwise, and always while a side has a failed round.
@@ -382,8 +424,12 @@ class HeadToHead(object):
         if big is not None:
             if max(chal["values"]) * (1.0 + big) <= min(dflt["values"]):
                 return "tuned_faster"
-            if all(st["values"] and len(st["values"]) == len(dflt["values"]) and
-                   max(dflt["values"]) * (1.0 + big) <= min(st["values"]) for st in (others or [chal])):
+            if all(
+                st["values"]
+                and len(st["values"]) == len(dflt["values"])
+                and max(dflt["values"]) * (1.0 + big) <= min(st["values"])
+                for st in (others or [chal])
+            ):
                 return "default_fastest"
             return None
         if max(chal["values"]) < min(dflt["values"]) and chal["median"] * (1.0 + CLEAR_MARGIN) <= dflt["median"]:
@@ -422,23 +468,38 @@ class HeadToHead(object):
                 if st is None:
                     return None
                 med = st["median"] if st["values"] else None
-                return {"configs": {op: c.as_dict() for op, c in zip(self.ops, st["contender"].cfgs)},
-                        "default": st["contender"].is_default, "median_us": med,
-                        "q25_us": st["q25"] if st["values"] else None, "q75_us": st["q75"] if st["values"] else None,
-                        "min_us": st["min"], "max_us": st["max"], "rounds": len(st["values"]),
-                        "spread": ((st["q75"] - st["q25"]) / med) if med else None,
-                        "samples_us": [round(v, 4) for v in st["values"]]}
+                return {
+                    "configs": {op: c.as_dict() for op, c in zip(self.ops, st["contender"].cfgs)},
+                    "default": st["contender"].is_default,
+                    "median_us": med,
+                    "q25_us": st["q25"] if st["values"] else None,
+                    "q75_us": st["q75"] if st["values"] else None,
+                    "min_us": st["min"],
+                    "max_us": st["max"],
+                    "rounds": len(st["values"]),
+                    "spread": ((st["q75"] - st["q25"]) / med) if med else None,
+                    "samples_us": [round(v, 4) for v in st["values"]],
+                }
 
             dmed = d["median"] if d["values"] else None
             cmed = ch["median"] if ch is not None and ch["values"] else None
             chal = dec.get("challenger")
-            rows.append({"m": m, "ops": list(self.ops), "rounds": dec["rounds"], "decision": dec["decision"],
-                         "dropped": dec.get("dropped") or [],
-                         "chosen_default": bool(ch is not None and ch["contender"].is_default),
-                         "chosen": side(ch), "default": side(d),
-                         "challenger": side(chal),
-                         "median_us": cmed, "default_median_us": dmed,
-                         "speedup": (dmed / cmed) if dmed and cmed else None,
-                         "margin": (d["median"] / chal["median"] - 1.0) if dmed and chal and chal["values"] else None,
-                         "contenders": [side(st) for st in dec["stats"]]})
+            rows.append(
+                {
+                    "m": m,
+                    "ops": list(self.ops),
+                    "rounds": dec["rounds"],
+                    "decision": dec["decision"],
+                    "dropped": dec.get("dropped") or [],
+                    "chosen_default": bool(ch is not None and ch["contender"].is_default),
+                    "chosen": side(ch),
+                    "default": side(d),
+                    "challenger": side(chal),
+                    "median_us": cmed,
+                    "default_median_us": dmed,
+                    "speedup": (dmed / cmed) if dmed and cmed else None,
+                    "margin": (d["median"] / chal["median"] - 1.0) if dmed and chal and chal["values"] else None,
+                    "contenders": [side(st) for st in dec["stats"]],
+                }
+            )
         return rows

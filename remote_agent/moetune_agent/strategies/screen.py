@@ -30,87 +30,96 @@ from .. import space as space_mod
 from ..kernel_types import KernelConfig, Shape
 from ..work import Measurement, Unit, median as _median, timed_replays
 
-__all__ = ["HeadroomPlan", "screened_candidates", "tokens_per_expert", "CATALOGUE", "NEAREST", "TIE",
-           "SCREEN_ROUND", "RETIME_ROUND", "SCREEN_REPLAYS"]
+__all__ = [
+    "HeadroomPlan",
+    "screened_candidates",
+    "tokens_per_expert",
+    "CATALOGUE",
+    "NEAREST",
+    "TIE",
+    "SCREEN_ROUND",
+    "RETIME_ROUND",
+    "SCREEN_REPLAYS",
+]
 
 SCREEN_ROUND = 0
-RETIME_ROUND = 1       # rounds 1 and 2: the interleaved re-timing rounds
+RETIME_ROUND = 1  # rounds 1 and 2: the interleaved re-timing rounds
 SCREEN_REPLAYS = 2
-RETIME_TOP = 2         # screened configs re-timed in the first round (the second round: the best of them)
-NEAREST = 3            # catalogue configs per size
-NEAR_TIE = 0.01        # a default within 1% of the best screened is re-timed too (one screening replay pair
-                       # can flip a tie either way)
-CLEAR = 1.10           # a first-round gain this large is decided there: one round (no second)
-TIE = 0.005            # a screened config within 0.5% of the default: the tune would keep the default
+RETIME_TOP = 2  # screened configs re-timed in the first round (the second round: the best of them)
+NEAREST = 3  # catalogue configs per size
+NEAR_TIE = 0.01  # a default within 1% of the best screened is re-timed too (one screening replay pair
+# can flip a tie either way)
+CLEAR = 1.10  # a first-round gain this large is decided there: one round (no second)
+TIE = 0.005  # a screened config within 0.5% of the default: the tune would keep the default
 
 # (config key, tokens per expert where it won, weight bytes, source): bench/headroom_catalogue.py
 CATALOGUE = (
-    ('m16n32k128g16w4s5', 0.0312, 1, 'exhaustive:fp8block'),
-    ('m16n32k128g1w4s5', 0.0312, 1, 'exhaustive:fp8block'),
-    ('m16n32k128g32w4s5', 0.0312, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g16w4s3', 0.5, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g1w4s3', 0.5, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g32w4s3', 0.5, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g64w4s3', 2.0, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g32w4s3', 2.0, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g16w4s3', 2.0, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g64w4s3', 8.0, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g32w4s3', 8.0, 1, 'exhaustive:fp8block'),
-    ('m16n128k128g16w4s3', 8.0, 1, 'exhaustive:fp8block'),
-    ('m64n128k128g16w4s4', 32.0, 1, 'exhaustive:fp8block'),
-    ('m64n128k128g16w4s3', 32.0, 1, 'exhaustive:fp8block'),
-    ('m64n128k128g32w4s4', 32.0, 1, 'exhaustive:fp8block'),
-    ('m16n32k64g16w4s5', 0.0625, 2, 'exhaustive:qwen3'),
-    ('m16n32k128g32w4s5', 0.0625, 2, 'exhaustive:qwen3'),
-    ('m16n32k64g32w4s5', 0.0625, 2, 'exhaustive:qwen3'),
-    ('m16n64k128g1w4s3', 1.0, 2, 'exhaustive:qwen3'),
-    ('m16n64k128g64w4s3', 1.0, 2, 'exhaustive:qwen3'),
-    ('m16n64k128g1w8s3', 1.0, 2, 'exhaustive:qwen3'),
-    ('m16n32k128g16w4s4', 4.0, 2, 'exhaustive:qwen3'),
-    ('m16n64k128g1w4s4', 4.0, 2, 'exhaustive:qwen3'),
-    ('m16n32k128g1w4s4', 4.0, 2, 'exhaustive:qwen3'),
-    ('m32n128k128g1w4s2', 16.0, 2, 'exhaustive:qwen3'),
-    ('m32n128k128g16w4s2', 16.0, 2, 'exhaustive:qwen3'),
-    ('m32n64k128g16w4s2', 16.0, 2, 'exhaustive:qwen3'),
-    ('m128n256k64g1w8s4', 64.0, 2, 'exhaustive:qwen3'),
-    ('m128n128k64g1w8s3', 64.0, 2, 'exhaustive:qwen3'),
-    ('m128n256k64g16w8s4', 64.0, 2, 'exhaustive:qwen3'),
-    ('m16n64k64g1w4s5', 0.0625, 2, 'fast:qwen3'),
-    ('m16n32k64g32w4s4', 0.125, 2, 'fast:qwen3'),
-    ('m16n64k128g1w4s2', 0.25, 2, 'fast:qwen3'),
-    ('m16n64k128g1w4s3', 0.5, 2, 'fast:qwen3'),
-    ('m16n32k128g16w4s3', 1.5, 2, 'fast:qwen3'),
-    ('m16n64k128g1w4s3', 2.0, 2, 'fast:qwen3'),
-    ('m16n32k128g16w4s3', 3.0, 2, 'fast:qwen3'),
-    ('m16n64k128g1w8s2', 4.0, 2, 'fast:qwen3'),
-    ('m16n128k128g1w8s2', 6.0, 2, 'fast:qwen3'),
-    ('m16n128k128g1w8s2', 8.0, 2, 'fast:qwen3'),
-    ('m64n128k64g1w8s4', 32.0, 2, 'fast:qwen3'),
-    ('m128n256k64g1w8s4', 96.0, 2, 'fast:qwen3'),
-    ('m128n256k64g1w8s4', 128.0, 2, 'fast:qwen3'),
-    ('m128n256k64g1w8s4', 192.0, 2, 'fast:qwen3'),
-    ('m128n256k64g16w8s4', 256.0, 2, 'fast:qwen3'),
-    ('m16n64k128g64w4s5', 0.0625, 1, 'fast:fp8block'),
-    ('m16n128k128g32w4s4', 0.125, 1, 'fast:fp8block'),
-    ('m16n128k128g64w4s4', 0.25, 1, 'fast:fp8block'),
-    ('m16n128k128g16w4s2', 0.75, 1, 'fast:fp8block'),
-    ('m16n128k128g16w4s2', 1.0, 1, 'fast:fp8block'),
-    ('m16n128k128g32w4s3', 1.5, 1, 'fast:fp8block'),
-    ('m16n128k128g64w4s3', 3.0, 1, 'fast:fp8block'),
-    ('m16n128k128g64w4s3', 4.0, 1, 'fast:fp8block'),
-    ('m32n128k128g32w4s3', 16.0, 1, 'fast:fp8block'),
-    ('m64n256k128g32w8s4', 48.0, 1, 'fast:fp8block'),
-    ('m64n256k128g64w8s4', 64.0, 1, 'fast:fp8block'),
-    ('m64n256k128g64w8s4', 96.0, 1, 'fast:fp8block'),
-    ('m64n256k128g64w8s4', 128.0, 1, 'fast:fp8block'),
-    ('m16n64k64g32w4s4', 0.125, 2, 'server:qwen3'),
-    ('m16n64k128g16w4s2', 0.25, 2, 'server:qwen3'),
-    ('m16n64k128g1w4s3', 1.5, 2, 'server:qwen3'),
-    ('m16n64k128g1w4s4', 3.0, 2, 'server:qwen3'),
-    ('m16n64k128g1w4s3', 4.0, 2, 'server:qwen3'),
-    ('m16n128k128g1w4s2', 6.0, 2, 'server:qwen3'),
-    ('m16n128k128g1w4s2', 8.0, 2, 'server:qwen3'),
-    ('m64n128k64g1w8s3', 32.0, 2, 'server:qwen3'),
+    ("m16n32k128g16w4s5", 0.0312, 1, "exhaustive:fp8block"),
+    ("m16n32k128g1w4s5", 0.0312, 1, "exhaustive:fp8block"),
+    ("m16n32k128g32w4s5", 0.0312, 1, "exhaustive:fp8block"),
+    ("m16n128k128g16w4s3", 0.5, 1, "exhaustive:fp8block"),
+    ("m16n128k128g1w4s3", 0.5, 1, "exhaustive:fp8block"),
+    ("m16n128k128g32w4s3", 0.5, 1, "exhaustive:fp8block"),
+    ("m16n128k128g64w4s3", 2.0, 1, "exhaustive:fp8block"),
+    ("m16n128k128g32w4s3", 2.0, 1, "exhaustive:fp8block"),
+    ("m16n128k128g16w4s3", 2.0, 1, "exhaustive:fp8block"),
+    ("m16n128k128g64w4s3", 8.0, 1, "exhaustive:fp8block"),
+    ("m16n128k128g32w4s3", 8.0, 1, "exhaustive:fp8block"),
+    ("m16n128k128g16w4s3", 8.0, 1, "exhaustive:fp8block"),
+    ("m64n128k128g16w4s4", 32.0, 1, "exhaustive:fp8block"),
+    ("m64n128k128g16w4s3", 32.0, 1, "exhaustive:fp8block"),
+    ("m64n128k128g32w4s4", 32.0, 1, "exhaustive:fp8block"),
+    ("m16n32k64g16w4s5", 0.0625, 2, "exhaustive:qwen3"),
+    ("m16n32k128g32w4s5", 0.0625, 2, "exhaustive:qwen3"),
+    ("m16n32k64g32w4s5", 0.0625, 2, "exhaustive:qwen3"),
+    ("m16n64k128g1w4s3", 1.0, 2, "exhaustive:qwen3"),
+    ("m16n64k128g64w4s3", 1.0, 2, "exhaustive:qwen3"),
+    ("m16n64k128g1w8s3", 1.0, 2, "exhaustive:qwen3"),
+    ("m16n32k128g16w4s4", 4.0, 2, "exhaustive:qwen3"),
+    ("m16n64k128g1w4s4", 4.0, 2, "exhaustive:qwen3"),
+    ("m16n32k128g1w4s4", 4.0, 2, "exhaustive:qwen3"),
+    ("m32n128k128g1w4s2", 16.0, 2, "exhaustive:qwen3"),
+    ("m32n128k128g16w4s2", 16.0, 2, "exhaustive:qwen3"),
+    ("m32n64k128g16w4s2", 16.0, 2, "exhaustive:qwen3"),
+    ("m128n256k64g1w8s4", 64.0, 2, "exhaustive:qwen3"),
+    ("m128n128k64g1w8s3", 64.0, 2, "exhaustive:qwen3"),
+    ("m128n256k64g16w8s4", 64.0, 2, "exhaustive:qwen3"),
+    ("m16n64k64g1w4s5", 0.0625, 2, "fast:qwen3"),
+    ("m16n32k64g32w4s4", 0.125, 2, "fast:qwen3"),
+    ("m16n64k128g1w4s2", 0.25, 2, "fast:qwen3"),
+    ("m16n64k128g1w4s3", 0.5, 2, "fast:qwen3"),
+    ("m16n32k128g16w4s3", 1.5, 2, "fast:qwen3"),
+    ("m16n64k128g1w4s3", 2.0, 2, "fast:qwen3"),
+    ("m16n32k128g16w4s3", 3.0, 2, "fast:qwen3"),
+    ("m16n64k128g1w8s2", 4.0, 2, "fast:qwen3"),
+    ("m16n128k128g1w8s2", 6.0, 2, "fast:qwen3"),
+    ("m16n128k128g1w8s2", 8.0, 2, "fast:qwen3"),
+    ("m64n128k64g1w8s4", 32.0, 2, "fast:qwen3"),
+    ("m128n256k64g1w8s4", 96.0, 2, "fast:qwen3"),
+    ("m128n256k64g1w8s4", 128.0, 2, "fast:qwen3"),
+    ("m128n256k64g1w8s4", 192.0, 2, "fast:qwen3"),
+    ("m128n256k64g16w8s4", 256.0, 2, "fast:qwen3"),
+    ("m16n64k128g64w4s5", 0.0625, 1, "fast:fp8block"),
+    ("m16n128k128g32w4s4", 0.125, 1, "fast:fp8block"),
+    ("m16n128k128g64w4s4", 0.25, 1, "fast:fp8block"),
+    ("m16n128k128g16w4s2", 0.75, 1, "fast:fp8block"),
+    ("m16n128k128g16w4s2", 1.0, 1, "fast:fp8block"),
+    ("m16n128k128g32w4s3", 1.5, 1, "fast:fp8block"),
+    ("m16n128k128g64w4s3", 3.0, 1, "fast:fp8block"),
+    ("m16n128k128g64w4s3", 4.0, 1, "fast:fp8block"),
+    ("m32n128k128g32w4s3", 16.0, 1, "fast:fp8block"),
+    ("m64n256k128g32w8s4", 48.0, 1, "fast:fp8block"),
+    ("m64n256k128g64w8s4", 64.0, 1, "fast:fp8block"),
+    ("m64n256k128g64w8s4", 96.0, 1, "fast:fp8block"),
+    ("m64n256k128g64w8s4", 128.0, 1, "fast:fp8block"),
+    ("m16n64k64g32w4s4", 0.125, 2, "server:qwen3"),
+    ("m16n64k128g16w4s2", 0.25, 2, "server:qwen3"),
+    ("m16n64k128g1w4s3", 1.5, 2, "server:qwen3"),
+    ("m16n64k128g1w4s4", 3.0, 2, "server:qwen3"),
+    ("m16n64k128g1w4s3", 4.0, 2, "server:qwen3"),
+    ("m16n128k128g1w4s2", 6.0, 2, "server:qwen3"),
+    ("m16n128k128g1w4s2", 8.0, 2, "server:qwen3"),
+    ("m64n128k64g1w8s3", 32.0, 2, "server:qwen3"),
 )
 
 
@@ -129,10 +138,17 @@ def tokens_per_expert(shape: Shape, m: int) -> float:
 class HeadroomPlan(object):
     """The screen and the estimate; a pure function of the measurements (testable on replays)."""
 
-    def __init__(self, shape: Shape, sizes: Sequence[int], ops: Sequence[str],
-                 space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
-                 defaults: Dict[Tuple[str, int], KernelConfig], catalogue: Sequence[tuple] = CATALOGUE,
-                 nearest: int = NEAREST, neighbours: bool = True):
+    def __init__(
+        self,
+        shape: Shape,
+        sizes: Sequence[int],
+        ops: Sequence[str],
+        space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+        defaults: Dict[Tuple[str, int], KernelConfig],
+        catalogue: Sequence[tuple] = CATALOGUE,
+        nearest: int = NEAREST,
+        neighbours: bool = True,
+    ):
         self.shape = shape
         self.sizes = sorted(set(sizes))
         self.ops = tuple(ops)
@@ -150,8 +166,9 @@ class HeadroomPlan(object):
             return cfg
         for bm in (256, 128, 64, 32, 16):
             if bm < cfg.BLOCK_SIZE_M:
-                c = KernelConfig(bm, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K, cfg.GROUP_SIZE_M, cfg.num_warps,
-                                 cfg.num_stages)
+                c = KernelConfig(
+                    bm, cfg.BLOCK_SIZE_N, cfg.BLOCK_SIZE_K, cfg.GROUP_SIZE_M, cfg.num_warps, cfg.num_stages
+                )
                 if c in allowed:
                     return c
         return None
@@ -164,8 +181,10 @@ class HeadroomPlan(object):
         out = self._nearest(op, m, seen, self.nearest)
         if self.neighbours:
             base = dataclasses.replace(d, USE_TMA=None)
-            for c in (dataclasses.replace(base, num_stages=base.num_stages + 1),
-                      dataclasses.replace(base, num_stages=base.num_stages + 2)):
+            for c in (
+                dataclasses.replace(base, num_stages=base.num_stages + 1),
+                dataclasses.replace(base, num_stages=base.num_stages + 2),
+            ):
                 if c in self._in_space.get((op, m), set()) and _but_group(c) not in seen:
                     seen.add(_but_group(c))
                     out.append(c)
@@ -202,8 +221,9 @@ class HeadroomPlan(object):
         units: List[Unit] = []
         for m in self.sizes:
             for op in self.ops:
-                units.extend(Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND)
-                             for c in self._nearest(op, m, set(), self.nearest + 1))
+                units.extend(
+                    Unit(op, c, m, SCREEN_REPLAYS, SCREEN_ROUND) for c in self._nearest(op, m, set(), self.nearest + 1)
+                )
         return units
 
     def screened_candidates(self) -> Dict[Tuple[str, int], List[KernelConfig]]:
@@ -281,13 +301,15 @@ class HeadroomPlan(object):
             chal = sorted(((t, c.key(), c) for c, t in r1.items() if c != d))
             if d not in r1 or not chal or r1[d] / chal[0][0] >= CLEAR:
                 continue
-            reps = next(x.unit.replays for x in measured if x.unit.round == RETIME_ROUND and x.unit.op == op
-                        and x.unit.m == m)
+            reps = next(
+                x.unit.replays for x in measured if x.unit.round == RETIME_ROUND and x.unit.op == op and x.unit.m == m
+            )
             units.append(Unit(op, chal[0][2], m, reps, RETIME_ROUND + 1, pair=d))
         return units
 
-    def _worth_retiming(self, measured: Sequence[Measurement], op: str, m: int,
-                        ranked: Optional[List[KernelConfig]] = None) -> bool:
+    def _worth_retiming(
+        self, measured: Sequence[Measurement], op: str, m: int, ranked: Optional[List[KernelConfig]] = None
+    ) -> bool:
         """Not where the default beat every screened config by more than NEAR_TIE (the estimate is 1.0
         whatever a re-timing says of the others)."""
         ranked = self._screen_ranked(measured, op, m) if ranked is None else ranked
@@ -327,8 +349,9 @@ class HeadroomPlan(object):
             bt = dt / gain
         return dt, bt, bc, gain
 
-    def estimate(self, measured: Sequence[Measurement],
-                 floors: Optional[Dict[Tuple[str, int], Optional[float]]] = None) -> List[dict]:
+    def estimate(
+        self, measured: Sequence[Measurement], floors: Optional[Dict[Tuple[str, int], Optional[float]]] = None
+    ) -> List[dict]:
         """One row per batch size: default_us, best_us (the best re-timed, the default when nothing beat
         it by more than TIE), gain, floor_us, bound (default / floor), screened / failed counts, the
         configs, and the screened configs fastest first (`screened`)."""
@@ -344,16 +367,24 @@ class HeadroomPlan(object):
             ranked_all = {}
             for op in self.ops:
                 dcfg = self.defaults[(op, m)]
-                screened += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
-                                and x.unit.round == SCREEN_ROUND)
-                failed += sum(1 for x in measured if x.unit.op == op and x.unit.m == m
-                              and x.unit.round == SCREEN_ROUND and not x.ok)
+                screened += sum(
+                    1 for x in measured if x.unit.op == op and x.unit.m == m and x.unit.round == SCREEN_ROUND
+                )
+                failed += sum(
+                    1
+                    for x in measured
+                    if x.unit.op == op and x.unit.m == m and x.unit.round == SCREEN_ROUND and not x.ok
+                )
                 ranked_all[op] = [c.key() for c in self._screen_ranked(measured, op, m)]
                 d, best_t, best_c, gain = self._best(measured, op, m)
                 if d is None:
                     ok = False
-                    per_op[op] = {"default": dcfg.as_dict(), "default_us": None,
-                                  "best": best_c.as_dict() if best_c else None, "best_us": best_t}
+                    per_op[op] = {
+                        "default": dcfg.as_dict(),
+                        "default_us": None,
+                        "best": best_c.as_dict() if best_c else None,
+                        "best_us": best_t,
+                    }
                     continue
                 if best_t is None or gain is None or gain <= 1.0 / (1.0 - TIE):
                     best_t, best_c = d, dcfg
@@ -361,17 +392,22 @@ class HeadroomPlan(object):
                 b_sum += best_t
                 f = floors.get((op, m))
                 floor = floor + f if (f is not None and floor is not None) else None
-                per_op[op] = {"default": dcfg.as_dict(), "default_us": d, "best": best_c.as_dict(),
-                              "best_us": best_t, "best_is_default": best_c == dcfg}
-            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed,
-                   "screened_ranked": ranked_all}
+                per_op[op] = {
+                    "default": dcfg.as_dict(),
+                    "default_us": d,
+                    "best": best_c.as_dict(),
+                    "best_us": best_t,
+                    "best_is_default": best_c == dcfg,
+                }
+            row = {"m": m, "ops": per_op, "screened": screened, "failed": failed, "screened_ranked": ranked_all}
             if ok and b_sum > 0:
                 row.update(default_us=round(d_sum, 3), best_us=round(b_sum, 3), gain=round(d_sum / b_sum, 4))
             else:
                 row.update(default_us=None, best_us=None, gain=None)
             if floor and ok and b_sum > 0:
-                row.update(floor_us=round(floor, 3), floor_fraction=round(floor / b_sum, 4),
-                           bound=round(d_sum / floor, 4))
+                row.update(
+                    floor_us=round(floor, 3), floor_fraction=round(floor / b_sum, 4), bound=round(d_sum / floor, 4)
+                )
             else:
                 row.update(floor_us=None, floor_fraction=None, bound=None)
             if len(self.ops) == 1:
@@ -382,10 +418,14 @@ class HeadroomPlan(object):
         return rows
 
 
-def screened_candidates(shape: Shape, sizes: Sequence[int], ops: Sequence[str],
-                        space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
-                        defaults: Dict[Tuple[str, int], KernelConfig],
-                        catalogue: Sequence[tuple] = CATALOGUE) -> Dict[Tuple[str, int], List[KernelConfig]]:
+def screened_candidates(
+    shape: Shape,
+    sizes: Sequence[int],
+    ops: Sequence[str],
+    space: Mapping[Tuple[str, int], Sequence[KernelConfig]],
+    defaults: Dict[Tuple[str, int], KernelConfig],
+    catalogue: Sequence[tuple] = CATALOGUE,
+) -> Dict[Tuple[str, int], List[KernelConfig]]:
     """(op, m) -> the configs the headroom check screens at that batch size (the default excluded),
     nearest first: a pure function of the shape, the pruned space and the server's defaults (no
     measurement). For a tune to find at least what the check found (issue 19: at M >= 2048 the screen

@@ -36,27 +36,55 @@ Winners = Dict[Tuple[str, int], KernelConfig]
 def announce(s: Session, resumed: bool) -> None:
     """run_started, then a log line for each thing the run does other than asked or worth knowing."""
     ev, spec, extra = s.events, s.spec, s.extra
-    ev.emit({"type": "run_started", "run_dir": s.run_dir, "pid": os.getpid(), "resumed": resumed,
-             "journal_entries": len(s.journal), "spec": spec, "strategy": s.strategy_name, "backend": s.backend,
-             "device_name": s.device, "gpus": s.gpus, "triton_version": s.info.get("triton_version"),
-             "space_size": {op: len(s.space.get((op, max(s.sizes)), ())) for op in s.ops},
-             "default_source": s.default_source, "routing": s.routing, "server": extra.get("describe")})
+    ev.emit(
+        {
+            "type": "run_started",
+            "run_dir": s.run_dir,
+            "pid": os.getpid(),
+            "resumed": resumed,
+            "journal_entries": len(s.journal),
+            "spec": spec,
+            "strategy": s.strategy_name,
+            "backend": s.backend,
+            "device_name": s.device,
+            "gpus": s.gpus,
+            "triton_version": s.info.get("triton_version"),
+            "space_size": {op: len(s.space.get((op, max(s.sizes)), ())) for op in s.ops},
+            "default_source": s.default_source,
+            "routing": s.routing,
+            "server": extra.get("describe"),
+        }
+    )
     if s.simulated:
         s.warn("synthetic backend: every number of this run is simulated, not measured")
     if spec.get("routing_file") and s.routing.get("kind") != "recorded":
-        s.warn("the %s backend cannot replay recorded routing: timing with fresh random routing instead of %s"
-               % (s.backend, spec["routing_file"]))
+        s.warn(
+            "the %s backend cannot replay recorded routing: timing with fresh random routing instead of %s"
+            % (s.backend, spec["routing_file"])
+        )
     src = s.default_source
     if src:
-        ev.emit({"type": "log", "level": "info", "message": "default = what %s runs with no new file: %s%s"
-                 % (src.get("framework"), "its config file " + str(src.get("path") or src.get("file_name"))
-                    if src.get("kind") == "file" else "its built-in heuristic",
-                    "" if not src.get("note") else " (%s)" % src["note"])})
+        ev.emit(
+            {
+                "type": "log",
+                "level": "info",
+                "message": "default = what %s runs with no new file: %s%s"
+                % (
+                    src.get("framework"),
+                    "its config file " + str(src.get("path") or src.get("file_name"))
+                    if src.get("kind") == "file"
+                    else "its built-in heuristic",
+                    "" if not src.get("note") else " (%s)" % src["note"],
+                ),
+            }
+        )
     down_src = (src or {}).get("down") or {}
     if s.ops == ("both",) and down_src.get("kind") == "file":
-        s.warn("%s also reads %s for the down GEMM, which a single (ops \"up\") file does not replace: these "
-               "timings use the up config for both GEMMs; tune with ops \"up+down\" to account for it"
-               % (src.get("framework"), down_src.get("path") or down_src.get("file_name")))
+        s.warn(
+            '%s also reads %s for the down GEMM, which a single (ops "up") file does not replace: these '
+            'timings use the up config for both GEMMs; tune with ops "up+down" to account for it'
+            % (src.get("framework"), down_src.get("path") or down_src.get("file_name"))
+        )
 
 
 def search(s: Session, strategy: Strategy) -> bool:
@@ -97,8 +125,9 @@ def search(s: Session, strategy: Strategy) -> bool:
             _defaults_timed(s)
             defaults_pending = False
         else:
-            s.run_phase(phase_name, phase, lookahead=_lookahead(s, strategy),
-                        fillers=early() if early is not None else ())
+            s.run_phase(
+                phase_name, phase, lookahead=_lookahead(s, strategy), fillers=early() if early is not None else ()
+            )
     if defaults_pending:  # a strategy with nothing (left) to measure: the defaults alone
         s.run_phase("default", default_units)
         _defaults_timed(s)
@@ -144,8 +173,11 @@ def _lookahead(s: Session, strategy: Strategy) -> Optional[Callable[[List[Unit]]
     A guess only: the phase the loop above runs is derived from the real measurements, as always."""
 
     def guess(remaining: List[Unit]) -> List[Unit]:
-        ghosts = [Measurement(u, None, "other", "not measured yet (precompile lookahead)", simulated=s.simulated)
-                  for u in remaining if 0 <= u.round < H2H_ROUND and not u.op.startswith("check:")]
+        ghosts = [
+            Measurement(u, None, "other", "not measured yet (precompile lookahead)", simulated=s.simulated)
+            for u in remaining
+            if 0 <= u.round < H2H_ROUND and not u.op.startswith("check:")
+        ]
         return list(strategy.next_phase(s.strategy_view() + ghosts) or ())
 
     return guess
@@ -162,14 +194,22 @@ def _require_a_measurement(s: Session) -> None:
     searched = [r for r in s.journal.records if 0 <= r["round"] < H2H_ROUND and not r["op"].startswith("check:")]
     if searched and not any(r["type"] == "measurement" for r in searched):
         first = searched[0]
-        raise BackendFailed("every one of the %d candidates failed; the first (%s at m=%d, %s): %s: %s"
-                            % (len(searched), first["op"], first["m"],
-                               KernelConfig.from_dict(first["config"]).key(), first.get("kind"),
-                               first.get("message")))
+        raise BackendFailed(
+            "every one of the %d candidates failed; the first (%s at m=%d, %s): %s: %s"
+            % (
+                len(searched),
+                first["op"],
+                first["m"],
+                KernelConfig.from_dict(first["config"]).key(),
+                first.get("kind"),
+                first.get("message"),
+            )
+        )
 
 
-def checked_winners(s: Session, strategy: Strategy, sizes: Optional[List[int]] = None,
-                    quiet: bool = False) -> Tuple[Winners, List[Measurement]]:
+def checked_winners(
+    s: Session, strategy: Strategy, sizes: Optional[List[int]] = None, quiet: bool = False
+) -> Tuple[Winners, List[Measurement]]:
     """The strategy's winners, each checked at the batch size it won against the backend's torch reference
     (a winner must match it before it may win; a failed one is banned and the next best tried);
     -> (winners, the search's measurements without the banned configs). sizes: those only (the early
@@ -188,18 +228,27 @@ def checked_winners(s: Session, strategy: Strategy, sizes: Optional[List[int]] =
     if s.ops == ("up", "down"):
         winners, fixed = share_block_m(winners, view, s.sizes if sizes is None else sizes)
         if fixed and not quiet:
-            s.warn("up/down winners disagreed on BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M"
-                   % ",".join(map(str, fixed)))
+            s.warn(
+                "up/down winners disagreed on BLOCK_SIZE_M at m=%s; chose the best shared BLOCK_SIZE_M"
+                % ",".join(map(str, fixed))
+            )
     return winners, view
 
 
 def _head_to_head_plan(s: Session, winners: Winners, view: List[Measurement], sizes: List[int]) -> HeadToHead:
     """The head-to-head at sizes: the finalists (each checked) and the server's default."""
     own = own_launches(getattr(s.sched, "precompile_classes", None))
-    contenders = pick_contenders(Book(view), winners, s.ops, sizes, s.banned, bool(s.info.get("supports_tma")),
-                                 H2H_FINALISTS, launch_shape=s.shape if own else None)
-    extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs
-                    if winners.get((op, m)) != c]
+    contenders = pick_contenders(
+        Book(view),
+        winners,
+        s.ops,
+        sizes,
+        s.banned,
+        bool(s.info.get("supports_tma")),
+        H2H_FINALISTS,
+        launch_shape=s.shape if own else None,
+    )
+    extra_checks = [(op, m, c) for (op, m), cs in sorted(contenders.items()) for c in cs if winners.get((op, m)) != c]
     if extra_checks:
         bad = s.run_checks(extra_checks)
         s.banned |= bad
@@ -235,13 +284,22 @@ def _final_best(s: Session, winners: Winners, op_us: Dict[Tuple[str, int, str], 
                 continue
             med = op_us.get((op, m, cfg.key()))
             d = op_us.get((op, m, s.defaults_cfg[(op, m)].key()))
-            s.events.emit({"type": "best", "op": op, "m": m, "config": cfg.as_dict(), "median_us": med,
-                           "default_us": d, "speedup": (d / med) if d and med else None, "final": True,
-                           "default": cfg == s.defaults_cfg[(op, m)]})
+            s.events.emit(
+                {
+                    "type": "best",
+                    "op": op,
+                    "m": m,
+                    "config": cfg.as_dict(),
+                    "median_us": med,
+                    "default_us": d,
+                    "speedup": (d / med) if d and med else None,
+                    "final": True,
+                    "default": cfg == s.defaults_cfg[(op, m)],
+                }
+            )
 
 
-def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, h2h_rows,
-                  budget_hit: bool) -> None:
+def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, h2h_rows, budget_hit: bool) -> None:
     """The server config files (vLLM cannot take a _down file: when tuned separately it gets the up
     winners) and result.json, each announced by a result_written event."""
     spec, journal, sched = s.spec, s.journal, s.sched
@@ -249,28 +307,60 @@ def write_outputs(s: Session, winners: Winners, view: List[Measurement], op_us, 
     files = write_files(s.run_dir, spec, s.device, winners, triton_version)
     roof = {(op, m): s.info["roofline"].get("%s|%d" % (op, m)) for op in s.ops for m in s.sizes}
     failed = sum(1 for r in journal.records if r["type"] != "measurement" and r["round"] >= 0)
-    ctx = {"run_id": s.run_id, "agent_version": AGENT_VERSION, "simulated": s.simulated,
-           "created_at": os.path.getmtime(os.path.join(s.run_dir, "spec.json")), "finished_at": time.time(),
-           "framework": spec["framework"], "backend": s.backend, "device_name": s.device, "gpus": s.gpus,
-           "triton_version": triton_version, "strategy": s.strategy_name, "ops": list(s.ops),
-           "batch_sizes": s.sizes, "shape": shape_dict(spec), "budget_hit": budget_hit,
-           "default_source": s.default_source, "routing": s.routing, "server": s.extra.get("describe")}
-    timings = {"wall_s": round(time.time() - s.t0, 3), "units_measured": len(journal), "units_failed": failed,
-               "units_from_journal": s.state.get("from_journal", 0), "worker_crashes": sched.crashes,
-               "precompile": dict(sched.precompile_stats), "info_steps": s.extra.get("info_steps"),
-               "compile_cache": {"host": sched.host_cache, "dir": sched.cache_dir,
-                                 "files_at_start": s.cache_files_before,
-                                 "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None},
-               "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
-               "kept_graphs": sched.worker_stats(), "prewarm": s.prewarm}
-    defaults: Dict[Tuple[str, int], Any] = {k: (c, op_us.get((k[0], k[1], c.key())))
-                                            for k, c in s.defaults_cfg.items()}
+    ctx = {
+        "run_id": s.run_id,
+        "agent_version": AGENT_VERSION,
+        "simulated": s.simulated,
+        "created_at": os.path.getmtime(os.path.join(s.run_dir, "spec.json")),
+        "finished_at": time.time(),
+        "framework": spec["framework"],
+        "backend": s.backend,
+        "device_name": s.device,
+        "gpus": s.gpus,
+        "triton_version": triton_version,
+        "strategy": s.strategy_name,
+        "ops": list(s.ops),
+        "batch_sizes": s.sizes,
+        "shape": shape_dict(spec),
+        "budget_hit": budget_hit,
+        "default_source": s.default_source,
+        "routing": s.routing,
+        "server": s.extra.get("describe"),
+    }
+    timings = {
+        "wall_s": round(time.time() - s.t0, 3),
+        "units_measured": len(journal),
+        "units_failed": failed,
+        "units_from_journal": s.state.get("from_journal", 0),
+        "worker_crashes": sched.crashes,
+        "precompile": dict(sched.precompile_stats),
+        "info_steps": s.extra.get("info_steps"),
+        "compile_cache": {
+            "host": sched.host_cache,
+            "dir": sched.cache_dir,
+            "files_at_start": s.cache_files_before,
+            "files_at_end": count_files(sched.cache_dir) if sched.host_cache else None,
+        },
+        "bytecode_cache": bytecode.stats(sched.pycache, sched.pycache_files_before, sched.pycache_warm),
+        "kept_graphs": sched.worker_stats(),
+        "prewarm": s.prewarm,
+    }
+    defaults: Dict[Tuple[str, int], Any] = {k: (c, op_us.get((k[0], k[1], c.key()))) for k, c in s.defaults_cfg.items()}
     winner_us = {k: op_us.get((k[0], k[1], c.key())) for k, c in winners.items()}
-    result = build_result(ctx, journal.records, view, winners, defaults, roof, files, timings,
-                          winner_us=winner_us, head_to_head=h2h_rows)
+    result = build_result(
+        ctx, journal.records, view, winners, defaults, roof, files, timings, winner_us=winner_us, head_to_head=h2h_rows
+    )
     path, digest = write_result(s.run_dir, result)
     for f in files:
-        s.events.emit({"type": "result_written", "kind": f["kind"], "path": f["path"],
-                       "file_name": f["file_name"], "sha256": f["sha256"]})
-    s.events.emit({"type": "result_written", "kind": "result", "path": path, "file_name": "result.json",
-                   "sha256": digest})
+        s.events.emit(
+            {
+                "type": "result_written",
+                "kind": f["kind"],
+                "path": f["path"],
+                "file_name": f["file_name"],
+                "sha256": f["sha256"],
+            }
+        )
+    s.events.emit(
+        {"type": "result_written", "kind": "result", "path": path, "file_name": "result.json", "sha256": digest}
+    )

@@ -36,8 +36,9 @@ def latest_score(measured: Sequence[Measurement], op: str, m: int, cfg: KernelCo
     return _median(by_round[max(by_round)])
 
 
-def share_block_m(winners: Dict[Tuple[str, int], KernelConfig], measured: Sequence[Measurement],
-                  batch_sizes: Sequence[int]) -> Tuple[Dict[Tuple[str, int], KernelConfig], List[int]]:
+def share_block_m(
+    winners: Dict[Tuple[str, int], KernelConfig], measured: Sequence[Measurement], batch_sizes: Sequence[int]
+) -> Tuple[Dict[Tuple[str, int], KernelConfig], List[int]]:
     """SGLang asserts that up and down share BLOCK_SIZE_M per key. Where the winners disagree, pick the
     BLOCK_SIZE_M that minimises up + down among measured configs. Returns (winners, fixed sizes)."""
     out = dict(winners)
@@ -59,8 +60,11 @@ def share_block_m(winners: Dict[Tuple[str, int], KernelConfig], measured: Sequen
             k = (op, cfg.BLOCK_SIZE_M)
             if k not in best or s < best[k][0]:
                 best[k] = (s, cfg)
-        choices = [(best[("up", bm)][0] + best[("down", bm)][0], bm) for (op, bm) in best
-                   if op == "up" and ("down", bm) in best]
+        choices = [
+            (best[("up", bm)][0] + best[("down", bm)][0], bm)
+            for (op, bm) in best
+            if op == "up" and ("down", bm) in best
+        ]
         if choices:
             _, bm = min(choices)
             out[("up", m)] = best[("up", bm)][1]
@@ -69,8 +73,13 @@ def share_block_m(winners: Dict[Tuple[str, int], KernelConfig], measured: Sequen
     return out, fixed
 
 
-def write_files(run_dir: str, spec: Dict[str, Any], device_name: str, winners: Dict[Tuple[str, int], KernelConfig],
-                triton_version: Optional[str]) -> List[Dict[str, Any]]:
+def write_files(
+    run_dir: str,
+    spec: Dict[str, Any],
+    device_name: str,
+    winners: Dict[Tuple[str, int], KernelConfig],
+    triton_version: Optional[str],
+) -> List[Dict[str, Any]]:
     names = file_names(spec, device_name)
     up_op = "both" if spec["ops"] == "up" else "up"
     per_kind = {"sglang": up_op, "vllm": up_op}
@@ -85,35 +94,57 @@ def write_files(run_dir: str, spec: Dict[str, Any], device_name: str, winners: D
         if not entries:
             continue
         dialect = "vllm" if kind == "vllm" else "sglang"
-        text = configjson.format_config_text(entries, dialect,
-                                             triton_version if dialect == "vllm" else None)
+        text = configjson.format_config_text(entries, dialect, triton_version if dialect == "vllm" else None)
         folder = os.path.join(run_dir, dialect)
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, names[kind])
         data = text.encode()
         write_atomic(path, data)
-        files.append({"framework": dialect, "kind": kind, "file_name": names[kind], "path": path,
-                      "sha256": hashlib.sha256(data).hexdigest(),
-                      "entries": {str(m): entries[m].as_dict() for m in sorted(entries)}})
+        files.append(
+            {
+                "framework": dialect,
+                "kind": kind,
+                "file_name": names[kind],
+                "path": path,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "entries": {str(m): entries[m].as_dict() for m in sorted(entries)},
+            }
+        )
     return files
 
 
 def measurement_json(rec: Dict[str, Any]) -> Dict[str, Any]:
     ok = rec.get("type") == "measurement"
-    return {"op": rec["op"], "m": rec["m"], "config": rec["config"], "config_down": rec.get("config_down"),
-            "round": rec["round"], "replays": rec["replays"],
-            "median_us": rec.get("median_us") if ok else None, "min_us": rec.get("min_us") if ok else None,
-            "max_us": rec.get("max_us") if ok else None, "spread": rec.get("spread") if ok else None,
-            "samples_us": rec.get("samples_us") if ok else None, "gpu": rec.get("gpu", 0),
-            "error_kind": None if ok else rec.get("kind"), "error": None if ok else rec.get("message")}
+    return {
+        "op": rec["op"],
+        "m": rec["m"],
+        "config": rec["config"],
+        "config_down": rec.get("config_down"),
+        "round": rec["round"],
+        "replays": rec["replays"],
+        "median_us": rec.get("median_us") if ok else None,
+        "min_us": rec.get("min_us") if ok else None,
+        "max_us": rec.get("max_us") if ok else None,
+        "spread": rec.get("spread") if ok else None,
+        "samples_us": rec.get("samples_us") if ok else None,
+        "gpu": rec.get("gpu", 0),
+        "error_kind": None if ok else rec.get("kind"),
+        "error": None if ok else rec.get("message"),
+    }
 
 
-def build_result(ctx: Dict[str, Any], records: Sequence[Dict[str, Any]], measured: Sequence[Measurement],
-                 winners: Dict[Tuple[str, int], KernelConfig],
-                 defaults: Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]],
-                 roofline: Dict[Tuple[str, int], Optional[float]], files: List[Dict[str, Any]], timings: Dict[str, Any],
-                 winner_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None,
-                 head_to_head: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
+def build_result(
+    ctx: Dict[str, Any],
+    records: Sequence[Dict[str, Any]],
+    measured: Sequence[Measurement],
+    winners: Dict[Tuple[str, int], KernelConfig],
+    defaults: Dict[Tuple[str, int], Tuple[KernelConfig, Optional[float]]],
+    roofline: Dict[Tuple[str, int], Optional[float]],
+    files: List[Dict[str, Any]],
+    timings: Dict[str, Any],
+    winner_us: Optional[Dict[Tuple[str, int], Optional[float]]] = None,
+    head_to_head: Optional[List[Dict[str, Any]]] = None,
+) -> Dict[str, Any]:
     """winner_us: the winners' latencies (the head-to-head medians) where known, else their latest
     round's median. head_to_head: per batch size the final interleaved comparison (its medians, spread
     and rounds); per_batch's figures are then that comparison's (default median / chosen median)."""
@@ -125,33 +156,67 @@ def build_result(ctx: Dict[str, Any], records: Sequence[Dict[str, Any]], measure
             cfg = winners.get((op, m))
             if cfg is not None:
                 us = (winner_us or {}).get((op, m))
-                win.append({"op": op, "m": m, "config": cfg.as_dict(),
-                            "median_us": us if us is not None else latest_score(measured, op, m, cfg),
-                            "default": cfg == defaults[(op, m)][0] if (op, m) in defaults else None})
-    dft = [{"op": op, "m": m, "config": defaults[(op, m)][0].as_dict(), "median_us": defaults[(op, m)][1]}
-           for op in ops for m in sizes if (op, m) in defaults]
+                win.append(
+                    {
+                        "op": op,
+                        "m": m,
+                        "config": cfg.as_dict(),
+                        "median_us": us if us is not None else latest_score(measured, op, m, cfg),
+                        "default": cfg == defaults[(op, m)][0] if (op, m) in defaults else None,
+                    }
+                )
+    dft = [
+        {"op": op, "m": m, "config": defaults[(op, m)][0].as_dict(), "median_us": defaults[(op, m)][1]}
+        for op in ops
+        for m in sizes
+        if (op, m) in defaults
+    ]
     roof = [{"op": op, "m": m, "us": roofline.get((op, m))} for op in ops for m in sizes]
     per_batch = []
     for m in sizes:
+
         def total(vals):
             return None if any(v is None for v in vals) or not vals else sum(vals)
+
         best = total([w["median_us"] for w in win if w["m"] == m])
         dflt = total([defaults[(op, m)][1] if (op, m) in defaults else None for op in ops])
         rl = total([roofline.get((op, m)) for op in ops])
-        row = {"m": m, "best_us": best, "default_us": dflt, "speedup": (dflt / best) if best and dflt else None,
-               "roofline_us": rl, "roofline_fraction": (rl / best) if best and rl else None}
+        row = {
+            "m": m,
+            "best_us": best,
+            "default_us": dflt,
+            "speedup": (dflt / best) if best and dflt else None,
+            "roofline_us": rl,
+            "roofline_fraction": (rl / best) if best and rl else None,
+        }
         h = next((r for r in head_to_head or [] if r["m"] == m), None)
         if h is not None:
-            row.update(best_us=h["median_us"], default_us=h["default_median_us"], speedup=h["speedup"],
-                       chosen_default=h["chosen_default"], decision=h["decision"], rounds=h["rounds"],
-                       roofline_fraction=(rl / h["median_us"]) if rl and h["median_us"] else None)
+            row.update(
+                best_us=h["median_us"],
+                default_us=h["default_median_us"],
+                speedup=h["speedup"],
+                chosen_default=h["chosen_default"],
+                decision=h["decision"],
+                rounds=h["rounds"],
+                roofline_fraction=(rl / h["median_us"]) if rl and h["median_us"] else None,
+            )
         per_batch.append(row)
     out = {"format": "moetune-result", "version": 1}
     out.update(ctx)
-    out.update({"measurements": [measurement_json(r) for r in records if r["round"] >= -1
-                                 and not r["op"].startswith("check:")],
-                "winners": win, "default": dft, "roofline": roof, "per_batch": per_batch, "timings": timings,
-                "files": files, "head_to_head": list(head_to_head or [])})
+    out.update(
+        {
+            "measurements": [
+                measurement_json(r) for r in records if r["round"] >= -1 and not r["op"].startswith("check:")
+            ],
+            "winners": win,
+            "default": dft,
+            "roofline": roof,
+            "per_batch": per_batch,
+            "timings": timings,
+            "files": files,
+            "head_to_head": list(head_to_head or []),
+        }
+    )
     return out
 
 

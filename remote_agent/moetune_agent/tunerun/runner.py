@@ -37,16 +37,16 @@ def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
         raise spec_mod.SpecError("spec: %s" % e, "strategy")
 
 
-def first_batches(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
-                  kernel_classes=None) -> Tuple[list, list]:
+def first_batches(
+    spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int, kernel_classes=None
+) -> Tuple[list, list]:
     """strategies.firstphase.first_batches (the first phase, the check's seeds), the spec's strategy checked
     first."""
     pick_strategy(spec["strategy"])
     return firstphase.first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
 
 
-def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int,
-                kernel_classes=None) -> list:
+def first_units(spec: Dict[str, Any], ops: Any, sizes: Any, smem: Optional[int], cap: int, kernel_classes=None) -> list:
     """first_batches in one list: the first phase, then the seeds."""
     units, seeds = first_batches(spec, ops, sizes, smem, cap, kernel_classes=kernel_classes)
     return units + seeds
@@ -58,16 +58,25 @@ def _early_precompile(spec: Dict[str, Any], ops: Any, sizes: Any, sched: Schedul
     12.5 s for its ~150 kernels after the start-up (issue 22). The whole first phase goes to the pool
     before the seeds, which later phases measure: with the phase capped at 12 units per pool process (168
     of the own kernel's 231), its last units queued behind ~100 seed kernels."""
+
     def go(facts: Dict[str, Any]) -> None:
-        units, seeds = first_batches(spec, ops, sizes, facts.get("smem"), 48 * max(1, sched.precompile_workers),
-                                     kernel_classes=sched.precompile_classes)
+        units, seeds = first_batches(
+            spec,
+            ops,
+            sizes,
+            facts.get("smem"),
+            48 * max(1, sched.precompile_workers),
+            kernel_classes=sched.precompile_classes,
+        )
         sched.precompile(units)
         sched.precompile(seeds)
+
     return go
 
 
-def headroom_seeds(shape: Any, sizes: Any, ops: Any, space: Dict[Tuple[str, int], Any],
-                   defaults: Dict[Tuple[str, int], KernelConfig]) -> Dict[Tuple[str, int], list]:
+def headroom_seeds(
+    shape: Any, sizes: Any, ops: Any, space: Dict[Tuple[str, int], Any], defaults: Dict[Tuple[str, int], KernelConfig]
+) -> Dict[Tuple[str, int], list]:
     """The headroom check's screened candidates per (op, m), the fast strategy's quality guard: a tune
     measures at least what the check times, so it never ends slower than the check's screen (issue 22).
     A pure function of the shape, the space and the defaults (a resumed run derives the same seeds)."""
@@ -118,8 +127,14 @@ class Run(object):
         except Exception as e:
             tb = traceback.format_exc()
             sys.stderr.write(tb)
-            self.events.emit({"type": "error", "code": "internal", "message": "run failed: %s: %s"
-                              % (type(e).__name__, e), "detail": tb[-2000:]})
+            self.events.emit(
+                {
+                    "type": "error",
+                    "code": "internal",
+                    "message": "run failed: %s: %s" % (type(e).__name__, e),
+                    "detail": tb[-2000:],
+                }
+            )
             status = "failed"
         finally:
             if self.sched is not None:
@@ -158,8 +173,13 @@ class Run(object):
                 gpus = [0]
             else:
                 gpus = gpu_indices()
-            desc = {"name": backend, "shape": spec_mod.shape_dict(spec), "framework": spec["framework"],
-                    "device_name": spec.get("device_name"), "routing_file": spec.get("routing_file")}
+            desc = {
+                "name": backend,
+                "shape": spec_mod.shape_dict(spec),
+                "framework": spec["framework"],
+                "device_name": spec.get("device_name"),
+                "routing_file": spec.get("routing_file"),
+            }
             ncpu = os.cpu_count() or 1
             precompile = 0
             if backend != SYNTHETIC and ncpu > 2:
@@ -167,8 +187,9 @@ class Run(object):
             workers = options.test_hooks(desc["name"] == SYNTHETIC).precompile_workers
             if workers is not None:  # an explicit pool size (tests, benchmarks)
                 precompile = max(0, workers)
-            self.sched = Scheduler(desc, gpus, cache_dir, precompile,
-                                   home=os.path.dirname(os.path.dirname(self.run_dir)))
+            self.sched = Scheduler(
+                desc, gpus, cache_dir, precompile, home=os.path.dirname(os.path.dirname(self.run_dir))
+            )
             self.sched.facts_per_m = backend == SERVER
             if backend == SERVER:
                 from ..backends.server_backend import classes_for
@@ -183,8 +204,14 @@ class Run(object):
                 self.sched = None
                 if asked != AUTO or i == len(cands) - 1:
                     raise
-                ev.emit({"type": "log", "level": "warning", "message": "auto: the %s backend cannot run here (%s); "
-                         "using the %s backend" % (backend, e, cands[i + 1])})
+                ev.emit(
+                    {
+                        "type": "log",
+                        "level": "warning",
+                        "message": "auto: the %s backend cannot run here (%s); "
+                        "using the %s backend" % (backend, e, cands[i + 1]),
+                    }
+                )
                 continue
             extra = info.get("extra") or {}
             if extra.get("cpu_compile_info") and extra.get("can_cpu_precompile", True):
@@ -192,8 +219,14 @@ class Run(object):
             else:
                 self.sched.stop_precompile()
             if precompile and not self.sched.precompiling:
-                ev.emit({"type": "log", "level": "info", "message": "no CPU precompile for the %s backend here: "
-                         "each kernel compiles on its GPU worker on first use" % backend})
+                ev.emit(
+                    {
+                        "type": "log",
+                        "level": "info",
+                        "message": "no CPU precompile for the %s backend here: "
+                        "each kernel compiles on its GPU worker on first use" % backend,
+                    }
+                )
             return backend, gpus, info
         raise BackendUnavailable("no backend could run")  # not reached: the loop returns or raises
 
@@ -236,8 +269,14 @@ class Run(object):
         s = Session(self.run_dir, self.run_id, spec, ev, sched, journal, t0)
         s.backend, s.gpus, s.info, s.ops, s.sizes = backend, gpus, info, ops, sizes
         s.strategy_name, s.cache_files_before = strategy_name, cache_files_before
-        s.prewarm = {k: pw.get(k) for k in ("state", "units", "kernels", "ok", "failed", "wall_s", "ended",
-                                             "stopped_by_us", "stop_s")} if pw else None
+        s.prewarm = (
+            {
+                k: pw.get(k)
+                for k in ("state", "units", "kernels", "ok", "failed", "wall_s", "ended", "stopped_by_us", "stop_s")
+            }
+            if pw
+            else None
+        )
         s.shape = shape
         s.device = spec.get("device_name") or info["device_name"]
         spec_mod.check_device_name(s.device)  # the backend's name goes into the file names too
@@ -245,8 +284,12 @@ class Run(object):
         s.space = space_mod.spec_space(spec, s.shape, sizes, ops, info["smem_limit"])
         s.routing = s.extra.get("routing_info") or {"kind": "random", "path": None, "tokens": None}
         if spec.get("routing_file") and s.routing.get("kind") != "recorded":
-            s.routing = {"kind": "random", "path": None, "tokens": None,
-                         "note": "the %s backend cannot replay %s" % (backend, spec["routing_file"])}
+            s.routing = {
+                "kind": "random",
+                "path": None,
+                "tokens": None,
+                "note": "the %s backend cannot replay %s" % (backend, spec["routing_file"]),
+            }
         s.default_source = s.extra.get("default_source")
         phases.announce(s, resumed)
         for op in ops:
@@ -262,4 +305,3 @@ class Run(object):
         if s.strategy_name == "fast":
             options["extra_seeds"] = headroom_seeds(s.shape, s.sizes, s.ops, s.space, s.defaults_cfg)
         return make_strategy(s.strategy_name, s.space, s.sizes, s.ops, s.shape, **options)
-

@@ -15,16 +15,24 @@ from ..engine.scheduler import Scheduler
 from ..strategies.headtohead import H2H_ROUND
 from ..work import Measurement, Unit
 
-DEFAULT_ROUND = -1   # the server's default config, timed once per (op, m) for the figures while searching
-CHECK_ROUND = -2     # correctness checks of winners and head-to-head contenders
+DEFAULT_ROUND = -1  # the server's default config, timed once per (op, m) for the figures while searching
+CHECK_ROUND = -2  # correctness checks of winners and head-to-head contenders
 MAX_PHASES = 10000
 
 
 class Session(object):
     """One run's shared state, built by Run once its backend runs (tunerun/runner.py)."""
 
-    def __init__(self, run_dir: str, run_id: str, spec: Dict[str, Any], events: EventLog, sched: Scheduler,
-                 journal: Journal, t0: float):
+    def __init__(
+        self,
+        run_dir: str,
+        run_id: str,
+        spec: Dict[str, Any],
+        events: EventLog,
+        sched: Scheduler,
+        journal: Journal,
+        t0: float,
+    ):
         self.run_dir = run_dir
         self.run_id = run_id
         self.spec = spec
@@ -48,8 +56,14 @@ class Session(object):
         self.cache_files_before: Optional[int] = None
         self.prewarm: Optional[Dict[str, Any]] = None  # what a check's background compile had done (prewarm.py)
         # Kept up to date by the phases:
-        self.state: Dict[str, Any] = {"done": len(journal), "total": len(journal), "phase": 0, "last_progress": 0.0,
-                                      "from_journal": len(journal), "best": {}}
+        self.state: Dict[str, Any] = {
+            "done": len(journal),
+            "total": len(journal),
+            "phase": 0,
+            "last_progress": 0.0,
+            "from_journal": len(journal),
+            "best": {},
+        }
         self.defaults_cfg: Dict[Tuple[str, int], KernelConfig] = {}
         self.default_us: Dict[Tuple[str, int], Optional[float]] = {}
         self.banned: Set[Tuple[str, str]] = set()
@@ -74,17 +88,31 @@ class Session(object):
             if cur is None or meas.median_us < cur:
                 self.state["best"][key] = meas.median_us
                 d = self.default_us.get((u.op, u.m))
-                self.events.emit({"type": "best", "op": u.op, "m": u.m, "config": u.cfg.as_dict(),
-                                  "median_us": meas.median_us, "default_us": d,
-                                  "speedup": (d / meas.median_us) if d else None, "final": False})
+                self.events.emit(
+                    {
+                        "type": "best",
+                        "op": u.op,
+                        "m": u.m,
+                        "config": u.cfg.as_dict(),
+                        "median_us": meas.median_us,
+                        "default_us": d,
+                        "speedup": (d / meas.median_us) if d else None,
+                        "final": False,
+                    }
+                )
         now = time.time()
         if now - self.state["last_progress"] >= 0.25:
             self.state["last_progress"] = now
             self.progress()
 
-    def run_phase(self, name: str, units: Sequence[Unit], also: Iterable[Tuple[str, Sequence[Unit]]] = (),
-                  lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None,
-                  fillers: Sequence[Unit] = ()) -> None:
+    def run_phase(
+        self,
+        name: str,
+        units: Sequence[Unit],
+        also: Iterable[Tuple[str, Sequence[Unit]]] = (),
+        lookahead: Optional[Callable[[List[Unit]], Sequence[Unit]]] = None,
+        fillers: Sequence[Unit] = (),
+    ) -> None:
         """Measure a phase's units not yet in the journal. also: (name, units) of phases measured in the same
         scheduler call (their phase events first): the scheduler then times whichever unit's kernels are
         compiled first. lookahead: the next phase's probable units (Scheduler.measure precompiles them).
@@ -94,8 +122,15 @@ class Session(object):
         for nm, us in list(also) + [(name, units)]:
             todo = [u for u in us if u.ident() not in self.journal.idents]
             self.state["total"] += len(todo)
-            self.events.emit({"type": "phase", "index": self.state["phase"], "name": nm, "units": len(us),
-                              "already_measured": len(us) - len(todo)})
+            self.events.emit(
+                {
+                    "type": "phase",
+                    "index": self.state["phase"],
+                    "name": nm,
+                    "units": len(us),
+                    "already_measured": len(us) - len(todo),
+                }
+            )
             self.state["phase"] += 1
             todo_all.extend(todo)
         self.sched.precompile(todo_all)
@@ -106,29 +141,37 @@ class Session(object):
             if meas.unit.ident() in spare_ids:
                 self.state["total"] += 1
             self.record(meas)
+
         self.sched.measure(todo_all, record, self.simulated, lookahead=lookahead, fillers=spare)
         self.progress()
 
     def run_checks(self, items: Sequence[Tuple[str, int, KernelConfig]]) -> Set[Tuple[str, str]]:
         """items: (op, m, cfg); checks not yet in the journal run; returns the (op, cfg key)s that failed."""
         journal = self.journal
-        todo = [(op, m, cfg) for op, m, cfg in items
-                if Unit("check:" + op, cfg, m, 0, CHECK_ROUND).ident() not in journal.idents]
+        todo = [
+            (op, m, cfg)
+            for op, m, cfg in items
+            if Unit("check:" + op, cfg, m, 0, CHECK_ROUND).ident() not in journal.idents
+        ]
         res = self.sched.check([(op, cfg, m) for op, m, cfg in todo])
         for (op, m, cfg), (status, payload) in zip(todo, res):
             u = Unit("check:" + op, cfg, m, 0, CHECK_ROUND)
             if status == "ok":
                 journal.append(Measurement(u, [float(payload[0])], simulated=self.simulated))
             else:
-                kind, msg = (payload if status == "cand" else ("crash", str(payload)))
+                kind, msg = payload if status == "cand" else ("crash", str(payload))
                 self.record(Measurement(u, None, kind, msg, simulated=self.simulated))
-        return set((r["op"][len("check:"):], KernelConfig.from_dict(r["config"]).key())
-                   for r in journal.records if r["op"].startswith("check:") and r["type"] != "measurement")
+        return set(
+            (r["op"][len("check:") :], KernelConfig.from_dict(r["config"]).key())
+            for r in journal.records
+            if r["op"].startswith("check:") and r["type"] != "measurement"
+        )
 
     def strategy_view(self) -> List[Measurement]:
         """The measurements the search strategy reads (never the defaults', checks' or head-to-head's)."""
-        return [x for x in self.journal.measurements if 0 <= x.unit.round < H2H_ROUND
-                and not x.unit.op.startswith("check:")]
+        return [
+            x for x in self.journal.measurements if 0 <= x.unit.round < H2H_ROUND and not x.unit.op.startswith("check:")
+        ]
 
     def unbanned_view(self) -> List[Measurement]:
         """strategy_view without the configs that failed their correctness check."""
@@ -144,6 +187,13 @@ class Session(object):
         el = time.time() - self.t0
         done, total = self.state["done"], max(self.state["total"], self.state["done"])
         eta = (el / done * (total - done)) if done else None
-        self.events.emit({"type": "progress", "done": done, "total": total,
-                          "phase": max(0, self.state["phase"] - 1), "elapsed_s": round(el, 3),
-                          "eta_s": round(eta, 3) if eta is not None else None})
+        self.events.emit(
+            {
+                "type": "progress",
+                "done": done,
+                "total": total,
+                "phase": max(0, self.state["phase"] - 1),
+                "elapsed_s": round(el, 3),
+                "eta_s": round(eta, 3) if eta is not None else None,
+            }
+        )
