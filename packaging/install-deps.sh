@@ -10,7 +10,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev libxkbcommon-dev
   libssh-dev qtkeychain-qt6-dev libyaml-cpp-dev
-  python3 pylint openssh-server openssh-client libnss-wrapper
+  python3 pylint mypy black openssh-server openssh-client libnss-wrapper
   xvfb xauth fonts-dejavu-core poppler-utils
   clang clang-tidy libclang-rt-14-dev time dbus gnome-keyring
 )
