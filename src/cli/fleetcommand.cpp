@@ -5,6 +5,7 @@
 #include "cli/commandregistry.h"
 #include "cli/console.h"
 #include "cli/fleetdiagnose.h"
+#include "cli/fleettune.h"
 #include "core/fleet/inventory.h"
 #include "remote/hosts/hoststore.h"
 
@@ -86,6 +87,12 @@ int FleetCommand::run(const QStringList &args) {
     }
     if (args.at(1) == u"diagnose"_s) // fleetdiagnose.cpp (issue 46 point 2)
         return fleetDiagnose(args.mid(1));
+    if (args.at(1) == u"tune"_s) // fleettune.cpp, fleetpush.cpp (issue 46 points 3 and 4)
+        return fleetTune(args.mid(1));
+    if (args.at(1) == u"push"_s)
+        return fleetPush(args.mid(1));
+    if (args.at(1) == u"undo"_s)
+        return fleetUndo(args.mid(1));
     if (args.at(1) != u"hosts"_s)
         return Console::fail(
             u"fleet"_s,

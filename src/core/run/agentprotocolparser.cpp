@@ -28,7 +28,8 @@ QSet<QString> AgentProtocolParser::knownTypes() {
                                      u"diff"_s,     u"installed"_s,   u"result_part"_s};
     // the headroom check (issue 19)
     static const QSet<QString> all =
-        types + QSet<QString>{u"headroom_started"_s, u"headroom_size"_s, u"headroom"_s};
+        types + QSet<QString>{u"headroom_started"_s, u"headroom_size"_s, u"headroom"_s,
+                              u"imported"_s}; // import-run (issue 46: a fleet's result made a run of a host)
     return all;
 }
 

@@ -18,7 +18,23 @@ using namespace Qt::StringLiterals;
 namespace moetune::fleetsteps {
 
 HostFlows *flowsOf(HostSession *session) {
-    return session ? session->flows() : nullptr;
+    if (!session)
+        return nullptr;
+    // The transport's state changes on its own thread: a connect asked for is remembered until the state
+    // moves, so two steps in a row do not start the connection twice.
+    static const char *const kAsked = "moetuneFleetConnectAsked";
+    const Transport::State state = session->state();
+    if ((state == Transport::State::Disconnected || state == Transport::State::Failed) &&
+        !session->property(kAsked).toBool()) {
+        session->setProperty(kAsked, true);
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(session, &HostSession::stateChanged, session, [session, once] {
+            QObject::disconnect(*once);
+            session->setProperty(kAsked, false);
+        });
+        session->connectToHost();
+    }
+    return session->flows();
 }
 
 void diagnose(HostSession *session, const QString &localFile, QObject *context,

@@ -23,7 +23,8 @@ class Transport;
 
 namespace fleetsteps {
 
-// The session's one bundle of flows (HostSession::flows()).
+// The session's one bundle of flows (HostSession::flows()), its connection started when it is down (a
+// fleet diagnosis disconnects the sessions it connected; the flows' calls would otherwise wait in the queue).
 HostFlows *flowsOf(HostSession *session);
 
 // Fetch + probe + diagnosis of the host's log (HostSession::diagnoseHost), the result for this job only:
