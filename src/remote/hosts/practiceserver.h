@@ -13,7 +13,7 @@ namespace moetune {
 // whole loop without a GPU: tune (synthetic backend), push, restart and prove, undo. PRACTICE DOUBLE,
 // labelled as such everywhere: a fake SGLang tree in the app's data folder, whose "server" is
 // resources/practice/fake_sglang_server.py (it writes an SGLang-style log that follows SGLang's config
-// lookup over the files on disk, then idles), and a script standing in for nvidia-smi (one H200, held by
+// lookup over the files on disk, then idles), and a script standing in for nvidia-smi (two H200s, held by
 // that server while it runs), and resources/practice/practice_bench_serving.py for the serving benchmark tool
 // (`python3 -m sglang.bench_serving`: SIMULATED figures that follow the config the server loaded). The agent, its install-config, the shell commands of the server profile
 // and every file are real; the host is this machine (LocalTransport) with the tree's own HOME.
