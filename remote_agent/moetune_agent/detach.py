@@ -9,6 +9,8 @@ import signal
 
 from . import safefile
 
+__all__ = ["agent_path", "spawn_detached"]
+
 
 def agent_path():
     """sys.path entry holding the moetune_agent package (the .pyz itself when run from the zipapp)."""

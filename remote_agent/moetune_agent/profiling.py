@@ -17,6 +17,8 @@ from typing import Any, List, Optional, Tuple
 
 from . import options
 
+__all__ = ["enabled", "start", "mark", "stop"]
+
 _state: dict = {"prof": None, "name": None, "marks": []}
 
 

@@ -14,6 +14,18 @@ from ..backends import SYNTHETIC
 from ..protocol import RunError
 from .store import private_subdir
 
+__all__ = [
+    "COMPILE_CACHE",
+    "COMPILE_CACHE_KEEP",
+    "TRITON_DISTS",
+    "installed_triton_version",
+    "host_compile_cache",
+    "check_cache_dir",
+    "private_cache",
+    "prune_compile_caches",
+    "count_files",
+]
+
 # The host's compile cache (issue 22): Triton's kernel cache is content-addressed (its key covers the
 # kernel's source, the specialisation, the target and Triton's own version), so one folder can serve every
 # batch size, run and headroom check on a host; a run compiled each kernel again in a private folder

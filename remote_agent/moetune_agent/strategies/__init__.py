@@ -14,6 +14,15 @@ from ..work import Strategy
 from .exhaustive import ExhaustiveStrategy
 from .fast import FastStrategy
 
+__all__ = [
+    "STRATEGIES",
+    "DEFAULT_STRATEGY",
+    "own_launches",
+    "strategy_options",
+    "make_strategy",
+    "resolve",
+]
+
 STRATEGIES = {
     "exhaustive": ExhaustiveStrategy,
     "fast": FastStrategy,
