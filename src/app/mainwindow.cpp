@@ -3,6 +3,7 @@
 #include "app/mainwindow.h"
 
 #include "app/diagnose/diagnosepage.h"
+#include "app/fleet/fleetpage.h"
 #include "app/hosts/hosticons.h"
 #include "app/hosts/hostspage.h"
 #include "app/results/resultspage.h"
@@ -196,6 +197,19 @@ MainWindow::MainWindow(QWidget *parent)
                 m_tunePage->openRun(alias, runId);
                 setCurrentPage(m_stack->indexOf(m_tunePage));
             });
+
+    // Fleet (issue 46): several hosts selected on the Hosts page -> Diagnose All there -> diagnosed here
+    // at once over the registry's sessions; Results shows the newest fleet record.
+    auto *fleetPage = new FleetPage(m_hosts, this);
+    fleetPage->setDiagnoser([this] { return m_diagnosePage->diagnoser(); }); // the same rules
+    addPage(fleetPage, FleetPage::icon(), tr("Fleet"));
+    connect(fleetPage, &FleetPage::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_hostsPage, &HostsPage::fleetDiagnoseRequested, this,
+            [this, fleetPage](const QStringList &aliases) {
+                setCurrentPage(m_stack->indexOf(fleetPage));
+                fleetPage->diagnoseRegistryHosts(aliases);
+            });
+    connect(fleetPage, &FleetPage::recordSaved, resultsPage, &ResultsPage::showFleetRecords);
 
     createMenus();
     // The declared minimum: every page shows its key facts whole down to this size.

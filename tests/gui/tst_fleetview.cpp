@@ -7,29 +7,52 @@
 // tool, not a check).
 #include "app/fleet/fleetgroupmodel.h"
 #include "app/fleet/fleethostmodel.h"
+#include "app/fleet/fleetpage.h"
 #include "app/fleet/fleetresultsview.h"
+#include "app/hosts/hostlistmodel.h"
+#include "app/hosts/hostspage.h"
+#include "app/mainwindow.h"
+#include "app/results/resultspage.h"
+#include "clirun.h"
 #include "core/fleet/fleetrecord.h"
 #include "findchild.h"
+#include "fleetfixture.h"
+#include "remote/flows/hostcalls.h"
+#include "remote/flows/hostflows.h"
+#include "remote/flows/hostregistry.h"
+#include "remote/flows/hostsession.h"
 #include "report/fleetreport.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLabel>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
+#include <QTreeView>
+
+#include <algorithm>
+#include <memory>
 
 using namespace Qt::StringLiterals;
 using namespace moetune;
+using moetune::test::click;
+using moetune::test::named;
 
 namespace {
 
@@ -201,6 +224,28 @@ class TestFleetView : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_home;
+    // The app's loop (fleetFromTheHostsPage, then rollOutStopsAtTheFailingHostThenUndoGroup).
+    std::unique_ptr<test::FleetFixture> m_fleet;
+    std::unique_ptr<QTemporaryDir> m_loopDir;
+    std::unique_ptr<QSettings> m_loopSettings;
+    std::unique_ptr<MainWindow> m_window;
+    int m_group = -1;
+
+    static QString stageOf(const FleetPage *page, const QString &name) {
+        const FleetHostModel *hosts = page->hostModel();
+        for (int i = 0; i < hosts->rowCount(); ++i)
+            if (hosts->index(i, 0).data().toString() == name)
+                return hosts->index(i, FleetHostModel::StageColumn).data().toString();
+        return u"<no row>"_s;
+    }
+    static QString stages(const FleetPage *page) {
+        const FleetHostModel *hosts = page->hostModel();
+        QStringList out;
+        for (int i = 0; i < hosts->rowCount(); ++i)
+            out.append(hosts->index(i, 0).data().toString() + u": "_s +
+                       hosts->index(i, FleetHostModel::StageColumn).data().toString());
+        return out.join(u'\n');
+    }
 
     // Fills the group records of midRollout() (after regroup, so their indexes are known).
     static void rollouts(FleetRecord *r) {
@@ -225,6 +270,11 @@ private:
     }
 
 private slots:
+    void cleanupTestCase() {
+        m_window.reset(); // its sessions before the hosts
+        m_fleet.reset();
+    }
+
     void initTestCase() {
         QVERIFY(m_home.isValid());
         qputenv("HOME", m_home.path().toUtf8());
@@ -318,16 +368,23 @@ private slots:
                  u"3: gpu-c1, gpu-c2, gpu-c3"_s);
         QCOMPARE(groups.index(ga, FleetGroupModel::KernelColumn).data().toString(), u"4f1c0d9e7a2b"_s);
         QCOMPARE(groups.index(ga, FleetGroupModel::RunColumn).data().toString(),
-                 u"on gpu-a4, run 20261208-0110-a4 (SIMULATED)"_s); // its pushes say simulated
+                 u"[SIMULATED] on gpu-a4, run 20261208-0110-a4"_s); // its pushes say simulated
         QCOMPARE(groups.index(gb, FleetGroupModel::RunColumn).data().toString(), u"on gpu-b1"_s);
         QVERIFY(groups.index(gc, FleetGroupModel::StateColumn)
                     .data()
                     .toString()
                     .startsWith(u"stopped: gpu-c1"_s));
         // What sets the groups apart is named, both ways.
-        const QString apartA = groups.index(ga, FleetGroupModel::ApartColumn).data().toString();
-        QVERIFY2(apartA.contains(u"vs G%1"_s.arg(gb + 1)) && apartA.contains(u"3.6.0"_s), qPrintable(apartA));
-        QVERIFY2(apartA.contains(u"vs G%1"_s.arg(gc + 1)) && apartA.contains(u"H100"_s), qPrintable(apartA));
+        const QString apartA =
+            groups.index(ga, FleetGroupModel::ApartColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY(groups.index(ga, FleetGroupModel::ApartColumn)
+                    .data()
+                    .toString()
+                    .contains(u"vs %1: Triton 3.5.0 vs 3.6.0"_s.arg(gb + 1)));
+        QVERIFY2(apartA.contains(u"vs group %1"_s.arg(gb + 1)) && apartA.contains(u"3.6.0"_s),
+                 qPrintable(apartA));
+        QVERIFY2(apartA.contains(u"vs group %1"_s.arg(gc + 1)) && apartA.contains(u"H100"_s),
+                 qPrintable(apartA));
 
         const FleetTotals totals = FleetTotals::of(r);
         QCOMPARE(totals.hosts, 12);
@@ -420,6 +477,332 @@ private slots:
         QVERIFY(shown.wait(10000));
         QCOMPARE(shown.last().first().toBool(), false);
         QVERIFY(!view.record());
+    }
+
+    // `moetune-cli report WORKSPACE --fleet [--run ID] [--pdf FILE]`: the same report from the real binary.
+    void cliFleetReport() {
+        const QString cli = QCoreApplication::applicationDirPath() + u"/../../src/cli/moetune-cli"_s;
+        QVERIFY2(QFileInfo(cli).isExecutable(), qPrintable(cli));
+        QTemporaryDir ws;
+        FleetRecord r = midRollout();
+        rollouts(&r);
+        QString error;
+        QVERIFY2(r.save(ws.path(), &error), qPrintable(error));
+        const test::CliResult text = test::runCli(cli, {u"report"_s, ws.path(), u"--fleet"_s}, 60000);
+        QCOMPARE(text.exitCode, 0);
+        const QString printed = QString::fromUtf8(text.out);
+        QVERIFY2(printed.contains(FleetTotals::of(r).text()), qPrintable(printed));
+        QVERIFY(printed.contains(u"unreachable: connection refused by 127.0.0.1:1"_s));
+        QTemporaryDir out;
+        const test::CliResult pdf = test::runCli(
+            cli, {u"report"_s, ws.path(), u"--fleet"_s, u"--run"_s, r.id, u"--pdf"_s, out.path()}, 60000);
+        QCOMPARE(pdf.exitCode, 0);
+        const QString file = out.filePath(FleetReport::suggestedFileName(r));
+        QVERIFY2(QFileInfo::exists(file), qPrintable(QString::fromUtf8(pdf.out) + pdf.err));
+        QVERIFY(pdf.err.contains(u"simulated"_s));
+        QVERIFY(hasWords(pdfText(file), u"gpu-c1 20261208-0126-c1 pushed, then undone"_s));
+        const test::CliResult none = test::runCli(cli, {u"report"_s, out.path(), u"--fleet"_s}, 60000);
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY(none.err.contains(u"holds no fleet records"_s));
+        const test::CliResult unknown =
+            test::runCli(cli, {u"report"_s, ws.path(), u"--fleet"_s, u"--run"_s, u"fleet-nope"_s}, 60000);
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(unknown.err.contains(r.id));
+    }
+
+    // Open Inventory...: the sets (all, each group, each tag) with their counts; a malformed file is named
+    // with its line; a set diagnosed from it keeps hosts nobody listens for, with the reason.
+    void inventorySets() {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"moetune.ini"_s), QSettings::IniFormat);
+        QFile sshConfig(dir.filePath(u"ssh_config"_s));
+        QVERIFY(sshConfig.open(QIODevice::WriteOnly));
+        sshConfig.close();
+        HostRegistry registry;
+        registry.setSources(&settings, sshConfig.fileName());
+        SshOptions ssh;
+        ssh.sshConfigFile = sshConfig.fileName();
+        ssh.knownHostsFile = dir.filePath(u"known_hosts"_s);
+        ssh.useAgent = false;
+        ssh.connectTimeoutMs = 5000;
+        registry.setSshTemplate(ssh);
+        FleetPage page(&registry);
+        page.setWorkspacePath(dir.filePath(u"workspace"_s));
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+
+        QFile bad(dir.filePath(u"bad.yml"_s));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("all:\n  hosts:\n    gpu-01: {ansible_port: notaport}\n");
+        bad.close();
+        QVERIFY(!page.openInventory(bad.fileName()));
+        QVERIFY2(page.bannerText().contains(u"bad.yml"_s), qPrintable(page.bannerText()));
+
+        QFile ini(dir.filePath(u"hosts.ini"_s));
+        QVERIFY(ini.open(QIODevice::WriteOnly));
+        ini.write("[h200]\ngpu-01 ansible_host=127.0.0.1 ansible_port=1 moetune_tags=rack1\n"
+                  "gpu-02 ansible_host=127.0.0.1 ansible_port=1\n[h100]\ngpu-04 ansible_host=127.0.0.1 "
+                  "ansible_port=1\n");
+        ini.close();
+        QVERIFY(page.openInventory(ini.fileName()));
+        auto *sets = named<QComboBox>(&page, u"setCombo"_s);
+        QStringList items;
+        for (int i = 0; i < sets->count(); ++i)
+            items.append(sets->itemText(i));
+        QCOMPARE(items, (QStringList{u"All hosts (3)"_s, u"Group h100 (1)"_s, u"Group h200 (2)"_s,
+                                     u"Tag rack1 (1)"_s}));
+        QVERIFY(page.chooseSet(u"group h200"_s));
+        QCOMPARE(named<QPushButton>(&page, u"diagnoseButton"_s)->text(), u"Diagnose All (2)"_s);
+        click(&page, u"diagnoseButton"_s);
+        QVERIFY(page.isDiagnosing());
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isDiagnosing(), 60000);
+        const FleetRecord *r = page.record();
+        QVERIFY(r);
+        QCOMPARE(r->selection, u"group h200"_s);
+        QCOMPARE(r->inventory, QFileInfo(ini.fileName()).absoluteFilePath());
+        QCOMPARE(r->hosts.size(), 2);
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(r->hosts.at(i).stage, FleetHostStage::Unreachable);
+            QVERIFY2(page.hostModel()->stageText(i).contains(u"refused"_s, Qt::CaseInsensitive),
+                     qPrintable(page.hostModel()->stageText(i)));
+        }
+        QCOMPARE(page.groupModel()->rowCount(), 0);
+        QVERIFY(page.totalsText().startsWith(u"2 hosts: 2 unreachable"_s));
+        QVERIFY(!named<QPushButton>(&page, u"tuneButton"_s)->isEnabled());
+        // Saved in the workspace: the page opens it again (a rollout cut short can be undone from it).
+        QCOMPARE(FleetRecord::loadAll(page.workspacePath()).value(0).id, r->id);
+    }
+
+    // A tool: MOETUNE_SHOTS_DIR=folder saves the Fleet view showing the mid-rollout record of
+    // midRollout() (a record built here: three groups, one rolling out with a host restarting, one tuning
+    // at 340/911, one stopped and undone, two unreachable) at 1440x900 and 1024x640.
+    void screenshots() {
+        const QString dir = qEnvironmentVariable("MOETUNE_SHOTS_DIR");
+        if (dir.isEmpty())
+            QSKIP("set MOETUNE_SHOTS_DIR to save screenshots");
+        QTemporaryDir ws;
+        MainWindow window;
+        auto *page = window.findChild<FleetPage *>();
+        page->setWorkspacePath(ws.path());
+        FleetRecord r = midRollout();
+        rollouts(&r);
+        page->openRecord(r);
+        const int gb = groupOf(r, u"gpu-b1"_s);
+        page->hostModel()->setTuneProgress(gb, 340, 911);
+        page->groupModel()->setTuneProgress(gb, 340, 911);
+        page->groupModel()->refresh();
+        page->hostModel()->flush();
+        page->selectGroup(groupOf(r, u"gpu-a1"_s));
+        for (int i = 0; i < window.pageCount(); ++i)
+            if (window.page(i) == page)
+                window.setCurrentPage(i);
+        for (const QSize size : {QSize(1440, 900), MainWindow::minimumWindowSize}) {
+            window.resize(size);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QTest::qWait(200);
+            QVERIFY(
+                window.grab().save(dir + u"/fleet-record-%1x%2.png"_s.arg(size.width()).arg(size.height())));
+        }
+    }
+
+    // (b) The whole loop in the app against FleetFixture's standard scenario (10 hosts, 9 real sshd on
+    // 127.0.0.1, each with its own labelled fake server tree: TEST DOUBLES of SGLang, its kernel source,
+    // nvidia-smi and the server; the tuning runs on the synthetic backend, every number SIMULATED): select
+    // the hosts on the Hosts page, Diagnose All, three groups + the unreachable and changed-key hosts with
+    // their reasons; Tune Group; Roll Out, which stops at the host whose restart fails and undoes it; Undo
+    // Group. The real buttons; the event loop's longest stall is measured during the diagnosis.
+    void fleetFromTheHostsPage() {
+        qunsetenv("SSH_AUTH_SOCK");
+        const QString agent = QStringLiteral(MOETUNE_AGENT_PYZ);
+        QVERIFY2(QFileInfo::exists(agent), qPrintable(agent));
+        m_fleet = std::make_unique<test::FleetFixture>(test::FleetFixture::standardScenario());
+        test::FleetFixture &fleet = *m_fleet;
+        QString error;
+        QVERIFY2(fleet.start(&error), qPrintable(error));
+        m_loopDir = std::make_unique<QTemporaryDir>();
+        QTemporaryDir &dir = *m_loopDir;
+        const QString settingsFile = dir.filePath(u"moetune.ini"_s);
+        QVERIFY(fleet.saveAppHosts(settingsFile));
+        m_loopSettings = std::make_unique<QSettings>(settingsFile, QSettings::IniFormat);
+        QSettings &settings = *m_loopSettings;
+
+        m_window = std::make_unique<MainWindow>();
+        MainWindow &window = *m_window;
+        HostRegistry *registry = window.hostRegistry();
+        registry->setSshTemplate(fleet.environment(agent).ssh);
+        registry->setAgentPath(agent);
+        registry->setSources(&settings, fleet.sshHome().configPath());
+        auto *fleetPage = window.findChild<FleetPage *>();
+        QVERIFY(fleetPage);
+        fleetPage->setWorkspacePath(dir.filePath(u"workspace"_s));
+        FleetTuneFlow::Options tune;
+        tune.backend = u"synthetic"_s; // SIMULATED: no GPU here
+        tune.batchSizes = {1, 16};
+        fleetPage->setTuneOptions(tune);
+        window.resize(1440, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        // Hosts page: every host of the fleet selected (Ctrl+click's selection), then Diagnose All.
+        auto *hostsPage = window.findChild<HostsPage *>();
+        auto *hostView = named<QTreeView>(hostsPage, u"hostView"_s);
+        QVERIFY(hostView);
+        QStringList names;
+        for (int i = 0; i < fleet.size(); ++i)
+            names.append(fleet.spec(i).name);
+        hostView->selectionModel()->clearSelection();
+        for (int r = 0; r < hostView->model()->rowCount(); ++r) {
+            const QModelIndex i = hostView->model()->index(r, 0);
+            if (names.contains(i.data(HostListModel::AliasRole).toString()))
+                hostView->selectionModel()->select(i,
+                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
+        QCOMPARE(hostsPage->selectedAliases().size(), fleet.size());
+        auto *diagnoseAll = named<QPushButton>(hostsPage, u"diagnoseAllButton"_s);
+        QCOMPARE(diagnoseAll->text(), u"Diagnose All (%1)"_s.arg(fleet.size()));
+
+        // The GUI thread's longest gap while every host is diagnosed (a 5 ms timer's ticks).
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = -1;
+        qint64 longest = 0;
+        QTimer tick;
+        tick.setTimerType(Qt::PreciseTimer);
+        tick.setInterval(5);
+        connect(&tick, &QTimer::timeout, &tick, [&] {
+            const qint64 now = clock.elapsed();
+            if (last >= 0)
+                longest = std::max(longest, now - last - 5);
+            last = now;
+        });
+        tick.start();
+        click(hostsPage, u"diagnoseAllButton"_s);
+        QCOMPARE(window.page(window.currentPage()), fleetPage); // the Fleet view opened
+        QVERIFY(fleetPage->isDiagnosing());
+        QTRY_VERIFY_WITH_TIMEOUT(!fleetPage->isDiagnosing(), 300000);
+        tick.stop();
+        const qint64 diagnoseMs = clock.elapsed();
+        qInfo("fleet diagnose of %d hosts in the app: %lld ms; longest event-loop stall %lld ms",
+              fleet.size(), diagnoseMs, longest);
+        QVERIFY2(longest < 2000, qPrintable(u"the window stalled %1 ms"_s.arg(longest)));
+
+        const FleetRecord *record = fleetPage->record();
+        QVERIFY(record);
+        FleetHostModel *hosts = fleetPage->hostModel();
+        FleetGroupModel *groups = fleetPage->groupModel();
+        auto stageOf = [fleetPage](const QString &name) { return TestFleetView::stageOf(fleetPage, name); };
+        auto stages = [fleetPage] { return TestFleetView::stages(fleetPage); };
+        QCOMPARE(hosts->rowCount(), fleet.size());
+        QVERIFY2(groups->rowCount() == 3, qPrintable(stages()));
+        QVERIFY2(stageOf(u"gpu-08"_s).startsWith(fleetStageText(FleetHostStage::Unreachable) + u": "_s),
+                 qPrintable(stages()));
+        QVERIFY2(stageOf(u"gpu-09"_s).contains(u"changed"_s), qPrintable(stages()));
+        QVERIFY2(stageOf(u"gpu-01"_s) ==
+                     fleetStageText(FleetHostStage::Diagnosed) + u": wants "_s + fleet.missingConfig(0),
+                 qPrintable(stages()));
+        const int g = record->host(u"gpu-01"_s)->group;
+        QVERIFY(g >= 0);
+        QCOMPARE(groups->index(g, FleetGroupModel::HostsColumn).data().toString(),
+                 u"4: gpu-01, gpu-02, gpu-03, gpu-10"_s);
+        QVERIFY(!groups->index(g, FleetGroupModel::ApartColumn).data().toString().isEmpty());
+        QVERIFY(fleetPage->totalsText().startsWith(u"10 hosts: 8 diagnosed, 2 unreachable"_s));
+
+        // Tune Group on gpu-02, the user's choice.
+        QVERIFY(fleetPage->selectGroup(g));
+        auto *tuneOn = named<QComboBox>(fleetPage, u"tuneHostCombo"_s);
+        tuneOn->setCurrentIndex(tuneOn->findData(u"gpu-02"_s));
+        QVERIFY(tuneOn->currentIndex() > 0);
+        click(fleetPage, u"tuneButton"_s);
+        QVERIFY(fleetPage->isGroupBusy(g));
+        QTRY_VERIFY_WITH_TIMEOUT(!fleetPage->isGroupBusy(g), 600000);
+        QVERIFY2(record->groups.at(g).state == u"tuned"_s,
+                 qPrintable(fleetPage->bannerText() + u'\n' + stages()));
+        QVERIFY(groups->index(g, FleetGroupModel::RunColumn)
+                    .data()
+                    .toString()
+                    .startsWith(u"[SIMULATED] on gpu-02"_s));
+
+        m_group = g;
+    }
+
+    // (b, continued) Roll Out: canary gpu-01, one at a time; it stops at gpu-03 (its restart fails) and
+    // undoes it; then Undo Group puts back the proved hosts; Results shows the record.
+    void rollOutStopsAtTheFailingHostThenUndoGroup() {
+        QVERIFY(m_window && m_group >= 0);
+        MainWindow &window = *m_window;
+        HostRegistry *registry = window.hostRegistry();
+        auto *fleetPage = window.findChild<FleetPage *>();
+        const FleetRecord *record = fleetPage->record();
+        const int g = m_group;
+        auto stageOf = [fleetPage](const QString &name) { return TestFleetView::stageOf(fleetPage, name); };
+        auto stages = [fleetPage] { return TestFleetView::stages(fleetPage); };
+        FleetHostModel *hosts = fleetPage->hostModel();
+        auto *canary = named<QComboBox>(fleetPage, u"canaryCombo"_s);
+        canary->setCurrentIndex(canary->findData(u"gpu-01"_s));
+        QVERIFY(canary->currentIndex() >= 0);
+        named<QSpinBox>(fleetPage, u"parallelSpin"_s)->setValue(1);
+        click(fleetPage, u"rollOutButton"_s);
+        QMessageBox *ask = nullptr;
+        QTRY_VERIFY((ask = fleetPage->findChild<QMessageBox *>(u"confirmRollOut"_s)));
+        QVERIFY(ask->informativeText().startsWith(u"gpu-01 first"_s));
+        if (qEnvironmentVariableIsSet("F3DEBUG"))
+            for (const QString &n : {u"gpu-01"_s, u"gpu-02"_s}) {
+                HostCalls *calls = registry->connection(n)->flows()->calls();
+                connect(calls, &HostCalls::commandStarted, this,
+                        [n](const QString &c) { qInfo() << n << "$" << c; });
+                connect(calls, &HostCalls::commandOutput, this,
+                        [n](const QString &c) { qInfo() << n << ">" << c; });
+                connect(calls, &HostCalls::commandEnded, this,
+                        [n](const QString &c, int st, const QString &e) {
+                            qInfo() << n << "END" << c << st << e;
+                        });
+            }
+        click(ask, u"confirmRollOutButton"_s);
+        QTRY_VERIFY(fleetPage->isGroupBusy(g));
+        const QString shots = qEnvironmentVariable("MOETUNE_SHOTS_DIR");
+        if (!shots.isEmpty()) { // the Fleet view during the rollout, at both sizes
+            QTRY_VERIFY_WITH_TIMEOUT(record->host(u"gpu-02"_s)->stage == FleetHostStage::Restarting ||
+                                         record->host(u"gpu-02"_s)->stage == FleetHostStage::Pushing ||
+                                         !fleetPage->isGroupBusy(g),
+                                     600000);
+            hosts->flush();
+            QTest::qWait(50);
+            QVERIFY(window.grab().save(shots + u"/fleet-rollout-1440x900.png"_s));
+            window.resize(MainWindow::minimumWindowSize);
+            QTest::qWait(100);
+            QVERIFY(window.grab().save(shots + u"/fleet-rollout-1024x640.png"_s));
+            window.resize(1440, 900);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!fleetPage->isGroupBusy(g), 600000);
+        QVERIFY2(record->host(u"gpu-01"_s)->stage == FleetHostStage::Proved, qPrintable(stages()));
+        QVERIFY2(record->host(u"gpu-02"_s)->stage == FleetHostStage::Proved, qPrintable(stages()));
+        const FleetHostRecord *failing = record->host(u"gpu-03"_s);
+        QVERIFY2(failing->undone, qPrintable(stages()));
+        QVERIFY2(record->host(u"gpu-10"_s)->stage == FleetHostStage::Skipped, qPrintable(stages()));
+        QVERIFY(!stageOf(u"gpu-03"_s).isEmpty());
+        QVERIFY(fleetPage->bannerText().startsWith(u"Group %1 stopped at gpu-03"_s.arg(g + 1)));
+        if (!shots.isEmpty())
+            QVERIFY(window.grab().save(shots + u"/fleet-stopped-1440x900.png"_s));
+
+        // Undo Group: the two proved hosts, from their records.
+        click(fleetPage, u"undoButton"_s);
+        QTRY_VERIFY((ask = fleetPage->findChild<QMessageBox *>(u"confirmUndoGroup"_s)));
+        click(ask, u"confirmUndoGroupButton"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!fleetPage->isGroupBusy(g), 600000);
+        QVERIFY2(record->host(u"gpu-01"_s)->undone && record->host(u"gpu-02"_s)->undone,
+                 qPrintable(stages()));
+        QVERIFY2(record->groups.at(g).state == u"undone"_s, qPrintable(record->groups.at(g).state));
+        QTRY_VERIFY(fleetPage->totalsText().contains(u"3 undone"_s));
+        QVERIFY(!named<QPushButton>(fleetPage, u"undoButton"_s)->isEnabled()); // nothing left to undo
+
+        // Results: the record saved, in the Fleet tab.
+        auto *results = window.findChild<ResultsPage *>();
+        QTRY_VERIFY_WITH_TIMEOUT(results->fleetView()->record() &&
+                                     results->fleetView()->record()->id == record->id &&
+                                     results->fleetView()->record()->host(u"gpu-01"_s)->undone,
+                                 10000);
     }
 };
 

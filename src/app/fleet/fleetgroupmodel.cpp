@@ -67,9 +67,10 @@ QString FleetGroupModel::runText(int group) const {
     if (!m_record || group < 0 || group >= m_record->groups.size())
         return {};
     const FleetGroupRecord &g = m_record->groups.at(group);
+    // "[SIMULATED]" first, as the Results page's run list says it: a narrow column never cuts it off.
     if (!g.runId.isEmpty())
-        return tr("on %1, run %2%3")
-            .arg(g.tuneHost, g.runId, m_simulated.value(group) ? tr(" (SIMULATED)") : QString());
+        return (m_simulated.value(group) ? tr("[SIMULATED] ") : QString()) +
+               tr("on %1, run %2").arg(g.tuneHost, g.runId);
     if (!g.tuneHost.isEmpty())
         return tr("on %1").arg(g.tuneHost);
     return tr("not tuned yet");
@@ -82,8 +83,9 @@ QString FleetGroupModel::stateText(int group) const {
     QString s = g.state.isEmpty() ? tr("diagnosed") : g.state;
     if (const auto it = m_tuneProgress.constFind(group); it != m_tuneProgress.constEnd())
         s += u" %1/%2 (%3%)"_s.arg(it->first).arg(it->second).arg(it->first * 100 / it->second);
-    if (!g.reason.isEmpty())
-        s += u": "_s + g.reason;
+    if (!g.reason.isEmpty()) // "stopped" + "stopped at gpu-03 (...)" says it once
+        s = g.reason.startsWith(g.state, Qt::CaseInsensitive) && !g.state.isEmpty() ? g.reason
+                                                                                    : s + u": "_s + g.reason;
     return s;
 }
 
@@ -95,7 +97,7 @@ QString FleetGroupModel::apartText(int group) const {
         if (d.first != group && d.second != group)
             continue;
         const int other = d.first == group ? d.second : d.first;
-        parts.append(tr("vs G%1: %2").arg(other + 1).arg(d.reasons.join(u"; "_s)));
+        parts.append(tr("vs group %1: %2").arg(other + 1).arg(d.reasons.join(u"; "_s)));
     }
     return parts.join(u"\n"_s);
 }
@@ -147,7 +149,7 @@ QVariant FleetGroupModel::data(const QModelIndex &index, int role) const {
         return {};
     switch (index.column()) {
     case GroupColumn:
-        return tr("G%1").arg(row + 1);
+        return QString::number(row + 1);
     case ConfigColumn:
         return k.missingConfig;
     case HostsColumn: {
@@ -165,8 +167,19 @@ QVariant FleetGroupModel::data(const QModelIndex &index, int role) const {
     case StateColumn:
         return stateText(row);
     case ApartColumn: {
-        const QString all = apartText(row);
-        return all.isEmpty() ? tr("the only group") : all;
+        // The first clause of each reason ("Triton 3.5.0 vs 3.6.0"), the sentences in the tooltip.
+        QStringList parts;
+        for (const FleetGroupDifference &d : m_record->differences) {
+            if (d.first != row && d.second != row)
+                continue;
+            QStringList shortReasons;
+            for (const QString &reason : d.reasons)
+                shortReasons.append(reason.section(u": "_s, 0, 0));
+            parts.append(tr("vs %1: %2")
+                             .arg((d.first == row ? d.second : d.first) + 1)
+                             .arg(shortReasons.join(u", "_s)));
+        }
+        return parts.isEmpty() ? tr("the only group") : parts.join(u"; "_s);
     }
     default:
         return {};

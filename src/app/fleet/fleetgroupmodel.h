@@ -18,11 +18,11 @@ class FleetGroupModel : public QAbstractTableModel {
 public:
     enum Column {
         GroupColumn,
-        ConfigColumn,
-        HostsColumn,
-        KernelColumn,
-        RunColumn,
         StateColumn,
+        HostsColumn,
+        RunColumn,
+        ConfigColumn,
+        KernelColumn,
         ApartColumn,
         ColumnCount
     };

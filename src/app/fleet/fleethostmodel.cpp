@@ -136,8 +136,14 @@ QString FleetHostModel::stageText(int row) const {
         if (const auto it = m_tuneProgress.constFind(h.group); it != m_tuneProgress.constEnd())
             s += u" %1/%2 (%3%)"_s.arg(it->first).arg(it->second).arg(it->first * 100 / it->second);
     }
-    if (!h.reason.isEmpty())
-        s += u": "_s + h.reason;
+    if (!h.reason.isEmpty()) {
+        // A reason that starts with the stage's own word ("diagnosed: wants ...") says it once.
+        QString reason = h.reason;
+        const QString word = fleetStageText(h.stage) + u':';
+        if (reason.startsWith(word, Qt::CaseInsensitive))
+            reason = reason.mid(word.size()).trimmed();
+        s += u": "_s + reason;
+    }
     return s;
 }
 
@@ -232,7 +238,7 @@ QVariant FleetHostModel::data(const QModelIndex &index, int role) const {
                    : tr("%1 (+%2 more)").arg(h.findings.first()).arg(h.findings.size() - 1);
     case GroupColumn:
         if (h.group >= 0)
-            return tr("G%1").arg(h.group + 1);
+            return QString::number(h.group + 1);
         if (m_record->nothingMissing.contains(h.host.name))
             return tr("none needed");
         return known ? tr("none") : QString();

@@ -19,8 +19,10 @@ class FleetHostModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int flushMs = 100;
+    // The stage right after the host: it is what changes, and it stays in view at 1024 px.
     enum Column {
         HostColumn,
+        StageColumn,
         GpuColumn,
         FrameworkColumn,
         TritonColumn,
@@ -28,7 +30,6 @@ public:
         KernelColumn,
         FindingsColumn,
         GroupColumn,
-        StageColumn,
         ColumnCount
     };
     enum Role { StageRole = Qt::UserRole + 1, HostNameRole, GroupRole };

@@ -29,6 +29,8 @@
 #include <QStandardPaths>
 #include <QTreeView>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -42,6 +44,13 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     setObjectName(u"hostsPage"_s);
     m_model->setObjectName(u"hostListModel"_s);
     m_ui->hostView->setModel(m_model);
+    // Several hosts at once (Ctrl / Shift) for "Diagnose All" in the Fleet view; the current host is the
+    // one every other button acts on.
+    m_ui->hostView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_diagnoseAllButton = new QPushButton(tr("Diagnose All"), this);
+    m_diagnoseAllButton->setObjectName(u"diagnoseAllButton"_s);
+    m_ui->connectionButtons->insertWidget(2, m_diagnoseAllButton);
+    connect(m_diagnoseAllButton, &QPushButton::clicked, this, &HostsPage::diagnoseSelected);
     m_ui->hostView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_ui->hostBanner->hide();
     m_ui->fetchSizeSpin->setValue(defaultFetchMiB);
@@ -73,6 +82,8 @@ HostsPage::HostsPage(HostRegistry *registry, QWidget *parent)
     });
     connect(m_ui->hostView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &HostsPage::onSelectionChanged);
+    connect(m_ui->hostView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &HostsPage::updateActions);
 
     connect(m_registry, &HostRegistry::hostsChanged, this, &HostsPage::onHostsChanged);
     connect(m_registry, &HostRegistry::connectionCreated, this, &HostsPage::wireConnection);
@@ -109,6 +120,23 @@ void HostsPage::onHostsChanged() {
 
 QString HostsPage::currentAlias() const {
     return m_ui->hostView->currentIndex().data(HostListModel::AliasRole).toString();
+}
+
+QStringList HostsPage::selectedAliases() const {
+    QList<int> rows;
+    for (const QModelIndex &i : m_ui->hostView->selectionModel()->selectedRows(0))
+        rows.append(i.row());
+    std::sort(rows.begin(), rows.end());
+    QStringList aliases;
+    for (int r : rows)
+        aliases.append(m_model->index(r, 0).data(HostListModel::AliasRole).toString());
+    return aliases;
+}
+
+void HostsPage::diagnoseSelected() {
+    const QStringList aliases = selectedAliases();
+    if (aliases.size() >= 2)
+        emit fleetDiagnoseRequested(aliases);
 }
 
 bool HostsPage::selectHost(const QString &alias) {
@@ -157,8 +185,9 @@ void HostsPage::wireConnection(const QString &alias, HostSession *c) {
                     m_model->setBusy(alias, connection(alias) && connection(alias)->isFetching());
                     showHostMessage(alias, int(Banner::Kind::Error), tr("Probe failed: %1").arg(error));
                 } else if (flow == HostSession::Flow::FetchLog || flow == HostSession::Flow::DiagnoseHost) {
-                    if (m_fetching == alias)
-                        m_fetching.clear();
+                    if (m_fetching != alias)
+                        return; // not this page's (the Fleet view's diagnosis says so in its table)
+                    m_fetching.clear();
                     m_model->setBusy(alias, connection(alias) && connection(alias)->isProbing());
                     showHostMessage(alias, int(Banner::Kind::Error), error);
                     updateActions();
@@ -172,9 +201,15 @@ void HostsPage::wireConnection(const QString &alias, HostSession *c) {
                                                 : 0);
         m_ui->fetchLabel->setText(tr("Fetching the log: %1").arg(QLocale().formattedDataSize(done)));
     });
-    connect(c, &HostSession::logFetched, this,
-            [this, alias](JobId, const QString &path, const HostProbe &p) { onLogFetched(alias, path, p); });
+    // Only the fetch / diagnosis this page started goes to the Diagnose page: the Fleet view diagnoses
+    // many hosts over these same sessions, and those stay in its table.
+    connect(c, &HostSession::logFetched, this, [this, alias](JobId, const QString &path, const HostProbe &p) {
+        if (m_fetching == alias)
+            onLogFetched(alias, path, p);
+    });
     connect(c, &HostSession::hostDiagnosed, this, [this, alias](JobId, const Diagnosis &d) {
+        if (m_fetching != alias)
+            return;
         // The facts merged into d: the session's fresh probe (empty ones, named, when it failed).
         const HostSession *s = connection(alias);
         HostProbe facts;
@@ -276,6 +311,15 @@ void HostsPage::updateActions() {
                                    "again, or tune by hand on the Tune page")
                               : tr("Probe the host first: the job comes from the served model's config"));
     m_ui->serverProfileButton->setEnabled(e);
+    const qsizetype selected = m_ui->hostView->selectionModel()->selectedRows(0).size();
+    m_diagnoseAllButton->setEnabled(selected >= 2);
+    m_diagnoseAllButton->setText(selected >= 2 ? tr("Diagnose All (%1)").arg(selected) : tr("Diagnose All"));
+    m_diagnoseAllButton->setToolTip(
+        selected >= 2 ? tr("Diagnose the %1 selected hosts at once in the Fleet view, and group them by the "
+                           "config file they want")
+                            .arg(selected)
+                      : tr("Select two or more hosts (Ctrl+click, Shift+click) to diagnose them at once in "
+                           "the Fleet view"));
     const bool showProgress = fetching && m_fetching == alias;
     m_ui->fetchProgress->setVisible(showProgress);
     m_ui->fetchLabel->setVisible(showProgress);

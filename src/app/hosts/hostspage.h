@@ -17,6 +17,8 @@
 #include <memory>
 #include <optional>
 
+class QPushButton;
+
 namespace Ui {
 class HostsPage;
 }
@@ -44,6 +46,10 @@ public:
     HostRegistry *registry() const { return m_registry; }
     QString currentAlias() const;
     bool selectHost(const QString &alias);
+    // The hosts selected in the list (several with Ctrl / Shift), in the list's order.
+    QStringList selectedAliases() const;
+    // "Diagnose All": the selected hosts, to the Fleet view (fleetDiagnoseRequested).
+    void diagnoseSelected();
     QString bannerText() const;
 
     // The actions of the buttons, on the selected host.
@@ -89,6 +95,8 @@ signals:
     void hostProbed(const QString &alias, const moetune::HostProbe &probe);
     // "Tune the served model" on a probed host: MainWindow opens the Tune page with this job.
     void tuneSpecRequested(const QString &alias, const moetune::TuneSpec &spec);
+    // "Diagnose All" on several selected hosts: MainWindow opens the Fleet view, which diagnoses them.
+    void fleetDiagnoseRequested(const QStringList &aliases);
 
 private:
     void wireConnection(const QString &alias, HostSession *c);
@@ -125,6 +133,7 @@ private:
     QString m_fetchFile; // where it goes
     std::function<Diagnoser()> m_diagnoser;
     std::optional<Diagnosis> m_fetchedDiagnosis;
+    QPushButton *m_diagnoseAllButton = nullptr;
 };
 
 } // namespace moetune
