@@ -199,6 +199,33 @@ private slots:
         }
     }
 
+    // The transport's state follows a request at once: two callers that each ensure a connection in one
+    // event-loop turn make one handshake (before: two, the second tearing the first down), and a job
+    // submitted right after a disconnect request connects again and runs (before: it waited on the
+    // session being stopped, since the state still read Connected).
+    void requestsChangeTheStateAtOnce() {
+        QString error;
+        QVERIFY2(m_sshd.trustHostKey(&error), qPrintable(error));
+        SshTransport t(m_sshd.options());
+        QSignalSpy states(&t, &Transport::stateChanged);
+        for (int caller = 0; caller < 2; ++caller) {
+            if (t.state() == Transport::State::Disconnected || t.state() == Transport::State::Failed)
+                t.connectToHost();
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(t.state(), Transport::State::Connected, 20000);
+        int handshakes = 0;
+        for (const QList<QVariant> &s : states)
+            handshakes += s.at(0).value<Transport::State>() == Transport::State::Connecting ? 1 : 0;
+        QCOMPARE(handshakes, 1);
+        t.disconnectFromHost();
+        QCOMPARE(t.state(), Transport::State::Disconnected);
+        t.connectToHost();
+        const JobId id = t.exec(ExecRequest(u"echo again"_s));
+        const WaitedJob w = waitForJob(&t, id, 30000);
+        QVERIFY2(w.result.error.isEmpty(), qPrintable(w.result.error));
+        QCOMPARE(w.stdoutLines, QStringList{u"again"_s});
+    }
+
     void execStreaming() {
         auto t = m_sshd.connectedTransport(m_sshd.options());
         QVERIFY(t);

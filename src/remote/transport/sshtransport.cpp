@@ -83,11 +83,19 @@ JobId SshTransport::nextId() {
     return m_nextId.fetchAndAddRelaxed(1);
 }
 
+// The worker reports its state through queued signals, so state() lags a request by one event-loop turn.
+// A request therefore sets the state it has asked for at once: two callers that each ensure a connection
+// in the same turn start one (not a second handshake over the first), and a job submitted right after a
+// disconnect request sees Disconnected and connects again (the worker runs stop, then start, then the job,
+// in the order they were queued) instead of waiting on a session that is going away.
 void SshTransport::connectToHost() {
+    if (m_state == State::Disconnected || m_state == State::Failed)
+        m_state = State::Connecting;
     QMetaObject::invokeMethod(m_session, &SshSession::start, Qt::QueuedConnection);
 }
 
 void SshTransport::disconnectFromHost() {
+    m_state = State::Disconnected;
     QMetaObject::invokeMethod(m_session, &SshSession::stop, Qt::QueuedConnection);
 }
 
