@@ -16,6 +16,7 @@ import time
 import unittest
 
 import agenttest
+from moetune_agent.install import backups
 from moetune_agent.install import installer as install
 from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson
@@ -486,15 +487,15 @@ class Hardening(InstallCase):
         # Many installs within one second (a script, two clients): a number freed by a prune must not be
         # given to the next backup, or that newest backup sorts as the oldest and the next prune removes it.
         target = os.path.join(self.tmp, "one-second.json")
-        real = install._backup_stamp
-        install._backup_stamp = lambda: "20261201-150000"
+        real = backups._backup_stamp
+        backups._backup_stamp = lambda: "20261201-150000"
         try:
             made = []
             for i in range(6):
-                made.append(install._make_backup(target, b"version %d" % i, 0o644))
+                made.append(backups.make_backup(target, b"version %d" % i, 0o644))
                 install.prune_backups(target, 3)
         finally:
-            install._backup_stamp = real
+            backups._backup_stamp = real
         kept = install.backups_of(target)
         self.assertEqual(kept, made[-3:])
         contents = []
@@ -624,19 +625,19 @@ class PreviewedPlan(InstallCase):
         with open(self.target, "w") as f:
             f.write(self.expected_text(64))
         plan = install._Plan(self.folder, NAME, self.expected_text(128).encode(), False)
-        real_write_temp = install.write_temp
+        real_write_temp = backups.write_temp  # the backup's temporary file is the first one written
 
         def save_meanwhile(*a, **kw):
             with open(self.target, "w") as f:  # an editor saves while the install writes its temporary file
                 f.write(self.expected_text(256))
             return real_write_temp(*a, **kw)
 
-        install.write_temp = save_meanwhile
+        backups.write_temp = save_meanwhile
         try:
             with self.assertRaises(install.ChangedMeanwhile):
                 install._write_one(plan, True, 0)
         finally:
-            install.write_temp = real_write_temp
+            backups.write_temp = real_write_temp
         with open(self.target) as f:
             self.assertEqual(f.read(), self.expected_text(256))
         self.assertEqual(sorted(os.listdir(self.folder)), [NAME])  # its backup was taken back, no temporary

@@ -15,277 +15,60 @@ no shell, so any character in a path is inert.
 
 from __future__ import annotations
 
-import datetime
 import difflib
 import errno
-import fcntl
 import hashlib
-import json
 import os
 import re
 import stat
-from typing import Callable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from .. import options
 from ..protocol import EXIT_FAILED, EXIT_OK, RunError
-from ..runs.logs import run_simulated
-from ..runs.store import resolve, run_folder_of
 from ..safefile import (
-    MAX_CONFIG_BYTES,
-    MAX_RESULT_BYTES,
-    O_CLOEXEC,
     clean_stale_temps,
     default_mode,
     file_kind,
     fsync_dir,
     is_symlink,
-    read_bounded,
     read_nofollow,
     write_atomic,
     write_temp,
 )
-from ..serverconfig import configjson, naming
+from ..serverconfig import naming
 from . import rowmerge
+from .backups import (
+    LOCK_NAME,
+    FolderLock,
+    link_exclusive,
+    make_backup,
+    make_folders,
+    remove_created,
+    backups_of,
+    prune_backups,
+)
+from .sources import (
+    PRACTICE_DOUBLE_TEXT,
+    TEST_DOUBLE_MARKER,
+    TEST_DOUBLE_TEXT,
+    load_sources,
+    target_folder,
+    test_double_marker,
+)
+
+__all__ = [
+    "DEFAULT_KEEP_BACKUPS",
+    "LOCK_NAME",
+    "PRACTICE_DOUBLE_TEXT",
+    "TEST_DOUBLE_MARKER",
+    "TEST_DOUBLE_TEXT",
+    "ChangedMeanwhile",
+    "backups_of",
+    "install_command",
+    "prune_backups",
+]
 
 DEFAULT_KEEP_BACKUPS = 5
-# link() is not offered by every file system (FAT, some FUSE and network mounts).
-_NO_LINK = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
-
-
-# A fake server tree made by a test fixture carries this file (exact name and text) at its top: only into such a
-# tree may a simulated run be installed, so nothing a real host has or does (an environment variable, a
-# device name) lets simulated numbers reach a real server.
-TEST_DOUBLE_MARKER = ".moetune-test-double"
-TEST_DOUBLE_TEXT = (
-    b"moetune test double: this folder tree is a test fixture's fake server; "
-    b"simulated results may be installed into it\n"
-)
-# The app's practice server (a sandbox host the user creates in one click) is the same kind of double, made by
-# the app in a fresh folder of its own data folder (src/remote/hosts/practiceserver.cpp writes these bytes): its own
-# fake SGLang tree, config folders and log, which no real server reads.
-PRACTICE_DOUBLE_TEXT = (
-    b"moetune practice server (sandbox): this folder tree is a practice double of an inference "
-    b"server, made by the moetune app in its own data folder; simulated results may be "
-    b"installed into it\n"
-)
-MARKER_READ_BYTES = max(len(TEST_DOUBLE_TEXT), len(PRACTICE_DOUBLE_TEXT)) + 1  # a longer file matches neither
-_SIMULATED_REFUSAL = (
-    "refusing to install numbers that were never measured on a GPU (only a test fixture's fake "
-    "server tree, marked by a %s file at its top, accepts them; so does the app's practice "
-    "server)" % TEST_DOUBLE_MARKER
-)
-
-
-def test_double_marker(folder: str) -> Optional[str]:
-    """The marker file that makes folder (or a folder above it) a test fixture's fake server tree, else None.
-    It must be a regular file (not a link) owned by this user holding exactly TEST_DOUBLE_TEXT (a test fixture's
-    tree) or PRACTICE_DOUBLE_TEXT (the app's practice server)."""
-    d = os.path.abspath(folder)
-    while True:
-        p = os.path.join(d, TEST_DOUBLE_MARKER)
-        try:
-            st = os.lstat(p)
-            if (
-                stat.S_ISREG(st.st_mode)
-                and st.st_uid == os.getuid()
-                and read_nofollow(p, MARKER_READ_BYTES) in (TEST_DOUBLE_TEXT, PRACTICE_DOUBLE_TEXT)
-            ):
-                return p
-        except (OSError, RunError):
-            pass
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-
-
-def _load_sources(
-    source: str,
-    framework: str,
-    home: Optional[str],
-    test_double: Callable[[], Optional[str]],
-    refusals: Optional[List[str]] = None,
-) -> List[Tuple[str, str]]:
-    """-> [(file name in the target dialect, exact text)]. Raises RunError. test_double() -> the marker of the
-    target tree when it is a test fixture's (asked only for a simulated source). refusals (a dry run): the
-    simulated refusal is appended there instead of raised, so the preview still shows the folder and the diff
-    (every file of it then says refused: simulated; the real install still raises)."""
-
-    def refuse_simulated(message: str) -> None:
-        if refusals is None:
-            raise RunError("simulated", message)
-        refusals.append(message)
-
-    path = source
-    if not os.path.exists(path):
-        try:
-            path = resolve(source, home)
-        except RunError:
-            raise RunError("not_found", "%s: no such file, run id or run folder" % source)
-    if os.path.isdir(path):
-        path = os.path.join(path, "result.json")
-        if not os.path.isfile(path):
-            raise RunError("not_found", "%s has no result.json (has the run finished?)" % os.path.dirname(path))
-    run_dir = run_folder_of(path)
-    if run_dir is not None:
-        why = run_simulated(run_dir)
-        if why and not test_double():
-            refuse_simulated("%s comes from the simulated run %s (%s): %s" % (path, run_dir, why, _SIMULATED_REFUSAL))
-    base = os.path.basename(path)
-    cname = naming.try_parse_name(base)
-    try:
-        raw = read_bounded(path, MAX_CONFIG_BYTES if cname is not None else MAX_RESULT_BYTES, "the source")
-    except RunError as e:
-        raise RunError("invalid_config" if e.code == "too_large" else e.code, "%s; nothing was installed" % e.message)
-    except OSError as e:
-        raise RunError(
-            "permission_denied" if isinstance(e, PermissionError) else "io",
-            "cannot read %s: %s" % (path, e.strerror or e),
-        )
-    if raw is None:
-        raise RunError("not_found", "cannot read %s: no such file" % path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise RunError(
-            "invalid_config", "%s is not UTF-8 text (%s): neither a config file nor a result.json" % (path, e)
-        )
-    if cname is None:
-        try:
-            obj = json.loads(text)
-        except RecursionError:
-            raise RunError("invalid_config", "%s nests too deeply to be a moetune result" % path)
-        except ValueError as e:
-            raise RunError("invalid_config", "%s is neither a config file name nor JSON: %s" % (path, e))
-        if not isinstance(obj, dict) or obj.get("format") != "moetune-result":
-            raise RunError(
-                "invalid_config",
-                '%s is not a moetune result (no "format":"moetune-result") and '
-                "its name is not a server config name (E=..,N=..,device_name=...json)" % path,
-            )
-        if obj.get("simulated") and not test_double() and not refusals:
-            refuse_simulated("%s holds simulated results (synthetic backend): %s" % (path, _SIMULATED_REFUSAL))
-        out = _result_files(path, obj, framework)
-        if not out:
-            raise RunError("not_found", "%s has no %s config file" % (path, framework))
-        return out
-    # A single server config file.
-    try:
-        configjson.parse_config_text(text)
-    except configjson.ConfigFileError as e:
-        raise RunError("invalid_config", "%s: %s" % (path, e))
-    if cname.device_name == "SIMULATED_GPU":
-        raise RunError(
-            "simulated",
-            "%s was produced by the synthetic backend (device SIMULATED_GPU): "
-            "refusing to install simulated results" % path,
-        )
-    if framework == "vllm" and (cname.down or cname.per_channel_quant):
-        raise RunError(
-            "invalid_config", "%s is an SGLang-only file (_down / per_channel_quant): vLLM never " "reads it" % base
-        )
-    # The server looks the name up in its own dialect ("[128, 128]" vs "[128,128]"); vLLM names an
-    # int8_w8a8 layer without a dtype part (naming.server_config_name), so an SGLang-style name is renamed.
-    if framework == "vllm" and cname.dtype == "int8_w8a8":
-        cname = naming.ConfigName(cname.E, cname.N, cname.device_name, None, cname.block_shape)
-    name = cname.file_name(framework)
-    try:
-        naming.check_file_name(name, framework)
-    except naming.ConfigNameError as e:
-        raise RunError("invalid_config", "%s: %s; nothing was installed" % (path, e))
-    return [(name, text)]
-
-
-def _bad(path: str, what: str) -> RunError:
-    return RunError("invalid_config", "%s is not a valid moetune result: %s; nothing was installed" % (path, what))
-
-
-def _result_files(path: str, obj: dict, framework: str) -> List[Tuple[str, str]]:
-    """The files of a result.json for framework, each name and content checked as a server file: the name
-    exactly a config name in that server's spelling (never a path), the entries through the same validator
-    as a config file. Raises RunError(invalid_config) naming the bad file; nothing is installed then."""
-    files = obj.get("files")
-    if files is None:
-        files = []
-    if not isinstance(files, list):
-        raise _bad(path, '"files" must be a list')
-    tv = obj.get("triton_version")
-    if tv is not None and (not isinstance(tv, str) or len(tv) > 64 or any(ord(c) < 32 for c in tv)):
-        raise _bad(path, '"triton_version" must be null or a short version string')
-    out: List[Tuple[str, str]] = []
-    for i, f in enumerate(files):
-        if not isinstance(f, dict):
-            raise _bad(path, "files[%d] must be an object" % i)
-        if f.get("framework") not in naming.DIALECTS:
-            raise _bad(path, 'files[%d]: "framework" must be "sglang" or "vllm"' % i)
-        if f.get("framework") != framework:
-            continue
-        name = f.get("file_name")
-        try:
-            naming.check_file_name(name, framework)
-        except naming.ConfigNameError as e:
-            raise _bad(path, "files[%d]: %s" % (i, e))
-        if any(name == n for n, _ in out):
-            raise _bad(path, "files[%d]: %s appears twice" % (i, name))
-        try:
-            entries, _ = configjson.check_entries(f.get("entries"))
-            text_f = configjson.format_config_text(entries, framework, tv if framework == "vllm" else None)
-            configjson.parse_config_text(text_f)  # what is installed passes the config file parser too
-        except configjson.ConfigFileError as e:
-            raise _bad(path, "files[%d] (%s): %s" % (i, name, e))
-        out.append((name, text_f))
-    return out
-
-
-def _target_folder(framework: str, root: Optional[str], python: Optional[str]) -> Tuple[str, bool]:
-    """-> (folder, may_create)."""
-    if root:
-        root = os.path.abspath(root)
-        if framework == "sglang" and not os.path.basename(root.rstrip("/")).startswith("triton_"):
-            tv = _triton_version(python)
-            return os.path.join(root, naming.triton_folder(tv)), True
-        return root, framework == "sglang"
-    from ..probe import framework_facts, python_facts
-
-    facts = python_facts(python)
-    if facts.get("error"):
-        raise RunError("not_found", facts["error"])
-    fw = framework_facts(framework, facts)
-    if framework == "sglang":
-        if not fw["config_root"]:
-            raise RunError(
-                "not_found",
-                "SGLang is not importable from %s and SGLANG_MOE_CONFIG_DIR is not set: "
-                "pass --python (the server's interpreter) or --root" % facts.get("executable"),
-            )
-        if not fw["triton_folder"]:
-            raise RunError(
-                "not_found",
-                "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: "
-                "pass --python or --root .../triton_X_Y_Z" % facts.get("executable"),
-            )
-        return os.path.join(fw["config_root"], fw["triton_folder"]), True
-    folder = fw["user_folder"] or fw["config_root"]
-    if not folder:
-        raise RunError(
-            "not_found",
-            "vLLM is not importable from %s and VLLM_TUNED_CONFIG_FOLDER is not set: "
-            "pass --python or --root" % facts.get("executable"),
-        )
-    return folder, False
-
-
-def _triton_version(python: Optional[str]) -> str:
-    from ..probe import python_facts
-
-    tv = (python_facts(python).get("triton") or {}).get("version")
-    if not tv or naming.parse_triton_version(tv) is None:
-        raise RunError(
-            "not_found",
-            "Triton is not installed for %s, so the triton_X_Y_Z folder is unknown: pass "
-            "--python or --root .../triton_X_Y_Z" % (python or "this interpreter"),
-        )
-    return tv
 
 
 def _perm_error(folder: str, e: OSError) -> RunError:
@@ -298,250 +81,11 @@ def _perm_error(folder: str, e: OSError) -> RunError:
     )
 
 
-# -- backups ----------------------------------------------------------------------------------------
-
-
-def _backup_stamp() -> str:
-    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-
-
-def _link_exclusive(tmp: str, target: str) -> bool:
-    """Give the finished temporary file the name target only if nothing has it yet (link() fails with
-    EEXIST otherwise, even for a dangling symlink). Returns False when target exists. The temporary
-    name is removed either way. Where link() is not supported: a last check, then rename."""
-    try:
-        os.link(tmp, target)
-        return True
-    except FileExistsError:
-        return False
-    except OSError as e:
-        if e.errno not in _NO_LINK:
-            raise
-        if os.path.lexists(target):
-            return False
-        os.replace(tmp, target)  # a narrow race remains only on file systems without hard links
-        return True
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
-def _make_backup(target: str, old: bytes, mode: int) -> str:
-    """A timestamped copy of the replaced file beside it: written whole to a temporary file first, then
-    linked to a name nobody has, so a failure (disk full) leaves no empty or partial backup."""
-    stamp = _backup_stamp()
-    # Numbered after every backup of this second, never into a gap that pruning left: a reused lower
-    # number would sort as the oldest, and the next prune would remove the newest backup.
-    first = 1
-    for p in backups_of(target):
-        m = _BAK_RE.search(p[len(target) :])
-        if m and m.group(1) == stamp:
-            first = max(first, int(m.group(2) or 1) + 1)
-    tmp = write_temp(target + ".bak", old, mode)
-    try:
-        for n in range(first, first + 1000):
-            b = "%s.bak-%s" % (target, stamp) if n == 1 else "%s.bak-%s-%d" % (target, stamp, n)
-            try:
-                os.link(tmp, b)
-                return b
-            except FileExistsError:
-                continue
-            except OSError as e:
-                if e.errno not in _NO_LINK:
-                    raise
-                if os.path.lexists(b):
-                    continue
-                os.rename(tmp, b)
-                return b
-        raise RunError("io", "cannot find a free backup name for %s" % target)
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
-_BAK_RE = re.compile(r"\.bak-([0-9]{8}-[0-9]{6})(?:-([0-9]+))?$")
-
-
-def backups_of(target: str) -> List[str]:
-    """Our backups of target (regular files named <target>.bak-<stamp>[-n]), oldest first."""
-    folder, base = os.path.split(target)
-    found = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    for n in names:
-        if not n.startswith(base + ".bak-"):
-            continue
-        m = _BAK_RE.search(n[len(base) :])
-        if not m or m.start() != 0:
-            continue
-        full = os.path.join(folder, n)
-        try:
-            if not stat.S_ISREG(os.lstat(full).st_mode):
-                continue
-        except OSError:
-            continue
-        found.append(((m.group(1), int(m.group(2) or 1)), full))
-    return [p for _, p in sorted(found)]
-
-
-def prune_backups(target: str, keep: int) -> List[str]:
-    """Remove all but the newest `keep` backups of target (keep <= 0: remove none). -> removed paths."""
-    if keep <= 0:
-        return []
-    old = backups_of(target)[:-keep]
-    removed = []
-    for p in old:
-        try:
-            os.unlink(p)
-            removed.append(p)
-        except OSError:
-            pass
-    if removed:
-        fsync_dir(os.path.dirname(target))
-    return removed
-
-
-# -- one install at a time per folder ----------------------------------------------------------------
-
-LOCK_NAME = ".moetune-install.lock"
-
-
-class FolderLock(object):
-    """An exclusive flock on <folder>/.moetune-install.lock for the whole install (look, back up, write,
-    verify): two installs into one folder never interleave, and the one that finds it held fails at once
-    with `locked`, naming the holder, instead of both saying "installed" while one silently won. The
-    file is opened O_NOFOLLOW (a planted link is refused), must be a regular file, holds the holder's pid
-    and start time, and is removed by the holder while it still holds the lock (a waiter that then gets
-    the removed file's lock sees that the name is another inode now and starts over)."""
-
-    def __init__(self, folder: str):
-        self.path = os.path.join(folder, LOCK_NAME)
-        self.fd: Optional[int] = None
-
-    def _open(self) -> int:
-        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | O_CLOEXEC
-        try:
-            return os.open(self.path, os.O_RDWR | flags, 0o644)
-        except PermissionError:
-            return os.open(self.path, os.O_RDONLY | flags)  # another user's lock file: lock it read-only
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise RunError(
-                    "symlink_target",
-                    "%s is a symbolic link: refusing to use it as the install lock "
-                    "(nothing was changed); remove it and install again" % self.path,
-                )
-            raise
-
-    def acquire(self) -> None:
-        for _ in range(50):
-            fd = self._open()
-            try:
-                st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode):
-                    raise RunError(
-                        "not_a_file",
-                        "%s is %s, not the install lock file: nothing was changed; remove "
-                        "it and install again" % (self.path, file_kind(st.st_mode)),
-                    )
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except OSError as e:
-                    if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                        raise
-                    holder = os.pread(fd, 256, 0).decode("utf-8", "replace").strip()
-                    raise RunError(
-                        "locked",
-                        "another install-config (%s) is installing into %s right now: this one "
-                        "lost the race and changed nothing. Re-run it when that one has finished (its "
-                        "own output says what it installed)"
-                        % (holder or "its pid is not written yet", os.path.dirname(self.path)),
-                    )
-                try:
-                    now = os.lstat(self.path)
-                except FileNotFoundError:
-                    now = None
-                if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-                    os.close(fd)  # the holder before us removed this file: lock the one the name has now
-                    fd = -1
-                    continue
-            except BaseException:
-                if fd >= 0:
-                    os.close(fd)
-                raise
-            self.fd = fd
-            try:  # who holds it, for the sentence of the one that loses (best effort: a read-only fd cannot)
-                os.ftruncate(fd, 0)
-                os.pwrite(
-                    fd,
-                    (
-                        "pid %d, started %s" % (os.getpid(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S"))
-                    ).encode(),
-                    0,
-                )
-            except OSError:
-                pass
-            return
-        raise RunError("locked", "could not take the install lock %s: other installs keep replacing it" % self.path)
-
-    def release(self) -> None:
-        if self.fd is None:
-            return
-        try:
-            st, now = os.fstat(self.fd), os.lstat(self.path)
-            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
-                os.unlink(self.path)  # while still holding it: leaves the server's folder as it was
-        except OSError:
-            pass
-        os.close(self.fd)
-        self.fd = None
-
-
-# -- the install ------------------------------------------------------------------------------------
-
-
-def _makedirs(folder: str) -> List[str]:
-    """os.makedirs that returns the folders it created, outermost first (to undo a failed install)."""
-    missing = []
-    d = folder
-    while not os.path.isdir(d):
-        missing.append(d)
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    created = []
-    for d in reversed(missing):
-        try:
-            os.mkdir(d)
-        except FileExistsError:
-            if not os.path.isdir(d):
-                raise
-            continue
-        created.append(d)
-        fsync_dir(os.path.dirname(d))
-    return created
-
-
-def _remove_created(created: List[str]) -> None:
-    for d in reversed(created):
-        try:
-            os.rmdir(d)  # only if empty: never a file someone else put there meanwhile
-        except OSError:
-            return
-
-
 class _Plan(object):
     """What installing one file would do (shared by --dry-run and the real install)."""
 
     def __init__(self, folder: str, name: str, data: bytes, through_symlink: bool):
-        if os.path.basename(name) != name or name in ("", ".", ".."):  # _load_sources checked it already
+        if os.path.basename(name) != name or name in ("", ".", ".."):  # load_sources checked it already
             raise RunError("invalid_config", "%r is not a file name: nothing was installed" % (name,))
         self.name = name
         self.data = data
@@ -639,7 +183,7 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
     clean_stale_temps(target + ".bak")  # a writer killed while making its backup
     if plan.old is None:
         tmp = write_temp(target, data, default_mode(), pause)
-        if _link_exclusive(tmp, target):
+        if link_exclusive(tmp, target):
             fsync_dir(os.path.dirname(target))
             return "installed", None
         # Another program created the name since we looked: nothing is replaced.
@@ -657,7 +201,7 @@ def _write_one(plan: _Plan, replace: bool, pause: float) -> Tuple[str, Optional[
         mode = stat.S_IMODE(os.lstat(target).st_mode)
     except OSError:
         mode = default_mode()
-    backup = _make_backup(target, plan.old, mode)
+    backup = make_backup(target, plan.old, mode)
     plan.backup = backup  # from here on a failure must name it (it stays: it holds the old file)
 
     def last_look() -> None:
@@ -737,15 +281,15 @@ def install_command(args, out) -> int:
     def test_double() -> Optional[str]:
         if not marker:
             try:
-                target.append(_target_folder(args.framework, args.root, args.python))
+                target.append(target_folder(args.framework, args.root, args.python))
                 marker.append(test_double_marker(target[0][0]))
             except RunError:
                 marker.append(None)  # no target: the simulated refusal is the clearer answer
         return marker[0]
 
     refusals: Optional[List[str]] = [] if args.dry_run else None
-    files = _load_sources(args.source, args.framework, home, test_double, refusals)
-    folder, may_create = target[0] if target else _target_folder(args.framework, args.root, args.python)
+    files = load_sources(args.source, args.framework, home, test_double, refusals)
+    folder, may_create = target[0] if target else target_folder(args.framework, args.root, args.python)
     for name, _ in files:
         try:
             naming.check_path_fits(folder, name)
@@ -762,7 +306,7 @@ def install_command(args, out) -> int:
         if not args.dry_run and not os.path.isdir(folder) and may_create:
             # Created before the lock can live in it (removed again when nothing gets installed).
             try:
-                created = _makedirs(folder)
+                created = make_folders(folder)
             except PermissionError as e:
                 raise _perm_error(os.path.dirname(folder), e)
             except OSError as e:
@@ -919,5 +463,5 @@ def install_command(args, out) -> int:
     finally:
         lock.release()
         if created and not wrote_any:
-            _remove_created(created)  # a failed install into a new folder leaves no empty folder behind
+            remove_created(created)  # a failed install into a new folder leaves no empty folder behind
     return EXIT_FAILED if failed else EXIT_OK
