@@ -732,7 +732,6 @@ private slots:
     void rollOutStopsAtTheFailingHostThenUndoGroup() {
         QVERIFY(m_window && m_group >= 0);
         MainWindow &window = *m_window;
-        HostRegistry *registry = window.hostRegistry();
         auto *fleetPage = window.findChild<FleetPage *>();
         const FleetRecord *record = fleetPage->record();
         const int g = m_group;
@@ -747,18 +746,6 @@ private slots:
         QMessageBox *ask = nullptr;
         QTRY_VERIFY((ask = fleetPage->findChild<QMessageBox *>(u"confirmRollOut"_s)));
         QVERIFY(ask->informativeText().startsWith(u"gpu-01 first"_s));
-        if (qEnvironmentVariableIsSet("F3DEBUG"))
-            for (const QString &n : {u"gpu-01"_s, u"gpu-02"_s}) {
-                HostCalls *calls = registry->connection(n)->flows()->calls();
-                connect(calls, &HostCalls::commandStarted, this,
-                        [n](const QString &c) { qInfo() << n << "$" << c; });
-                connect(calls, &HostCalls::commandOutput, this,
-                        [n](const QString &c) { qInfo() << n << ">" << c; });
-                connect(calls, &HostCalls::commandEnded, this,
-                        [n](const QString &c, int st, const QString &e) {
-                            qInfo() << n << "END" << c << st << e;
-                        });
-            }
         click(ask, u"confirmRollOutButton"_s);
         QTRY_VERIFY(fleetPage->isGroupBusy(g));
         const QString shots = qEnvironmentVariable("MOETUNE_SHOTS_DIR");

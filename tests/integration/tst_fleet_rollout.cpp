@@ -20,7 +20,7 @@
 #include "remote/flows/hostsession.h"
 #include "remote/flows/waiter.h"
 #include "remote/hosts/hoststore.h"
-#include "remote/hosts/shellquote.h"
+#include "core/util/shellquote.h"
 
 #include <QCoreApplication>
 #include <QDirIterator>
