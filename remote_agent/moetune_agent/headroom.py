@@ -51,7 +51,7 @@ from .backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from .backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from .engine import bytecode
 from .engine.scheduler import BackendFailed, Scheduler
-from .probe import gpu_indices
+from .hostfacts import gpu_indices
 from .protocol import EXIT_FAILED, EXIT_OK
 from .runs.compile_cache import check_cache_dir
 from .strategies.firstphase import prewarm_plan

@@ -220,7 +220,7 @@ def target_folder(framework: str, root: Optional[str], python: Optional[str]) ->
             tv = _triton_version(python)
             return os.path.join(root, naming.triton_folder(tv)), True
         return root, framework == "sglang"
-    from ..probe import framework_facts, python_facts
+    from ..hostfacts import framework_facts, python_facts
 
     facts = python_facts(python)
     if facts.get("error"):
@@ -251,7 +251,7 @@ def target_folder(framework: str, root: Optional[str], python: Optional[str]) ->
 
 
 def _triton_version(python: Optional[str]) -> str:
-    from ..probe import python_facts
+    from ..hostfacts import python_facts
 
     tv = (python_facts(python).get("triton") or {}).get("version")
     if not tv or naming.parse_triton_version(tv) is None:

@@ -18,7 +18,7 @@ from .. import options, prewarm, profiling, safefile, space as space_mod, spec a
 from ..backends import AUTO, SERVER, SYNTHETIC, is_simulated
 from ..backends.factory import BackendUnavailable, auto_candidates, resolve_auto
 from ..kernel_types import KernelConfig
-from ..probe import gpu_indices
+from ..hostfacts import gpu_indices
 from ..runs import logs, store
 from ..runs.compile_cache import count_files
 from ..engine.scheduler import BackendFailed, Cancelled, Scheduler
