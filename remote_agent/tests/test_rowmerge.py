@@ -11,7 +11,7 @@ import os
 import unittest
 
 import agenttest
-from moetune_agent.install import installer as install, rowmerge
+from moetune_agent.install import installer as install, rowmerge, siblings
 from moetune_agent.kernel_types import KernelConfig
 from moetune_agent.serverconfig import configjson
 
@@ -125,10 +125,10 @@ class Merge(unittest.TestCase):
         self.assertIsNone(mg.text)  # the run's own file, as it is
 
     def test_served_range(self):
-        self.assertEqual(rowmerge.served_range([1, 64, 4096], 512), (289, 2304))
-        self.assertEqual(rowmerge.served_range([2, 4], 3), (3, 3))  # ties go to the smaller key
-        self.assertEqual(rowmerge.served_range([1, 2], 8), (6, None))
-        self.assertEqual(rowmerge.served_range([16], 1), (1, 8))
+        self.assertEqual(siblings.served_range([1, 64, 4096], 512), (289, 2304))
+        self.assertEqual(siblings.served_range([2, 4], 3), (3, 3))  # ties go to the smaller key
+        self.assertEqual(siblings.served_range([1, 2], 8), (6, None))
+        self.assertEqual(siblings.served_range([16], 1), (1, 8))
 
 
 class Siblings(unittest.TestCase):
@@ -136,8 +136,8 @@ class Siblings(unittest.TestCase):
         with open(os.path.join(agenttest.data_dir(), "sibling_devices.json")) as f:
             vectors = json.load(f)
         for a, b, want in vectors["pairs"]:
-            self.assertEqual(rowmerge.is_sibling_device(a, b), want, (a, b))
-            self.assertEqual(rowmerge.is_sibling_device(b, a), want, (b, a))
+            self.assertEqual(siblings.is_sibling_device(a, b), want, (a, b))
+            self.assertEqual(siblings.is_sibling_device(b, a), want, (b, a))
 
 
 class InstallMerge(agenttest.AgentCase):
