@@ -294,7 +294,9 @@ def main(argv=None):
     p.add_argument("--ready-after", type=float, default=float(os.environ.get("FAKESERVER_READY_AFTER_S", "0.3")))
     p.add_argument("--serve-http", action="store_true", default=os.environ.get("FAKESERVER_HTTP") == "1",
                    help="answer the OpenAI-compatible API on 127.0.0.1:--port (see the docstring)")
-    p.add_argument("--exit-after", type=float, default=float(os.environ.get("FAKESERVER_EXIT_AFTER_S", "3600")))
+    # A practice server runs until stopped (0); a test that wants a bound passes one (FAKESERVER_EXIT_AFTER_S).
+    p.add_argument("--exit-after", type=float, default=float(os.environ.get("FAKESERVER_EXIT_AFTER_S", "0")),
+                   help="exit after this many seconds; 0 (the default) runs until SIGTERM/SIGINT")
     args, _ = p.parse_known_args(argv)
     stopping = []
 
@@ -310,7 +312,12 @@ def main(argv=None):
     httpd = None
     try:
         httpd = startup(args)
-        deadline = time.time() + args.exit_after  # never outlive a test run by much
+        if args.exit_after > 0:
+            say("moetune test double: exits by itself after %g s (--exit-after)" % args.exit_after)
+            deadline = time.time() + args.exit_after  # a test's bound: never outlive the test run by much
+        else:
+            say("moetune test double: runs until stopped")
+            deadline = float("inf")
         while not stopping and time.time() < deadline:
             time.sleep(0.1)
         say("Received signal %d: shutting down (fake server)" % (stopping[0] if stopping else 0))

@@ -72,13 +72,14 @@ void ServingChart::setComparison(const ServingComparison &c) {
             rows.append(r);
     }
     const int done = c.completePairs();
-    QString title = u"Serving after the push vs before: improvement, primary 95% interval, secondary "
-                    u"Bonferroni (%1)"_s.arg(done >= 2 ? u"%1 pairs of boots"_s.arg(done)
-                                                       : u"%1 pair, no interval"_s.arg(done));
+    // Short lines (the title is HTML): one long line was cut at 1440x900 ("serving fig...", issue 45).
+    QString title = u"Serving after the push vs before (%1)<br>improvement, primary 95% interval, "
+                    u"secondary Bonferroni"_s.arg(done >= 2 ? u"%1 pairs of boots"_s.arg(done)
+                                                            : u"%1 pair, no interval"_s.arg(done));
     if (c.servingSimulated)
-        title += u" - serving figures SIMULATED"_s;
+        title += u"<br>serving figures SIMULATED"_s;
     else if (c.configsSimulated)
-        title += u" - pushed configs SIMULATED"_s;
+        title += u"<br>pushed configs SIMULATED"_s;
     m_chart->setTitle(rows.isEmpty() ? u"Serving before and after: waiting for a leg before and after"_s
                                      : title);
     if (rows.isEmpty())

@@ -14,6 +14,7 @@
 #include "app/tune/servingbenchbox.h"
 #include "app/tune/tunepage.h"
 #include "app/widgets/banner.h"
+#include "charts/servingchart.h"
 #include "core/diagnosis/diagnosis.h"
 #include "core/job/tunespec.h"
 #include "core/push/pushproof.h"
@@ -24,11 +25,13 @@
 #include "remote/flows/hostsession.h"
 #include "remote/hosts/practiceserver.h"
 
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QLabel>
@@ -109,11 +112,34 @@ private:
         QVERIFY(m_window->grab().save(
             u"%1/%2-%3x%4.png"_s.arg(dir, name).arg(m_window->width()).arg(m_window->height())));
     }
+    // A walk state that exists only in the walk (1440x900): also saved at the smallest size, 1024x640.
+    void shotBothSizes(const QString &name) {
+        if (qEnvironmentVariable("MOETUNE_SHOTS_DIR").isEmpty())
+            return;
+        const QSize was = m_window->size();
+        shot(name);
+        m_window->resize(1024, 640);
+        shot(name);
+        m_window->resize(was);
+        QTest::qWait(200);
+    }
+    // The lines of a chart's title (it is HTML: "<br>" breaks a line) that do not fit the chart's width.
+    static QStringList cutTitleLines(QChart *chart, int width) {
+        QStringList cut;
+        const QFontMetrics fm(chart->titleFont());
+        for (const QString &line : chart->title().split(u"<br>"_s)) {
+            if (fm.horizontalAdvance(line) > width - 24)
+                cut.append(u"\"%1\": %2 > %3 px"_s.arg(line).arg(fm.horizontalAdvance(line)).arg(width - 24));
+        }
+        return cut;
+    }
     // The practice server, made and selected by its button; probed; diagnosed by "Tune the Served Model".
     void practiceReady() {
         click(hosts(), u"practiceButton"_s);
         const PracticeServer practice;
         QTRY_VERIFY_WITH_TIMEOUT(readAll(practice.log()).contains("ready to roll"), 30000);
+        // A practice server runs until stopped (it exited after an hour before); cleanupTestCase stops it.
+        QVERIFY(readAll(practice.log()).contains("runs until stopped"));
         QVERIFY(QFile::exists(practice.site() + u"/sglang/bench_serving.py"_s));
         QVERIFY(readAll(practice.site() + u"/sglang/bench_serving.py"_s).contains("PRACTICE DOUBLE"));
     }
@@ -219,7 +245,7 @@ private slots:
         QVERIFY2(preview.contains(PracticeServer().wantedFolder()), qPrintable(preview));
         QVERIFY2(preview.contains(PracticeServer().downName()), qPrintable(preview));
         stepDone(u"preview push"_s);
-        shot(u"tune-preview"_s);
+        shotBothSizes(u"tune-preview"_s);
 
         // Point 6: push, restart and compare, every leg on the practice server (rigorous, 2 pairs).
         ServingBenchBox *box = tune()->servingBox();
@@ -248,7 +274,25 @@ private slots:
         const QString proof = named<QLabel>(tune(), u"proofLabel"_s)->text();
         QVERIFY2(proof.contains(u"gone on every rank"_s) && !proof.contains(u"probe"_s), qPrintable(proof));
         stepDone(u"push, restart and prove, serving compare (4 legs, SIMULATED)"_s);
-        shot(u"tune-serving-verdict"_s);
+        // The serving chart's title is never cut (it was "serving fig..." at 1440x900).
+        for (const QSize size : {QSize(1440, 900), QSize(1024, 640)}) {
+            m_window->resize(size);
+            QTest::qWait(200);
+            const QStringList cutTitle = cutTitleLines(box->chart()->chart(), box->chart()->width());
+            QVERIFY2(cutTitle.isEmpty(), qPrintable(cutTitle.join(u"; "_s)));
+        }
+        m_window->resize(1440, 900);
+        shotBothSizes(u"tune-serving-verdict"_s);
+
+        // Lesser item: a re-preview of the file this run pushed says so (push.json and the file's sha256),
+        // not "18 kept, unmeasured".
+        QSignalSpy repreviewed(tune(), &TunePage::previewReady);
+        click(tune(), u"pushPreviewButton"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(repreviewed.count(), 1, 120000);
+        const QString again = named<QPlainTextEdit>(tune(), u"pushText"_s)->toPlainText();
+        QVERIFY2(again.contains(u"already installed by this run (pushed "_s), qPrintable(again));
+        QVERIFY2(!again.contains(u"kept, unmeasured"_s), qPrintable(again));
+        shot(u"tune-repreview"_s);
 
         // Results follows the run, with its push and its comparison; the PDF says so.
         QTRY_VERIFY_WITH_TIMEOUT(results()->currentRun() &&
@@ -268,7 +312,7 @@ private slots:
             QVERIFY2(text.contains(u"SIMULATED"_s), qPrintable(text.left(3000)));
         }
         showPage(results());
-        shot(u"results-after-walk"_s);
+        shotBothSizes(u"results-after-walk"_s);
     }
 
     // Lesser item: the app reopens on the last host's diagnosis (the walk's), not on the demo.
@@ -277,7 +321,44 @@ private slots:
         m_window->openInitial(QString());
         QTRY_VERIFY_WITH_TIMEOUT(!diagnose()->isBusy() && !diagnose()->diagnosis().targets.isEmpty(), 60000);
         QCOMPARE(diagnose()->diagnosis().host, PracticeServer::alias());
+        // The reopened log's age stays in the status after the diagnosis ("Diagnosed N lines" alone before).
+        const QString status = m_window->statusBar()->currentMessage();
+        QVERIFY2(status.contains(u"fetched"_s) && status.contains(u" ago"_s) &&
+                     status.contains(u"iagnosed"_s),
+                 qPrintable(status));
         shot(u"reopened-last-host"_s);
+    }
+
+    // Lesser item: a finding whose tuned files are in use (the server loads them) never says to tune
+    // ("Next step: tune ... up config." before).
+    void inUseFindingHasNoNextStep() {
+        newWindow({1440, 900});
+        const QString dir = u"/usr/lib/python3/dist-packages/sglang/srt/layers/moe/fused_moe_triton/configs/"
+                            u"triton_3_6_0/"_s;
+        QFile log(m_home.filePath(u"in-use.log"_s));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write((u"[2026-12-08 02:00:00 TP0] Using MoE kernel config from %1E=128,N=384,"
+                   u"device_name=NVIDIA_H200.json.\n"_s.arg(dir))
+                      .toUtf8());
+        log.close();
+        showPage(diagnose());
+        QVERIFY(diagnose()->openFile(log.fileName()));
+        QTRY_VERIFY_WITH_TIMEOUT(!diagnose()->isBusy() && !diagnose()->diagnosis().findings.isEmpty(), 30000);
+        int inUse = -1;
+        QStringList seen;
+        for (int i = 0; i < diagnose()->diagnosis().findings.size(); ++i) {
+            const Finding &f = diagnose()->diagnosis().findings.at(i);
+            seen.append(u"%1 [%2] %3"_s.arg(f.rule, f.target ? u"target"_s : u"-"_s, f.title));
+            if (f.target && f.rule == u"moe-config-used"_s && inUse < 0)
+                inUse = i;
+        }
+        QVERIFY2(inUse >= 0, qPrintable(seen.join(u"\n"_s)));
+        diagnose()->selectFinding(inUse);
+        const QString text = named<QLabel>(diagnose(), u"tuneSpecLabel"_s)->text();
+        QVERIFY2(!text.contains(u"Next step: tune"_s) &&
+                     text.contains(u"Nothing to do: the server already"_s),
+                 qPrintable(text));
+        shot(u"diagnose-in-use-finding"_s);
     }
 
     // Point 9: the proof lists ranks, never the probe's folder listing as if it were one ("probe before").

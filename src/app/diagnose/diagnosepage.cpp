@@ -42,6 +42,9 @@
 #include <QToolButton>
 #include <QTreeView>
 
+#include <algorithm>
+#include <utility>
+
 using namespace Qt::StringLiterals;
 
 namespace moetune {
@@ -401,6 +404,7 @@ void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel
     m_hostAlias = hostAlias;
     m_hostLabel = hostAlias.isEmpty() ? QString() : hostLabel;
     m_hostProbe = hostAlias.isEmpty() ? std::nullopt : probe;
+    m_fetchedAt = std::exchange(m_pendingFetchedAt, QDateTime());
     m_filePath.clear();
     m_fileSize = 0;
     m_preview = false;
@@ -413,7 +417,10 @@ void DiagnosePage::beginInput(const QString &hostAlias, const QString &hostLabel
 
 bool DiagnosePage::openFetchedLog(const QString &path, const QString &hostAlias, const QString &hostLabel,
                                   const HostProbe &probe) {
-    return openFileFrom(path, hostAlias, hostLabel, probe);
+    m_pendingFetchedAt = QFileInfo(path).lastModified();
+    const bool ok = openFileFrom(path, hostAlias, hostLabel, probe);
+    m_pendingFetchedAt = QDateTime();
+    return ok;
 }
 
 bool DiagnosePage::openHostDiagnosis(const QString &path, const QString &hostAlias, const QString &hostLabel,
@@ -638,10 +645,21 @@ void DiagnosePage::onResult(const Result &result) {
     const int keep = previousId.isEmpty() ? -1 : m_findingsModel->rowOf(previousId);
     selectFinding(keep >= 0 ? keep : 0);
     m_copyDiagnosisAction->setEnabled(true);
-    emit statusMessage(tr("Diagnosed %1 lines (%2) in %3 ms")
-                           .arg(QLocale().toString(diagnosis.linesRead), humanBytes(diagnosis.bytesRead))
-                           .arg(ms),
-                       0);
+    QString done = tr("Diagnosed %1 lines (%2) in %3 ms")
+                       .arg(QLocale().toString(diagnosis.linesRead), humanBytes(diagnosis.bytesRead))
+                       .arg(ms);
+    if (m_fetchedAt.isValid() && !m_hostLabel.isEmpty()) {
+        // A fetched log keeps its age in view (a reopened one may be old; Diagnose Host fetches anew).
+        const qint64 s = std::max<qint64>(0, m_fetchedAt.secsTo(QDateTime::currentDateTime()));
+        const QString age = s < 60      ? tr("%1 s").arg(s)
+                            : s < 3600  ? tr("%1 min").arg(s / 60)
+                            : s < 86400 ? tr("%1 h").arg(s / 3600)
+                                        : tr("%n day(s)", nullptr, int(s / 86400));
+        done = tr("The log of %1 fetched %2 ago (%3): %4")
+                   .arg(m_hostLabel, age, QLocale().toString(m_fetchedAt, QLocale::ShortFormat),
+                        done.left(1).toLower() + done.mid(1));
+    }
+    emit statusMessage(done, 0);
     emit diagnosisFinished();
 }
 
@@ -755,12 +773,26 @@ void DiagnosePage::selectAdjacentFinding(int step) {
 void DiagnosePage::showFinding(int row) {
     const Finding *f = m_findingsModel->finding(row);
     m_copyFindingAction->setEnabled(f != nullptr);
+    // A finding whose tuned files are in use never tells the user to tune (issue 45).
     m_details->showFinding(f, m_hasResult, m_hostLabel,
-                           f && f->target ? tuneSpecText(*f->target) : QString());
+                           !f || !f->target                  ? QString()
+                           : f->rule == "moe-config-used"_L1 ? inUseText(*f->target)
+                                                             : tuneSpecText(*f->target));
+}
+
+QString DiagnosePage::inUseText(const TuningTarget &target) {
+    return tr("Nothing to do: the server already loads this shape's tuned %1. Tune again only after "
+              "something changes (GPU, driver, Triton or server version).")
+        .arg(target.upLoaded && target.downLoaded    ? tr("up and down files")
+             : target.downLoaded && !target.upLoaded ? tr("_down file")
+                                                     : tr("file"));
 }
 
 QString DiagnosePage::tuneSpecText(const TuningTarget &target) const {
     // The one next step for this shape, complete: what is not in the log comes from the host's probe.
+    // Its tuned files are in use (the log shows them loaded, none missing or fallen back): no tuning to do.
+    if (!target.needsTuning() && (target.upLoaded || target.downLoaded))
+        return inUseText(target);
     const TuneSpec spec = tuneSpecFor(target, m_hostProbe ? &*m_hostProbe : nullptr);
     QStringList parts{u"E=%1"_s.arg(spec.experts), u"N=%1"_s.arg(spec.n)};
     parts.append(spec.hiddenSize > 0 ? u"K=%1"_s.arg(spec.hiddenSize) : tr("K from the served model"));

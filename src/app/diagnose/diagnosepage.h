@@ -6,6 +6,8 @@
 #include "core/diagnosis/diagnosis.h"
 #include "core/host/hostprobe.h"
 
+#include <QDateTime>
+
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
@@ -163,6 +165,7 @@ private:
     void updateFindingLines();
     void showError(const QString &text);
     void loadWindowAround(qint64 line, const QString &expectedText);
+    static QString inUseText(const TuningTarget &target);
     QString tuneSpecText(const TuningTarget &target) const;
     QString sourceText() const;
 
@@ -212,6 +215,11 @@ private:
     QString m_jobHost;
     QString m_hostAlias;
     QString m_hostLabel;
+    // When the host's log shown was fetched (its file's time; invalid = not a fetched log): the status after
+    // diagnosing keeps its age (a reopened log may be days old). Pending: set by openFetchedLog for
+    // beginInput, which clears the shown one for every other input.
+    QDateTime m_fetchedAt;
+    QDateTime m_pendingFetchedAt;
     std::optional<HostProbe> m_hostProbe;
     bool m_following = false;
     qint64 m_followedLines = 0;

@@ -5,6 +5,7 @@
 #include "core/host/hosttext.h"
 #include "core/run/kernelconfigjson.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QJsonArray>
 
@@ -79,6 +80,7 @@ std::optional<PushRowMerge> PushRowMerge::fromEvent(const QJsonObject &event, QS
     if (const auto name = ConfigName::parse(p.fileName))
         p.deviceName = name->deviceName;
     p.mode = m.value("mode"_L1).toString();
+    p.oldSha256 = event.value("old_sha256"_L1).toString();
     p.baseline = m.value("baseline"_L1).toString();
     if (m.value("measured_default"_L1).isBool())
         p.measuredDefault = m.value("measured_default"_L1).toBool();
@@ -148,6 +150,18 @@ void PushRowMerge::addServedK(const HostProbe &probe, Framework framework, int r
     }
 }
 
+void PushRowMerge::markInstalledByRun(const PushHistory &history) {
+    installedByRunAt = 0;
+    if (oldSha256.isEmpty())
+        return;
+    for (const int i : history.notUndone()) { // oldest first: the newest match wins
+        for (const PushRecord::File &f : history.pushes[i].files) {
+            if (f.target == target && f.sha256 == oldSha256)
+                installedByRunAt = history.pushes[i].pushedAt;
+        }
+    }
+}
+
 int PushRowMerge::count(Decision d) const {
     int n = 0;
     for (const Row &r : rows)
@@ -176,14 +190,24 @@ QString PushRowMerge::decisionText(Decision d) {
 QStringList PushRowMerge::lines() const {
     QStringList out;
     QStringList counts;
+    // The file there is what this run pushed: its rows are the run's own, not unknown ones (issue 45).
+    const bool ours = installedByRunAt > 0;
+    const auto label = [ours](Decision d) {
+        return ours && d == Decision::KeptUnmeasured ? u"already installed"_s : decisionText(d);
+    };
     for (const Decision d : {Decision::Replaced, Decision::Added, Decision::Kept, Decision::KeptUnmeasured,
                              Decision::NotAdded}) {
         if (const int n = count(d))
-            counts.append(u"%1 %2"_s.arg(n).arg(decisionText(d)));
+            counts.append(u"%1 %2"_s.arg(n).arg(label(d)));
     }
     const QString name = hostText(fileName);
     QString head;
-    if (mode == "merged"_L1)
+    if (ours)
+        head =
+            u"%1: already installed by this run (pushed %2): the file there is the one this run pushed"_s.arg(
+                name, QDateTime::fromMSecsSinceEpoch(qint64(installedByRunAt * 1000.0))
+                          .toString(u"yyyy-MM-dd HH:mm"_s));
+    else if (mode == "merged"_L1)
         head = u"%1: merged row by row into the file there (%2)"_s.arg(name, hostText(note));
     else if (mode == "new"_L1)
         head = u"%1: a new file (no file at the target): every row from the run"_s.arg(name);
@@ -200,7 +224,7 @@ QStringList PushRowMerge::lines() const {
     if (mode != "merged"_L1 && !baseline.isEmpty())
         out.append(u"  baseline: %1"_s.arg(hostText(baseline)));
     for (const Row &r : rows) {
-        QString line = u"  M=%1 %2 "_s.arg(r.m, -5).arg(decisionText(r.decision), -16);
+        QString line = u"  M=%1 %2 "_s.arg(r.m, -5).arg(label(r.decision), -16);
         const bool changes = r.decision == Decision::Replaced || r.decision == Decision::Added;
         if (r.decision == Decision::Kept) {
             line += u"%1: the file's row stays (%2, %3 rounds)"_s.arg(
@@ -262,16 +286,18 @@ QJsonObject PushRowMerge::toJson() const {
     QJsonArray ok;
     for (const OtherK &o : otherK)
         ok.append(QJsonObject{{"K"_L1, o.k}, {"source"_L1, o.source}});
-    return QJsonObject{{"file_name"_L1, fileName},
-                       {"target"_L1, target},
-                       {"mode"_L1, mode},
-                       {"measured_default"_L1, measuredDefault ? QJsonValue(*measuredDefault) : QJsonValue()},
-                       {"note"_L1, note},
-                       {"rows"_L1, rs},
-                       {"other_k"_L1, ok},
-                       {"siblings"_L1, QJsonArray::fromStringList(siblings)},
-                       {"baseline"_L1, baseline},
-                       {"simulated"_L1, simulated}};
+    return QJsonObject{
+        {"file_name"_L1, fileName},
+        {"target"_L1, target},
+        {"mode"_L1, mode},
+        {"measured_default"_L1, measuredDefault ? QJsonValue(*measuredDefault) : QJsonValue()},
+        {"note"_L1, note},
+        {"rows"_L1, rs},
+        {"other_k"_L1, ok},
+        {"siblings"_L1, QJsonArray::fromStringList(siblings)},
+        {"baseline"_L1, baseline},
+        {"simulated"_L1, simulated},
+        {"installed_by_run_at"_L1, installedByRunAt > 0 ? QJsonValue(installedByRunAt) : QJsonValue()}};
 }
 
 } // namespace moetune

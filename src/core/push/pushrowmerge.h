@@ -5,6 +5,7 @@
 #include "core/host/hostprobe.h"
 #include "core/moe/configname.h"
 #include "core/moe/kernelconfig.h"
+#include "core/push/pushrecord.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -58,6 +59,10 @@ struct PushRowMerge {
     // "" = unknown (an older agent). The push flow names a fallback file the server's log shows instead.
     QString baseline;
     bool simulated = false; // the run's numbers are simulated (synthetic backend): never called measured
+    QString oldSha256;      // of the file at the target now (the event's old_sha256); "" = no file there
+    // > 0: the file there is byte for byte what this run pushed at this time (seconds since the epoch,
+    // from the run's push.json), so its rows are the run's own winners, not "kept, unmeasured".
+    double installedByRunAt = 0;
 
     // From a `diff` or `installed` event; nullopt when the event has no `merge` (an older agent).
     static std::optional<PushRowMerge> fromEvent(const QJsonObject &event, QString *error = nullptr);
@@ -65,6 +70,8 @@ struct PushRowMerge {
     // runK (the run's K), from the probe; rows this push changes are marked unmeasured for them.
     void addServedK(const HostProbe &probe, Framework framework, int runK);
     void addOtherK(const OtherK &other);
+    // Sets installedByRunAt when a push of the run not undone installed the bytes now at the target.
+    void markInstalledByRun(const PushHistory &history);
 
     int count(Decision d) const;
     static QString decisionText(Decision d);

@@ -163,6 +163,8 @@ void PushFlow::preview(const QString &runId, Framework framework, const Diagnosi
             self->readHistoryIn(p.runDir, [p, done](const PushHistory &h, const QString &) mutable {
                 for (const int i : h.notUndone())
                     p.undoablePushes += h.pushes[i].changedSomething() ? 1 : 0;
+                for (PushRowMerge &m : p.merges) // the file there is what this run pushed (issue 45)
+                    m.markInstalledByRun(h);
                 done(p);
             });
         });
