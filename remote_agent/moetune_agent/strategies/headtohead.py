@@ -44,12 +44,30 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import dataclasses
-
-from ..kernel_types import KernelConfig, Shape
-from ..space import same_launch
+from ..kernel_types import KernelConfig
 from ..work import Measurement, Unit, timed_replays
-from .common import TIER, Book, median
+from .common import median
+from .contenders import FINALISTS, pick_contenders
+
+__all__ = [
+    "BIG_MARGIN",
+    "CLEAR_MARGIN",
+    "Contender",
+    "EARLY_ROUNDS",
+    "EVEN_SPREAD",
+    "FINALISTS",
+    "FIRST_ROUNDS",
+    "H2H_ROUND",
+    "HeadToHead",
+    "MAX_ROUNDS",
+    "MIN_ROUNDS",
+    "QUIET_WIN",
+    "REPLAYS",
+    "STEP_ROUNDS",
+    "TIE",
+    "pick_contenders",
+    "quantile",
+]
 
 H2H_ROUND = 200  # rounds 200.. are head-to-head rounds (tier 2 of the strategies' Book)
 FIRST_ROUNDS = 3  # a key whose outcome is already unmistakable is decided here (issue 13)
@@ -63,49 +81,6 @@ REPLAYS = 10
 TIE = 0.002  # a challenger within 0.2% of the default is a tie whatever the spread
 EVEN_SPREAD = 0.005  # quiet rounds: each side's rounds within this; an even key: no tuned round this much faster
 QUIET_WIN = 0.003  # quiet rounds: every tuned round this much faster than every default round decides
-FINALISTS = 2  # tuned contenders per (op, m) (plus the default, plus a TMA twin of the first down)
-
-
-def pick_contenders(
-    book: Book,
-    winners: Dict[Tuple[str, int], KernelConfig],
-    ops: Sequence[str],
-    sizes: Sequence[int],
-    banned: Optional[set] = None,
-    tma: bool = False,
-    finalists: int = FINALISTS,
-    launch_shape: Optional[Shape] = None,
-) -> Dict[Tuple[str, int], List[KernelConfig]]:
-    """The tuned side of every key's head-to-head: the strategy's winner, then the next best by the
-    highest tier measured at that key (re-timings when the strategy made them), up to finalists; a
-    down GEMM also gets its first contender with USE_TMA where the backend supports it. launch_shape (moetune's
-    own kernel: strategies.own_launches): a next best of the same launch (space.launch_key at that shape)
-    as a contender already in is passed over (the H100's own `up` tunes spent 9-19
-    head-to-head units timing one launch against itself)."""
-    banned = banned or set()
-    out: Dict[Tuple[str, int], List[KernelConfig]] = {}
-    for op in ops:
-        for m in sizes:
-            cands: List[KernelConfig] = []
-            if (op, m) in winners:
-                cands.append(winners[(op, m)])
-            tiers = [rnd // TIER for (o, mm, _k), rs in book.rounds.items() if o == op and mm == m for rnd in rs]
-            for _s, c in book.ranked(op, m, tier=max(tiers) if tiers else None):
-                if len(cands) >= finalists:
-                    break
-                if (
-                    c not in cands
-                    and (op, c.key()) not in banned
-                    and not (launch_shape is not None and any(same_launch(c, x, launch_shape, m) for x in cands))
-                ):
-                    cands.append(c)
-            if op == "down" and tma:
-                for c in list(cands[:1]):
-                    twin = dataclasses.replace(c, USE_TMA=True)
-                    if twin not in cands:
-                        cands.append(twin)
-            out[(op, m)] = cands
-    return out
 
 
 def quantile(xs: Sequence[float], q: float) -> float:
