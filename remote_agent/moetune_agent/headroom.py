@@ -19,8 +19,8 @@ The screen (HeadroomPlan): per (op, batch size)
   then re-timing (retime_units): round 1 the two best screened, round 2 round 1's best (one round's
     medians are noisy: the winner's curse, docs/servers.md section 7), each in a unit paired with the
     default (Unit.pair: the two alternate replay by replay, as in the tune's head-to-head), replays
-    scaled to the call's time. Issue 19 on the H200: 231 units and 32 kernels took 18.1 s; this screen
-    is ~5 units and ~1.4 kernels per size.
+    scaled to the call's time: a few units and kernels per size (against the first version's cost:
+    bench/RESULTS.md, "Moved from the agent's docstrings").
 Why this screen (bench/headroom_replay.py on the recorded landscapes): a catalogue chosen by tokens per
 expert reaches within 2% of the landscape's best at the recorded sizes where the default's own
 neighbourhood does not (the regime change above M ~ 128 moves the winner several axes away), and the

@@ -3,8 +3,9 @@
 """After a headroom check: the tune's first kernels compiled in the background (issue 22).
 
 A user checks whether a tune is worth it, reads the verdict, then starts the tune. On a host's first
-tune the GPU waited 16 of 47 s for the precompile pool, 10.5 s of it in the first phase (the tile screen,
-~150 kernels, one batch the strategy cannot start without). The check knows everything that phase needs
+tune the GPU waits for the precompile pool, mostly in the first phase (the tile screen, one batch of
+kernels the strategy cannot start without; figures: bench/RESULTS.md, "Moved from the agent's
+docstrings"). The check knows everything that phase needs
 (the spec, the GPU's compile target, its shared memory) and ends seconds after its verdict, leaving the
 host's cores idle while the user reads it. So the check starts a detached process that compiles, with
 one pool process per core and no GPU (cpu_compile.py), into the host's compile cache

@@ -5,10 +5,9 @@
 Python imports a module from its compiled bytecode (``__pycache__/*.pyc``) when that is present and
 matches the source; otherwise it compiles the source, and writes the result only where it may. Images
 built with ``PYTHONDONTWRITEBYTECODE=1`` or ``pip install --no-compile``, read-only package folders and
-copied trees whose files changed their timestamps leave every process to compile the same sources again.
-On the H200 host the agent is measured on, each GPU worker and each precompile process compiled ~2300
-modules (torch's compiler stack, sympy, networkx and the server's fused-MoE code, which imports them) in
-~11 s of its ~40 s start-up (tools/server_anatomy.py, cProfile of the processes).
+copied trees whose files changed their timestamps leave every process to compile the same sources again:
+torch's compiler stack, sympy, networkx and the server's fused-MoE code, in every GPU worker and precompile
+process (what that cost: bench/RESULTS.md, "Moved from the agent's docstrings").
 
 Where the installed packages' bytecode is missing or stale, the agent's workers read and write bytecode
 under the agent's home instead (``sys.pycache_prefix``, Python >= 3.8): the first run on a host fills

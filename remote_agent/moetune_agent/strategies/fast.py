@@ -112,8 +112,8 @@ class FastStrategy(Strategy):
         screens with its own.
         extra_seeds: (op, m) -> configs screened with the first phase at m (the anchors' tile screen,
         the other sizes' seeds), e.g. the headroom check's screen (runner.headroom_seeds): the search
-        then starts from, and refines around, at least what the check times (issue 22: at M=2048 and
-        4096 the check's screen found configs 7-9% faster than the whole fast tune)."""
+        then starts from, and refines around, at least what the check times (the check's screen can find
+        faster configs than the whole search: bench/RESULTS.md, "Moved from the agent's docstrings")."""
         super().__init__(space, batch_sizes, ops, shape)
         self.level_final = level_final
         if level_leaders is None:
