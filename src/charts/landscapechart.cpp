@@ -240,7 +240,7 @@ void LandscapeChart::rebuild() {
     QString title = m_title.isEmpty() ? tr("Landscape") : m_title;
     title += tr(" (%n configs)", nullptr, int(m_points.size()));
     if (m_simulated) {
-        title = ChartStyle::simulatedBanner() + u"\n"_s + title;
+        title = ChartStyle::simulatedBanner() + u"<br>"_s + title; // HTML: "\n" showed as a space
         m_chart->setTitleBrush(ChartStyle::simulated());
     } else {
         m_chart->setTitleBrush(QColor(Qt::black));

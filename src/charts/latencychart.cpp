@@ -139,7 +139,7 @@ void LatencyChart::setResult(const SweepResult &result) {
     }
     QString title = tr("Tuned vs default, %1 on %2").arg(result.shapeText(), result.deviceName);
     if (result.simulated) {
-        title = ChartStyle::simulatedBanner() + u"\n"_s + title;
+        title = ChartStyle::simulatedBanner() + u"<br>"_s + title; // HTML: "\n" showed as a space
         m_chart->setTitleBrush(ChartStyle::simulated());
     } else {
         m_chart->setTitleBrush(QColor(Qt::black));

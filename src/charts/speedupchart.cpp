@@ -110,7 +110,7 @@ void SpeedupChart::setResult(const SweepResult &result) {
     if (categories.isEmpty())
         title += tr(" (no batch size has both latencies)");
     if (result.simulated) {
-        title = ChartStyle::simulatedBanner() + u"\n"_s + title;
+        title = ChartStyle::simulatedBanner() + u"<br>"_s + title; // HTML: "\n" showed as a space
         m_chart->setTitleBrush(ChartStyle::simulated());
     } else {
         m_chart->setTitleBrush(QColor(Qt::black));

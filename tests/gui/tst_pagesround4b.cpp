@@ -26,6 +26,7 @@
 #include "remote/hosts/practiceserver.h"
 
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -312,6 +313,17 @@ private slots:
             QVERIFY2(text.contains(u"SIMULATED"_s), qPrintable(text.left(3000)));
         }
         showPage(results());
+        // The SIMULATED banner and the chart's own title are two lines ("not measurements Tuned vs default"
+        // ran together before: the title is HTML, where "\n" is a space).
+        int simulatedTitles = 0;
+        for (QChartView *v : results()->findChildren<QChartView *>()) {
+            const QChart *c = v->chart();
+            simulatedTitles += c->title().startsWith(u"SIMULATED"_s) ? 1 : 0;
+            if (c->title().startsWith(u"SIMULATED"_s))
+                QVERIFY2(c->title().startsWith(u"SIMULATED (synthetic backend): not measurements<br>"_s),
+                         qPrintable(c->title()));
+        }
+        QVERIFY(simulatedTitles > 0);
         shotBothSizes(u"results-after-walk"_s);
     }
 
