@@ -35,6 +35,9 @@ from . import SERVER, cpu_compile as cpu_mod
 from . import server_api
 from .base import file_sha256
 from .triton_backend import TritonBackend, classify
+from .server_configs import classes_for, nearest, six_keys, specialisation_class, to_config, vllm_padded
+
+__all__ = ["ServerBackend", "classes_for", "nearest", "specialisation_class"]
 
 _FOUND_RE = re.compile(r"from (\S.*?\.json)")
 
@@ -51,69 +54,6 @@ class _LogCapture(logging.Handler):
             pass
 
 
-def _to_config(d: Dict[str, Any], keep_tma: bool) -> KernelConfig:
-    """A server config dict -> KernelConfig; keys the server leaves out are Triton's CUDA defaults."""
-    tma = bool(d.get("USE_TMA")) if keep_tma else None
-    return KernelConfig(
-        int(d["BLOCK_SIZE_M"]),
-        int(d["BLOCK_SIZE_N"]),
-        int(d["BLOCK_SIZE_K"]),
-        int(d.get("GROUP_SIZE_M", 1)),
-        int(d.get("num_warps", 4)),
-        int(d.get("num_stages", 3)),
-        USE_TMA=True if tma else None,
-    )
-
-
-def nearest(configs: Dict[int, Any], m: int) -> Any:
-    """The server's key choice: nearest batch size, ties to the first key in file order."""
-    return configs[min(configs.keys(), key=lambda k: abs(int(k) - m))]
-
-
-def _six(cfg: KernelConfig) -> Dict[str, int]:
-    d = cfg.as_dict()
-    d.pop("USE_TMA", None)
-    return d  # type: ignore[return-value]
-
-
-def _spec(v: int) -> str:
-    """What Triton specialises an integer argument on (its value 1, divisibility by 16)."""
-    return "1" if v == 1 else ("16" if v % 16 == 0 else "")
-
-
-def specialisation_class(framework: str, shape: Shape, op: str, cfg: KernelConfig, m: int) -> Optional[tuple]:
-    """The batch-size part of the server's compiled kernel(s) for cfg at batch size m: batch sizes of one
-    class run the same binaries. The servers' GEMM kernels take the padded row count (EM) and the routed
-    token count as plain integers, which Triton specialises on (value 1, divisibility by 16), so of the 18
-    sizes of a tune most fall into two or three classes per config (SGLang main, E = 128, top-k 8: m = 1,
-    m = 2-16, m >= 24). The precompile pool compiles one (op, config, class) once, not once per size
-    (issue 22: 908 measured (config, size) pairs of a SGLang tune, 554 (config, class) pairs). None: not
-    known for this server (one compile per size). A wrong class costs speed only: the GPU worker compiles
-    what the pool did not, on first use."""
-    numel = m * shape.topk
-    bm = cfg.BLOCK_SIZE_M
-    if framework == "sglang":
-        slots = shape.E + 1  # SGLang aligns over E + 1 slots (the -1 of experts filtered by EP)
-        em = numel * bm if numel < slots else numel + slots * (bm - 1)
-        return ("sglang", _spec(em), _spec(numel))
-    if framework == "vllm":
-        wna16_block = (
-            shape.dtype in ("int8_w8a16", "int4_w4a16") and bool(shape.block_shape) and shape.block_shape[1] > 0
-        )
-        if numel * 4 <= shape.E and not wna16_block:  # vLLM's naive block assignment: no alignment
-            return ("vllm", "naive", _spec(numel * bm), _spec(numel))
-        padded = ServerBackend.vllm_padded(numel, bm, shape.E)
-        em_up = min(padded, numel * bm) if m < bm else padded  # the up GEMM: A has m rows, top-k routed
-        em_down = min(padded, numel * bm) if numel < bm else padded  # the down GEMM: numel rows, top-k 1
-        return ("vllm", _spec(em_up), _spec(em_down), _spec(numel))
-    return None
-
-
-def classes_for(framework: str, shape: Shape):
-    """-> (op, cfg, m) -> specialisation_class(...), for the scheduler's precompile keys."""
-    return lambda op, cfg, m: specialisation_class(framework, shape, op, cfg, m)
-
-
 class _ServerCall(object):
     """One preallocated call (batch size m, one config) of the server's kernel; looks like
     kernels/fused_moe.FusedMoE (x, logits, out, inter2, route(), poison()) to TritonBackend."""
@@ -121,7 +61,7 @@ class _ServerCall(object):
     def __init__(self, backend: "ServerBackend", inner, cfg: KernelConfig):
         self.b = backend
         self.inner = inner
-        self.cfg = _six(cfg)
+        self.cfg = six_keys(cfg)
         self.tma = bool(cfg.USE_TMA)
         self.last_out = None
         torch = backend._torch
@@ -485,7 +425,7 @@ class ServerBackend(TritonBackend):
             else:
                 s1 = torch.empty(s.E, dtype=torch.float32, device=dev)
                 s2 = torch.empty(s.E, dtype=torch.float32, device=dev)
-        six = _six(cfg)
+        six = six_keys(cfg)
         gemms = []
         if op in ("both", "up"):
             gemms.append(
@@ -581,14 +521,7 @@ class ServerBackend(TritonBackend):
             and self.shape.dtype in ("bf16", "fp16")
         )
 
-    @staticmethod
-    def vllm_padded(numel: int, bm: int, E: int) -> int:
-        """Rows of vLLM's sorted_token_ids for numel routed tokens (moe_align_block_size's allocation,
-        pad_sorted_ids off, as fused_experts calls it): a GPU op fills it, its size is set on the host."""
-        padded = numel + E * (bm - 1)
-        if numel < E:
-            padded = min(numel * bm, padded)
-        return padded
+    vllm_padded = staticmethod(vllm_padded)
 
     def _vllm_assignment(self, ids, bm: int):
         """(sorted_token_ids or None, expert_ids, num_tokens_post_padded) as vLLM's fused_experts builds
@@ -644,7 +577,7 @@ class ServerBackend(TritonBackend):
             sorted_token_ids=sorted_ids,
             expert_ids=expert_ids,
             num_tokens_post_padded=ntpp,
-            config=_six(cfg),
+            config=six_keys(cfg),
             compute_type=tl.float16 if s.dtype == "fp16" else tl.bfloat16,
             use_fp8_w8a8=False,
             use_int8_w8a8=False,
@@ -734,15 +667,15 @@ class ServerBackend(TritonBackend):
                 "%s %s: its default-config heuristic failed: %s: %s"
                 % (api.framework, api.version, type(e).__name__, e),
             )
-        return _to_config(d, False)
+        return to_config(d, False)
 
     def default_config(self, op: str, m: int) -> KernelConfig:
         lk = self._server_lookup()
-        up = _to_config(nearest(lk["up"], m), False) if lk["up"] else self._heuristic(m)
+        up = to_config(nearest(lk["up"], m), False) if lk["up"] else self._heuristic(m)
         if op in ("both", "up"):
             return up
         if lk["down"]:
-            d = _to_config(nearest(lk["down"], m), self.api().supports_tma)
+            d = to_config(nearest(lk["down"], m), self.api().supports_tma)
             # the server forces the down BLOCK_SIZE_M to the up one (both GEMMs share one alignment)
             return dataclasses.replace(d, BLOCK_SIZE_M=up.BLOCK_SIZE_M)
         return up  # the down GEMM reuses the up config, without TMA
