@@ -373,6 +373,16 @@ private slots:
         shot(u"diagnose-in-use-finding"_s);
     }
 
+    // Lesser item: an empty Results page says what to do, not a blank "Run:" alone.
+    void emptyResultsSaysWhatToDo() {
+        newWindow({1024, 640});
+        showPage(results());
+        QVERIFY(!results()->currentRun());
+        QVERIFY2(results()->message().contains(u"No runs yet"_s) && results()->message().contains(u"Demo"_s),
+                 qPrintable(results()->message()));
+        shot(u"results-empty"_s);
+    }
+
     // Point 9: the proof lists ranks, never the probe's folder listing as if it were one ("probe before").
     void proofListsRanksOnly() {
         Finding f;

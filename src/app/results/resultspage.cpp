@@ -56,6 +56,8 @@ ResultsPage::ResultsPage(QWidget *parent)
     , m_compareModel(new CompareModel(this)) {
     m_ui->setupUi(this);
     setObjectName(u"resultsPage"_s);
+    // Until a workspace is open the page says what to do, never a blank "Run:" alone (issue 45).
+    showMessage(emptyText(), false);
     m_latency = new LatencyChart(m_ui->latencyHolder);
     fill(m_ui->latencyHolder, m_latency);
     // The speedup itself, on its own tab: a few percent is invisible on the log-latency chart.
@@ -128,6 +130,11 @@ ResultsPage::~ResultsPage() {
 
 bool ResultsPage::isLoading() const {
     return m_pending > 0;
+}
+
+QString ResultsPage::emptyText() {
+    return tr("No runs yet: tune one on the Tune page (its results appear here when it finishes), or click "
+              "Demo to see a recorded sweep.");
 }
 
 QString ResultsPage::message() const {
@@ -210,6 +217,8 @@ void ResultsPage::loaded(Loaded l) {
     QString text = demo ? tr("Demo workspace: a real sweep recorded on one NVIDIA H200 (remote_agent/bench).")
                         : tr("Workspace %1: %n run(s).", nullptr, int(m_workspace->runs().size()))
                               .arg(QDir::toNativeSeparators(m_workspace->path()));
+    if (!demo && m_workspace->runs().isEmpty())
+        text += u' ' + emptyText();
     if (!notes.isEmpty())
         text += u' ' + tr("Not read: %1").arg(notes.join(u"; "_s));
     showMessage(text, !notes.isEmpty());

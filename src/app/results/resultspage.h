@@ -56,6 +56,7 @@ public:
     const Workspace *workspace() const { return m_workspace ? &*m_workspace : nullptr; }
     const WorkspaceRun *currentRun() const;
     QString message() const;
+    static QString emptyText(); // what to do while no run is there to show
 
 Q_SIGNALS:
     void workspaceShown(const QString &path);
