@@ -20,7 +20,7 @@ ServingBenchBox::ServingBenchBox(QWidget *parent)
     : QGroupBox(parent)
     , m_ui(std::make_unique<Ui::ServingBenchBox>())
     , m_chart(new ServingChart(this))
-    , m_adaptiveCheck(new QCheckBox(tr("adaptive (pairs up to the cap)"), this))
+    , m_adaptiveCheck(new QCheckBox(tr("adaptive"), this))
     , m_marginSpin(new QDoubleSpinBox(this))
     , m_hoursSpin(new QDoubleSpinBox(this))
     , m_filler(new QSpacerItem(0, 0, QSizePolicy::Minimum, QSizePolicy::Minimum)) {
@@ -52,13 +52,20 @@ ServingBenchBox::ServingBenchBox(QWidget *parent)
     statsRow->addWidget(new QLabel(tr("time limit"), this));
     statsRow->addWidget(m_hoursSpin);
     statsRow->addStretch(1);
-    m_ui->boxLayout->insertLayout(m_ui->boxLayout->indexOf(m_ui->targetRow) + 1, statsRow);
+    m_ui->boxLayout->insertLayout(m_ui->boxLayout->indexOf(m_ui->rigorRow) + 1, statsRow);
     m_adaptiveCheck->setEnabled(false);
     connect(m_ui->rigorousCheck, &QCheckBox::toggled, m_adaptiveCheck, &QCheckBox::setEnabled);
     m_ui->chartLayout->addWidget(m_chart);
     // The labels keep their height: when the chart is hidden (nothing measured) the text takes the room.
     for (QWidget *w : std::initializer_list<QWidget *>{m_ui->verdictLabel, m_ui->legLabel})
         w->setSizePolicy(w->sizePolicy().horizontalPolicy(), QSizePolicy::Maximum);
+    // Floors, so that a short window scrolls the Push and proof tab (its scroll area) instead of
+    // squeezing the verdict, the chart and the notes into slivers.
+    const int line = fontMetrics().lineSpacing();
+    m_ui->verdictLabel->setMinimumHeight(3 * line);
+    m_ui->legLabel->setMinimumHeight(2 * line);
+    m_ui->chartHolder->setMinimumHeight(14 * line);
+    m_ui->benchText->setMinimumHeight(5 * line);
     for (const QString &id : ServingWorkload::presetIds())
         m_ui->presetCombo->addItem(id, id);
     m_ui->presetCombo->addItem(tr("custom"), u"custom"_s);
