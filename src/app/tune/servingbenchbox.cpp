@@ -64,8 +64,8 @@ ServingBenchBox::ServingBenchBox(QWidget *parent)
     const int line = fontMetrics().lineSpacing();
     m_ui->verdictLabel->setMinimumHeight(3 * line);
     m_ui->legLabel->setMinimumHeight(2 * line);
-    m_ui->chartHolder->setMinimumHeight(14 * line);
-    m_ui->benchText->setMinimumHeight(5 * line);
+    m_ui->chartHolder->setMinimumHeight(16 * line);
+    m_ui->benchText->setMinimumHeight(3 * line);
     for (const QString &id : ServingWorkload::presetIds())
         m_ui->presetCombo->addItem(id, id);
     m_ui->presetCombo->addItem(tr("custom"), u"custom"_s);

@@ -17,7 +17,7 @@ TunePushPanel::TunePushPanel(QWidget *parent)
     : QWidget(parent)
     , m_ui(std::make_unique<Ui::TunePushPanel>()) {
     m_ui->setupUi(this);
-    m_ui->pushText->setMinimumHeight(7 * fontMetrics().lineSpacing()); // the preview's rows, never a sliver
+    m_ui->pushText->setMinimumHeight(4 * fontMetrics().lineSpacing()); // the preview's rows, never a sliver
     connect(m_ui->pushPreviewButton, &QPushButton::clicked, this, &TunePushPanel::previewClicked);
     connect(m_ui->pushButton, &QPushButton::clicked, this, &TunePushPanel::pushClicked);
     connect(m_ui->restartButton, &QPushButton::clicked, this, &TunePushPanel::restartClicked);
