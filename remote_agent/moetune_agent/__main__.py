@@ -4,5 +4,7 @@ import sys
 
 from moetune_agent.cli import main
 
+__all__ = ()  # nothing public: runs the agent
+
 if __name__ == "__main__":
     sys.exit(main())

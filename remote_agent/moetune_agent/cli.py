@@ -18,6 +18,8 @@ from .backends import SYNTHETIC
 from .protocol import EXIT_FAILED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, Emitter, RunError, result_lines
 from .runs import logs, store
 
+__all__ = ["main"]
+
 
 class UsageError(Exception):
     pass

@@ -15,6 +15,17 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+__all__ = [
+    "CONFIG_KEYS",
+    "CandidateError",
+    "KernelConfig",
+    "Shape",
+    "Timing",
+    "batch_sizes_default",
+    "shape_of",
+    "strategy_ops",
+]
+
 # The six keys every config file entry has, in the order the servers write them.
 CONFIG_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 

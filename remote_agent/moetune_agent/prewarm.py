@@ -48,6 +48,8 @@ from .runs.compile_cache import host_compile_cache
 from .runs.store import check_private_dir, home_dir, private_subdir
 from .work import Unit
 
+__all__ = ["CMD", "enabled", "main", "read_status", "running", "start", "state_dir", "stop"]
+
 DIR_NAME = "prewarm"
 CMD = "_prewarm"
 STOP_GRACE_S = 3.0

@@ -11,6 +11,20 @@ import time
 
 from .backends import SYNTHETIC, packaged_gpu_backends
 
+__all__ = [
+    "AGENT_VERSION",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_RUN_FAILED",
+    "EXIT_USAGE",
+    "Emitter",
+    "RunError",
+    "capabilities",
+    "dumps",
+    "now",
+    "result_lines",
+]
+
 PROTOCOL_VERSION = 1
 
 

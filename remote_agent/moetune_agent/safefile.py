@@ -16,6 +16,27 @@ from typing import Callable, Optional
 
 from .protocol import RunError
 
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_RESULT_BYTES",
+    "MAX_TEXT_BYTES",
+    "O_CLOEXEC",
+    "clean_stale_temps",
+    "default_mode",
+    "file_kind",
+    "fsync_dir",
+    "is_symlink",
+    "open_append",
+    "read_bounded",
+    "read_nofollow",
+    "read_tail",
+    "read_text",
+    "temp_name",
+    "write_atomic",
+    "write_temp",
+]
+
 
 def fsync_dir(path):
     try:

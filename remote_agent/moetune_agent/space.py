@@ -28,6 +28,29 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
 
+__all__ = [
+    "HOPPER_SMEM_LIMIT",
+    "PruneStats",
+    "SMEM_RULE",
+    "SPACE_KEYS",
+    "block_m_cap",
+    "block_quant_ok",
+    "build_space",
+    "compile_cost",
+    "dequant_elems_per_thread",
+    "dequant_regs_ok",
+    "element_bytes",
+    "hard_filter",
+    "launch_key",
+    "reference_configs",
+    "row_tiles",
+    "same_launch",
+    "server_default_config",
+    "smem_bytes",
+    "spec_space",
+    "tokens_per_expert",
+]
+
 REF_BLOCK_M = (16, 32, 64, 128, 256)
 REF_BLOCK_N = (32, 64, 128, 256)
 REF_BLOCK_K = (64, 128, 256)

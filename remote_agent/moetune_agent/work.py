@@ -20,6 +20,18 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .kernel_types import KernelConfig, Shape
 
+__all__ = [
+    "GRAPH_CALLS",
+    "Measurement",
+    "Strategy",
+    "TIMED_MAX_REPLAYS",
+    "TIMED_MIN_REPLAYS",
+    "Unit",
+    "measure_unit",
+    "median",
+    "timed_replays",
+]
+
 
 GRAPH_CALLS = 10  # calls per timed replay of a full (non-screening) unit: backends/triton_backend.py
 TIMED_TARGET_US = 20000.0  # timed GPU time of a re-timing unit (the head-to-head's, the headroom check's)

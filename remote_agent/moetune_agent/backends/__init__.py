@@ -11,6 +11,20 @@ import importlib
 import importlib.util
 from typing import Dict, NamedTuple, Optional, Tuple
 
+__all__ = [
+    "ALL_VARIANTS",
+    "AUTO",
+    "AUTO_ORDER",
+    "BACKENDS",
+    "SERVER",
+    "SYNTHETIC",
+    "TRITON",
+    "backend_class",
+    "is_simulated",
+    "packaged",
+    "packaged_gpu_backends",
+]
+
 # Backend names: the spec's "backend" values and the names in events, result.json and `backend:` capabilities.
 SERVER = "server"  # the server's own fused-MoE kernel (SGLang / vLLM), called as its tuner does
 TRITON = "triton"  # moetune's Triton kernel (kernels/), the server's config semantics

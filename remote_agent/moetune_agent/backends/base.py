@@ -22,6 +22,8 @@ from typing import Optional
 # of them, so every caller imports them from there.
 from .. import kernel_types
 
+__all__ = ["Backend", "file_sha256"]
+
 
 class Backend(abc.ABC):
     """Measures kernel configs of one MoE shape on one device.

@@ -21,6 +21,17 @@ from typing import Any, Dict, List, Optional
 
 from .. import options
 
+__all__ = [
+    "CompiledOnly",
+    "active",
+    "check_shared",
+    "compiled_kernels",
+    "enter",
+    "hide_gpus",
+    "jit_functions_of",
+    "stop_after_compile",
+]
+
 _ENTERED: Optional[Dict[str, Any]] = None
 
 

@@ -14,6 +14,8 @@ from typing import Optional
 
 from ..kernel_types import KernelConfig, Shape
 
+__all__ = ["heuristic", "sglang_heuristic"]
+
 
 def sglang_heuristic(shape: Shape, m: int) -> KernelConfig:
     """SGLang (docs/servers.md section 3): BM16 BN32 BK64 GM1 when M <= E, else BM64 BN64 BK32 GM8; fp8 has

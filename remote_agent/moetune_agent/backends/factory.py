@@ -13,6 +13,8 @@ from ..kernel_types import Shape
 from . import AUTO_ORDER, BACKENDS, SERVER, SYNTHETIC, TRITON, backend_class, packaged
 from .base import Backend
 
+__all__ = ["BackendUnavailable", "auto_candidates", "make_backend", "resolve_auto"]
+
 
 class BackendUnavailable(Exception):
     pass

@@ -25,6 +25,18 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import options
 
+__all__ = [
+    "ServerApi",
+    "ServerApiError",
+    "call_filtered",
+    "config_dtype",
+    "detect",
+    "lookup_source",
+    "params_of",
+    "reset_override",
+    "vllm_search",
+]
+
 GENERATIONS = ("sglang-runner", "vllm-quant-config", "vllm-inplace", "vllm-legacy")
 
 # (package of fused_experts + override_config, module of the kernel functions, module of the config lookup)

@@ -25,6 +25,8 @@ from ..kernel_types import CandidateError, KernelConfig, Shape, Timing
 from . import SYNTHETIC, defaults as defaults_mod
 from .base import Backend, file_sha256
 
+__all__ = ["SIM_DEVICE", "SyntheticBackend"]
+
 SIM_DEVICE = "SIMULATED_GPU"
 _HBM_BPS = 4.0e12  # bytes/s achievable
 _FLOPS = {1: 1.5e15, 2: 7.5e14, 4: 6.0e13}  # dense tensor throughput by element bytes

@@ -194,6 +194,8 @@ import importlib.util, py_compile, sys
 sys.dont_write_bytecode = True  # nothing of the agent's own is written while it is imported
 sys.path.insert(0, sys.argv[3])  # the agent (a folder or its pyz): bytecode.pyc_matches
 from moetune_agent.engine.bytecode import pyc_matches
+
+__all__ = ["PYCACHE", "WARM_PACKAGES", "count_files", "enable", "host_prefix", "missing", "stats", "valid_bytecode", "warm"]
 sys.pycache_prefix = sys.argv[1]
 n = v = f = 0
 for line in open(sys.argv[2], encoding="utf-8"):

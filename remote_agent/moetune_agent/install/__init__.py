@@ -5,3 +5,5 @@
 - installer: the command: the target folder, backups, atomic replace, the test-double marker, dry-run diff;
 - rowmerge: never worse than the file at the target, row by row (issue 20).
 """
+
+__all__ = ()  # nothing public: its modules are imported by name

@@ -7,3 +7,5 @@
   resume), and the SIMULATED marker with what makes a run simulated;
 - compile_cache: the host's Triton compile cache shared by every run and headroom check.
 """
+
+__all__ = ()  # nothing public: its modules are imported by name

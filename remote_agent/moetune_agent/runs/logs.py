@@ -19,6 +19,20 @@ from ..protocol import dumps
 from ..safefile import MAX_LINE_BYTES, MAX_RESULT_BYTES, O_CLOEXEC, open_append, read_text, write_atomic
 from ..work import Measurement, Unit
 
+__all__ = [
+    "EventLog",
+    "EventTail",
+    "Journal",
+    "count_lines",
+    "journal_count",
+    "journal_entries",
+    "measurement_from_record",
+    "measurement_record",
+    "parse_event",
+    "read_events",
+    "run_simulated",
+]
+
 SIMULATED_MARK = "SIMULATED"
 
 

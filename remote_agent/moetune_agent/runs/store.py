@@ -14,6 +14,27 @@ from .. import options
 from ..protocol import RunError
 from ..safefile import read_text, write_atomic
 
+__all__ = [
+    "TERMINAL",
+    "check_private_dir",
+    "effective_state",
+    "get_pid",
+    "get_state",
+    "home_dir",
+    "list_run_folders",
+    "list_runs",
+    "new_run_id",
+    "pid_alive",
+    "private_dir",
+    "private_runs_dir",
+    "private_subdir",
+    "resolve",
+    "run_alive",
+    "run_folder_of",
+    "runs_dir",
+    "set_state",
+]
+
 STATES = ("starting", "running", "finished", "failed", "cancelled")
 TERMINAL = ("finished", "failed", "cancelled")
 

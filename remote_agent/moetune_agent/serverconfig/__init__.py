@@ -5,3 +5,5 @@
 - naming: their file names (each server's naming of a logical shape per dtype, the Triton version folder);
 - configjson: their exact contents (key order, the row per batch size).
 """
+
+__all__ = ()  # nothing public: its modules are imported by name

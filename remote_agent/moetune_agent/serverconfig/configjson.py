@@ -14,6 +14,15 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..kernel_types import CONFIG_KEYS, KernelConfig
 
+__all__ = [
+    "ConfigFileError",
+    "check_entries",
+    "format_config_text",
+    "nearest_key",
+    "parse_config_text",
+    "read_as_server",
+]
+
 OPTIONAL_KEYS = ("USE_TMA", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
 
 # Sane values (PROTOCOL.md section 7): what a Triton fused-MoE kernel can compile. Block sizes are

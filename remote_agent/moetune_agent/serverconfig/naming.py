@@ -13,6 +13,24 @@ import os
 import re
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+__all__ = [
+    "ConfigName",
+    "ConfigNameError",
+    "DERIVED_SUFFIX_MAX",
+    "DIALECTS",
+    "NAME_MAX",
+    "PATH_MAX",
+    "check_file_name",
+    "check_path_fits",
+    "device_file_name",
+    "file_names",
+    "parse_name",
+    "parse_triton_version",
+    "server_config_name",
+    "triton_folder",
+    "try_parse_name",
+]
+
 DIALECTS = ("sglang", "vllm")
 
 # The dtypes the servers put into file names; bf16/fp16 have no dtype part at all.

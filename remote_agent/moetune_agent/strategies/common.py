@@ -14,6 +14,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..kernel_types import KernelConfig
 from ..work import Measurement
 
+__all__ = ["Book", "Pool", "TIER", "choose_winners", "median"]
+
 # (op, m, config key) -> the pooled samples of every successful measurement of that triple.
 Pool = Dict[Tuple[str, int, str], List[float]]
 

@@ -10,6 +10,8 @@ from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
 from .common import Book, choose_winners
 
+__all__ = ["ExhaustiveStrategy"]
+
 
 class ExhaustiveStrategy(Strategy):
     """One phase holding every (op, m, config) with the reference's 10 timed replays.

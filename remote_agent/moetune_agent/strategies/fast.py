@@ -44,6 +44,8 @@ from ..kernel_types import KernelConfig
 from ..work import Measurement, Strategy, Unit
 from .common import TIER, Book, choose_winners
 
+__all__ = ["AXES", "FastStrategy", "LEVEL_LEADERS", "SCREEN_BM_FLOOR_DIV", "wide_tile"]
+
 LEVEL_LEADERS = 1
 AXES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
 FINAL_ROUND = 100

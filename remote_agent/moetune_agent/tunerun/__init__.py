@@ -8,3 +8,5 @@
 - phases: announce, search (default config + strategy), checked winners, head-to-head, output files;
 - results: winners -> the SGLang/vLLM config files and result.json.
 """
+
+__all__ = ()  # nothing public: its modules are imported by name

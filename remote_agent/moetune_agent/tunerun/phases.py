@@ -30,6 +30,8 @@ from ..work import Measurement, Strategy, Unit
 from .results import build_result, latest_score, share_block_m, write_files, write_result
 from .session import DEFAULT_ROUND, MAX_PHASES, Session
 
+__all__ = ["Winners", "announce", "checked_winners", "head_to_head", "search", "write_outputs"]
+
 Winners = Dict[Tuple[str, int], KernelConfig]
 
 

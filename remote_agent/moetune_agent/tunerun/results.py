@@ -15,6 +15,8 @@ from ..serverconfig import configjson
 from ..serverconfig.naming import file_names
 from ..work import Measurement
 
+__all__ = ["build_result", "latest_score", "share_block_m", "write_files", "write_result"]
+
 
 def _median(xs):
     s = sorted(xs)

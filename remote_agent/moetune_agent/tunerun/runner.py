@@ -28,6 +28,8 @@ from ..work import Strategy
 from . import phases
 from .session import Session
 
+__all__ = ["Run", "first_batches", "first_units", "headroom_seeds", "pick_strategy"]
+
 
 def pick_strategy(name: Optional[str]) -> Tuple[Any, str]:
     """-> (make_strategy, resolved name). name None means the agent's default: "fast" when present."""

@@ -15,6 +15,8 @@ from ..engine.scheduler import Scheduler
 from ..strategies.headtohead import H2H_ROUND
 from ..work import Measurement, Unit
 
+__all__ = ["DEFAULT_ROUND", "MAX_PHASES", "Session"]
+
 DEFAULT_ROUND = -1  # the server's default config, timed once per (op, m) for the figures while searching
 CHECK_ROUND = -2  # correctness checks of winners and head-to-head contenders
 MAX_PHASES = 10000
