@@ -142,7 +142,7 @@ void FleetDiagnoseFlow::start() {
     m_sessionsNote.clear();
     rlimit files{};
     if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-        const auto fit = int(std::max<rlim_t>(1, (files.rlim_cur > rlim_t(kFdsReserved + kFdsPerSession)
+        const auto fit = int(std::max<rlim_t>(1, (files.rlim_cur > rlim_t(kFdsReserved) + rlim_t(kFdsPerSession)
                                                       ? files.rlim_cur - rlim_t(kFdsReserved)
                                                       : rlim_t(kFdsPerSession)) /
                                                      rlim_t(kFdsPerSession)));
