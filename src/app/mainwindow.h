@@ -81,7 +81,7 @@ private:
     QMenu *m_editMenu = nullptr;
     QMenu *m_helpMenu = nullptr;
     QString m_tuneServedAfterDiagnosis; // "Tune the Served Model" waits for this host's diagnosis
-    bool m_quitConfirmed = false; // the user said quit while a run was followed
+    bool m_quitConfirmed = false;       // the user said quit while a run was followed
 };
 
 } // namespace moetune

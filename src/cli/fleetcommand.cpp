@@ -78,11 +78,12 @@ int FleetCommand::run(const QStringList &args) {
     const QString usage = u"moetune-cli fleet hosts [--inventory FILE | --ssh-config FILE] "
                           u"[--group G | --tag T | HOST...] [--format text|json]"_s;
     if (args.size() < 2 || args.at(1) == u"--help"_s || args.at(1) == u"-h"_s) {
-        Console::out(u"Usage: %1\n\nFleet commands work on a set of hosts. 'hosts' lists the set that an "
-                     u"Ansible inventory (INI or YAML) or an ssh config selects, with each host's address, port, "
-                     u"user and groups; it connects to nothing. 'diagnose' diagnoses every host of such a set at "
-                     u"once and forms the tuning groups (moetune-cli fleet diagnose --help).\n\n"
-                     u"Exit status: 0 listed, 2 bad arguments or a malformed inventory.\n"_s.arg(usage));
+        Console::out(
+            u"Usage: %1\n\nFleet commands work on a set of hosts. 'hosts' lists the set that an "
+            u"Ansible inventory (INI or YAML) or an ssh config selects, with each host's address, port, "
+            u"user and groups; it connects to nothing. 'diagnose' diagnoses every host of such a set at "
+            u"once and forms the tuning groups (moetune-cli fleet diagnose --help).\n\n"
+            u"Exit status: 0 listed, 2 bad arguments or a malformed inventory.\n"_s.arg(usage));
         return args.size() < 2 ? ExitUsage : ExitClean;
     }
     if (args.at(1) == u"diagnose"_s) // fleetdiagnose.cpp (issue 46 point 2)

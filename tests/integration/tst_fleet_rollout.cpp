@@ -12,6 +12,7 @@
 // install-config, the profiles' shell commands and every file are real; config folders are compared byte
 // for byte.
 #include "clirun.h"
+#include "core/util/shellquote.h"
 #include "fleetfixture.h"
 #include "remote/agent/agentclient.h"
 #include "remote/fleet/fleetdiagnoseflow.h"
@@ -20,7 +21,6 @@
 #include "remote/flows/hostsession.h"
 #include "remote/flows/waiter.h"
 #include "remote/hosts/hoststore.h"
-#include "core/util/shellquote.h"
 
 #include <QCoreApplication>
 #include <QDirIterator>

@@ -41,10 +41,10 @@ enum class FleetHostStage {
     UndoFailed, // the undo could not put back what was there (reason names the file)
     Skipped,    // not touched: its group's rollout stopped before its batch, or nothing was missing
 };
-QString fleetStageName(FleetHostStage stage);                // "waiting", "unreachable", ... (JSON, CLI)
+QString fleetStageName(FleetHostStage stage); // "waiting", "unreachable", ... (JSON, CLI)
 std::optional<FleetHostStage> fleetStageFromName(const QString &name);
-QString fleetStageText(FleetHostStage stage);                // the words a user reads ("Proved", ...)
-bool fleetStageIsTerminalFailure(FleetHostStage stage);      // Unreachable, Failed, ProofFailed, UndoFailed
+QString fleetStageText(FleetHostStage stage);           // the words a user reads ("Proved", ...)
+bool fleetStageIsTerminalFailure(FleetHostStage stage); // Unreachable, Failed, ProofFailed, UndoFailed
 
 // One host of the set: who it is, what diagnosis learned, and what the rollout did there.
 struct FleetHostRecord {
@@ -64,12 +64,12 @@ struct FleetHostRecord {
     int group = -1;           // index into FleetRecord::groups, -1 = in no group
 
     // Rollout.
-    QString runId;        // the run on THIS host (tuned here, or imported here) that was pushed
-    PushRecord push;      // what the push changed (empty files = nothing pushed)
-    QString proof;        // the proof's sentence ("the warning is gone ...")
+    QString runId;          // the run on THIS host (tuned here, or imported here) that was pushed
+    PushRecord push;        // what the push changed (empty files = nothing pushed)
+    QString proof;          // the proof's sentence ("the warning is gone ...")
     QString servingVerdict; // the serving comparison's sentence with its interval; "" = not measured
-    bool undone = false;  // read back after the undo
-    double startedAt = 0; // seconds since the epoch, 0 = not started
+    bool undone = false;    // read back after the undo
+    double startedAt = 0;   // seconds since the epoch, 0 = not started
     double endedAt = 0;
 
     QJsonObject toJson() const;
@@ -84,8 +84,9 @@ struct FleetGroupRecord {
     QString runId;      // the tuning run on tuneHost
     QString resultFile; // local copy of the run's result.json (in the workspace), "" = not fetched
     QString canary;     // the first host pushed; "" = not rolled out yet
-    QString state;      // "diagnosed", "tuning", "tuned", "rolling out", "rolled out", "stopped", "undone", "failed"
-    QString reason;     // why stopped / failed (names the host)
+    QString
+        state; // "diagnosed", "tuning", "tuned", "rolling out", "rolled out", "stopped", "undone", "failed"
+    QString reason; // why stopped / failed (names the host)
 
     QJsonObject toJson() const;
     static std::optional<FleetGroupRecord> fromJson(const QJsonObject &o, QString *error = nullptr);
@@ -93,10 +94,10 @@ struct FleetGroupRecord {
 };
 
 struct FleetRecord {
-    QString id;          // "fleet-20261208-011530" (safe for a file name)
+    QString id; // "fleet-20261208-011530" (safe for a file name)
     double createdAt = 0;
-    QString inventory;   // the inventory file, "" = the ssh config / the app's hosts
-    QString selection;   // what the user picked, in words ("group h200", "all", "gpu-1 gpu-2")
+    QString inventory;            // the inventory file, "" = the ssh config / the app's hosts
+    QString selection;            // what the user picked, in words ("group h200", "all", "gpu-1 gpu-2")
     QList<FleetHostRecord> hosts; // in the order of the set
     QList<FleetGroupRecord> groups;
     QList<FleetGroupDifference> differences; // why groups are apart (from FleetGrouping)

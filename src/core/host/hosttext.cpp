@@ -136,10 +136,10 @@ HostProbe hostProbeForDisplay(const HostProbe &probe) {
             if (s.shape)
                 clean(s.shape->quantMethod);
             ServerLaunch &l = s.launch;
-            for (QString *str : {&l.executable, &l.workingDir, &l.logFile, &l.supervisor, &l.systemdUnit,
-                                 &l.containerId, &l.serverPython, &l.serverTriton, &l.serverConfigRoot,
-                                 &l.serverConfigRootSource, &l.serverViewError, &l.interpreterProblem,
-                                 &l.kernelSourcePath, &l.kernelSourceHash})
+            for (QString *str :
+                 {&l.executable, &l.workingDir, &l.logFile, &l.supervisor, &l.systemdUnit, &l.containerId,
+                  &l.serverPython, &l.serverTriton, &l.serverConfigRoot, &l.serverConfigRootSource,
+                  &l.serverViewError, &l.interpreterProblem, &l.kernelSourcePath, &l.kernelSourceHash})
                 clean(*str);
             clean(s.user);
             clean(s.notUsed);

@@ -142,10 +142,11 @@ void FleetDiagnoseFlow::start() {
     m_sessionsNote.clear();
     rlimit files{};
     if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-        const auto fit = int(std::max<rlim_t>(1, (files.rlim_cur > rlim_t(kFdsReserved) + rlim_t(kFdsPerSession)
-                                                      ? files.rlim_cur - rlim_t(kFdsReserved)
-                                                      : rlim_t(kFdsPerSession)) /
-                                                     rlim_t(kFdsPerSession)));
+        const auto fit =
+            int(std::max<rlim_t>(1, (files.rlim_cur > rlim_t(kFdsReserved) + rlim_t(kFdsPerSession)
+                                         ? files.rlim_cur - rlim_t(kFdsReserved)
+                                         : rlim_t(kFdsPerSession)) /
+                                        rlim_t(kFdsPerSession)));
         if (fit < m_maxSessions) {
             m_sessionsNote =
                 u"%1 sessions at once instead of %2: the open-file limit (ulimit -n) is %3, and each "

@@ -119,20 +119,21 @@ bool PracticeServer::create(QString *error) const {
     // PRACTICE DOUBLE of nvidia-smi: two H200s (the server runs --tp 2: one rank on each, as its log says),
     // 140 GB of each held by the server while its pid file names a live process.
     const QByteArray pidf = shellQuote(pidFile()).toUtf8();
-    ok = ok && writeFile(bin() + u"/nvidia-smi"_s,
-                         "#!/bin/sh\n# PRACTICE DOUBLE for nvidia-smi (moetune's practice server): two H200s\n"
-                         "pid=$(cat " +
-                             pidf +
-                             " 2>/dev/null)\n"
-                             "if [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null; then used=140000; else "
-                             "used=0; pid=; fi\n"
-                             "case \"$1\" in\n"
-                             "  --query-gpu=*) echo \"0, NVIDIA H200, GPU-1a2b, 143771, $used, 9.0\"\n"
-                             "    echo \"1, NVIDIA H200, GPU-3c4d, 143771, $used, 9.0\" ;;\n"
-                             "  --query-compute-apps=*) [ -n \"$pid\" ] && echo \"GPU-1a2b, $pid, python3, "
-                             "140000\" && echo \"GPU-3c4d, $pid, python3, 140000\" ;;\n"
-                             "esac\nexit 0\n",
-                         true);
+    ok =
+        ok && writeFile(bin() + u"/nvidia-smi"_s,
+                        "#!/bin/sh\n# PRACTICE DOUBLE for nvidia-smi (moetune's practice server): two H200s\n"
+                        "pid=$(cat " +
+                            pidf +
+                            " 2>/dev/null)\n"
+                            "if [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null; then used=140000; else "
+                            "used=0; pid=; fi\n"
+                            "case \"$1\" in\n"
+                            "  --query-gpu=*) echo \"0, NVIDIA H200, GPU-1a2b, 143771, $used, 9.0\"\n"
+                            "    echo \"1, NVIDIA H200, GPU-3c4d, 143771, $used, 9.0\" ;;\n"
+                            "  --query-compute-apps=*) [ -n \"$pid\" ] && echo \"GPU-1a2b, $pid, python3, "
+                            "140000\" && echo \"GPU-3c4d, $pid, python3, 140000\" ;;\n"
+                            "esac\nexit 0\n",
+                        true);
     // The "server's interpreter" the agent runs with: the system python3 with the practice tree.
     ok = ok &&
          writeFile(python(),

@@ -15,8 +15,9 @@ namespace moetune {
 // resources/practice/fake_sglang_server.py (it writes an SGLang-style log that follows SGLang's config
 // lookup over the files on disk, then idles), and a script standing in for nvidia-smi (two H200s, held by
 // that server while it runs), and resources/practice/practice_bench_serving.py for the serving benchmark tool
-// (`python3 -m sglang.bench_serving`: SIMULATED figures that follow the config the server loaded). The agent, its install-config, the shell commands of the server profile
-// and every file are real; the host is this machine (LocalTransport) with the tree's own HOME.
+// (`python3 -m sglang.bench_serving`: SIMULATED figures that follow the config the server loaded). The agent,
+// its install-config, the shell commands of the server profile and every file are real; the host is this
+// machine (LocalTransport) with the tree's own HOME.
 //
 // Simulated numbers are installable only into a tree marked as a double (.moetune-test-double at its top,
 // remote_agent install/installer.py); create() writes the practice text there, and only into a folder it made
