@@ -23,22 +23,6 @@ MOETUNE_REGISTER_COMMAND(FleetCommand)
 
 namespace {
 
-// The concrete Host aliases of an ssh config (no patterns, no negations: HostStore::sshConfigAliases),
-// each resolved as ssh resolves it. An ssh config has no groups.
-FleetInventory fleetFromSshConfig(const QString &path, QStringList *errors) {
-    QList<FleetHost> hosts;
-    for (const QString &alias : HostStore::sshConfigAliases(path, errors)) {
-        const HostConfig config = HostStore::resolveSshConfig(alias, path);
-        FleetHost host;
-        host.name = alias;
-        host.address = config.hostName.isEmpty() ? alias : config.hostName;
-        host.port = config.port;
-        host.user = config.user;
-        hosts.append(host);
-    }
-    return FleetInventory::fromHosts(hosts);
-}
-
 QJsonValue fleetJsonList(const QStringList &items) {
     return QJsonArray::fromStringList(items);
 }
@@ -65,6 +49,20 @@ QString fleetTable(const QList<FleetHost> &hosts) {
 }
 
 } // namespace
+
+FleetInventory fleetFromSshConfig(const QString &path, QStringList *errors) {
+    QList<FleetHost> hosts;
+    for (const QString &alias : HostStore::sshConfigAliases(path, errors)) {
+        const HostConfig config = HostStore::resolveSshConfig(alias, path);
+        FleetHost host;
+        host.name = alias;
+        host.address = config.hostName.isEmpty() ? alias : config.hostName;
+        host.port = config.port;
+        host.user = config.user;
+        hosts.append(host);
+    }
+    return FleetInventory::fromHosts(hosts);
+}
 
 QString FleetCommand::name() const {
     return u"fleet"_s;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/fleetdiagnose.h"
 
+#include "cli/fleetcommand.h"
+
 #include "cli/command.h"
 #include "cli/console.h"
 #include "core/fleet/fleetrecord.h"
@@ -29,21 +31,6 @@ namespace moetune::cli {
 namespace {
 
 const QString kDiagnoseCmd = u"fleet diagnose"_s;
-
-// The concrete Host aliases of an ssh config, each resolved as ssh resolves it (as `fleet hosts`).
-FleetInventory fleetDiagnoseSshHosts(const QString &path, QStringList *errors) {
-    QList<FleetHost> hosts;
-    for (const QString &alias : HostStore::sshConfigAliases(path, errors)) {
-        const HostConfig config = HostStore::resolveSshConfig(alias, path);
-        FleetHost host;
-        host.name = alias;
-        host.address = config.hostName.isEmpty() ? alias : config.hostName;
-        host.port = config.port;
-        host.user = config.user;
-        hosts.append(host);
-    }
-    return FleetInventory::fromHosts(hosts);
-}
 
 // The hosts added in the app (not the ssh config's, not the Local machine or the practice server).
 FleetInventory fleetDiagnoseAppHosts(const QString &sshConfig) {
@@ -204,7 +191,7 @@ int fleetDiagnose(const QStringList &args) {
             return Console::fail(kDiagnoseCmd, u"%1 does not exist; give --inventory FILE, --ssh-config FILE "
                                                u"or --app-hosts."_s.arg(source));
         QStringList errors;
-        inventory = fleetDiagnoseSshHosts(source, &errors);
+        inventory = fleetFromSshConfig(source, &errors);
         if (!errors.isEmpty())
             return Console::fail(kDiagnoseCmd, u"cannot read the ssh config: %1"_s.arg(errors.join(u"; "_s)));
     }
