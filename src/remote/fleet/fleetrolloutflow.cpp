@@ -99,9 +99,7 @@ void FleetRolloutFlow::setHost(const QString &host, FleetHostStage stage, const 
 }
 
 void FleetRolloutFlow::save() {
-    QString error;
-    if (!m_record->save(m_workspace, &error))
-        qWarning("fleet: the record could not be saved: %s", qPrintable(error));
+    fleetsteps::saveRecord(*m_record, m_workspace);
 }
 
 void FleetRolloutFlow::rollOut(int group, const Options &options) {

@@ -92,6 +92,12 @@ double now() {
     return double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
 }
 
+void saveRecord(const FleetRecord &record, const QString &workspacePath) {
+    QString error;
+    if (!record.save(workspacePath, &error))
+        qWarning("fleet: the record could not be saved: %s", qPrintable(error));
+}
+
 QString groupFolder(const QString &workspacePath, const QString &recordId, int group) {
     return QDir(workspacePath).filePath(u"fleet/%1/group-%2"_s.arg(recordId).arg(group + 1));
 }

@@ -7,6 +7,7 @@
 // workspace place of a group's result.
 
 #include "core/diagnosis/diagnosis.h"
+#include "core/fleet/fleetrecord.h"
 #include "remote/transport/remotejob.h"
 
 #include <QObject>
@@ -38,6 +39,10 @@ void transfer(Transport *transport, JobId id, QObject *context,
 
 // Seconds since the epoch (the record's times).
 double now();
+
+// Saves the record into the workspace after an outcome; a failure is logged, the flow goes on (the record
+// in memory is still whole, and the next outcome tries again).
+void saveRecord(const FleetRecord &record, const QString &workspacePath);
 
 // <workspace>/fleet/<record id>/group-<n>/ (n from 1, as the CLI and the report number groups).
 QString groupFolder(const QString &workspacePath, const QString &recordId, int group);

@@ -136,9 +136,7 @@ void FleetTuneFlow::setHost(const QString &host, FleetHostStage stage, const QSt
 }
 
 void FleetTuneFlow::save() {
-    QString error;
-    if (!m_record->save(m_workspace, &error))
-        qWarning("fleet: the record could not be saved: %s", qPrintable(error));
+    fleetsteps::saveRecord(*m_record, m_workspace);
 }
 
 void FleetTuneFlow::tuneGroup(int group, const QString &host) {
